@@ -1,0 +1,208 @@
+/**
+ * The contract at run time: the bundled document, an index of its operations, and ajv validators
+ * compiled once from it. The mock validates requests and its own responses with these; the
+ * conformance suite validates a target's responses with the same ones.
+ */
+import { readFileSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
+import { Ajv2020, type ValidateFunction, type ErrorObject } from 'ajv/dist/2020.js'
+import addFormatsModule from 'ajv-formats'
+import { parse } from 'yaml'
+
+export type { paths, components, operations } from './types.ts'
+
+// ajv-formats is CommonJS; under NodeNext its default import is the module object.
+const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule) as unknown as (ajv: Ajv2020) => Ajv2020
+
+export type JsonSchema = Record<string, unknown>
+export type OpenApiDocument = {
+  openapi: string
+  info: { title: string; version: string }
+  paths: Record<string, Record<string, OperationObject>>
+  components: { schemas: Record<string, JsonSchema>; responses: Record<string, JsonSchema>; parameters: Record<string, JsonSchema> }
+}
+export type OperationObject = Record<string, unknown> & {
+  operationId: string
+  tags: string[]
+  summary: string
+  parameters?: Array<Record<string, unknown>>
+  requestBody?: { content: { 'application/json': { schema: JsonSchema } } }
+  responses: Record<string, JsonSchema>
+}
+
+export interface ParameterInfo {
+  name: string
+  in: 'query' | 'path' | 'header'
+  required: boolean
+  schema: JsonSchema
+  style?: string
+}
+
+/** One operation of the contract, with what the mock and the conformance suite need to know. */
+export interface OperationInfo {
+  operationId: string
+  method: 'GET' | 'POST' | 'DELETE'
+  path: string
+  /** `<METHOD> <path>`, the permission name. */
+  permission: string
+  tag: string
+  summary: string
+  specSection: string
+  auth: 'none' | 'key' | 'key+shop'
+  idempotent: boolean
+  enterprise: boolean
+  planGate?: 'active-paid' | 'scale'
+  inferred: boolean
+  aliasOf?: string
+  csv: boolean
+  paging?: { sizeParam: string; pageParam?: string; defaultSize?: number; max: number; mode: 'clamp' | 'reject'; depthCap?: number }
+  successStatus: number
+  /** Documented response statuses. */
+  statuses: number[]
+  query: ParameterInfo[]
+  pathParams: ParameterInfo[]
+  hasBody: boolean
+  requestSchema?: JsonSchema
+  operation: OperationObject
+}
+
+const here = (p: string) => fileURLToPath(new URL(p, import.meta.url))
+
+/** Reads the committed, bundled document (openapi/openapi.yaml). */
+export function loadDocument(path = here('./openapi.yaml')): OpenApiDocument {
+  return parse(readFileSync(path, 'utf8')) as OpenApiDocument
+}
+
+function resolveParameter(doc: OpenApiDocument, p: Record<string, unknown>): Record<string, unknown> {
+  const $ref = p.$ref as string | undefined
+  if (!$ref) return p
+  const name = $ref.split('/').pop()!
+  return doc.components.parameters[name] as Record<string, unknown>
+}
+
+/** Every operation of the document, in path order. */
+export function indexOperations(doc: OpenApiDocument): OperationInfo[] {
+  const out: OperationInfo[] = []
+  for (const [path, item] of Object.entries(doc.paths)) {
+    for (const [method, op] of Object.entries(item)) {
+      const params = (op.parameters ?? []).map((p) => resolveParameter(doc, p))
+      const byIn = (where: string): ParameterInfo[] =>
+        params
+          .filter((p) => p.in === where)
+          .map((p) => ({ name: p.name as string, in: where as ParameterInfo['in'], required: Boolean(p.required), schema: p.schema as JsonSchema, style: p.style as string | undefined }))
+      const statuses = Object.keys(op.responses).map(Number)
+      const security = op.security as unknown[]
+      const shopHeader = params.some((p) => p.name === 'x-shop-id')
+      out.push({
+        operationId: op.operationId,
+        method: method.toUpperCase() as OperationInfo['method'],
+        path,
+        permission: op['x-permission'] as string,
+        tag: op.tags[0],
+        summary: op.summary,
+        specSection: (op['x-spec-section'] as string) ?? '',
+        auth: security.length === 0 ? 'none' : shopHeader ? 'key+shop' : 'key',
+        idempotent: params.some((p) => p.name === 'Idempotency-Key'),
+        enterprise: op['x-tier'] === 'enterprise',
+        planGate: op['x-plan-gate'] as OperationInfo['planGate'],
+        inferred: op['x-inferred'] === true,
+        aliasOf: op['x-alias-of'] as string | undefined,
+        csv: op['x-csv'] === true,
+        paging: op['x-paging'] as OperationInfo['paging'],
+        successStatus: statuses.find((s) => s < 300)!,
+        statuses,
+        query: byIn('query'),
+        pathParams: byIn('path'),
+        hasBody: Boolean(op.requestBody),
+        requestSchema: op.requestBody?.content['application/json'].schema,
+        operation: op,
+      })
+    }
+  }
+  return out
+}
+
+const CONTRACT_ID = 'urn:shoptwin:contract'
+
+/** A human sentence from an ajv error: `date_range.from must match format "date"`. */
+export function describeAjvError(error: ErrorObject, root = 'body'): string {
+  const segments = error.instancePath.split('/').slice(1).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'))
+  let where = segments.reduce((acc, s) => (/^\d+$/.test(s) ? `${acc}[${s}]` : acc ? `${acc}.${s}` : s), '')
+  const params = error.params as Record<string, unknown>
+  if (error.keyword === 'required') {
+    const missing = params.missingProperty as string
+    return `${where ? `${where}.` : ''}${missing} is required`
+  }
+  if (error.keyword === 'additionalProperties') {
+    return `${where ? `${where}.` : ''}${params.additionalProperty as string} is not allowed`
+  }
+  if (!where) where = root
+  if (error.keyword === 'enum') {
+    return `${where} must be one of ${(params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`
+  }
+  return `${where} ${error.message ?? 'is invalid'}`
+}
+
+/** Validators for requests and responses of every operation, compiled once. */
+export class ContractValidators {
+  readonly ajv: Ajv2020
+  readonly doc: OpenApiDocument
+  private cache = new Map<string, ValidateFunction>()
+
+  constructor(doc: OpenApiDocument) {
+    this.doc = doc
+    this.ajv = new Ajv2020({ allErrors: false, strict: false, validateFormats: true, coerceTypes: false })
+    addFormats(this.ajv)
+    this.ajv.addSchema({ $id: CONTRACT_ID, components: { schemas: doc.components.schemas } })
+  }
+
+  /** Compiles (once) a schema taken from the document; its `#/components/schemas/...` refs resolve. */
+  compile(key: string, schema: JsonSchema): ValidateFunction {
+    let fn = this.cache.get(key)
+    if (!fn) {
+      const rebased = rebaseRefs(schema)
+      fn = this.ajv.compile(rebased)
+      this.cache.set(key, fn)
+    }
+    return fn
+  }
+
+  requestBody(op: OperationInfo): ValidateFunction | undefined {
+    return op.requestSchema ? this.compile(`${op.operationId}:body`, op.requestSchema) : undefined
+  }
+
+  /** The schema of a documented response status, or undefined when the status is not documented. */
+  response(op: OperationInfo, status: number): ValidateFunction | undefined {
+    let response = op.operation.responses[String(status)] as Record<string, unknown> | undefined
+    if (!response) return undefined
+    if (typeof response.$ref === 'string') response = this.doc.components.responses[(response.$ref as string).split('/').pop()!] as Record<string, unknown>
+    const schema = (response.content as Record<string, { schema: JsonSchema }> | undefined)?.['application/json']?.schema
+    return schema ? this.compile(`${op.operationId}:${status}`, schema) : undefined
+  }
+}
+
+/** Rewrites local `#/components/...` refs so they point into the registered contract schema. */
+function rebaseRefs(schema: unknown): JsonSchema {
+  return JSON.parse(JSON.stringify(schema), (key, value) =>
+    key === '$ref' && typeof value === 'string' && value.startsWith('#/') ? `${CONTRACT_ID}${value}` : value,
+  )
+}
+
+/** The contract loaded once per process: document, operation index and validators. */
+export interface Contract {
+  doc: OpenApiDocument
+  operations: OperationInfo[]
+  byId: Map<string, OperationInfo>
+  validators: ContractValidators
+}
+
+let shared: Contract | undefined
+
+export function loadContract(): Contract {
+  if (!shared) {
+    const doc = loadDocument()
+    const operations = indexOperations(doc)
+    shared = { doc, operations, byId: new Map(operations.map((o) => [o.operationId, o])), validators: new ContractValidators(doc) }
+  }
+  return shared
+}

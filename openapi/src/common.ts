@@ -1,0 +1,80 @@
+/**
+ * Schemas shared by several areas. Area files import the enums and small shapes from here and
+ * put area-specific resources in their own `schemas` export.
+ */
+import { arr, body, bool, date, enumOf, int, num, obj, str, type Schema } from './dsl.ts'
+
+// spec: What the service does: every Enterprise endpoint takes exactly one region.
+export const REGIONS = ['us', 'uk', 'mx', 'es', 'de', 'ie', 'it', 'fr', 'nl', 'pt', 'gr', 'be', 'at', 'pl', 'hu', 'cz', 'br', 'jp'] as const
+
+// spec: States and transitions: NOT_DELIVERYING (misspelled) and NOT_DELIVERING are distinct values.
+export const DELIVERY_STATUSES = [
+  'NOT_ACTIVE', 'UNAVAILABLE', 'NOT_DELIVERYING', 'AUTHORIZATION_NEEDED', 'IN_QUEUE', 'DELIVERING',
+  'LEARNING', 'EXCLUDED', 'REJECTED', 'NOT_DELIVERING', 'REVIEWING',
+] as const
+
+export const SAMPLE_STATUSES = [
+  'To Review', 'Ready to Ship', 'Shipped', 'Content Pending', 'Overdue', 'Rejected',
+  'Delivered', 'Content Posted', 'Pending', 'Approved',
+] as const
+/** Open (still moving) sample statuses. */
+export const OPEN_SAMPLE_STATUSES = ['To Review', 'Ready to Ship', 'Shipped', 'Content Pending', 'Overdue'] as const
+export const REFUNDABLE_SAMPLE_STATUSES = ['Requested', 'Shipped', 'Delivered', 'Content Posted', 'Refunded', 'Expired'] as const
+
+export const WIDGET_TYPES_EDITABLE = ['stat', 'stat-chart'] as const
+export const WIDGET_SIZES = ['xs', 'sm', 'md', 'lg'] as const
+export const DATE_RANGE_PRESETS = ['7d', '14d', '30d', '90d', 'mtd', 'qtd'] as const
+export const GRAINS = ['day', 'week', 'month'] as const
+export const PROGRAM_STATUSES = ['active', 'paused', 'archived'] as const
+export const MEMBERSHIP_STATUSES = ['pending', 'approved', 'rejected', 'removed'] as const
+export const COMMISSION_RULE_TYPES = ['gmv_pct', 'flat_per_order', 'flat_per_submission', 'flat_per_creator', 'meta_ad_performance'] as const
+export const HALO_STATUSES = ['ok', 'refreshing', 'not_linked', 'error'] as const
+export const SORT_DIRECTION_UPPER = ['ASC', 'DESC'] as const
+export const SORT_DIRECTION_LOWER = ['asc', 'desc'] as const
+
+/** Every response schema shared across areas, registered under components/schemas. */
+export const commonSchemas: Record<string, Schema> = {
+  Error: obj({ error: str({ description: 'What went wrong; the spec\'s exact words where it gives them.' }) }, {
+    description: 'Error bodies are JSON {error: <message string>} (spec: Errors).',
+  }),
+  DateRange: obj({ from: date(), to: date() }, { description: 'Dates in requests are YYYY-MM-DD; ranges are objects {from, to} (spec: Conventions 7).' }),
+  Region: enumOf(REGIONS, { description: 'Lowercase country code of the Enterprise market.' }),
+  DeliveryStatus: enumOf(DELIVERY_STATUSES, { description: 'Ad delivery status of a sponsored-video code or sales-max creative.' }),
+  SampleStatus: enumOf(SAMPLE_STATUSES, { description: 'Sample request status; the last four are legacy values.' }),
+  Grain: enumOf(GRAINS),
+  DateRangePreset: enumOf(DATE_RANGE_PRESETS),
+  StatEntry: obj(
+    {
+      key: str(),
+      title: str(),
+      total_count: num(),
+      daily_counts: arr(obj({ date: date(), count: { type: ['number', 'null'] } })),
+      percent_change: num(),
+    },
+    { required: ['key', 'title', 'total_count', 'percent_change'], description: 'Stat entry; daily_counts only with charts and only for charted stats.' },
+  ),
+  CountOnly: obj({ data: obj({ total_count: int({ minimum: 0 }) }) }, { description: 'Listing endpoints with just_count: true return only total_count (spec: Conventions 3).' }),
+  CsvExport: obj(
+    { data: obj({ url: str({ format: 'uri' }), expires_at: str({ format: 'date-time' }), row_count: int({ minimum: 0 }) }, { inferred: true }) },
+    { inferred: true, description: 'format: csv returns a presigned download link instead of inline JSON (spec: Conventions 5). The link\'s fields are not shown; inferred.' },
+  ),
+}
+
+/** A required `{from, to}` date range in a request. */
+export const dateRange = (): Schema => ({ $ref: '#/components/schemas/DateRange' })
+
+/** Optional CSV-export fields of endpoints marked CSV (spec: Conventions 5). */
+export const csvFields = (): Record<string, Schema> => ({
+  format: enumOf(['json', 'csv'], { description: 'csv returns a presigned download link instead of inline JSON.' }),
+  columns: arr(str(), { description: 'Fields to export.' }),
+  csv_limit: int({ minimum: 1, description: 'Cap on exported rows.' }),
+})
+
+/** `page_size`/`page_number` of page-based search bodies (spec: Conventions 6). */
+export const pageFields = (maxSize?: number): Record<string, Schema> => ({
+  page_size: int({ minimum: 1, ...(maxSize ? { maximum: maxSize } : {}) }),
+  page_number: int({ minimum: 1, description: '1-based.' }),
+})
+
+export const emptyBody = (): Schema => body({}, { description: 'No body.' })
+export const booleanFlag = bool

@@ -1,0 +1,193 @@
+/**
+ * Assembles the whole OpenAPI 3.1 document from the area files. Pure: the same sources always
+ * give the same document, so a test can check that the committed openapi/openapi.yaml is current.
+ */
+import { commonSchemas } from './common.ts'
+import type { ErrorStatus, OperationSpec, QueryParam, Schema } from './dsl.ts'
+import { areas } from './areas/index.ts'
+
+export interface Area {
+  /** Tag name shown in docs and reports. */
+  name: string
+  description: string
+  operations: OperationSpec[]
+  schemas: Record<string, Schema>
+}
+
+const errorResponseNames: Record<ErrorStatus, string> = {
+  400: 'BadRequest',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'NotFound',
+  409: 'Conflict',
+  412: 'PreconditionFailed',
+  429: 'TooManyRequests',
+}
+
+const errorResponses: Record<string, Schema> = {
+  BadRequest: errorResponse('Bad request: validation error, missing or malformed X-Shop-Id, invalid idempotency key, missing date range, or an error the endpoint documents.'),
+  Unauthorized: {
+    ...errorResponse('Missing or unknown API key. The spec does not show the status or message for this case (spec: Errors); 401 is inferred.'),
+    'x-inferred': true,
+  },
+  Forbidden: errorResponse('The key lacks the route permission or the shop; Enterprise endpoint with a standard key; plan gate (ads: not on an active paid plan; workflow toggle, briefs, community: below Scale); shop of another account.'),
+  NotFound: errorResponse('Nothing found for the given identifier (for idempotency lookups: `No stored response for that key`).'),
+  Conflict: errorResponse('A concurrent request with the same Idempotency-Key is in flight (up to 60 seconds), or a name is already used.'),
+  PreconditionFailed: errorResponse('`expected_updated_at` is older than the resource\'s `updated_at`: re-read and reapply.'),
+  TooManyRequests: {
+    ...errorResponse('Over 10 requests per second or 1,000,000 per day per key, measured per shop. Back off briefly and retry.'),
+    headers: {
+      'Retry-After': {
+        description: 'Seconds to wait before retrying (inferred: the spec says only "back off briefly").',
+        schema: { type: 'integer', minimum: 0 },
+        'x-inferred': true,
+      },
+    },
+  },
+}
+
+function errorResponse(description: string): Schema {
+  return { description, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } }
+}
+
+/** The error statuses every operation of a kind can return, beside the ones its area names. */
+export function errorStatusesOf(op: OperationSpec): ErrorStatus[] {
+  const auth = op.auth ?? 'key+shop'
+  const statuses = new Set<ErrorStatus>(op.errors ?? [])
+  if (auth !== 'none') {
+    statuses.add(401)
+    statuses.add(403)
+    statuses.add(429)
+  }
+  if (auth === 'key+shop') statuses.add(400)
+  if (op.requestBody || op.query?.length || op.pathParams?.length) statuses.add(400)
+  if (op.idempotent) {
+    statuses.add(400)
+    statuses.add(409)
+  }
+  return [...statuses].sort((a, b) => a - b)
+}
+
+function parameterObject(param: QueryParam, location: 'query' | 'path'): Schema {
+  const out: Schema = { name: param.name, in: location, schema: param.schema }
+  if (location === 'path' || param.required) out.required = true
+  if (param.description) out.description = param.description
+  if (param.style === 'deepObject') {
+    out.style = 'deepObject'
+    out.explode = true
+  }
+  return out
+}
+
+function operationObject(op: OperationSpec, tag: string): Schema {
+  const auth = op.auth ?? 'key+shop'
+  const parameters: Schema[] = []
+  if (auth === 'key+shop') parameters.push({ $ref: '#/components/parameters/ShopId' })
+  if (op.idempotent) parameters.push({ $ref: '#/components/parameters/IdempotencyKey' })
+  parameters.push({ $ref: '#/components/parameters/Prefer' })
+  for (const p of op.pathParams ?? []) parameters.push(parameterObject(p, 'path'))
+  for (const p of op.query ?? []) parameters.push(parameterObject(p, 'query'))
+
+  const success: Schema = {
+    description: op.success.description ?? 'Success.',
+    content: { 'application/json': { schema: op.success.schema } },
+  }
+  const responses: Record<string, Schema> = { [String(op.success.status)]: success }
+  for (const status of errorStatusesOf(op)) {
+    responses[String(status)] = { $ref: `#/components/responses/${errorResponseNames[status]}` }
+  }
+
+  const out: Schema = {
+    operationId: op.operationId,
+    summary: op.summary,
+    ...(op.description ? { description: op.description } : {}),
+    tags: [tag],
+    'x-permission': `${op.method.toUpperCase()} ${op.path}`,
+    'x-spec-section': op.specSection,
+    security: auth === 'none' ? [] : [{ ApiKey: [] }],
+    parameters,
+  }
+  if (op.requestBody) {
+    out.requestBody = { required: false, content: { 'application/json': { schema: op.requestBody } } }
+  }
+  out.responses = responses
+  if (op.inferred) out['x-inferred'] = true
+  if (op.aliasOf) out['x-alias-of'] = op.aliasOf
+  if (op.enterprise) out['x-tier'] = 'enterprise'
+  if (op.planGate) out['x-plan-gate'] = op.planGate
+  if (op.paging) out['x-paging'] = op.paging
+  if (op.success.csv) out['x-csv'] = true
+  return out
+}
+
+/** The bundled OpenAPI 3.1.0 document. */
+export function buildDocument(): Schema {
+  const paths: Record<string, Record<string, Schema>> = {}
+  const schemas: Record<string, Schema> = { ...commonSchemas }
+  const seenIds = new Set<string>()
+  for (const area of areas) {
+    for (const [name, schema] of Object.entries(area.schemas)) {
+      if (schemas[name]) throw new Error(`schema ${name} is defined twice (area ${area.name})`)
+      schemas[name] = schema
+    }
+    for (const op of area.operations) {
+      if (seenIds.has(op.operationId)) throw new Error(`operationId ${op.operationId} is used twice`)
+      seenIds.add(op.operationId)
+      const item = (paths[op.path] ??= {})
+      if (item[op.method]) throw new Error(`${op.method.toUpperCase()} ${op.path} is defined twice`)
+      item[op.method] = operationObject(op, area.name)
+    }
+  }
+  const sortedPaths = Object.fromEntries(Object.keys(paths).sort().map((p) => [p, paths[p]]))
+
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Shop Analytics, Creator Outreach and Advertising Service API',
+      version: '1.0.0',
+      description: [
+        'A JSON-over-HTTPS API that reads and acts on shops connected to a social-commerce platform.',
+        'Every operation names the permission it needs in `x-permission` (`<METHOD> <path>`).',
+        'Operations, schemas and parameters marked `x-inferred: true` describe what the service documentation',
+        'says is "not shown": their paths or shapes are our inference, kept open so that a real server is not',
+        'failed on a detail we invented.',
+      ].join(' '),
+    },
+    jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
+    servers: [{ url: 'https://api.example.com', description: 'Production base address ({base_url} in the documentation).' }],
+    tags: areas.map((a) => ({ name: a.name, description: a.description })),
+    security: [{ ApiKey: [] }],
+    paths: sortedPaths,
+    components: {
+      securitySchemes: {
+        ApiKey: { type: 'apiKey', in: 'header', name: 'x-api-key', description: 'The API key, created in the dashboard\'s API section.' },
+      },
+      parameters: {
+        ShopId: {
+          name: 'x-shop-id',
+          in: 'header',
+          required: true,
+          description: 'Internal shop id returned as shop_id by GET /account/shops (not the platform\'s own shop id). Missing: 400 `Missing X-Shop-Id header`; malformed: 400 `Invalid shop_id`. The id format is not shown; the mock uses UUIDs (inferred).',
+          schema: { type: 'string' },
+        },
+        IdempotencyKey: {
+          name: 'Idempotency-Key',
+          in: 'header',
+          required: false,
+          description: 'Optional. With it the response (status and body) is cached 24 hours per shop and key and replayed identically; a concurrent request with the same key gets 409 for up to 60 seconds. Invalid format: 400 `Invalid idempotency key format`.',
+          schema: { type: 'string', pattern: '^[A-Za-z0-9-]{1,128}$' },
+        },
+        Prefer: {
+          name: 'Prefer',
+          in: 'header',
+          required: false,
+          description: 'Mock only (as in Prism): `code=<status>` returns that documented response for this request. A real server ignores it.',
+          schema: { type: 'string' },
+          'x-mock-only': true,
+        },
+      },
+      responses: errorResponses,
+      schemas,
+    },
+  }
+}
