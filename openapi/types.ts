@@ -21,6 +21,920 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/ads/boosted-creatives": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Boost sessions of sales-max creatives (GET form with query parameters)
+         * @description Active sessions only unless `include_ended` is true. `page_size` defaults to 20, max 100 (larger is refused with 400); paging depth is capped at 10,000 rows. CSV: `format: csv` returns a presigned download link. Also callable with GET and query parameters. Plan gate: a shop not on an active paid plan gets 403 `This shop is not on an active paid plan`; a shop not found or not owned by the user gets 403 `Shop not found or not owned by user`.
+         */
+        get: operations["listBoostedCreativesGet"];
+        put?: never;
+        /**
+         * Boost sessions of sales-max creatives
+         * @description Active sessions only unless `include_ended` is true. `page_size` defaults to 20, max 100 (larger is refused with 400); paging depth is capped at 10,000 rows. CSV: `format: csv` returns a presigned download link. Also callable with GET and query parameters. Plan gate: a shop not on an active paid plan gets 403 `This shop is not on an active paid plan`; a shop not found or not owned by the user gets 403 `Shop not found or not owned by user`.
+         */
+        post: operations["listBoostedCreatives"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/ads/campaigns": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sales-max campaigns with metrics over a date range
+         * @description `date_range` (or its camelCase alias `dateRange`) is required: without it 400 `Missing date_range (from/to)`. `page_size` defaults to 10 and is clamped to 1-100 (not refused); paging depth is capped at 10,000 rows (page x page_size). An invalid `sort_by` falls back to `ad_spend`. `totals.prev` covers the equal-length period immediately before the range. Campaigns with no spend still appear with zero metrics; `total_count` counts all the shop's campaigns regardless of dates. camelCase keys `pageSize`, `sortBy`, `dateRange`, `sortDir` are accepted. Plan gate: a shop not on an active paid plan gets 403 `This shop is not on an active paid plan`; a shop not found or not owned by the user gets 403 `Shop not found or not owned by user`.
+         */
+        post: operations["listAdCampaigns"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/ads/creatives": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sales-max creatives (per video) with metrics over a window
+         * @description All fields optional. `performance_date` is the metrics window (either bound alone; `from` defaults to 6 months ago, `to` to today; omitted = trailing 6 months). `posted_date` filters videos by post date (unknown post dates excluded when set); legacy `date_range` is its alias. `page_size` defaults to 5 and is clamped to 1-1000 (not refused); paging depth is capped at 10,000 rows. An invalid `sort_by` falls back to `ad_spend`. Filters combine. `available_statuses` lists statuses present before the status filter; `total_count` is within it. camelCase keys `campaignId`, `pageSize`, `productIds`, `videoIds`/`video_id`, `sortBy`, `sortDir` are accepted. Plan gate: a shop not on an active paid plan gets 403 `This shop is not on an active paid plan`; a shop not found or not owned by the user gets 403 `Shop not found or not owned by user`.
+         */
+        post: operations["listAdCreatives"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/ads/excluded-creatives": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Active creative exclusions of sales-max campaigns (GET form with query parameters)
+         * @description Only active exclusions. `page_size` defaults to 20, max 100 (larger is refused with 400); paging depth is capped at 10,000 rows. CSV: `format: csv` returns a presigned download link. Also callable with GET and query parameters. Plan gate: a shop not on an active paid plan gets 403 `This shop is not on an active paid plan`; a shop not found or not owned by the user gets 403 `Shop not found or not owned by user`.
+         */
+        get: operations["listExcludedCreativesGet"];
+        put?: never;
+        /**
+         * Active creative exclusions of sales-max campaigns
+         * @description Only active exclusions. `page_size` defaults to 20, max 100 (larger is refused with 400); paging depth is capped at 10,000 rows. CSV: `format: csv` returns a presigned download link. Also callable with GET and query parameters. Plan gate: a shop not on an active paid plan gets 403 `This shop is not on an active paid plan`; a shop not found or not owned by the user gets 403 `Shop not found or not owned by user`.
+         */
+        post: operations["listExcludedCreatives"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/affiliate/crm/list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Search the shop's affiliate CRM
+         * @description Returns `results`, `has_more`, `page_size`, `page_offset` at the top level (not under `data`); with `just_count` only `total_count`. Shop metrics are all-time, or within `date_range` when supplied. No page-size maximum is documented: results stop at 10,000 rows (page_number x page_size).
+         */
+        post: operations["listCrmAffiliates"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/affiliate/lives/list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Search creator LIVE streams
+         * @description Filters as for videos. The response also echoes `sort_by` and `sort_direction`. No page-size maximum is documented: results stop at 10,000 rows (page_number x page_size).
+         */
+        post: operations["listAffiliateLives"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/affiliate/message/dm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a creator a direct message
+         * @description Request and response bodies are not shown; the creator (creator_id or handle) and the message text are inferred, as is `{data: {message, dm_id}}`. A shop whose SPS is below 3.5 is restricted from messaging creators: 403 (status inferred; spec: Account and shop).
+         */
+        post: operations["sendCreatorDm"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/affiliate/samples/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Approve sample requests */
+        post: operations["approveSampleRequests"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/affiliate/samples/funnel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sample request funnel: counts by status, cumulative stages, step timings and the biggest bottleneck
+         * @description A non-default time_field restricts the cohort to rows carrying that timestamp. Ignored requests are left out unless include_ignored is true (spec: States: Sample request ignored).
+         */
+        post: operations["getSampleFunnel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/affiliate/samples/ignore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ignore sample requests (hide them without contacting the platform or the creator)
+         * @description Hides the requests from the review queue, search (unless filtered with sample_status `ignore`) and the funnel (unless include_ignored); the platform status is unchanged (spec: States: Sample request ignored). perma_ignore_affiliates also auto-ignores every future request from those creators and can only be reversed in the dashboard. The response body is not shown; `{data: {message, ignored_count}}` is inferred.
+         */
+        post: operations["ignoreSampleRequests"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/affiliate/samples/list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Search sample requests
+         * @description page_size max 100 (larger is refused with 400, no clamping); page_number x page_size must not exceed 1000 (spec: Limits, sample list depth). Ignored requests appear only when filters.sample_status contains `ignore` (spec: States: Sample request ignored). total_count is filled on page 1 or with just_count.
+         */
+        post: operations["listSampleRequests"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/affiliate/samples/refundable/list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Search refundable sample requests
+         * @description page_size max 100 (larger is refused with 400, no clamping); page_number x page_size must not exceed 1000 (spec: Limits, sample list depth).
+         */
+        post: operations["listRefundableSampleRequests"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/affiliate/samples/reject": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Reject sample requests */
+        post: operations["rejectSampleRequests"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/affiliate/samples/unignore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Unignore sample requests (reverses ignore)
+         * @description Reverses ignore (spec: States: Sample request ignored). Request and response bodies are not shown; `{apply_ids}` and `{data: {message, unignored_count}}` are inferred from the sibling approve/reject/ignore operations.
+         */
+        post: operations["unignoreSampleRequests"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/affiliate/slideshows/list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Search creator slideshows (photo-mode posts)
+         * @description Sort and filters go inside `filters`; `date_range` filters on post time. Server maximum page_size 100 (no word of clamping: larger sizes are refused with 400). Results stop at 10,000 rows (page_number x page_size).
+         */
+        post: operations["listAffiliateSlideshows"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/affiliate/videos/list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Search creator videos
+         * @description Sort and filters go inside `filters`. No page-size maximum is documented: results stop at 10,000 rows (page_number x page_size).
+         */
+        post: operations["listAffiliateVideos"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/automations/create": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create an outreach automation (created `stopped`)
+         * @description Body fields shown: title, message_type, outreach_audience, dm_messages, invite_details.message, outreach_filters. The object form of outreach_audience is inferred. Sending the legacy `gmv_ranges` or `live_gmv` in outreach_filters returns 400.
+         */
+        post: operations["createAutomation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/automations/delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete an outreach automation by campaign_id
+         * @description Body and response not shown; inferred. 404 for an unknown campaign_id.
+         */
+        delete: operations["deleteAutomation"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/automations/list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The shop's outreach automations
+         * @description The remaining operations of the automation group are not shown; this listing (path, body and response) is inferred. Not paged.
+         */
+        post: operations["listAutomations"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/automations/update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Update an outreach automation by campaign_id
+         * @description The body and response are not shown: the create fields, all optional, plus the required campaign_id; returns the automation. 404 for an unknown campaign_id.
+         */
+        post: operations["updateAutomation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/community/campaigns/create": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a community campaign (Scale plan); returns share_link
+         * @description Body and response not shown beyond `share_link` ({community_url}/<6-character slug>); inferred. Live immediately when `status` is `active` (default `draft`, inferred). 403 below the Scale plan.
+         */
+        post: operations["createCommunityCampaign"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/community/campaigns/delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a community campaign by campaign_id (Scale plan)
+         * @description Body and response not shown; inferred. 404 for an unknown campaign_id; 403 below the Scale plan.
+         */
+        delete: operations["deleteCommunityCampaign"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/community/campaigns/update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Update a community campaign by campaign_id (Scale plan)
+         * @description Body and response not shown; inferred. 404 for an unknown campaign_id; 403 below the Scale plan.
+         */
+        post: operations["updateCommunityCampaign"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/community/payouts/authorize": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Authorize a community payout (once per campaign, creator and period)
+         * @description Idempotent without the Idempotency-Key header, keyed on (campaign, creator, period): a repeat returns 400 with an already-paid message. Body and response not shown; inferred. 404 for an unknown campaign_id; 403 below the Scale plan.
+         */
+        post: operations["authorizeCommunityPayout"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/creator-briefs/create": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a creator brief (Scale plan; at most 500 per shop)
+         * @description Body and response not shown; inferred. Static briefs pick videos (`video_mode` `manual` with `video_ids`) or show the shop's top videos (`auto`); dynamic briefs are per product (`product_id` required). The 501st brief of a shop is refused with 400 (`Creator brief limit reached (500 per shop)`). 403 below the Scale plan.
+         */
+        post: operations["createCreatorBrief"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/creator-briefs/delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a creator brief by brief_id (Scale plan)
+         * @description Body and response not shown; inferred. 404 for an unknown brief_id; 403 below the Scale plan.
+         */
+        delete: operations["deleteCreatorBrief"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/creator-briefs/update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Update a creator brief by brief_id (Scale plan)
+         * @description Body and response not shown; inferred. 404 for an unknown brief_id; 403 below the Scale plan.
+         */
+        post: operations["updateCreatorBrief"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dashboards/create": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a board
+         * @description Name taken: 409. An unknown stat key or another widget type: 400. Returns 201 with the board as get does.
+         */
+        post: operations["createDashboard"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dashboards/data": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The numbers of a board's widgets
+         * @description Request filters override the board's. Default range: the board's locked preset counted back from today ending two days ago, else 30 days; default grain the board's, else `day`; default product the board's locked one on its home shop. 400 on an unrecognised timezone, a grain other than day/week/month, or a widget id not on the board. An unknown board: 404 (status inferred).
+         */
+        post: operations["getDashboardData"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dashboards/delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a board (or remove it from a shop it is only shared to)
+         * @description Deletes the board for everyone with its share links; on a shop the board is only shared to, removes it from that shop only. Not restorable through the API. An unknown board: 404.
+         */
+        delete: operations["deleteDashboard"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dashboards/get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One board with its widgets in board order (GET form with query parameters)
+         * @description Also callable with GET and `dashboard_id` as a query parameter. An unknown board: 404 (status inferred).
+         */
+        get: operations["getDashboardGet"];
+        put?: never;
+        /**
+         * One board with its widgets in board order
+         * @description Also callable with GET and `dashboard_id` as a query parameter. An unknown board: 404 (status inferred).
+         */
+        post: operations["getDashboard"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dashboards/list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The shop's boards in tab order, without widgets (GET form with query parameters)
+         * @description Default boards are created on first dashboard open; until then `defaults_created` is false. Also callable with GET and query parameters.
+         */
+        get: operations["listDashboardsGet"];
+        put?: never;
+        /**
+         * The shop's boards in tab order, without widgets
+         * @description Default boards are created on first dashboard open; until then `defaults_created` is false. Also callable with GET and query parameters.
+         */
+        post: operations["listDashboards"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dashboards/update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Update a board: name, widgets, locked defaults
+         * @description `widgets` (the complete new list) cannot be combined with `add_widgets` or `remove_widget_ids`. Name taken on any shop the board shows on: 409. `expected_updated_at` older than the board's `updated_at`: 412. Unknown widget id in remove_widget_ids, or product ids locked on a shop the board is only shared to: 400. An unknown board: 404 (status inferred). Returns the updated board (its shape beyond "the board" is inferred to be as get returns it).
+         */
+        post: operations["updateDashboard"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/emails/campaigns/create": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create an email campaign
+         * @description Body and response not shown; inferred. With `send_now: true` the emails go out at once and count in the `emails_sent` stat.
+         */
+        post: operations["createEmailCampaign"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/emails/campaigns/delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete an email campaign by campaign_id
+         * @description Body and response not shown; inferred. 404 for an unknown campaign_id.
+         */
+        delete: operations["deleteEmailCampaign"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/emails/campaigns/update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Update an email campaign by campaign_id
+         * @description Body and response not shown; inferred. 404 for an unknown campaign_id.
+         */
+        post: operations["updateEmailCampaign"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/emails/senders/create-custom": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a custom email sender
+         * @description Body and response not shown; inferred.
+         */
+        post: operations["createCustomEmailSender"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/enterprise/brands": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cross-shop market intelligence on brands in one region (Enterprise)
+         * @description Enterprise tier: a standard key gets 403. The spec says only that the endpoint exists and takes `region`; the path, the other body fields and the response are inferred. Paging: `page`/`page_size`, default 20, max 100 (a larger page_size is refused with 400); results stop at 10,000 rows (page x page_size).
+         */
+        post: operations["listEnterpriseBrands"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/enterprise/creators": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cross-shop market intelligence on creators in one region (Enterprise)
+         * @description Enterprise tier: a standard key gets 403. The spec says only that the endpoint exists and takes `region`; the path, the other body fields and the response are inferred. Paging: `page`/`page_size`, default 20, max 100 (a larger page_size is refused with 400); results stop at 10,000 rows (page x page_size).
+         */
+        post: operations["listEnterpriseCreators"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/enterprise/products": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cross-shop market intelligence on products in one region (Enterprise)
+         * @description Enterprise tier: a standard key gets 403. The spec says only that the endpoint exists and takes `region`; the path, the other body fields and the response are inferred. Paging: `page`/`page_size`, default 20, max 100 (a larger page_size is refused with 400); results stop at 10,000 rows (page x page_size).
+         */
+        post: operations["listEnterpriseProducts"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/groups/create": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Save a CRM filter as a group
+         * @description Body and response not shown; inferred: a name and the CRM list's filters.
+         */
+        post: operations["createGroup"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/groups/delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a group by group_id
+         * @description Body and response not shown; inferred. 404 for an unknown group_id.
+         */
+        delete: operations["deleteGroup"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/groups/list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The shop's groups
+         * @description A listing exists; its path, body and response are not shown (inferred). Not paged.
+         */
+        post: operations["listGroups"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/halo-effect": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Correlation of platform video views with off-platform (storefront, marketplace) sales (GET form with query parameters)
+         * @description A date range is required, as `date_range` {from, to} (inclusive, at most 366 days) or, in the GET form, `date_from`/`date_to`; the server refuses a request with neither (400). `granularity` affects `series` only; halo statistics always use daily data. CSV: `format: csv` returns the `series` rows as a presigned download. Missing data is null, never 0. Read-only.
+         */
+        get: operations["getHaloReportGet"];
+        put?: never;
+        /**
+         * Correlation of platform video views with off-platform (storefront, marketplace) sales
+         * @description A date range is required, as `date_range` {from, to} (inclusive, at most 366 days) or, in the GET form, `date_from`/`date_to`; the server refuses a request with neither (400). `granularity` affects `series` only; halo statistics always use daily data. CSV: `format: csv` returns the `series` rows as a presigned download. Missing data is null, never 0. Read-only.
+         */
+        post: operations["getHaloReport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/halo-effect/product-links": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Connected off-platform stores and their product links
+         * @description The spec says a read endpoint lists connected stores and product links; its path, body and response are not shown. Path and shape are inferred. Read-only: links are made in the dashboard.
+         */
+        get: operations["listHaloProductLinks"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/health": {
         parameters: {
             query?: never;
@@ -52,6 +966,66 @@ export interface paths {
         get: operations["getIdempotencyRecord"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/lists/create": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a list of creator handles, or append to an existing title
+         * @description A list is identified by its title within the shop. Creating into an existing title appends; re-adding a handle is a silent no-op; unknown creators are skipped and reported in `unmatched`. Every list-creating call writes at most 10,000 creators: handles beyond the first 10,000 are not written (the spec says the call writes at most 10,000, not that it is refused). Full body and response not shown: inferred beyond added_count and unmatched.
+         */
+        post: operations["createList"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/lists/delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a list by title
+         * @description Body and response not shown; inferred. 404 for an unknown title.
+         */
+        delete: operations["deleteList"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/lists/merge": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Merge lists into a target list
+         * @description Body and response not shown; inferred: the creators of `source_titles` are appended to `target_title` (created if absent); the source lists are kept. 404 when a source title is unknown.
+         */
+        post: operations["mergeLists"];
         delete?: never;
         options?: never;
         head?: never;
@@ -103,6 +1077,498 @@ export interface paths {
         get: operations["getShopSps"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/shop/stats": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Totals, period-over-period change and optional charts for the requested stat keys
+         * @description `daily_counts` appears only with `include_charts`, and never for the chartless keys (`avg_videos_per_creator`, `avg_gmv_per_video`, `sample_ratio`, `reply_ratio`). `grain` buckets `daily_counts` only; totals and `percent_change` cover the whole period. An unrecognised `timezone` or a `grain` other than day, week, month returns 400.
+         */
+        post: operations["getShopStats"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/social/ads": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ads pushed from creator videos, with metrics over a date range
+         * @description `date_range` is required (400 `Missing date_range (from/to)`). `page_size` max 1000 (larger is refused with 400); paging depth is capped at 10,000 rows (page x page_size). Accepts snake_case and camelCase keys. CSV: `format: csv` returns a presigned download link. An invalid `sort_by` falls back to `spend`. Performance comes from a daily mirror (no live calls).
+         */
+        post: operations["listSocialAds"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/social/adsets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Social-network ad sets holding pushed ads, with metrics over a date range
+         * @description `date_range` is required (400 `Missing date_range (from/to)`). `page_size` max 100 (larger is refused with 400); paging depth is capped at 10,000 rows (page x page_size). Accepts snake_case and camelCase keys. CSV: `format: csv` returns a presigned download link. An invalid `sort_by` falls back to `spend`. Performance comes from a daily mirror (no live calls).
+         */
+        post: operations["listSocialAdsets"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/social/campaigns": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Social-network campaigns holding pushed ads, with metrics over a date range
+         * @description `date_range` is required (400 `Missing date_range (from/to)`). `page_size` defaults to 10, max 100 (larger is refused with 400); paging depth is capped at 10,000 rows (page x page_size). Accepts snake_case and camelCase keys. CSV: `format: csv` returns a presigned download link. An invalid `sort_by` falls back to `spend`. Performance comes from a daily mirror (no live calls).
+         */
+        post: operations["listSocialCampaigns"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/social/programs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Creator programs of social partnership ads
+         * @description `date_range` is optional and scopes only spend and sales (all-time when omitted); member counts and earnings are always lifetime. `page_size` max 100 (larger is refused with 400); paging depth is capped at 10,000 rows (page x page_size). Accepts snake_case and camelCase keys. CSV: `format: csv` returns a presigned download link. An invalid `sort_by` falls back to `spend`. Performance comes from a daily mirror (no live calls).
+         */
+        post: operations["listCreatorPrograms"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/social/programs/creators": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Creators of one or all creator programs
+         * @description `program_id` optional (all programs when omitted). Live whitelisting status is omitted. `page_size` max 100 (larger is refused with 400); paging depth is capped at 10,000 rows (page x page_size). Accepts snake_case and camelCase keys. CSV: `format: csv` returns a presigned download link. An invalid `sort_by` falls back to `spend`. Performance comes from a daily mirror (no live calls).
+         */
+        post: operations["listProgramCreators"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/spark/list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Search the shop's sponsored-video (spark ad) codes (GET form with query parameters)
+         * @description Also callable with GET and query parameters. Search filters may be sent in `search_params` or inline at the top level; each date-range filter also accepts flat keys (`shared_time_from`, `shared_time_to`, `auth_time_from`, `auth_time_to`, `post_time_from`, `post_time_to`). `page_size` default 10, max 100 (larger sizes are refused with 400); `page_number` (1-based) overrides `page_offset`. Results stop at 10,000 rows. `total_count` is null unless `include_total` is true; with `just_count` only `total_count` is returned.
+         */
+        get: operations["listSparkCodesGet"];
+        put?: never;
+        /**
+         * Search the shop's sponsored-video (spark ad) codes
+         * @description Also callable with GET and query parameters. Search filters may be sent in `search_params` or inline at the top level; each date-range filter also accepts flat keys (`shared_time_from`, `shared_time_to`, `auth_time_from`, `auth_time_to`, `post_time_from`, `post_time_to`). `page_size` default 10, max 100 (larger sizes are refused with 400); `page_number` (1-based) overrides `page_offset`. Results stop at 10,000 rows. `total_count` is null unless `include_total` is true; with `just_count` only `total_count` is returned.
+         */
+        post: operations["listSparkCodes"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tags/add": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Tag creators by handle (a new name creates the tag)
+         * @description Path, body and response not shown; inferred. Creators must already be in the shop's CRM: other handles are skipped and reported in `unmatched`. Not idempotent by header.
+         */
+        post: operations["addTag"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tags/list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The shop's tags with creator counts
+         * @description Path, body and response not shown; inferred. Not paged.
+         */
+        post: operations["listTags"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tags/remove": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Remove a tag from creators by handle (a tag left with no creators disappears)
+         * @description Path, body and response not shown; inferred. 404 when no creator of the shop has the tag.
+         */
+        post: operations["removeTag"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/timeseries/affiliates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Per-creator metrics for the shop over a window
+         * @description Body `{page_size, page_number, search_params}`; `search_params` holds `date_range`, `sort_by`, `sort_direction` (ASC or DESC) and the filters. `has_more` and `total_count` are documented only for the product and SKU searches, so they are optional here. No page-size maximum is documented: results stop at 10,000 rows (page_number x page_size).
+         */
+        post: operations["searchTimeseriesAffiliates"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/timeseries/products": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Per-product GMV, units and subscription metrics over a window
+         * @description Body `{page_size, page_number, search_params}`; `search_params` holds `date_range`, `sort_by`, `sort_direction` (ASC or DESC) and the filters. No page-size maximum is documented: results stop at 10,000 rows (page_number x page_size).
+         */
+        post: operations["searchTimeseriesProducts"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/timeseries/skus": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Per-SKU GMV, units, orders and gross sales over a window
+         * @description Body `{page_size, page_number, search_params}`; `search_params` holds `date_range`, `sort_by`, `sort_direction` (ASC or DESC) and the filters. No page-size maximum is documented: results stop at 10,000 rows (page_number x page_size).
+         */
+        post: operations["searchTimeseriesSkus"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/timeseries/slideshows": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Per-slideshow metrics over a window (date_range required)
+         * @description Body `{page_size, page_number, search_params}`; `search_params` holds `date_range`, `sort_by`, `sort_direction` (ASC or DESC) and the filters. `has_more` and `total_count` are documented only for the product and SKU searches, so they are optional here. No page-size maximum is documented: results stop at 10,000 rows (page_number x page_size).
+         */
+        post: operations["searchTimeseriesSlideshows"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/timeseries/videos": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Per-video metrics over a window
+         * @description Body `{page_size, page_number, search_params}`; `search_params` holds `date_range`, `sort_by`, `sort_direction` (ASC or DESC) and the filters. `has_more` and `total_count` are documented only for the product and SKU searches, so they are optional here. No page-size maximum is documented: results stop at 10,000 rows (page_number x page_size).
+         */
+        post: operations["searchTimeseriesVideos"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/ads/boosted-creatives": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Boost sessions of sales-max creatives (GET form with query parameters) (alias under /v1)
+         * @description Active sessions only unless `include_ended` is true. `page_size` defaults to 20, max 100 (larger is refused with 400); paging depth is capped at 10,000 rows. CSV: `format: csv` returns a presigned download link. Also callable with GET and query parameters. Plan gate: a shop not on an active paid plan gets 403 `This shop is not on an active paid plan`; a shop not found or not owned by the user gets 403 `Shop not found or not owned by user`.
+         */
+        get: operations["listBoostedCreativesGetV1"];
+        put?: never;
+        /**
+         * Boost sessions of sales-max creatives (alias under /v1)
+         * @description Active sessions only unless `include_ended` is true. `page_size` defaults to 20, max 100 (larger is refused with 400); paging depth is capped at 10,000 rows. CSV: `format: csv` returns a presigned download link. Also callable with GET and query parameters. Plan gate: a shop not on an active paid plan gets 403 `This shop is not on an active paid plan`; a shop not found or not owned by the user gets 403 `Shop not found or not owned by user`.
+         */
+        post: operations["listBoostedCreativesV1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/ads/campaigns": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sales-max campaigns with metrics over a date range (alias under /v1)
+         * @description `date_range` (or its camelCase alias `dateRange`) is required: without it 400 `Missing date_range (from/to)`. `page_size` defaults to 10 and is clamped to 1-100 (not refused); paging depth is capped at 10,000 rows (page x page_size). An invalid `sort_by` falls back to `ad_spend`. `totals.prev` covers the equal-length period immediately before the range. Campaigns with no spend still appear with zero metrics; `total_count` counts all the shop's campaigns regardless of dates. camelCase keys `pageSize`, `sortBy`, `dateRange`, `sortDir` are accepted. Plan gate: a shop not on an active paid plan gets 403 `This shop is not on an active paid plan`; a shop not found or not owned by the user gets 403 `Shop not found or not owned by user`.
+         */
+        post: operations["listAdCampaignsV1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/ads/creatives": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sales-max creatives (per video) with metrics over a window (alias under /v1)
+         * @description All fields optional. `performance_date` is the metrics window (either bound alone; `from` defaults to 6 months ago, `to` to today; omitted = trailing 6 months). `posted_date` filters videos by post date (unknown post dates excluded when set); legacy `date_range` is its alias. `page_size` defaults to 5 and is clamped to 1-1000 (not refused); paging depth is capped at 10,000 rows. An invalid `sort_by` falls back to `ad_spend`. Filters combine. `available_statuses` lists statuses present before the status filter; `total_count` is within it. camelCase keys `campaignId`, `pageSize`, `productIds`, `videoIds`/`video_id`, `sortBy`, `sortDir` are accepted. Plan gate: a shop not on an active paid plan gets 403 `This shop is not on an active paid plan`; a shop not found or not owned by the user gets 403 `Shop not found or not owned by user`.
+         */
+        post: operations["listAdCreativesV1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/ads/excluded-creatives": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Active creative exclusions of sales-max campaigns (GET form with query parameters) (alias under /v1)
+         * @description Only active exclusions. `page_size` defaults to 20, max 100 (larger is refused with 400); paging depth is capped at 10,000 rows. CSV: `format: csv` returns a presigned download link. Also callable with GET and query parameters. Plan gate: a shop not on an active paid plan gets 403 `This shop is not on an active paid plan`; a shop not found or not owned by the user gets 403 `Shop not found or not owned by user`.
+         */
+        get: operations["listExcludedCreativesGetV1"];
+        put?: never;
+        /**
+         * Active creative exclusions of sales-max campaigns (alias under /v1)
+         * @description Only active exclusions. `page_size` defaults to 20, max 100 (larger is refused with 400); paging depth is capped at 10,000 rows. CSV: `format: csv` returns a presigned download link. Also callable with GET and query parameters. Plan gate: a shop not on an active paid plan gets 403 `This shop is not on an active paid plan`; a shop not found or not owned by the user gets 403 `Shop not found or not owned by user`.
+         */
+        post: operations["listExcludedCreativesV1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workflows/create": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a workflow (trigger plus step graph)
+         * @description Path, body and response not shown; inferred. The step graph cannot be edited through the API afterwards (builder only).
+         */
+        post: operations["createWorkflow"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workflows/delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a workflow by workflow_id
+         * @description Path, body and response not shown; inferred. 404 for an unknown workflow_id.
+         */
+        delete: operations["deleteWorkflow"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workflows/get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * One workflow by workflow_id (any plan)
+         * @description Path, body and response not shown; inferred. 404 for an unknown workflow_id.
+         */
+        post: operations["getWorkflow"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workflows/list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The shop's workflows (any plan)
+         * @description Path, body and response not shown; inferred. Not paged.
+         */
+        post: operations["listWorkflows"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workflows/toggle": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pause or activate a workflow (Scale plan)
+         * @description Path, body and response not shown; inferred. `active` sets the state; omitted, the state flips. 403 below the Scale plan; 404 for an unknown workflow_id.
+         */
+        post: operations["toggleWorkflow"];
         delete?: never;
         options?: never;
         head?: never;
@@ -217,6 +1683,1437 @@ export interface components {
             /** Format: date-time */
             time?: string;
         };
+        /** @description One product's metrics over the window. */
+        ProductTimeseriesRow: {
+            product_id: string;
+            product_name: string;
+            price: number;
+            /** @description Numeric product status, as on Product; meanings not shown. */
+            status: number;
+            is_open_plan: boolean;
+            total_gmv: number;
+            affiliate_gmv: number;
+            video_gmv: number;
+            live_gmv: number;
+            shop_tab_gmv: number;
+            shop_tab_impressions: number;
+            units_sold: number;
+            /** @description Period total. */
+            subscription_gmv: number;
+            /** @description Period total. */
+            new_subscriptions: number;
+            /** @description Point-in-time count at the product's latest reporting day; do not sum across periods or products. */
+            active_subscriptions: number;
+            /** @description Point-in-time count at the product's latest reporting day; do not sum across periods or products. */
+            recurring_subscriptions: number;
+        };
+        /** @description One SKU's metrics over the window. */
+        SkuTimeseriesRow: {
+            sku_id: string;
+            sku_name: string;
+            product_id: string;
+            product_name: string;
+            price: number;
+            gmv: number;
+            units_sold: number;
+            orders: number;
+            gross_sales: number;
+        };
+        /** @description One creator's metrics for the shop over the window, with the platform-wide profile. */
+        AffiliateTimeseriesRow: {
+            handle: string;
+            nickname: string;
+            /** @description Total shop GMV the creator drove in the window across all channels; video_gmv and live_gmv are subsets and need not add up to it. */
+            gmv: number;
+            /** @description GMV from the creator's videos regardless of post date, clamped to gmv. */
+            video_gmv: number;
+            /** @description Subset of video_gmv from videos posted inside the date range (equals video_gmv without a range), clamped to gmv. */
+            new_video_gmv: number;
+            /** @description From LIVE session data, joined after ranking (not sortable). */
+            live_gmv: number;
+            commission: number;
+            views: number;
+            likes: number;
+            comments: number;
+            units_sold: number;
+            /** @description For the shop in the window. */
+            video_count: number;
+            /** @description For the shop in the window. */
+            live_count: number;
+            /** @description (likes+comments)/views, percent. */
+            engagement_rate: number;
+            /** @description units_sold/views, percent. */
+            conversion_rate: number;
+            /** @description gmv/views. */
+            avg_gmv_per_view: number;
+            /** @description gmv/units_sold. */
+            avg_order_value: number;
+            /** @description Stable creator id that survives handle changes; join on it, not on handle. */
+            creator_oecuid: string;
+            /** @description Platform-wide profile. */
+            follower_cnt: number;
+            /** @description Platform-wide 30-day average views; 0 = the platform returned no value. */
+            video_avg_view_cnt: number;
+            /** @description Platform-wide profile. */
+            video_engagement: number;
+            /** @description Platform-wide 30-day GMV across all brands. */
+            med_gmv_revenue: number;
+            /** @description Platform-wide profile; type not shown (sample requests show a number or the text N/A). */
+            post_rate: number | string;
+            category: string;
+            top_follower_gender: string;
+            /** @description Type not shown. */
+            top_follower_ages: string | string[];
+            /** @description Inferred; null when unknown (as on the CRM row). */
+            gender: string | null;
+            age: (string | number) | null;
+            bio: string;
+            is_fast_growing: boolean;
+            units_sold_range: string;
+            med_gmv_revenue_range: string;
+            /** @description Inferred; null when unknown (as on the CRM row). */
+            race: string | null;
+            /** @description Inferred; null when unknown (as on the CRM row). */
+            body_type: string | null;
+            /** @description Inferred; null when unknown (as on the CRM row). */
+            economic_status: string | null;
+            /** @description Type not shown. */
+            face_visibility: string;
+            /** @description Type not shown. */
+            tone: string;
+            /** @description Type not shown. */
+            language: string;
+            /** @description The shop's tags on the creator. */
+            tags: string[];
+        };
+        /** @description One video's metrics over the window. */
+        VideoTimeseriesRow: {
+            video_id: string;
+            handle: string;
+            title: string;
+            post_time: string;
+            product_id: string;
+            gmv: number;
+            commission: number;
+            views: number;
+            likes: number;
+            comments: number;
+            units_sold: number;
+            engagement_rate: number;
+            conversion_rate: number;
+            avg_gmv_per_view: number;
+            avg_order_value: number;
+        };
+        /** @description As the video timeseries row, plus `slideshow_link`. */
+        SlideshowTimeseriesRow: {
+            video_id: string;
+            handle: string;
+            title: string;
+            post_time: string;
+            product_id: string;
+            gmv: number;
+            commission: number;
+            views: number;
+            likes: number;
+            comments: number;
+            units_sold: number;
+            engagement_rate: number;
+            conversion_rate: number;
+            avg_gmv_per_view: number;
+            avg_order_value: number;
+            slideshow_link: string;
+        };
+        /** @description A creator in the shop's CRM (spec: Resources: Affiliate (CRM row)). */
+        Affiliate: {
+            shop_id: string;
+            handle: string;
+            creator_id: string;
+            nickname: string;
+            showcasing: boolean;
+            /** @description For the shop, all-time or within date_range when supplied. */
+            units_sold: number;
+            /** @description For the shop, all-time or within date_range when supplied. */
+            video_count: number;
+            /** @description For the shop, all-time or within date_range when supplied. */
+            live_count: number;
+            /** @description LIVE minutes for the shop, all-time or within date_range when supplied. */
+            live_duration: number;
+            /** @description For the shop, all-time or within date_range when supplied. */
+            gmv: number;
+            /** @description For the shop, all-time or within date_range when supplied. */
+            video_gmv: number;
+            /** @description For the shop, all-time or within date_range when supplied. */
+            live_gmv: number;
+            /** @description What the creator earned for the shop, all-time or within date_range when supplied. */
+            commission: number;
+            /** @description Most recent post date; format not shown. */
+            last_post: string | null;
+            /** @description Most recent LIVE date; format not shown. */
+            last_live: string | null;
+            /** @description Falls back to the public profile email; null when unknown. */
+            email: string | null;
+            /** @description Null when unknown. */
+            phone_number: string | null;
+            /** @description Platform-wide 30-day GMV across all brands. */
+            med_gmv_revenue: number;
+            /** @description Platform-wide profile. */
+            follower_cnt: number;
+            /** @description Platform-wide profile. */
+            brand_collaborations: number;
+            /** @description Platform-wide profile; type not shown (sample requests show a number or the text N/A). */
+            post_rate: number | string;
+            /** @description Platform-wide profile. */
+            video_engagement: number;
+            /** @description Platform-wide 30-day average views. */
+            video_avg_view_cnt: number;
+            category: string;
+            /** @description Category to share (0-1). */
+            category_splits: {
+                [key: string]: number;
+            };
+            regional_geography: string[];
+            /** @description Inferred; null when unknown. */
+            gender: string | null;
+            age: (string | number) | null;
+            /** @description Inferred; null when unknown. */
+            race: string | null;
+            /** @description Inferred; null when unknown. */
+            body_type: string | null;
+            /** @description Inferred; null when unknown. */
+            economic_status: string | null;
+            top_follower_gender: string;
+            /** @description Type not shown. */
+            top_follower_ages: string | string[];
+            bio: string;
+            /** @description The shop's tags on the creator. */
+            tags: string[];
+        };
+        /** @description A creator video promoting the shop's products. */
+        Video: {
+            shop_id: string;
+            video_id: string;
+            handle: string;
+            gmv: number;
+            post_time: string;
+            view_count: number;
+            units_sold: number;
+            ctr: number;
+            like_count: number;
+            comment_count: number;
+            title: string;
+            campaign_id: string | null;
+            /** @description Product ids. */
+            products: string[];
+            /** @description The video's product; type not shown. */
+            product: unknown;
+        };
+        /** @description A photo-mode post, tracked separately from videos: as Video plus engagement_rate and slideshow_url. */
+        Slideshow: {
+            shop_id: string;
+            video_id: string;
+            handle: string;
+            gmv: number;
+            post_time: string;
+            view_count: number;
+            units_sold: number;
+            ctr: number;
+            like_count: number;
+            comment_count: number;
+            title: string;
+            campaign_id: string | null;
+            /** @description Product ids. */
+            products: string[];
+            /** @description The video's product; type not shown. */
+            product: unknown;
+            engagement_rate: number;
+            slideshow_url: string;
+        };
+        /** @description A creator LIVE stream. */
+        LiveStream: {
+            shop_id: string;
+            campaign_id: string | null;
+            live_id: string;
+            handle: string;
+            title: string;
+            start_time: string;
+            duration: number;
+            units_sold: number;
+            gmv: number;
+            views: number;
+            likes: number;
+            comments: number;
+            ctr: number;
+            /** @description Product ids. */
+            products: string[];
+            products_stats: {
+                product_id: string;
+                gmv: number;
+                units_sold: number;
+                impressions: number;
+            }[];
+        };
+        /** @description A sponsored-video code (spark ad). status is null when the code is not running as an ad. */
+        SparkCode: {
+            shop_id: string;
+            handle: string;
+            spark_code: string;
+            /** @description Canonical alias of created_at. */
+            shared_time: string;
+            /** @description Null if not linked (needs the platform's business API installed on the brand). */
+            video_id: string | null;
+            auth_start_time: string | null;
+            auth_end_time: string | null;
+            status: components["schemas"]["DeliveryStatus"] | null;
+            expired: boolean;
+            /** @description Null when the code is not running as an ad. */
+            ad_spend: number | null;
+            /** @description Null when the code is not running as an ad. */
+            roi: number | null;
+            /** @description Null when the code is not running as an ad. */
+            cpa: number | null;
+            /** @description `https://<platform host>/@{handle}/video/{video_id}`, with the literal text None when video_id is null. */
+            video_link: string;
+            video_data: components["schemas"]["SparkVideoData"] | null;
+        };
+        /** @description The content row joined to a spark code; post_time and analysis_time are ISO timestamps. */
+        SparkVideoData: {
+            shop_id: string;
+            video_id: string;
+            handle: string;
+            campaign_id: string | null;
+            title: string;
+            /** Format: date-time */
+            post_time: string;
+            /** Format: date-time */
+            analysis_time: string;
+            gmv: number;
+            commission: number;
+            ctr: number;
+            engagement_rate: number;
+            view_count: number;
+            like_count: number;
+            comment_count: number;
+            units_sold: number;
+            /** @description Product ids. */
+            products: string[];
+        };
+        /** @description Sales-max ad campaign (spec: Resources: Sales-max ad campaign). */
+        AdCampaign: {
+            campaign_id: string;
+            campaign_name: string | null;
+            /** @description For example `ENABLE`, `DISABLE`. */
+            operation_status: string | null;
+            budget: number;
+            roas_target: number;
+            /** @description For example `SCHEDULE_FROM_NOW`, `SCHEDULE_START_END`. */
+            schedule_type: string | null;
+            /** @description Datetime string (exact format not shown). */
+            schedule_start_time: string | null;
+            /** @description Datetime string (exact format not shown). */
+            schedule_end_time: string | null;
+            /** @description For example `CUSTOMIZED_PRODUCTS`. */
+            product_specific_type: string | null;
+            auto_budget_enabled: boolean;
+            store_id: string | null;
+            /** @description Targeted product group id or ids. */
+            item_group_ids: string | string[];
+            ad_spend: number;
+            ad_revenue: number;
+            orders: number;
+            /** @description ad_revenue / ad_spend, 0 if no spend. */
+            ad_roi: number;
+            /** @description ad_spend / orders, 0 if no orders. */
+            cost_per_order: number;
+        };
+        /** @description Sales-max creative, per video (spec: Resources: Sales-max creative). status is the latest value within the metrics window. */
+        AdCreative: {
+            video_id: string;
+            product_id: string | null;
+            status: components["schemas"]["DeliveryStatus"] | null;
+            /** Format: date */
+            date_posted: string | null;
+            ad_spend: number;
+            gross_revenue: number;
+            /** @description Ratio of sums over the window. */
+            roi: number;
+            /** @description Ratio of sums over the window. */
+            cpa: number;
+            orders: number;
+            /** @description Equals cpa. */
+            cost_per_order: number;
+            impressions: number;
+            clicks: number;
+            /** @description Percentage (1.87 means 1.87%); ratio of sums. */
+            click_rate: number;
+            /** @description Percentage; weighted average of daily values. */
+            ad_click_rate: number;
+            /** @description Percentage; weighted average of daily values. */
+            conversion_rate: number;
+            /** @description Percentage; weighted average of daily values. */
+            view_rate_2s: number;
+            /** @description Percentage; weighted average of daily values. */
+            view_rate_6s: number;
+            /** @description null if no content row. */
+            handle: string | null;
+            title: string;
+            /** @description Organic views. */
+            view_count: number;
+            url: string;
+            /** @description Alias of url. */
+            video_link: string;
+        };
+        /** @description An active creative exclusion (spec: Resources: Excluded creative). */
+        ExcludedCreative: {
+            video_id: string;
+            campaign_id: string;
+            /** @description Best effort. */
+            campaign_name: string | null;
+            product_ids: string[];
+            handle: string;
+            title: string;
+            url: string;
+            video_link: string;
+            /** @description `manual` for manual; moderation scan ids begin with `moderation_scan`. */
+            rule_id: string;
+            rule_name: string;
+            reason: string;
+            /** Format: date-time */
+            created_at: string;
+            /** @description Zero when no content row. */
+            view_count: number;
+            /** @description Zero when no content row. */
+            like_count: number;
+            /** @description Zero when no content row. */
+            comment_count: number;
+            /** @description Zero when no content row. */
+            video_gmv: number;
+            /** @description Zero when no content row. */
+            units_sold: number;
+            ctr: number | null;
+            /** @description Post time (format not shown). */
+            post_time: string;
+        };
+        /** @description A boost session (spec: Resources: Boost session). Active until stopped or expired; ended_at and exit_reason are then set. */
+        BoostSession: {
+            session_id: string;
+            /** @description `manual` for manual boosts. */
+            rule_id: string;
+            rule_name: string;
+            campaign_id: string;
+            campaign_name: string;
+            video_id: string;
+            product_id: string;
+            handle: string;
+            title: string;
+            url: string;
+            video_link: string;
+            budget_per_day: number;
+            /** @description Since the boost began. */
+            spend: number;
+            /** @description Since the boost began. */
+            revenue: number;
+            /** @description Since the boost began. */
+            orders: number;
+            /** @description Baseline revenue / baseline spend. */
+            roas: number;
+            /** @description Last recorded state (no live platform call). */
+            active: boolean;
+            /** @description Timestamp (format not shown). */
+            created_at: string;
+            /** @description Set when the boost is stopped or expires; null while active. */
+            ended_at: string | null;
+            /** @description null while active. */
+            exit_reason: string | null;
+            view_count: number;
+            like_count: number;
+            comment_count: number;
+            video_gmv: number;
+            ctr: number;
+            units_sold: number;
+            /** @description Post time (format not shown). */
+            post_time: string;
+        };
+        /** @description Common metric fields of social partnership ads. */
+        SocialMetrics: {
+            spend: number;
+            impressions: number;
+            clicks: number;
+            purchases: number;
+            /** @description Purchase value attributed by the network (pixel or conversions API); commerce-platform shop sales do not appear. */
+            purchase_value: number;
+            /** @description Fraction: 0.0152 = 1.52%. */
+            ctr: number;
+            /** @description purchase_value / spend, 0 if no spend. */
+            roas: number;
+            /** @description spend / purchases, 0 if none. */
+            cost_per_purchase: number;
+        };
+        /** @description A social-network campaign holding pushed ads. */
+        SocialCampaign: {
+            /** @description null for unattributable spend. */
+            campaign_id: string | null;
+            /** @description null if never named at push. */
+            campaign_name: string | null;
+            /** @description All-time count of pushed ads. */
+            pushed_ads: number;
+            metrics: components["schemas"]["SocialMetrics"];
+        };
+        /** @description A social-network ad set holding pushed ads. */
+        SocialAdset: {
+            adset_id: string;
+            /** @description Non-pushed entities in mixed campaigns can show as raw ids with null names. */
+            adset_name: string | null;
+            campaign_id: string;
+            /** @description Non-pushed entities in mixed campaigns can show as raw ids with null names. */
+            campaign_name: string | null;
+            pushed_ads: number;
+            metrics: components["schemas"]["SocialMetrics"];
+        };
+        /** @description An ad created by pushing a creator video. */
+        SocialAd: {
+            ad_id: string;
+            campaign_id: string;
+            /** @description Non-pushed entities can show with null names. */
+            campaign_name: string | null;
+            adset_id: string;
+            /** @description Non-pushed entities can show with null names. */
+            adset_name: string | null;
+            program_id: string;
+            handle: string;
+            video_id: string;
+            title: string;
+            view_count: number;
+            like_count: number;
+            comment_count: number;
+            /** @description Post time (format not shown). */
+            post_time: string;
+            /** @description When the video was pushed as an ad (format not shown). */
+            pushed_time: string;
+            video_link: string;
+            metrics: components["schemas"]["SocialMetrics"];
+        };
+        /** @description A commission rule of a creator program: percentage rules carry `pct`, flat rules carry `amount_cents`. */
+        CommissionRule: {
+            /** @enum {string} */
+            type: "gmv_pct" | "flat_per_order" | "flat_per_submission" | "flat_per_creator" | "meta_ad_performance";
+            /** @description Percentage rules carry pct. */
+            pct?: number;
+            /** @description Flat rules carry amount_cents. */
+            amount_cents?: number;
+        };
+        /** @description A creator program of social partnership ads (spec: Resources: Creator program). */
+        CreatorProgram: {
+            program_id: string;
+            name: string;
+            description: string;
+            short_id: string;
+            join_url: string;
+            /**
+             * @description `paused` closes the join link; `archived` means deleted, kept for history.
+             * @enum {string}
+             */
+            status: "active" | "paused" | "archived";
+            /** @enum {string} */
+            approval_mode: "manual" | "auto";
+            /** @enum {string} */
+            cadence: "daily" | "weekly" | "biweekly" | "monthly";
+            commission_rules: components["schemas"]["CommissionRule"][];
+            /** @description Timestamp (format not shown). */
+            created_at: string;
+            /** @description Timestamp (format not shown). */
+            last_payout_at: string;
+            members_approved: number;
+            members_pending: number;
+            /** @description Within date_range when supplied, else all-time. */
+            spend: number;
+            /** @description Within date_range when supplied, else all-time. */
+            sales: number;
+            roas: number;
+            /** @description Lifetime. */
+            earnings_paid: number;
+            /** @description Lifetime. */
+            earnings_pending: number;
+        };
+        /** @description A creator's membership of a program (spec: Resources: Program creator). A creator is in at most one program per brand at a time. */
+        ProgramCreator: {
+            /** Format: uuid */
+            creator_id: string;
+            handle: string | null;
+            /** @enum {string} */
+            status: "pending" | "approved" | "rejected" | "removed";
+            program_id: string;
+            program_name: string;
+            commission_pct: number | null;
+            commission_rules: components["schemas"]["CommissionRule"][];
+            /** @description Timestamp (format not shown). */
+            joined_at: string;
+            /** @description null while pending. */
+            approved_at: string | null;
+            earnings_paid: number;
+            ads_count: number;
+            /** @description Possibly empty. */
+            ig_usernames: string[];
+        };
+        /** @description Off-platform sales report (spec: Off-platform sales correlation). Missing data is null, never 0. */
+        HaloReport: {
+            /** Format: date */
+            date_from: string;
+            /** Format: date */
+            date_to: string;
+            /** @enum {string} */
+            granularity: "day" | "week" | "month";
+            platform_product_id: string | null;
+            platform_product_name: string | null;
+            halo: components["schemas"]["HaloStats"];
+            platform: {
+                gmv: number;
+                views: number;
+                /**
+                 * @description shop_performance.platform_gmv shop-wide; daily_product_stats.total_gmv when a product is selected.
+                 * @enum {string}
+                 */
+                gmv_source: "shop_performance.platform_gmv" | "daily_product_stats.total_gmv";
+            };
+            platforms: {
+                storefront: components["schemas"]["HaloPlatformBlock"];
+                marketplace: components["schemas"]["HaloPlatformBlock"];
+            };
+            series: components["schemas"]["HaloSeriesRow"][];
+            /** @description Only with include_top_videos. */
+            top_videos_per_day?: components["schemas"]["HaloTopVideosDay"][];
+        };
+        /** @description Halo statistics; always computed from daily data. */
+        HaloStats: {
+            /** @description Pearson, floored at 0; null with fewer than 3 active days. */
+            correlation: number | null;
+            /** @description Regression slope x total views; 0 if the slope is not positive. */
+            est_halo_revenue: number | null;
+            revenue_per_1k_views: number | null;
+            /** @description Off-platform revenue per 1 unit of platform shop GMV; null with no GMV. */
+            multiplier: number | null;
+            total_views: number;
+            total_off_platform_revenue: number | null;
+            total_platform_gmv: number;
+            /** @description Days used. */
+            sample_size: number;
+            /** @description Present when days were dropped because a reporting platform had no data. */
+            days_excluded_no_platform_data?: number;
+        };
+        /** @description One off-platform sales channel. Storefront snapshots refresh nightly and on demand (an older than 6 hours snapshot is served as is while a refresh runs); marketplace numbers are live and cached up to 12 hours. */
+        HaloPlatformBlock: {
+            connected: boolean;
+            linked_product_count: number;
+            /** @description Matching link rows when a product is selected. */
+            linked_products?: components["schemas"]["HaloProductLink"][];
+            /**
+             * @description Absent when `connected` is false. `refreshing`: no snapshot yet, a refresh was started; `not_linked`: the selected product has no link on this platform; `error`: platform data unavailable now.
+             * @enum {string}
+             */
+            status?: "ok" | "refreshing" | "not_linked" | "error";
+            /** @description Present when numbers are partial. */
+            warnings?: string[];
+            totals: {
+                revenue: number | null;
+                orders: number | null;
+                units: number | null;
+                aov: number | null;
+                /** @description Average day in the second half vs the first half of the range, not netted by exclusion. */
+                revenue_change_pct: number | null;
+                /** @description Average day in the second half vs the first half of the range. */
+                orders_change_pct: number | null;
+                /** @description Average day in the second half vs the first half of the range. */
+                units_change_pct: number | null;
+            };
+            campaign_impact: components["schemas"]["HaloCampaignImpact"][];
+            net_of_platform_gmv: boolean;
+            halo_revenue: number | null;
+            /** @description Storefront only: first day of the snapshot (format not shown). */
+            snapshot_from?: string | null;
+            /** @description Storefront only: last day of the snapshot (format not shown). */
+            snapshot_to?: string | null;
+            /** @description Storefront only: when the snapshot was built (format not shown). */
+            refreshed_at?: string | null;
+            /** @description Storefront only: the connected store (type not shown). */
+            store?: unknown;
+            /** @description Storefront only, while a refresh is building. */
+            refresh_started_at?: string;
+            /** @description Marketplace only: true when authorization expired or was revoked. */
+            auth_error?: boolean;
+            /** @description Marketplace only. */
+            account_type?: string | null;
+        };
+        /** @description Revenue lift of one off-platform campaign. */
+        HaloCampaignImpact: {
+            campaign_id: string;
+            campaign_name: string;
+            campaign_type: string;
+            /** @description Format not shown. */
+            start_date: string;
+            /** @description Format not shown. */
+            end_date: string;
+            /** @description Average daily revenue in the campaign vs the 14 days before; null when the baseline reaches before the platform's data. */
+            lift_pct: number | null;
+            /** @description null when the baseline reaches before the platform's data. */
+            baseline_daily_revenue: number | null;
+            /** @description false when the baseline reaches before the platform's data. */
+            baseline_complete: boolean;
+            campaign_revenue: number | null;
+            days_active: number;
+        };
+        /** @description One period of the halo series. */
+        HaloSeriesRow: {
+            /**
+             * Format: date
+             * @description The day, or the first day of the week (Monday) or month.
+             */
+            date: string;
+            platform_views: number;
+            platform_gmv: number;
+            /** @description null on days without data; with week or month, null when the platform does not cover the whole period. */
+            storefront_revenue: number | null;
+            /** @description null on days without data; with week or month, null when the platform does not cover the whole period. */
+            marketplace_revenue: number | null;
+            /** @description null when any reporting platform is null. */
+            off_platform_revenue: number | null;
+        };
+        /** @description Top videos of one day. */
+        HaloTopVideosDay: {
+            /**
+             * Format: date
+             * @description The day (field name inferred; the spec says only "per day").
+             */
+            date?: string;
+            /** @description The 4 most viewed videos of the day. */
+            top_videos: {
+                video_id: string;
+                handle: string;
+                views: number;
+                gmv: number;
+            }[];
+            /** @description When more than 4 videos exist. */
+            other?: {
+                count: number;
+                views: number;
+                gmv: number;
+            };
+        };
+        /** @description A link between a platform product and a storefront product/variant or marketplace item. Links are made in the dashboard; the row shape is not shown. */
+        HaloProductLink: {
+            /** @enum {string} */
+            platform: "storefront" | "marketplace";
+            /** @description The commerce-platform product the link points from. */
+            platform_product_id: string;
+            /** @description Storefront product or marketplace item id. */
+            external_product_id?: string;
+            /** @description Storefront variant id, when the link is per variant. */
+            external_variant_id?: string | null;
+            title?: string | null;
+        };
+        /** @description An off-platform store connected in the dashboard. The shape is not shown. */
+        HaloConnectedStore: {
+            /** @enum {string} */
+            platform: "storefront" | "marketplace";
+            connected: boolean;
+            /** @description Store name or address. */
+            store?: string;
+            /** @enum {string} */
+            status?: "ok" | "refreshing" | "not_linked" | "error";
+            linked_product_count?: number;
+        };
+        /** @description A sample request (spec: Resources: Sample request). */
+        SampleRequest: {
+            shop_id: string;
+            creator_id: string;
+            sampled_product: string;
+            status: components["schemas"]["SampleStatus"];
+            campaign_id: string | null;
+            /**
+             * Format: date-time
+             * @description Requested time.
+             */
+            timestamp: string;
+            /** Format: date-time */
+            sample_approved: string | null;
+            /** Format: date-time */
+            sample_received: string | null;
+            /** @description Format not shown. */
+            expire_date: string;
+            /** @enum {string} */
+            source: "TC" | "Open";
+            /** @description The id used by approve, reject and ignore. */
+            apply_id: string;
+            handle: string;
+            bio: string;
+            follower_cnt: number;
+            /** @description A number or the text N/A. */
+            post_rate: number | "N/A";
+            video_engagement: number;
+            med_gmv_revenue: number;
+            /** @description A range bucket; type not shown. */
+            med_gmv_revenue_range: string;
+            pps: number;
+            gpm: number;
+            shop_gmv: number;
+            average_gmv_per_video: number;
+            /** @description The creator has another active sample with the shop. */
+            previous_approved: boolean;
+        };
+        /** @description A refundable sample request: the creator buys the sample and is refunded after posting (spec: Resources: Refundable sample request). */
+        RefundableSampleRequest: {
+            shop_id: string;
+            creator_id: string;
+            sampled_product: string;
+            /**
+             * @description Refundable sample status; the spec says the values include Shipped and Refunded (the full list is not shown).
+             * @example Requested
+             * @example Shipped
+             * @example Delivered
+             * @example Content Posted
+             * @example Refunded
+             * @example Expired
+             */
+            status: string;
+            campaign_id: string;
+            /**
+             * Format: date-time
+             * @description Requested time.
+             */
+            timestamp: string;
+            apply_id: string;
+            sku_id: string;
+            sku_desc: string;
+            /** @description Basis points; 1500 = 15%. */
+            commission_rate: number;
+            /** @description Timestamp; format not shown. */
+            sample_shipped: string;
+            /** @description Timestamp; format not shown. */
+            sample_received: string;
+            /** @description Timestamp; format not shown. */
+            refund_time: string;
+            refund_amount: number;
+            /** @description Timestamp; format not shown. */
+            review_expire_time: string;
+            handle: string;
+            bio: string;
+            follower_cnt: number;
+            med_gmv_revenue: number;
+            /** @description A range bucket; type not shown. */
+            med_gmv_revenue_range: string;
+            shop_gmv: number;
+            product_info: {
+                product_id: string;
+                product_name: string;
+                is_open_plan: boolean;
+                price: number;
+                units_sold: number;
+            };
+        };
+        /** @description Sample request funnel: one row per request, not per creator. With no matching requests: counts 0, empty arrays, biggest_bottleneck null. */
+        SampleFunnel: {
+            /** @enum {string} */
+            time_field: "timestamp" | "approved" | "shipped" | "delivered" | "posted" | "sample_approved" | "sample_shipped" | "sample_received" | "sample_posted";
+            /**
+             * Format: date
+             * @description null when omitted (all time).
+             */
+            time_from: string | null;
+            /**
+             * Format: date
+             * @description null when omitted (all time).
+             */
+            time_to: string | null;
+            total_count: number;
+            /** @description Ordered by count descending. */
+            by_status: {
+                status: components["schemas"]["SampleStatus"];
+                count: number;
+                pct_of_total: number;
+                /** @description Open statuses: To Review, Ready to Ship, Shipped, Content Pending, Overdue. */
+                is_open: boolean;
+                /** @description Open rows only: days since submission. */
+                avg_age_days?: number;
+                /** @description Open rows only: days since submission. */
+                oldest_age_days?: number;
+            }[];
+            funnel: {
+                /** @enum {string} */
+                stage: "requested" | "approved" | "shipped" | "delivered" | "posted";
+                label: string;
+                /** @description Cumulative: a request counts at every stage it ever passed. */
+                count: number;
+                pct_of_entry: number;
+                /** @description null on the entry stage. */
+                conversion_from_previous_pct: number | null;
+                /** @description null on the entry stage. */
+                dropped_from_previous: number | null;
+            }[];
+            timing: {
+                /** @enum {string} */
+                step: "request_to_approval" | "approval_to_shipment" | "shipment_to_delivery" | "delivery_to_post";
+                label: string;
+                /** @description null when no request has made the transition. */
+                median_days: number | null;
+            }[];
+            /** @description The transition losing the largest share of the funnel. */
+            biggest_bottleneck: {
+                /** @enum {string} */
+                stage: "requested" | "approved" | "shipped" | "delivered" | "posted";
+                label: string;
+                dropped: number;
+                conversion_pct: number;
+            } | null;
+        };
+        /** @description A dashboard board (spec: Resources: Dashboard). `widgets` only with a get. */
+        Dashboard: {
+            id: string;
+            /** @description The displayed name. */
+            name: string;
+            /** @description Empty string for an unrenamed default board. */
+            stored_name: string;
+            /** @description Identifies a default board; null on a board created by a user (nullability inferred). */
+            seed_key: string | null;
+            home_shop_id: string;
+            /** @description false when shared onto this shop from another shop of the account. */
+            is_home_shop: boolean;
+            /** @description The shops the board is shared with; item shape not shown. */
+            shared_with: unknown[];
+            /** @description Tab order. */
+            position: number;
+            widget_count: number;
+            /** @enum {string|null} */
+            default_date_range: "7d" | "14d" | "30d" | "90d" | "mtd" | "qtd" | null;
+            /** @enum {string|null} */
+            default_grain: "day" | "week" | "month" | null;
+            /** @description Always empty on a shop the board is shared to. */
+            default_product_ids: string[];
+            archived: boolean;
+            /** Format: date-time */
+            archived_at: string | null;
+            /** Format: date-time */
+            last_viewed_at: string | null;
+            /** @description Who created the board; type not shown (nullable inferred for default boards). */
+            created_by: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            /** @description Only with a get (and create/update), in board order. */
+            widgets?: components["schemas"]["DashboardWidget"][];
+        };
+        /** @description A board as get returns it: the board and its widgets in board order. */
+        DashboardWithWidgets: components["schemas"]["Dashboard"] & {
+            widgets: components["schemas"]["DashboardWidget"][];
+        };
+        /** @description A widget of a board (spec: Resources: Dashboard widget). */
+        DashboardWidget: {
+            /** Format: uuid */
+            id: string;
+            /** @description `stat` and `stat-chart` are API-managed; other types such as `top-products` are read and kept but not editable. */
+            type: string;
+            /**
+             * @description xs quarter, sm third, md half, lg full width.
+             * @enum {string}
+             */
+            size: "xs" | "sm" | "md" | "lg";
+            title: string | null;
+            /** @description stat: statKey, style (chart or numbers), cpm (used by emv). stat-chart: statKeys (1-6), chart (line or bar). Other types: not shown. */
+            config: {
+                statKey?: string;
+                statKeys?: string[];
+                style?: string;
+                cpm?: number;
+                chart?: string;
+            };
+            col: number | null;
+            api_editable: boolean;
+        };
+        /** @description A new `stat` widget. The stat key goes in stat_key or config.statKey. */
+        DashboardStatWidgetInput: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "stat";
+            /** @description A stat key of POST /shop/stats; an unknown key returns 400. */
+            stat_key?: string;
+            /**
+             * @default chart
+             * @enum {string}
+             */
+            style: "chart" | "numbers";
+            /**
+             * @default xs
+             * @enum {string}
+             */
+            size: "xs" | "sm" | "md";
+            /**
+             * @description Used by `emv`.
+             * @default 5
+             */
+            cpm: number;
+            title?: string;
+            config?: {
+                statKey?: string;
+                /** @description 1-6 stat keys of POST /shop/stats. */
+                statKeys?: string[];
+                /** @enum {string} */
+                style?: "chart" | "numbers";
+                /**
+                 * @description Used by `emv`.
+                 * @default 5
+                 */
+                cpm: number;
+                /** @enum {string} */
+                chart?: "line" | "bar";
+            };
+        } | unknown | {
+            config: unknown;
+        };
+        /** @description A new `stat-chart` widget. The stat keys go in stat_keys or config.statKeys. */
+        DashboardStatChartWidgetInput: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "stat-chart";
+            /** @description 1-6 stat keys of POST /shop/stats. */
+            stat_keys?: string[];
+            /**
+             * @default line
+             * @enum {string}
+             */
+            chart: "line" | "bar";
+            /**
+             * @default md
+             * @enum {string}
+             */
+            size: "sm" | "md" | "lg";
+            title?: string;
+            config?: {
+                statKey?: string;
+                /** @description 1-6 stat keys of POST /shop/stats. */
+                statKeys?: string[];
+                /** @enum {string} */
+                style?: "chart" | "numbers";
+                /**
+                 * @description Used by `emv`.
+                 * @default 5
+                 */
+                cpm: number;
+                /** @enum {string} */
+                chart?: "line" | "bar";
+            };
+        } | unknown | {
+            config: unknown;
+        };
+        /** @description A widget to add: only stat and stat-chart can be created; another type returns 400. */
+        DashboardWidgetInput: components["schemas"]["DashboardStatWidgetInput"] | components["schemas"]["DashboardStatChartWidgetInput"];
+        /** @description An entry of the complete widget list of update: entries with a known id keep that widget; entries without a known id are new stat widgets. */
+        DashboardWidgetUpdateEntry: {
+            /** @description A known widget id keeps that widget (of any type); its stat fields may change. */
+            id?: string;
+            /** @enum {string} */
+            type?: "stat" | "stat-chart";
+            stat_key?: string;
+            /** @description 1-6 stat keys of POST /shop/stats. */
+            stat_keys?: string[];
+            /** @enum {string} */
+            style?: "chart" | "numbers";
+            /** @enum {string} */
+            chart?: "line" | "bar";
+            /** @enum {string} */
+            size?: "xs" | "sm" | "md" | "lg";
+            /**
+             * @description Used by `emv`.
+             * @default 5
+             */
+            cpm: number;
+            title?: string;
+            config?: {
+                statKey?: string;
+                /** @description 1-6 stat keys of POST /shop/stats. */
+                statKeys?: string[];
+                /** @enum {string} */
+                style?: "chart" | "numbers";
+                /**
+                 * @description Used by `emv`.
+                 * @default 5
+                 */
+                cpm: number;
+                /** @enum {string} */
+                chart?: "line" | "bar";
+            };
+        };
+        /** @description A board's numbers: the filters applied and each widget's stat entries. */
+        DashboardData: {
+            dashboard: {
+                id: string;
+                name: string;
+            };
+            filters: {
+                date_range: components["schemas"]["DateRange"];
+                /** @description `request`, `board default (<preset>)` or `default (30d)`. */
+                date_range_source: string;
+                /** @enum {string} */
+                grain: "day" | "week" | "month";
+                product_id: string | null;
+                campaign_id: string | null;
+                only_show_campaign_stats: boolean;
+                timezone: string | null;
+            };
+            widgets: {
+                id: string;
+                type: string;
+                title: string | null;
+                /** @enum {string} */
+                size: "xs" | "sm" | "md" | "lg";
+                /** @description Nullability inferred: widgets without a style. */
+                style: string | null;
+                supported: boolean;
+                /** @description daily_counts only for charted stats. */
+                stats?: components["schemas"]["StatEntry"][];
+                /** @description When supported is false. */
+                note?: string;
+            }[];
+            /** @description E.g. several products locked: the numbers are whole-shop. */
+            warnings: string[];
+        };
+        /** @description Audience filters for `outreach_audience` type `new_affiliates`: select from the platform-wide creator index. All fields optional, combined with AND; array fields match OR within the field. The legacy bucket arrays `gmv_ranges` and `live_gmv` exist on old automations and must not be sent: they are deliberately not listed here, and the server answers 400 with a message naming them. The object stays open so that the server, not the schema, gives that message. */
+        OutreachFilters: {
+            /** @description Lower bound: follower count. */
+            follower_min?: number;
+            /** @description Upper bound: follower count. */
+            follower_max?: number;
+            /** @description Lower bound: platform-wide affiliate GMV, last 30 days, all brands (creator tier basis L0-L7). */
+            min_gmv?: number;
+            /** @description Upper bound: platform-wide affiliate GMV, last 30 days, all brands (creator tier basis L0-L7). */
+            max_gmv?: number;
+            /** @description Lower bound: LIVE GMV, last 30 days. */
+            min_live_gmv?: number;
+            /** @description Upper bound: LIVE GMV, last 30 days. */
+            max_live_gmv?: number;
+            /** @description Lower bound: video engagement percent (5 = 5%). */
+            engagement?: number;
+            /** @description Upper bound: video engagement percent (5 = 5%). */
+            max_engagement?: number;
+            /** @description Lower bound: average video views. */
+            avg_view_cnt?: number;
+            /** @description Upper bound: average video views. */
+            max_avg_view_cnt?: number;
+            /** @description Minimum posting rate, percent. */
+            post_rate?: number;
+            /** @description Lower bound: brand collaboration count. */
+            brand_collaborations?: number;
+            /** @description Upper bound: brand collaboration count. */
+            max_brand_collaborations?: number;
+            /** @description Lower bound: promotion performance score 0-5. */
+            min_pps?: number;
+            /** @description Upper bound: promotion performance score 0-5. */
+            max_pps?: number;
+            /** @description Lower bound: content quality 0-100. */
+            min_content_quality?: number;
+            /** @description Upper bound: content quality 0-100. */
+            max_content_quality?: number;
+            /** @description Lower bound: average viewers on shoppable LIVEs. */
+            min_live_avg_view_cnt?: number;
+            /** @description Upper bound: average viewers on shoppable LIVEs. */
+            max_live_avg_view_cnt?: number;
+            /** @description Lower bound: seller-given creator rating 0-5. */
+            min_creator_rating?: number;
+            /** @description Upper bound: seller-given creator rating 0-5. */
+            max_creator_rating?: number;
+            /** @description Lower bound: sample score 0-100. */
+            min_sample_score?: number;
+            /** @description Upper bound: sample score 0-100. */
+            max_sample_score?: number;
+            /** @description Lower bound: posts-with-samples component of the sample score, 0-100. */
+            min_posts_with_samples?: number;
+            /** @description Upper bound: posts-with-samples component of the sample score, 0-100. */
+            max_posts_with_samples?: number;
+            /** @description Lower bound: post-frequency component of the sample score, 0-100. */
+            min_post_frequency?: number;
+            /** @description Upper bound: post-frequency component of the sample score, 0-100. */
+            max_post_frequency?: number;
+            /** @description Lower bound: sales-generation component of the sample score, 0-100. */
+            min_sales_generation?: number;
+            /** @description Upper bound: sales-generation component of the sample score, 0-100. */
+            max_sales_generation?: number;
+            is_fast_growing?: boolean;
+            /** @description Creator categories (OR). The audience estimator silently drops entries beyond 5. */
+            categories?: string[];
+            /** @description Units-sold ranges (OR). Entries beyond 2 are silently dropped. */
+            units_sold?: string[];
+            /** @description Follower age ranges (OR). Entries beyond 2 are silently dropped. */
+            follower_ages?: string[];
+            /** @description Creator gender; values matched case-insensitively (OR within the field). The field name is inferred from the creator's profile fields. */
+            gender?: string[];
+            /** @description Creator age ranges; values matched case-insensitively (OR within the field). The field name is inferred from the creator's profile fields. */
+            age?: string[];
+            /** @description Creator race; values matched case-insensitively (OR within the field). The field name is inferred from the creator's profile fields. */
+            race?: string[];
+            /** @description Creator body type; values matched case-insensitively (OR within the field). The field name is inferred from the creator's profile fields. */
+            body_type?: string[];
+            /** @description Creator economic status; values matched case-insensitively (OR within the field). The field name is inferred from the creator's profile fields. */
+            economic_status?: string[];
+            /** @description Creator face visibility; values matched case-insensitively (OR within the field). The field name is inferred from the creator's profile fields. */
+            face_visibility?: string[];
+            /** @description Creator tone; values matched case-insensitively (OR within the field). The field name is inferred from the creator's profile fields. */
+            tone?: string[];
+            /** @description Creator language; values matched case-insensitively (OR within the field). The field name is inferred from the creator's profile fields. */
+            language?: string[];
+            /** @description Top follower gender; values matched case-insensitively (OR within the field). The field name is inferred from the creator's profile fields. */
+            follower_gender?: string[];
+        };
+        /** @description Who the automation messages. The spec shows the values `new_affiliates`, `groups` with `group_id`, and `list`; the object form is inferred. */
+        OutreachAudience: {
+            /**
+             * @description `new_affiliates` (filtered by `outreach_filters`), `groups` (a saved group), `list` (a list by title).
+             * @enum {string}
+             */
+            type: "new_affiliates" | "groups" | "list";
+            /** @description The group, with type `groups`. */
+            group_id?: string;
+            /** @description The list title, with type `list`. */
+            list?: string;
+        } & (unknown & unknown);
+        /** @description One DM of the automation's sequence. */
+        OutreachDmMessage: {
+            /** @description Message part type (values not shown). */
+            type: string;
+            /** @description Text; may include `[affiliate_name]` and links to briefs or community share links. */
+            content: string;
+        };
+        /** @description An outreach automation: the spec names campaign_id, title, message_type, outreach_audience, dm_messages, invite_details, outreach_filters; the rest is inferred. */
+        Automation: {
+            campaign_id: string;
+            title: string;
+            /**
+             * @description `stopped` after a successful create (shown); `active` and `paused` are inferred.
+             * @enum {string}
+             */
+            status: "stopped" | "active" | "paused";
+            message_type?: string | null;
+            outreach_audience?: components["schemas"]["OutreachAudience"] | null;
+            dm_messages?: components["schemas"]["OutreachDmMessage"][];
+            invite_details?: {
+                message?: string | null;
+            } | null;
+            outreach_filters?: components["schemas"]["OutreachFilters"] | null;
+            messages_remaining?: number;
+            /** Format: date-time */
+            created_at?: string;
+            /** Format: date-time */
+            updated_at?: string;
+        };
+        /** @description Who the email campaign goes to: handles, a list title or a group (inferred). */
+        EmailRecipients: {
+            /** @description Creators by handle. */
+            handles?: string[];
+            /** @description A list by title. */
+            list?: string;
+            /** @description A saved group. */
+            group_id?: string;
+        };
+        /** @description An email campaign. Fields are not shown; inferred. */
+        EmailCampaign: {
+            campaign_id: string;
+            title?: string;
+            subject?: string | null;
+            body?: string | null;
+            sender_id?: string | null;
+            recipients?: components["schemas"]["EmailRecipients"];
+            /** @description The mock uses `draft` and `sent`; values are not shown. */
+            status: string;
+            emails_sent?: number;
+            /** Format: date-time */
+            sent_at?: string | null;
+            /** Format: date-time */
+            created_at?: string;
+            /** Format: date-time */
+            updated_at?: string;
+        };
+        /** @description A custom email sender. Fields are not shown; inferred. */
+        EmailSender: {
+            sender_id: string;
+            /** Format: email */
+            email: string;
+            name?: string | null;
+            /** Format: email */
+            reply_to?: string | null;
+            verified?: boolean;
+            /** Format: date-time */
+            created_at?: string;
+        };
+        /** @description The CRM list's `filters` (POST /affiliate/crm/list), saved as a group and re-resolved at each use. */
+        CrmGroupFilters: {
+            handle?: string;
+            min_videos?: number;
+            include_tags?: string[];
+            exclude_tags?: string[];
+            /** @description Platform-wide (30-day GMV, followers). */
+            affiliate_performance?: {
+                min_gmv?: number;
+                max_gmv?: number;
+                min_followers?: number;
+                max_followers?: number;
+            };
+            /** @description With the shop (lifetime). */
+            shop_performance?: {
+                min_gmv?: number;
+                max_gmv?: number;
+                min_video_gmv?: number;
+                max_video_gmv?: number;
+                min_live_gmv?: number;
+                max_live_gmv?: number;
+                min_units_sold?: number;
+                max_units_sold?: number;
+            };
+        };
+        /** @description A saved CRM filter (group), re-resolved dynamically; used by automations with `outreach_audience` type `groups`. */
+        CrmGroup: {
+            group_id: string;
+            name?: string;
+            filters?: components["schemas"]["CrmGroupFilters"];
+            /** Format: date-time */
+            created_at?: string;
+        };
+        /** @description Result of a list-creating call: `added_count` and `unmatched` are shown, the rest inferred. */
+        ListWriteResult: {
+            title?: string;
+            /** @description Creators newly added (re-adding a handle already present is a silent no-op). */
+            added_count: number;
+            /** @description Handles not matching a known creator (skipped). */
+            unmatched: string[];
+            /** @description Creators in the list after the call (inferred). */
+            creator_count?: number;
+        };
+        /** @description A tag in use and how many of the shop's creators carry it (a tag with no creators disappears). */
+        TagCount: {
+            tag: string;
+            creator_count: number;
+        };
+        /** @description A workflow: `workflow_id`, a trigger and a step graph are shown; the rest is inferred. */
+        Workflow: {
+            workflow_id: string;
+            name?: string | null;
+            /**
+             * @description `active` or `paused` (toggle); other states are not shown.
+             * @enum {string}
+             */
+            status: "active" | "paused";
+            /** @description The trigger (shape not shown). */
+            trigger: Record<string, never>;
+            /** @description The step graph (shape not shown). */
+            steps: Record<string, never>[];
+            /** Format: date-time */
+            created_at?: string;
+            /** Format: date-time */
+            updated_at?: string;
+        };
+        /** @description A creator brief: a public landing page with a short code. Fields beyond that are inferred. */
+        CreatorBrief: {
+            brief_id: string;
+            title?: string | null;
+            /** @enum {string} */
+            type: "static" | "dynamic";
+            /**
+             * @description Static briefs: `manual` shows `video_ids`, `auto` the shop's top videos. Null for dynamic briefs.
+             * @enum {string|null}
+             */
+            video_mode?: "manual" | "auto" | null;
+            video_ids?: string[];
+            /** @description Dynamic briefs: the product the page is generated for. */
+            product_id?: string | null;
+            /** @description Public link code, placed in automation message text as a link. */
+            short_code: string;
+            /** Format: uri */
+            public_url: string;
+            /** Format: date-time */
+            created_at?: string;
+            /** Format: date-time */
+            updated_at?: string;
+        };
+        /** @description A community campaign (race, contest, leaderboard, bingo board, sweepstakes, retainer). Fields beyond slug, share_link and status are inferred. */
+        CommunityCampaign: {
+            campaign_id: string;
+            title?: string | null;
+            /** @enum {string} */
+            type?: "race" | "contest" | "leaderboard" | "bingo" | "sweepstakes" | "retainer";
+            /** @description `active` (live immediately) is shown; the mock also uses `draft` and `ended` (inferred). */
+            status: string;
+            /** @description 6-character slug. */
+            slug: string;
+            /**
+             * Format: uri
+             * @description {community_url}/<slug>; can go in an automation's DM or invite text.
+             */
+            share_link: string;
+            description?: string | null;
+            /** Format: date */
+            start_date?: string | null;
+            /** Format: date */
+            end_date?: string | null;
+            /** @description Type-specific settings (prizes, targets, boards...): not shown. */
+            settings?: Record<string, never>;
+            /** Format: date-time */
+            created_at?: string;
+            /** Format: date-time */
+            updated_at?: string;
+        };
+        /** @description An authorized community payout, one per (campaign, creator, period). Shape not shown; inferred. */
+        CommunityPayout: {
+            payout_id?: string;
+            campaign_id: string;
+            creator_id: string;
+            handle?: string | null;
+            period: string;
+            amount?: number | null;
+            /** @description The mock answers `authorized`. */
+            status?: string;
+            /** Format: date-time */
+            authorized_at?: string;
+        };
+        /** @description A brand in the Enterprise market data; fields not shown, inferred. */
+        EnterpriseBrand: {
+            brand_id: string;
+            name?: string;
+            region?: components["schemas"]["Region"];
+            category?: string | null;
+            gmv?: number;
+            units_sold?: number;
+            /** @description GMV growth against the previous period, percent. */
+            growth_pct?: number | null;
+            product_count?: number;
+            creator_count?: number;
+        };
+        /** @description A product in the Enterprise market data; fields not shown, inferred. */
+        EnterpriseProduct: {
+            product_id: string;
+            name?: string;
+            brand?: string | null;
+            brand_id?: string | null;
+            region?: components["schemas"]["Region"];
+            category?: string | null;
+            price?: number;
+            gmv?: number;
+            units_sold?: number;
+            growth_pct?: number | null;
+            creator_count?: number;
+        };
+        /** @description A creator in the Enterprise market data; fields not shown, inferred. */
+        EnterpriseCreator: {
+            creator_id: string;
+            handle: string;
+            nickname?: string | null;
+            region?: components["schemas"]["Region"];
+            category?: string | null;
+            follower_cnt?: number;
+            gmv?: number;
+            units_sold?: number;
+            video_count?: number;
+            brand_collaborations?: number;
+            growth_pct?: number | null;
+        };
     };
     responses: {
         /** @description Bad request: validation error, missing or malformed X-Shop-Id, invalid idempotency key, missing date range, or an error the endpoint documents. */
@@ -327,6 +3224,2748 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
         };
     };
+    listBoostedCreativesGet: {
+        parameters: {
+            query?: {
+                include_ended?: boolean;
+                campaign_id?: string;
+                video_ids?: string | string[];
+                rule_id?: string;
+                page?: number;
+                page_size?: number;
+                sort_by?: "created_at" | "ended_at" | "budget_per_day" | "spend" | "revenue" | "orders" | "roas" | "active" | "campaign_id" | "video_id" | "handle";
+                sort_direction?: "ASC" | "DESC";
+                format?: "json" | "csv";
+                columns?: string[];
+                csv_limit?: number;
+            };
+            header: {
+                /** @description Internal shop id returned as shop_id by GET /account/shops (not the platform's own shop id). Missing: 400 `Missing X-Shop-Id header`; malformed: 400 `Invalid shop_id`. The id format is not shown; the mock uses UUIDs (inferred). */
+                "x-shop-id": components["parameters"]["ShopId"];
+                /** @description Mock only (as in Prism): `code=<status>` returns that documented response for this request. A real server ignores it. */
+                Prefer?: components["parameters"]["Prefer"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            sessions: components["schemas"]["BoostSession"][];
+                            total_count: number;
+                            page: number;
+                            page_size: number;
+                            include_ended: boolean;
+                            /** @description The sort key applied (after fallback). */
+                            sort_by: string;
+                            /** @enum {string} */
+                            sort_direction: "ASC" | "DESC";
+                        };
+                    } | components["schemas"]["CsvExport"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    listBoostedCreatives: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Internal shop id returned as shop_id by GET /account/shops (not the platform's own shop id). Missing: 400 `Missing X-Shop-Id header`; malformed: 400 `Invalid shop_id`. The id format is not shown; the mock uses UUIDs (inferred). */
+                "x-shop-id": components["parameters"]["ShopId"];
+                /** @description Mock only (as in Prism): `code=<status>` returns that documented response for this request. A real server ignores it. */
+                Prefer?: components["parameters"]["Prefer"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description false (default): active sessions only.
+                     * @default false
+                     */
+                    include_ended?: boolean;
+                    campaign_id?: string;
+                    /** @description A video id or an array of ids. */
+                    video_ids?: string | string[];
+                    /** @description `manual` for manual boosts. */
+                    rule_id?: string;
+                    /**
+                     * @description 1-based page number.
+                     * @default 1
+                     */
+                    page?: number;
+                    /** @default 20 */
+                    page_size?: number;
+                    /**
+                     * @default created_at
+                     * @enum {string}
+                     */
+                    sort_by?: "created_at" | "ended_at" | "budget_per_day" | "spend" | "revenue" | "orders" | "roas" | "active" | "campaign_id" | "video_id" | "handle";
+                    /**
+                     * @description Nulls sort last.
+                     * @enum {string}
+                     */
+                    sort_direction?: "ASC" | "DESC";
+                    /**
+                     * @description csv returns a presigned download link instead of inline JSON.
+                     * @enum {string}
+                     */
+                    format?: "json" | "csv";
+                    /** @description Fields to export. */
+                    columns?: string[];
+                    /** @description Cap on exported rows. */
+                    csv_limit?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            sessions: components["schemas"]["BoostSession"][];
+                            total_count: number;
+                            page: number;
+                            page_size: number;
+                            include_ended: boolean;
+                            /** @description The sort key applied (after fallback). */
+                            sort_by: string;
+                            /** @enum {string} */
+                            sort_direction: "ASC" | "DESC";
+                        };
+                    } | components["schemas"]["CsvExport"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    listAdCampaigns: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Internal shop id returned as shop_id by GET /account/shops (not the platform's own shop id). Missing: 400 `Missing X-Shop-Id header`; malformed: 400 `Invalid shop_id`. The id format is not shown; the mock uses UUIDs (inferred). */
+                "x-shop-id": components["parameters"]["ShopId"];
+                /** @description Mock only (as in Prism): `code=<status>` returns that documented response for this request. A real server ignores it. */
+                Prefer?: components["parameters"]["Prefer"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    date_range?: components["schemas"]["DateRange"];
+                    dateRange?: components["schemas"]["DateRange"];
+                    /**
+                     * @description 1-based page number.
+                     * @default 1
+                     */
+                    page?: number;
+                    /**
+                     * @description Default 10; clamped by the server to 1-100.
+                     * @default 10
+                     */
+                    page_size?: number;
+                    /**
+                     * @description Default 10; clamped by the server to 1-100.
+                     * @default 10
+                     */
+                    pageSize?: number;
+                    /**
+                     * @description One of `ad_spend`, `ad_revenue`, `orders`, `campaign_name`, `operation_status`, `budget`, `roas_target`; any other value falls back to `ad_spend`.
+                     * @default ad_spend
+                     */
+                    sort_by?: string;
+                    /**
+                     * @description One of `ad_spend`, `ad_revenue`, `orders`, `campaign_name`, `operation_status`, `budget`, `roas_target`; any other value falls back to `ad_spend`.
+                     * @default ad_spend
+                     */
+                    sortBy?: string;
+                    /**
+                     * @description Nulls sort last.
+                     * @default DESC
+                     * @enum {string}
+                     */
+                    sort_direction?: "ASC" | "DESC";
+                    /**
+                     * @description Nulls sort last.
+                     * @default DESC
+                     * @enum {string}
+                     */
+                    sortDir?: "ASC" | "DESC";
+                } | unknown | unknown;
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            totals: {
+                                ad_spend: number;
+                                ad_roi: number;
+                                ad_revenue: number;
+                                /** @description The equal-length period immediately before the range. */
+                                prev: {
+                                    ad_spend: number;
+                                    ad_roi: number;
+                                    ad_revenue: number;
+                                };
+                            };
+                            campaigns: components["schemas"]["AdCampaign"][];
+                            total_count: number;
+                            page: number;
+                            page_size: number;
+                            /** @description The sort key applied (after fallback). */
+                            sort_by: string;
+                            /** @enum {string} */
+                            sort_direction: "ASC" | "DESC";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    listAdCreatives: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Internal shop id returned as shop_id by GET /account/shops (not the platform's own shop id). Missing: 400 `Missing X-Shop-Id header`; malformed: 400 `Invalid shop_id`. The id format is not shown; the mock uses UUIDs (inferred). */
+                "x-shop-id": components["parameters"]["ShopId"];
+                /** @description Mock only (as in Prism): `code=<status>` returns that documented response for this request. A real server ignores it. */
+                Prefer?: components["parameters"]["Prefer"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @description Metrics window; either bound may be sent alone (from defaults to 6 months ago, to to today). */
+                    performance_date?: {
+                        /** Format: date */
+                        from?: string;
+                        /** Format: date */
+                        to?: string;
+                    };
+                    /** @description Filters videos by post date; videos with unknown post dates are excluded when set. */
+                    posted_date?: {
+                        /** Format: date */
+                        from?: string;
+                        /** Format: date */
+                        to?: string;
+                    };
+                    /** @description Legacy alias of posted_date. */
+                    date_range?: {
+                        /** Format: date */
+                        from?: string;
+                        /** Format: date */
+                        to?: string;
+                    };
+                    /**
+                     * @description 1-based page number.
+                     * @default 1
+                     */
+                    page?: number;
+                    /**
+                     * @description Default 5; clamped by the server to 1-1000.
+                     * @default 5
+                     */
+                    page_size?: number;
+                    /**
+                     * @description Default 5; clamped by the server to 1-1000.
+                     * @default 5
+                     */
+                    pageSize?: number;
+                    /**
+                     * @description One of `date_posted`, `ad_spend`, `gross_revenue`, `roi`, `cpa`, `orders`, `cost_per_order`, `impressions`, `clicks`, `click_rate`, `ad_click_rate`, `conversion_rate`, `view_rate_2s`, `view_rate_6s`, `view_count`; any other value falls back to `ad_spend`.
+                     * @default ad_spend
+                     */
+                    sort_by?: string;
+                    /**
+                     * @description One of `date_posted`, `ad_spend`, `gross_revenue`, `roi`, `cpa`, `orders`, `cost_per_order`, `impressions`, `clicks`, `click_rate`, `ad_click_rate`, `conversion_rate`, `view_rate_2s`, `view_rate_6s`, `view_count`; any other value falls back to `ad_spend`.
+                     * @default ad_spend
+                     */
+                    sortBy?: string;
+                    /**
+                     * @description Nulls sort last.
+                     * @default DESC
+                     * @enum {string}
+                     */
+                    sort_direction?: "ASC" | "DESC";
+                    /**
+                     * @description Nulls sort last.
+                     * @default DESC
+                     * @enum {string}
+                     */
+                    sortDir?: "ASC" | "DESC";
+                    campaign_id?: string;
+                    campaignId?: string;
+                    product_ids?: string | string[];
+                    productIds?: string | string[];
+                    video_ids?: string | string[];
+                    videoIds?: string | string[];
+                    video_id?: string | string[];
+                    /** @description One delivery status or an array. */
+                    statuses?: components["schemas"]["DeliveryStatus"] | components["schemas"]["DeliveryStatus"][];
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            creatives: components["schemas"]["AdCreative"][];
+                            total_count: number;
+                            page: number;
+                            page_size: number;
+                            /** @description Statuses present in scope before the status filter. */
+                            available_statuses: components["schemas"]["DeliveryStatus"][];
+                            /** @description The sort key applied (after fallback). */
+                            sort_by: string;
+                            /** @enum {string} */
+                            sort_direction: "ASC" | "DESC";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    listExcludedCreativesGet: {
+        parameters: {
+            query?: {
+                campaign_id?: string;
+                video_ids?: string | string[];
+                rule_id?: string;
+                page?: number;
+                page_size?: number;
+                sort_by?: "created_at" | "campaign_id" | "video_id" | "handle" | "rule_name";
+                sort_direction?: "ASC" | "DESC";
+                format?: "json" | "csv";
+                columns?: string[];
+                csv_limit?: number;
+            };
+            header: {
+                /** @description Internal shop id returned as shop_id by GET /account/shops (not the platform's own shop id). Missing: 400 `Missing X-Shop-Id header`; malformed: 400 `Invalid shop_id`. The id format is not shown; the mock uses UUIDs (inferred). */
+                "x-shop-id": components["parameters"]["ShopId"];
+                /** @description Mock only (as in Prism): `code=<status>` returns that documented response for this request. A real server ignores it. */
+                Prefer?: components["parameters"]["Prefer"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            exclusions: components["schemas"]["ExcludedCreative"][];
+                            total_count: number;
+                            page: number;
+                            page_size: number;
+                            /** @description The sort key applied (after fallback). */
+                            sort_by: string;
+                            /** @enum {string} */
+                            sort_direction: "ASC" | "DESC";
+                        };
+                    } | components["schemas"]["CsvExport"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    listExcludedCreatives: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Internal shop id returned as shop_id by GET /account/shops (not the platform's own shop id). Missing: 400 `Missing X-Shop-Id header`; malformed: 400 `Invalid shop_id`. The id format is not shown; the mock uses UUIDs (inferred). */
+                "x-shop-id": components["parameters"]["ShopId"];
+                /** @description Mock only (as in Prism): `code=<status>` returns that documented response for this request. A real server ignores it. */
+                Prefer?: components["parameters"]["Prefer"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    campaign_id?: string;
+                    /** @description A video id or an array of ids. */
+                    video_ids?: string | string[];
+                    /** @description `manual` for manual exclusions; moderation scan ids begin with `moderation_scan`. */
+                    rule_id?: string;
+                    /**
+                     * @description 1-based page number.
+                     * @default 1
+                     */
+                    page?: number;
+                    /** @default 20 */
+                    page_size?: number;
+                    /**
+                     * @default created_at
+                     * @enum {string}
+                     */
+                    sort_by?: "created_at" | "campaign_id" | "video_id" | "handle" | "rule_name";
+                    /**
+                     * @description Nulls sort last.
+                     * @default DESC
+                     * @enum {string}
+                     */
+                    sort_direction?: "ASC" | "DESC";
+                    /**
+                     * @description csv returns a presigned download link instead of inline JSON.
+                     * @enum {string}
+                     */
+                    format?: "json" | "csv";
+                    /** @description Fields to export. */
+                    columns?: string[];
+                    /** @description Cap on exported rows. */
+                    csv_limit?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            exclusions: components["schemas"]["ExcludedCreative"][];
+                            total_count: number;
+                            page: number;
+                            page_size: number;
+                            /** @description The sort key applied (after fallback). */
+                            sort_by: string;
+                            /** @enum {string} */
+                            sort_direction: "ASC" | "DESC";
+                        };
+                    } | components["schemas"]["CsvExport"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    listCrmAffiliates: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Internal shop id returned as shop_id by GET /account/shops (not the platform's own shop id). Missing: 400 `Missing X-Shop-Id header`; malformed: 400 `Invalid shop_id`. The id format is not shown; the mock uses UUIDs (inferred). */
+                "x-shop-id": components["parameters"]["ShopId"];
+                /** @description Mock only (as in Prism): `code=<status>` returns that documented response for this request. A real server ignores it. */
+                Prefer?: components["parameters"]["Prefer"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    page_size?: number;
+                    /** @description 1-based. */
+                    page_number?: number;
+                    just_count?: boolean;
+                    date_range?: components["schemas"]["DateRange"];
+                    /** @description Sort field; `gmv` is the one shown, the others are not enumerated. */
+                    sort_by?: string;
+                    /** @enum {string} */
+                    sort_direction?: "asc" | "desc";
+                    filters?: {
+                        handle?: string;
+                        min_videos?: number;
+                        include_tags?: string[];
+                        exclude_tags?: string[];
+                        /** @description Platform-wide creator performance: 30-day GMV across all brands and follower count. */
+                        affiliate_performance?: {
+                            min_gmv?: number;
+                            max_gmv?: number;
+                            min_followers?: number;
+                            max_followers?: number;
+                        };
+                        /** @description The creator's performance for this shop. */
+                        shop_performance?: {
+                            /** @description Shop lifetime GMV. */
+                            min_gmv?: number;
+                            max_gmv?: number;
+                            min_video_gmv?: number;
+                            max_video_gmv?: number;
+                            min_live_gmv?: number;
+                            max_live_gmv?: number;
+                            min_units_sold?: number;
+                            max_units_sold?: number;
+                        };
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        results: components["schemas"]["Affiliate"][];
+                        has_more: boolean;
+                        page_size: number;
+                        page_offset: number;
+                    } | components["schemas"]["CountOnly"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    listAffiliateLives: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Internal shop id returned as shop_id by GET /account/shops (not the platform's own shop id). Missing: 400 `Missing X-Shop-Id header`; malformed: 400 `Invalid shop_id`. The id format is not shown; the mock uses UUIDs (inferred). */
+                "x-shop-id": components["parameters"]["ShopId"];
+                /** @description Mock only (as in Prism): `code=<status>` returns that documented response for this request. A real server ignores it. */
+                Prefer?: components["parameters"]["Prefer"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    page_size?: number;
+                    /** @description 1-based. */
+                    page_number?: number;
+                    just_count?: boolean;
+                    filters?: {
+                        /** @description Sort field; values not enumerated. */
+                        sort_by?: string;
+                        /** @description asc or desc (case not shown for this list). */
+                        sort_direction?: string;
+                        handle?: string;
+                        /** @description Product id or ids; exact shape not shown. */
+                        product_filter?: string | string[];
+                        date_range?: components["schemas"]["DateRange"];
+                        /** @description Platform-wide creator performance: 30-day GMV across all brands and follower count. */
+                        affiliate_performance?: {
+                            min_gmv?: number;
+                            max_gmv?: number;
+                            min_followers?: number;
+                            max_followers?: number;
+                        };
+                        /** @description The creator's performance for this shop. */
+                        shop_performance?: {
+                            /** @description Shop lifetime GMV. */
+                            min_gmv?: number;
+                            max_gmv?: number;
+                            min_video_gmv?: number;
+                            max_video_gmv?: number;
+                            min_live_gmv?: number;
+                            max_live_gmv?: number;
+                            min_units_sold?: number;
+                            max_units_sold?: number;
+                        };
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            results: components["schemas"]["LiveStream"][];
+                            has_more: boolean;
+                            page_size: number;
+                            page_offset: number;
+                            sort_by: string;
+                            sort_direction: string;
+                        };
+                    } | components["schemas"]["CountOnly"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    sendCreatorDm: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Internal shop id returned as shop_id by GET /account/shops (not the platform's own shop id). Missing: 400 `Missing X-Shop-Id header`; malformed: 400 `Invalid shop_id`. The id format is not shown; the mock uses UUIDs (inferred). */
+                "x-shop-id": components["parameters"]["ShopId"];
+                /** @description Optional. With it the response (status and body) is cached 24 hours per shop and key and replayed identically; a concurrent request with the same key gets 409 for up to 60 seconds. Invalid format: 400 `Invalid idempotency key format`. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description Mock only (as in Prism): `code=<status>` returns that documented response for this request. A real server ignores it. */
+                Prefer?: components["parameters"]["Prefer"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    creator_id?: string;
+                    handle?: string;
+                    /** @description Message text (length limit inferred). */
+                    message: string;
+                } | unknown | unknown;
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Not shown; inferred. */
+                        data: {
+                            message?: string;
+                            dm_id?: string;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    approveSampleRequests: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Internal shop id returned as shop_id by GET /account/shops (not the platform's own shop id). Missing: 400 `Missing X-Shop-Id header`; malformed: 400 `Invalid shop_id`. The id format is not shown; the mock uses UUIDs (inferred). */
+                "x-shop-id": components["parameters"]["ShopId"];
+                /** @description Optional. With it the response (status and body) is cached 24 hours per shop and key and replayed identically; a concurrent request with the same key gets 409 for up to 60 seconds. Invalid format: 400 `Invalid idempotency key format`. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description Mock only (as in Prism): `code=<status>` returns that documented response for this request. A real server ignores it. */
+                Prefer?: components["parameters"]["Prefer"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @description apply_id values of the sample requests. */
+                    apply_ids: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            message: string;
+                            success_count: number;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    getSampleFunnel: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Internal shop id returned as shop_id by GET /account/shops (not the platform's own shop id). Missing: 400 `Missing X-Shop-Id header`; malformed: 400 `Invalid shop_id`. The id format is not shown; the mock uses UUIDs (inferred). */
+                "x-shop-id": components["parameters"]["ShopId"];
+                /** @description Mock only (as in Prism): `code=<status>` returns that documented response for this request. A real server ignores it. */
+                Prefer?: components["parameters"]["Prefer"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description timestamp = request time; the column names sample_approved, sample_shipped, sample_received, sample_posted also work.
+                     * @default timestamp
+                     * @enum {string}
+                     */
+                    time_field?: "timestamp" | "approved" | "shipped" | "delivered" | "posted" | "sample_approved" | "sample_shipped" | "sample_received" | "sample_posted";
+                    /**
+                     * Format: date
+                     * @description Inclusive of the whole day; omit both bounds for all time.
+                     */
+                    time_from?: string;
+                    /**
+                     * Format: date
+                     * @description Inclusive of the whole day.
+                     */
+                    time_to?: string;
+                    product_ids?: string[];
+                    product_id?: string;
+                    campaign_id?: string;
+                    all_campaigns?: boolean;
+                    /** @enum {string} */
+                    source?: "TC" | "Open";
+                    /** @default false */
+                    include_ignored?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["SampleFunnel"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    ignoreSampleRequests: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Internal shop id returned as shop_id by GET /account/shops (not the platform's own shop id). Missing: 400 `Missing X-Shop-Id header`; malformed: 400 `Invalid shop_id`. The id format is not shown; the mock uses UUIDs (inferred). */
+                "x-shop-id": components["parameters"]["ShopId"];
+                /** @description Optional. With it the response (status and body) is cached 24 hours per shop and key and replayed identically; a concurrent request with the same key gets 409 for up to 60 seconds. Invalid format: 400 `Invalid idempotency key format`. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description Mock only (as in Prism): `code=<status>` returns that documented response for this request. A real server ignores it. */
+                Prefer?: components["parameters"]["Prefer"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @description apply_id values of the sample requests. */
+                    apply_ids: string[];
+                    perma_ignore_affiliates?: {
+                        creator_id: string;
+                        handle: string;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Not shown; inferred. */
+                        data: {
+                            message?: string;
+                            ignored_count?: number;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    listSampleRequests: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Internal shop id returned as shop_id by GET /account/shops (not the platform's own shop id). Missing: 400 `Missing X-Shop-Id header`; malformed: 400 `Invalid shop_id`. The id format is not shown; the mock uses UUIDs (inferred). */
+                "x-shop-id": components["parameters"]["ShopId"];
+                /** @description Mock only (as in Prism): `code=<status>` returns that documented response for this request. A real server ignores it. */
+                Prefer?: components["parameters"]["Prefer"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @description At most 100; larger is refused. */
+                    page_size?: number;
+                    /** @description 1-based; page_number x page_size must not exceed 1000. */
+                    page_number?: number;
+                    /** @enum {string} */
+                    sort_by?: "timestamp" | "med_gmv_revenue" | "med_gmv_revenue_range" | "follower_cnt" | "post_rate" | "pps" | "gpm" | "average_gmv_per_video" | "expire_date" | "shop_gmv" | "engagement";
+                    /** @description asc or desc (the accepted case and the handling of other values are not shown). */
+                    sort_direction?: string;
+                    just_count?: boolean;
+                    filters?: {
+                        /** @description `[ignore]` shows only ignored requests. */
+                        sample_status?: ("To Review" | "Ready to Ship" | "Shipped" | "Content Pending" | "Overdue" | "Rejected" | "Delivered" | "Content Posted" | "Pending" | "Approved" | "ignore")[];
+                        handle?: string;
+                        product_filter?: string;
+                        product_ids?: string[];
+                        date_range?: components["schemas"]["DateRange"];
+                        approval_time?: components["schemas"]["DateRange"];
+                        /** @description Platform-wide creator profile bounds: 30-day GMV across all brands, follower count. */
+                        affiliate_performance?: {
+                            min_gmv?: number;
+                            max_gmv?: number;
+                            min_followers?: number;
+                            max_followers?: number;
+                        };
+                        /** @description Bounds on what the creator did for this shop. */
+                        shop_performance?: {
+                            /** @description Shop lifetime GMV the creator drove. */
+                            min_gmv?: number;
+                            max_gmv?: number;
+                            min_video_gmv?: number;
+                            max_video_gmv?: number;
+                            min_live_gmv?: number;
+                            max_live_gmv?: number;
+                            min_units_sold?: number;
+                            max_units_sold?: number;
+                        };
+                    };
+                    prev_worked_with?: boolean;
+                    /** @description expire_date within 3 days. */
+                    expiring_soon?: boolean;
+                    /** @enum {string} */
+                    source?: "TC" | "Open";
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            results: components["schemas"]["SampleRequest"][];
+                            page_number: number;
+                            page_size: number;
+                            /** @description Filled on page 1 or with just_count. */
+                            total_count?: number | null;
+                            has_more: boolean;
+                        };
+                    } | components["schemas"]["CountOnly"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    listRefundableSampleRequests: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Internal shop id returned as shop_id by GET /account/shops (not the platform's own shop id). Missing: 400 `Missing X-Shop-Id header`; malformed: 400 `Invalid shop_id`. The id format is not shown; the mock uses UUIDs (inferred). */
+                "x-shop-id": components["parameters"]["ShopId"];
+                /** @description Mock only (as in Prism): `code=<status>` returns that documented response for this request. A real server ignores it. */
+                Prefer?: components["parameters"]["Prefer"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @description At most 100; larger is refused. */
+                    page_size?: number;
+                    /** @description 1-based; page_number x page_size must not exceed 1000. */
+                    page_number?: number;
+                    /** @enum {string} */
+                    sort_by?: "timestamp" | "sample_shipped" | "sample_received" | "refund_time" | "refund_amount" | "commission_rate" | "review_expire_time" | "follower_cnt" | "shop_gmv";
+                    /** @description asc or desc (the accepted case and the handling of other values are not shown). */
+                    sort_direction?: string;
+                    /**
+                     * @description The timestamp filters.date_range applies to.
+                     * @default timestamp
+                     * @enum {string}
+                     */
+                    time_field?: "timestamp" | "sample_shipped" | "sample_received" | "refund_time" | "review_expire_time";
+                    just_count?: boolean;
+                    filters?: {
+                        /** @description Refundable sample statuses (known: Requested, Shipped, Delivered, Content Posted, Refunded, Expired). */
+                        sample_status?: string[];
+                        handle?: string;
+                        product_filter?: string;
+                        product_ids?: string[];
+                        exclude_product_ids?: string[];
+                        sku_ids?: string[];
+                        date_range?: components["schemas"]["DateRange"];
+                        /** @description Platform-wide creator profile bounds: 30-day GMV across all brands, follower count. */
+                        affiliate_performance?: {
+                            min_gmv?: number;
+                            max_gmv?: number;
+                            min_followers?: number;
+                            max_followers?: number;
+                        };
+                        /** @description Bounds on what the creator did for this shop. */
+                        shop_performance?: {
+                            /** @description Shop lifetime GMV the creator drove. */
+                            min_gmv?: number;
+                            max_gmv?: number;
+                            min_video_gmv?: number;
+                            max_video_gmv?: number;
+                            min_live_gmv?: number;
+                            max_live_gmv?: number;
+                            min_units_sold?: number;
+                            max_units_sold?: number;
+                        };
+                    };
+                    campaign_id?: string;
+                    all_campaigns?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            results: components["schemas"]["RefundableSampleRequest"][];
+                            page: number;
+                            page_size: number;
+                            total_count: number;
+                            has_more: boolean;
+                        };
+                    } | components["schemas"]["CountOnly"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    rejectSampleRequests: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Internal shop id returned as shop_id by GET /account/shops (not the platform's own shop id). Missing: 400 `Missing X-Shop-Id header`; malformed: 400 `Invalid shop_id`. The id format is not shown; the mock uses UUIDs (inferred). */
+                "x-shop-id": components["parameters"]["ShopId"];
+                /** @description Optional. With it the response (status and body) is cached 24 hours per shop and key and replayed identically; a concurrent request with the same key gets 409 for up to 60 seconds. Invalid format: 400 `Invalid idempotency key format`. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description Mock only (as in Prism): `code=<status>` returns that documented response for this request. A real server ignores it. */
+                Prefer?: components["parameters"]["Prefer"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @description apply_id values of the sample requests. */
+                    apply_ids: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            message: string;
+                            success_count: number;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    unignoreSampleRequests: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Internal shop id returned as shop_id by GET /account/shops (not the platform's own shop id). Missing: 400 `Missing X-Shop-Id header`; malformed: 400 `Invalid shop_id`. The id format is not shown; the mock uses UUIDs (inferred). */
+                "x-shop-id": components["parameters"]["ShopId"];
+                /** @description Optional. With it the response (status and body) is cached 24 hours per shop and key and replayed identically; a concurrent request with the same key gets 409 for up to 60 seconds. Invalid format: 400 `Invalid idempotency key format`. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description Mock only (as in Prism): `code=<status>` returns that documented response for this request. A real server ignores it. */
+                Prefer?: components["parameters"]["Prefer"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @description apply_id values of the sample requests. */
+                    apply_ids?: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Not shown; inferred. */
+                        data: {
+                            message?: string;
+                            unignored_count?: number;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    listAffiliateSlideshows: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Internal shop id returned as shop_id by GET /account/shops (not the platform's own shop id). Missing: 400 `Missing X-Shop-Id header`; malformed: 400 `Invalid shop_id`. The id format is not shown; the mock uses UUIDs (inferred). */
+                "x-shop-id": components["parameters"]["ShopId"];
+                /** @description Mock only (as in Prism): `code=<status>` returns that documented response for this request. A real server ignores it. */
+                Prefer?: components["parameters"]["Prefer"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    page_size?: number;
+                    /** @description 1-based. */
+                    page_number?: number;
+                    just_count?: boolean;
+                    filters?: {
+                        /**
+                         * @description Ad metrics (roi, cpa, ad_spend) are unavailable.
+                         * @enum {string}
+                         */
+                        sort_by?: "gmv" | "post_time" | "view_count" | "like_count" | "comment_count" | "units_sold" | "ctr" | "engagement_rate";
+                        /** @description asc or desc (case not shown for this list). */
+                        sort_direction?: string;
+                        handle?: string;
+                        /** @description Product id or ids; exact shape not shown. */
+                        product_filter?: string | string[];
+                        campaign_id?: string;
+                        date_range?: components["schemas"]["DateRange"];
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            results: components["schemas"]["Slideshow"][];
+                            has_more: boolean;
+                            page_size: number;
+                            page_offset: number;
+                        };
+                    } | components["schemas"]["CountOnly"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    listAffiliateVideos: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Internal shop id returned as shop_id by GET /account/shops (not the platform's own shop id). Missing: 400 `Missing X-Shop-Id header`; malformed: 400 `Invalid shop_id`. The id format is not shown; the mock uses UUIDs (inferred). */
+                "x-shop-id": components["parameters"]["ShopId"];
+                /** @description Mock only (as in Prism): `code=<status>` returns that documented response for this request. A real server ignores it. */
+                Prefer?: components["parameters"]["Prefer"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    page_size?: number;
+                    /** @description 1-based. */
+                    page_number?: number;
+                    just_count?: boolean;
+                    filters?: {
+                        /** @description Sort field; values not enumerated. */
+                        sort_by?: string;
+                        /** @description asc or desc (case not shown for this list). */
+                        sort_direction?: string;
+                        handle?: string;
+                        /** @description Product id or ids; exact shape not shown. */
+                        product_filter?: string | string[];
+                        date_range?: components["schemas"]["DateRange"];
+                        /** @description Platform-wide creator performance: 30-day GMV across all brands and follower count. */
+                        affiliate_performance?: {
+                            min_gmv?: number;
+                            max_gmv?: number;
+                            min_followers?: number;
+                            max_followers?: number;
+                        };
+                        /** @description The creator's performance for this shop. */
+                        shop_performance?: {
+                            /** @description Shop lifetime GMV. */
+                            min_gmv?: number;
+                            max_gmv?: number;
+                            min_video_gmv?: number;
+                            max_video_gmv?: number;
+                            min_live_gmv?: number;
+                            max_live_gmv?: number;
+                            min_units_sold?: number;
+                            max_units_sold?: number;
+                        };
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            results: components["schemas"]["Video"][];
+                            has_more: boolean;
+                            page_size: number;
+                            page_offset: number;
+                        };
+                    } | components["schemas"]["CountOnly"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    createAutomation: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Internal shop id returned as shop_id by GET /account/shops (not the platform's own shop id). Missing: 400 `Missing X-Shop-Id header`; malformed: 400 `Invalid shop_id`. The id format is not shown; the mock uses UUIDs (inferred). */
+                "x-shop-id": components["parameters"]["ShopId"];
+                /** @description Optional. With it the response (status and body) is cached 24 hours per shop and key and replayed identically; a concurrent request with the same key gets 409 for up to 60 seconds. Invalid format: 400 `Invalid idempotency key format`. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description Mock only (as in Prism): `code=<status>` returns that documented response for this request. A real server ignores it. */
+                Prefer?: components["parameters"]["Prefer"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    title?: string;
+                    /** @description For example `dm`; the full set of values is not shown. */
+                    message_type?: string;
+                    /** @description The audience object; the bare value (`"groups"`, `"list"`, `"new_affiliates"`) is also accepted, with `group_id` / `list` at the top level of the body (normalised to the object form). */
+                    outreach_audience?: components["schemas"]["OutreachAudience"] | ("new_affiliates" | "groups" | "list");
+                    /** @description With the bare `outreach_audience: "groups"` form. */
+                    group_id?: string;
+                    /** @description List title, with the bare `outreach_audience: "list"` form. */
+                    list?: string;
+                    dm_messages?: components["schemas"]["OutreachDmMessage"][];
+                    invite_details?: {
+                        /** @description Target-collaboration invite text; may include `[affiliate_name]` and share links. */
+                        message?: string;
+                    };
+                    outreach_filters?: components["schemas"]["OutreachFilters"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            message: string;
+                            campaign_id: string;
+                            /**
+                             * @description `stopped` after a successful create.
+                             * @enum {string}
+                             */
+                            status: "stopped" | "active" | "paused";
+                            messages_remaining: number;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    deleteAutomation: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Internal shop id returned as shop_id by GET /account/shops (not the platform's own shop id). Missing: 400 `Missing X-Shop-Id header`; malformed: 400 `Invalid shop_id`. The id format is not shown; the mock uses UUIDs (inferred). */
+                "x-shop-id": components["parameters"]["ShopId"];
+                /** @description Optional. With it the response (status and body) is cached 24 hours per shop and key and replayed identically; a concurrent request with the same key gets 409 for up to 60 seconds. Invalid format: 400 `Invalid idempotency key format`. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description Mock only (as in Prism): `code=<status>` returns that documented response for this request. A real server ignores it. */
+                Prefer?: components["parameters"]["Prefer"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    campaign_id: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The response of a delete is not shown; inferred. */
+                        data: {
+                            campaign_id: string;
+                            /** @constant */
+                            deleted: true;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    listAutomations: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Internal shop id returned as shop_id by GET /account/shops (not the platform's own shop id). Missing: 400 `Missing X-Shop-Id header`; malformed: 400 `Invalid shop_id`. The id format is not shown; the mock uses UUIDs (inferred). */
+                "x-shop-id": components["parameters"]["ShopId"];
+                /** @description Mock only (as in Prism): `code=<status>` returns that documented response for this request. A real server ignores it. */
+                Prefer?: components["parameters"]["Prefer"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @description Only automations with this status. */
+                    status?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            automations: components["schemas"]["Automation"][];
+                            total_count: number;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    updateAutomation: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Internal shop id returned as shop_id by GET /account/shops (not the platform's own shop id). Missing: 400 `Missing X-Shop-Id header`; malformed: 400 `Invalid shop_id`. The id format is not shown; the mock uses UUIDs (inferred). */
+                "x-shop-id": components["parameters"]["ShopId"];
+                /** @description Optional. With it the response (status and body) is cached 24 hours per shop and key and replayed identically; a concurrent request with the same key gets 409 for up to 60 seconds. Invalid format: 400 `Invalid idempotency key format`. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description Mock only (as in Prism): `code=<status>` returns that documented response for this request. A real server ignores it. */
+                Prefer?: components["parameters"]["Prefer"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    campaign_id: string;
+                    title?: string;
+                    /** @description For example `dm`; the full set of values is not shown. */
+                    message_type?: string;
+                    /** @description The audience object; the bare value (`"groups"`, `"list"`, `"new_affiliates"`) is also accepted, with `group_id` / `list` at the top level of the body (normalised to the object form). */
+                    outreach_audience?: components["schemas"]["OutreachAudience"] | ("new_affiliates" | "groups" | "list");
+                    /** @description With the bare `outreach_audience: "groups"` form. */
+                    group_id?: string;
+                    /** @description List title, with the bare `outreach_audience: "list"` form. */
+                    list?: string;
+                    dm_messages?: components["schemas"]["OutreachDmMessage"][];
+                    invite_details?: {
+                        /** @description Target-collaboration invite text; may include `[affiliate_name]` and share links. */
+                        message?: string;
+                    };
+                    outreach_filters?: components["schemas"]["OutreachFilters"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Automation"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    createCommunityCampaign: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Internal shop id returned as shop_id by GET /account/shops (not the platform's own shop id). Missing: 400 `Missing X-Shop-Id header`; malformed: 400 `Invalid shop_id`. The id format is not shown; the mock uses UUIDs (inferred). */
+                "x-shop-id": components["parameters"]["ShopId"];
+                /** @description Optional. With it the response (status and body) is cached 24 hours per shop and key and replayed identically; a concurrent request with the same key gets 409 for up to 60 seconds. Invalid format: 400 `Invalid idempotency key format`. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description Mock only (as in Prism): `code=<status>` returns that documented response for this request. A real server ignores it. */
+                Prefer?: components["parameters"]["Prefer"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    title: string;
+                    /** @enum {string} */
+                    type: "race" | "contest" | "leaderboard" | "bingo" | "sweepstakes" | "retainer";
+                    /**
+                     * @description `active` goes live immediately; `draft` (default) is inferred.
+                     * @enum {string}
+                     */
+                    status?: "draft" | "active";
+                    description?: string;
+                    /** Format: date */
+                    start_date?: string;
+                    /** Format: date */
+                    end_date?: string;
+                    /** @description Type-specific settings (not shown). */
+                    settings?: Record<string, never>;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["CommunityCampaign"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    deleteCommunityCampaign: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Internal shop id returned as shop_id by GET /account/shops (not the platform's own shop id). Missing: 400 `Missing X-Shop-Id header`; malformed: 400 `Invalid shop_id`. The id format is not shown; the mock uses UUIDs (inferred). */
+                "x-shop-id": components["parameters"]["ShopId"];
+                /** @description Optional. With it the response (status and body) is cached 24 hours per shop and key and replayed identically; a concurrent request with the same key gets 409 for up to 60 seconds. Invalid format: 400 `Invalid idempotency key format`. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description Mock only (as in Prism): `code=<status>` returns that documented response for this request. A real server ignores it. */
+                Prefer?: components["parameters"]["Prefer"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    campaign_id: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The response of a delete is not shown; inferred. */
+                        data: {
+                            campaign_id: string;
+                            /** @constant */
+                            deleted: true;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    updateCommunityCampaign: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Internal shop id returned as shop_id by GET /account/shops (not the platform's own shop id). Missing: 400 `Missing X-Shop-Id header`; malformed: 400 `Invalid shop_id`. The id format is not shown; the mock uses UUIDs (inferred). */
+                "x-shop-id": components["parameters"]["ShopId"];
+                /** @description Optional. With it the response (status and body) is cached 24 hours per shop and key and replayed identically; a concurrent request with the same key gets 409 for up to 60 seconds. Invalid format: 400 `Invalid idempotency key format`. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description Mock only (as in Prism): `code=<status>` returns that documented response for this request. A real server ignores it. */
+                Prefer?: components["parameters"]["Prefer"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    campaign_id: string;
+                    title?: string;
+                    /**
+                     * @description States beyond `active` are not shown; `draft` and `ended` are inferred.
+                     * @enum {string}
+                     */
+                    status?: "draft" | "active" | "ended";
+                    description?: string;
+                    /** Format: date */
+                    start_date?: string;
+                    /** Format: date */
+                    end_date?: string;
+                    settings?: Record<string, never>;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["CommunityCampaign"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    authorizeCommunityPayout: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Internal shop id returned as shop_id by GET /account/shops (not the platform's own shop id). Missing: 400 `Missing X-Shop-Id header`; malformed: 400 `Invalid shop_id`. The id format is not shown; the mock uses UUIDs (inferred). */
+                "x-shop-id": components["parameters"]["ShopId"];
+                /** @description Mock only (as in Prism): `code=<status>` returns that documented response for this request. A real server ignores it. */
+                Prefer?: components["parameters"]["Prefer"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    campaign_id: string;
+                    creator_id?: string;
+                    /** @description Alternative to creator_id. */
+                    handle?: string;
+                    /** @description The payout period (for example `2026-05` for a retainer month); format not shown. */
+                    period: string;
+                    /** @description Amount in the shop's currency; the campaign's reward when omitted. */
+                    amount?: number;
+                } | unknown | unknown;
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["CommunityPayout"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    createCreatorBrief: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Internal shop id returned as shop_id by GET /account/shops (not the platform's own shop id). Missing: 400 `Missing X-Shop-Id header`; malformed: 400 `Invalid shop_id`. The id format is not shown; the mock uses UUIDs (inferred). */
+                "x-shop-id": components["parameters"]["ShopId"];
+                /** @description Optional. With it the response (status and body) is cached 24 hours per shop and key and replayed identically; a concurrent request with the same key gets 409 for up to 60 seconds. Invalid format: 400 `Invalid idempotency key format`. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description Mock only (as in Prism): `code=<status>` returns that documented response for this request. A real server ignores it. */
+                Prefer?: components["parameters"]["Prefer"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    title?: string;
+                    /** @enum {string} */
+                    type: "static" | "dynamic";
+                    /**
+                     * @description Static briefs only; default `auto`.
+                     * @enum {string}
+                     */
+                    video_mode?: "manual" | "auto";
+                    video_ids?: string[];
+                    /** @description Dynamic briefs only. */
+                    product_id?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["CreatorBrief"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    deleteCreatorBrief: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Internal shop id returned as shop_id by GET /account/shops (not the platform's own shop id). Missing: 400 `Missing X-Shop-Id header`; malformed: 400 `Invalid shop_id`. The id format is not shown; the mock uses UUIDs (inferred). */
+                "x-shop-id": components["parameters"]["ShopId"];
+                /** @description Optional. With it the response (status and body) is cached 24 hours per shop and key and replayed identically; a concurrent request with the same key gets 409 for up to 60 seconds. Invalid format: 400 `Invalid idempotency key format`. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description Mock only (as in Prism): `code=<status>` returns that documented response for this request. A real server ignores it. */
+                Prefer?: components["parameters"]["Prefer"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    brief_id: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The response of a delete is not shown; inferred. */
+                        data: {
+                            brief_id: string;
+                            /** @constant */
+                            deleted: true;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    updateCreatorBrief: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Internal shop id returned as shop_id by GET /account/shops (not the platform's own shop id). Missing: 400 `Missing X-Shop-Id header`; malformed: 400 `Invalid shop_id`. The id format is not shown; the mock uses UUIDs (inferred). */
+                "x-shop-id": components["parameters"]["ShopId"];
+                /** @description Optional. With it the response (status and body) is cached 24 hours per shop and key and replayed identically; a concurrent request with the same key gets 409 for up to 60 seconds. Invalid format: 400 `Invalid idempotency key format`. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description Mock only (as in Prism): `code=<status>` returns that documented response for this request. A real server ignores it. */
+                Prefer?: components["parameters"]["Prefer"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    brief_id: string;
+                    title?: string;
+                    /** @enum {string} */
+                    video_mode?: "manual" | "auto";
+                    video_ids?: string[];
+                    product_id?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["CreatorBrief"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    createDashboard: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Internal shop id returned as shop_id by GET /account/shops (not the platform's own shop id). Missing: 400 `Missing X-Shop-Id header`; malformed: 400 `Invalid shop_id`. The id format is not shown; the mock uses UUIDs (inferred). */
+                "x-shop-id": components["parameters"]["ShopId"];
+                /** @description Mock only (as in Prism): `code=<status>` returns that documented response for this request. A real server ignores it. */
+                Prefer?: components["parameters"]["Prefer"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @description 1-60 characters, unique among the boards of the shop (else 409). */
+                    name: string;
+                    widgets?: components["schemas"]["DashboardWidgetInput"][];
+                    /** @enum {string} */
+                    default_date_range?: "7d" | "14d" | "30d" | "90d" | "mtd" | "qtd";
+                    /** @enum {string} */
+                    default_grain?: "day" | "week" | "month";
+                    /** @description Locked products, up to 50; 400 on a shop the board is only shared to. */
+                    default_product_ids?: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["DashboardWithWidgets"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    getDashboardData: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Internal shop id returned as shop_id by GET /account/shops (not the platform's own shop id). Missing: 400 `Missing X-Shop-Id header`; malformed: 400 `Invalid shop_id`. The id format is not shown; the mock uses UUIDs (inferred). */
+                "x-shop-id": components["parameters"]["ShopId"];
+                /** @description Mock only (as in Prism): `code=<status>` returns that documented response for this request. A real server ignores it. */
+                Prefer?: components["parameters"]["Prefer"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    dashboard_id: string;
+                    date_range?: components["schemas"]["DateRange"];
+                    /** @enum {string} */
+                    grain?: "day" | "week" | "month";
+                    /** @description null ignores the board's locked product. */
+                    product_id?: string | null;
+                    campaign_id?: string;
+                    only_show_campaign_stats?: boolean;
+                    /** @description IANA name; an unrecognised value returns 400. */
+                    timezone?: string;
+                    /** @description 400 if one is not on the board. */
+                    widget_ids?: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["DashboardData"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    deleteDashboard: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Internal shop id returned as shop_id by GET /account/shops (not the platform's own shop id). Missing: 400 `Missing X-Shop-Id header`; malformed: 400 `Invalid shop_id`. The id format is not shown; the mock uses UUIDs (inferred). */
+                "x-shop-id": components["parameters"]["ShopId"];
+                /** @description Mock only (as in Prism): `code=<status>` returns that documented response for this request. A real server ignores it. */
+                Prefer?: components["parameters"]["Prefer"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    dashboard_id: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            dashboard_id: string;
+                            name: string;
+                            deleted: boolean;
+                            removed_from_shop_only: boolean;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    getDashboardGet: {
+        parameters: {
+            query: {
+                dashboard_id: string;
+            };
+            header: {
+                /** @description Internal shop id returned as shop_id by GET /account/shops (not the platform's own shop id). Missing: 400 `Missing X-Shop-Id header`; malformed: 400 `Invalid shop_id`. The id format is not shown; the mock uses UUIDs (inferred). */
+                "x-shop-id": components["parameters"]["ShopId"];
+                /** @description Mock only (as in Prism): `code=<status>` returns that documented response for this request. A real server ignores it. */
+                Prefer?: components["parameters"]["Prefer"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["DashboardWithWidgets"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    getDashboard: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Internal shop id returned as shop_id by GET /account/shops (not the platform's own shop id). Missing: 400 `Missing X-Shop-Id header`; malformed: 400 `Invalid shop_id`. The id format is not shown; the mock uses UUIDs (inferred). */
+                "x-shop-id": components["parameters"]["ShopId"];
+                /** @description Mock only (as in Prism): `code=<status>` returns that documented response for this request. A real server ignores it. */
+                Prefer?: components["parameters"]["Prefer"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    dashboard_id: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["DashboardWithWidgets"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    listDashboardsGet: {
+        parameters: {
+            query?: {
+                include_archived?: boolean;
+            };
+            header: {
+                /** @description Internal shop id returned as shop_id by GET /account/shops (not the platform's own shop id). Missing: 400 `Missing X-Shop-Id header`; malformed: 400 `Invalid shop_id`. The id format is not shown; the mock uses UUIDs (inferred). */
+                "x-shop-id": components["parameters"]["ShopId"];
+                /** @description Mock only (as in Prism): `code=<status>` returns that documented response for this request. A real server ignores it. */
+                Prefer?: components["parameters"]["Prefer"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            dashboards: components["schemas"]["Dashboard"][];
+                            total_count: number;
+                            defaults_created: boolean;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    listDashboards: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Internal shop id returned as shop_id by GET /account/shops (not the platform's own shop id). Missing: 400 `Missing X-Shop-Id header`; malformed: 400 `Invalid shop_id`. The id format is not shown; the mock uses UUIDs (inferred). */
+                "x-shop-id": components["parameters"]["ShopId"];
+                /** @description Mock only (as in Prism): `code=<status>` returns that documented response for this request. A real server ignores it. */
+                Prefer?: components["parameters"]["Prefer"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @default true */
+                    include_archived?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            dashboards: components["schemas"]["Dashboard"][];
+                            total_count: number;
+                            defaults_created: boolean;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    updateDashboard: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Internal shop id returned as shop_id by GET /account/shops (not the platform's own shop id). Missing: 400 `Missing X-Shop-Id header`; malformed: 400 `Invalid shop_id`. The id format is not shown; the mock uses UUIDs (inferred). */
+                "x-shop-id": components["parameters"]["ShopId"];
+                /** @description Mock only (as in Prism): `code=<status>` returns that documented response for this request. A real server ignores it. */
+                Prefer?: components["parameters"]["Prefer"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    dashboard_id: string;
+                    /** @description 1-60 characters, unique among the boards of the shop (else 409). */
+                    name?: string;
+                    /** @description Appended. */
+                    add_widgets?: components["schemas"]["DashboardWidgetInput"][];
+                    /** @description Any type; 400 if one is not on the board. */
+                    remove_widget_ids?: string[];
+                    /** @description Complete new list; omitted widgets are removed. */
+                    widgets?: components["schemas"]["DashboardWidgetUpdateEntry"][];
+                    /**
+                     * @description null stops locking.
+                     * @enum {string|null}
+                     */
+                    default_date_range?: "7d" | "14d" | "30d" | "90d" | "mtd" | "qtd" | null;
+                    /**
+                     * @description null stops locking.
+                     * @enum {string|null}
+                     */
+                    default_grain?: "day" | "week" | "month" | null;
+                    /** @description Locked products, up to 50; 400 on a shop the board is only shared to. */
+                    default_product_ids?: string[];
+                    /**
+                     * Format: date-time
+                     * @description If the board changed since, 412.
+                     */
+                    expected_updated_at?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The updated board. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Dashboard"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    createEmailCampaign: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Internal shop id returned as shop_id by GET /account/shops (not the platform's own shop id). Missing: 400 `Missing X-Shop-Id header`; malformed: 400 `Invalid shop_id`. The id format is not shown; the mock uses UUIDs (inferred). */
+                "x-shop-id": components["parameters"]["ShopId"];
+                /** @description Optional. With it the response (status and body) is cached 24 hours per shop and key and replayed identically; a concurrent request with the same key gets 409 for up to 60 seconds. Invalid format: 400 `Invalid idempotency key format`. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description Mock only (as in Prism): `code=<status>` returns that documented response for this request. A real server ignores it. */
+                Prefer?: components["parameters"]["Prefer"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    title?: string;
+                    subject?: string;
+                    /** @description Email body (text or HTML); may include `[affiliate_name]`. */
+                    body?: string;
+                    /** @description A custom sender from POST /emails/senders/create-custom; the default sender otherwise. */
+                    sender_id?: string;
+                    recipients?: components["schemas"]["EmailRecipients"];
+                    /** @description true: send at once (each send counts in the `emails_sent` stat); otherwise the campaign stays a draft. */
+                    send_now?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["EmailCampaign"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    deleteEmailCampaign: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Internal shop id returned as shop_id by GET /account/shops (not the platform's own shop id). Missing: 400 `Missing X-Shop-Id header`; malformed: 400 `Invalid shop_id`. The id format is not shown; the mock uses UUIDs (inferred). */
+                "x-shop-id": components["parameters"]["ShopId"];
+                /** @description Optional. With it the response (status and body) is cached 24 hours per shop and key and replayed identically; a concurrent request with the same key gets 409 for up to 60 seconds. Invalid format: 400 `Invalid idempotency key format`. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description Mock only (as in Prism): `code=<status>` returns that documented response for this request. A real server ignores it. */
+                Prefer?: components["parameters"]["Prefer"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    campaign_id: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The response of a delete is not shown; inferred. */
+                        data: {
+                            campaign_id: string;
+                            /** @constant */
+                            deleted: true;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    updateEmailCampaign: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Internal shop id returned as shop_id by GET /account/shops (not the platform's own shop id). Missing: 400 `Missing X-Shop-Id header`; malformed: 400 `Invalid shop_id`. The id format is not shown; the mock uses UUIDs (inferred). */
+                "x-shop-id": components["parameters"]["ShopId"];
+                /** @description Optional. With it the response (status and body) is cached 24 hours per shop and key and replayed identically; a concurrent request with the same key gets 409 for up to 60 seconds. Invalid format: 400 `Invalid idempotency key format`. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description Mock only (as in Prism): `code=<status>` returns that documented response for this request. A real server ignores it. */
+                Prefer?: components["parameters"]["Prefer"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    campaign_id: string;
+                    title?: string;
+                    subject?: string;
+                    /** @description Email body (text or HTML); may include `[affiliate_name]`. */
+                    body?: string;
+                    /** @description A custom sender from POST /emails/senders/create-custom; the default sender otherwise. */
+                    sender_id?: string;
+                    recipients?: components["schemas"]["EmailRecipients"];
+                    /** @description true: send at once (each send counts in the `emails_sent` stat); otherwise the campaign stays a draft. */
+                    send_now?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["EmailCampaign"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    createCustomEmailSender: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Internal shop id returned as shop_id by GET /account/shops (not the platform's own shop id). Missing: 400 `Missing X-Shop-Id header`; malformed: 400 `Invalid shop_id`. The id format is not shown; the mock uses UUIDs (inferred). */
+                "x-shop-id": components["parameters"]["ShopId"];
+                /** @description Optional. With it the response (status and body) is cached 24 hours per shop and key and replayed identically; a concurrent request with the same key gets 409 for up to 60 seconds. Invalid format: 400 `Invalid idempotency key format`. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description Mock only (as in Prism): `code=<status>` returns that documented response for this request. A real server ignores it. */
+                Prefer?: components["parameters"]["Prefer"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** Format: email */
+                    email: string;
+                    /** @description Display name. */
+                    name?: string;
+                    /** Format: email */
+                    reply_to?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["EmailSender"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    listEnterpriseBrands: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Internal shop id returned as shop_id by GET /account/shops (not the platform's own shop id). Missing: 400 `Missing X-Shop-Id header`; malformed: 400 `Invalid shop_id`. The id format is not shown; the mock uses UUIDs (inferred). */
+                "x-shop-id": components["parameters"]["ShopId"];
+                /** @description Mock only (as in Prism): `code=<status>` returns that documented response for this request. A real server ignores it. */
+                Prefer?: components["parameters"]["Prefer"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    region: components["schemas"]["Region"];
+                    /**
+                     * @description 1-based page number.
+                     * @default 1
+                     */
+                    page?: number;
+                    /**
+                     * @description Default 20, max 100 (more: 400).
+                     * @default 20
+                     */
+                    page_size?: number;
+                    /** @description Case-insensitive substring of the name (or handle). */
+                    search?: string;
+                    /** @description Only rows of this category. */
+                    category?: string;
+                    /** @description One of `gmv`, `units_sold`, `growth_pct`, `name`; default `gmv`, descending. */
+                    sort_by?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            region?: components["schemas"]["Region"];
+                            brands: components["schemas"]["EnterpriseBrand"][];
+                            total_count?: number;
+                            page?: number;
+                            page_size?: number;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    listEnterpriseCreators: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Internal shop id returned as shop_id by GET /account/shops (not the platform's own shop id). Missing: 400 `Missing X-Shop-Id header`; malformed: 400 `Invalid shop_id`. The id format is not shown; the mock uses UUIDs (inferred). */
+                "x-shop-id": components["parameters"]["ShopId"];
+                /** @description Mock only (as in Prism): `code=<status>` returns that documented response for this request. A real server ignores it. */
+                Prefer?: components["parameters"]["Prefer"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    region: components["schemas"]["Region"];
+                    /**
+                     * @description 1-based page number.
+                     * @default 1
+                     */
+                    page?: number;
+                    /**
+                     * @description Default 20, max 100 (more: 400).
+                     * @default 20
+                     */
+                    page_size?: number;
+                    /** @description Case-insensitive substring of the name (or handle). */
+                    search?: string;
+                    /** @description Only rows of this category. */
+                    category?: string;
+                    /** @description One of `gmv`, `follower_cnt`, `units_sold`, `growth_pct`, `handle`; default `gmv`, descending. */
+                    sort_by?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            region?: components["schemas"]["Region"];
+                            creators: components["schemas"]["EnterpriseCreator"][];
+                            total_count?: number;
+                            page?: number;
+                            page_size?: number;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    listEnterpriseProducts: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Internal shop id returned as shop_id by GET /account/shops (not the platform's own shop id). Missing: 400 `Missing X-Shop-Id header`; malformed: 400 `Invalid shop_id`. The id format is not shown; the mock uses UUIDs (inferred). */
+                "x-shop-id": components["parameters"]["ShopId"];
+                /** @description Mock only (as in Prism): `code=<status>` returns that documented response for this request. A real server ignores it. */
+                Prefer?: components["parameters"]["Prefer"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    region: components["schemas"]["Region"];
+                    /**
+                     * @description 1-based page number.
+                     * @default 1
+                     */
+                    page?: number;
+                    /**
+                     * @description Default 20, max 100 (more: 400).
+                     * @default 20
+                     */
+                    page_size?: number;
+                    /** @description Case-insensitive substring of the name (or handle). */
+                    search?: string;
+                    /** @description Only rows of this category. */
+                    category?: string;
+                    /** @description One of `gmv`, `units_sold`, `price`, `growth_pct`, `name`; default `gmv`, descending. */
+                    sort_by?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            region?: components["schemas"]["Region"];
+                            products: components["schemas"]["EnterpriseProduct"][];
+                            total_count?: number;
+                            page?: number;
+                            page_size?: number;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    createGroup: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Internal shop id returned as shop_id by GET /account/shops (not the platform's own shop id). Missing: 400 `Missing X-Shop-Id header`; malformed: 400 `Invalid shop_id`. The id format is not shown; the mock uses UUIDs (inferred). */
+                "x-shop-id": components["parameters"]["ShopId"];
+                /** @description Optional. With it the response (status and body) is cached 24 hours per shop and key and replayed identically; a concurrent request with the same key gets 409 for up to 60 seconds. Invalid format: 400 `Invalid idempotency key format`. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description Mock only (as in Prism): `code=<status>` returns that documented response for this request. A real server ignores it. */
+                Prefer?: components["parameters"]["Prefer"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    name: string;
+                    filters?: components["schemas"]["CrmGroupFilters"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["CrmGroup"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    deleteGroup: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Internal shop id returned as shop_id by GET /account/shops (not the platform's own shop id). Missing: 400 `Missing X-Shop-Id header`; malformed: 400 `Invalid shop_id`. The id format is not shown; the mock uses UUIDs (inferred). */
+                "x-shop-id": components["parameters"]["ShopId"];
+                /** @description Optional. With it the response (status and body) is cached 24 hours per shop and key and replayed identically; a concurrent request with the same key gets 409 for up to 60 seconds. Invalid format: 400 `Invalid idempotency key format`. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description Mock only (as in Prism): `code=<status>` returns that documented response for this request. A real server ignores it. */
+                Prefer?: components["parameters"]["Prefer"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    group_id: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The response of a delete is not shown; inferred. */
+                        data: {
+                            group_id: string;
+                            /** @constant */
+                            deleted: true;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    listGroups: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Internal shop id returned as shop_id by GET /account/shops (not the platform's own shop id). Missing: 400 `Missing X-Shop-Id header`; malformed: 400 `Invalid shop_id`. The id format is not shown; the mock uses UUIDs (inferred). */
+                "x-shop-id": components["parameters"]["ShopId"];
+                /** @description Mock only (as in Prism): `code=<status>` returns that documented response for this request. A real server ignores it. */
+                Prefer?: components["parameters"]["Prefer"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            groups: components["schemas"]["CrmGroup"][];
+                            total_count: number;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    getHaloReportGet: {
+        parameters: {
+            query?: {
+                date_range?: components["schemas"]["DateRange"];
+                platform_product_id?: string;
+                exclude_platform_gmv?: boolean | ("storefront" | "marketplace")[] | string;
+                granularity?: "day" | "week" | "month";
+                include_top_videos?: boolean;
+                format?: "json" | "csv";
+                columns?: string[];
+                csv_limit?: number;
+                date_from?: string;
+                date_to?: string;
+            };
+            header: {
+                /** @description Internal shop id returned as shop_id by GET /account/shops (not the platform's own shop id). Missing: 400 `Missing X-Shop-Id header`; malformed: 400 `Invalid shop_id`. The id format is not shown; the mock uses UUIDs (inferred). */
+                "x-shop-id": components["parameters"]["ShopId"];
+                /** @description Mock only (as in Prism): `code=<status>` returns that documented response for this request. A real server ignores it. */
+                Prefer?: components["parameters"]["Prefer"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["HaloReport"];
+                    } | components["schemas"]["CsvExport"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    getHaloReport: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Internal shop id returned as shop_id by GET /account/shops (not the platform's own shop id). Missing: 400 `Missing X-Shop-Id header`; malformed: 400 `Invalid shop_id`. The id format is not shown; the mock uses UUIDs (inferred). */
+                "x-shop-id": components["parameters"]["ShopId"];
+                /** @description Mock only (as in Prism): `code=<status>` returns that documented response for this request. A real server ignores it. */
+                Prefer?: components["parameters"]["Prefer"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    date_range?: components["schemas"]["DateRange"];
+                    /** @description Narrows platform numbers to that product and the platform blocks to the storefront products/variants and marketplace items linked to it. */
+                    platform_product_id?: string;
+                    /** @description true for all, or a list or comma string of `storefront` and `marketplace`: subtracts each day's platform shop GMV from that platform's revenue, floored at 0. */
+                    exclude_platform_gmv?: boolean | ("storefront" | "marketplace")[] | string;
+                    /**
+                     * @description `week` starts on Monday. Affects `series` only.
+                     * @default day
+                     * @enum {string}
+                     */
+                    granularity?: "day" | "week" | "month";
+                    /** @description Adds `top_videos_per_day`. */
+                    include_top_videos?: boolean;
+                    /**
+                     * @description csv returns a presigned download link instead of inline JSON.
+                     * @enum {string}
+                     */
+                    format?: "json" | "csv";
+                    /** @description Fields to export. */
+                    columns?: string[];
+                    /** @description Cap on exported rows. */
+                    csv_limit?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["HaloReport"];
+                    } | components["schemas"]["CsvExport"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    listHaloProductLinks: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Internal shop id returned as shop_id by GET /account/shops (not the platform's own shop id). Missing: 400 `Missing X-Shop-Id header`; malformed: 400 `Invalid shop_id`. The id format is not shown; the mock uses UUIDs (inferred). */
+                "x-shop-id": components["parameters"]["ShopId"];
+                /** @description Mock only (as in Prism): `code=<status>` returns that documented response for this request. A real server ignores it. */
+                Prefer?: components["parameters"]["Prefer"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Connected stores and product links (inferred shape). */
+                        data: {
+                            stores: components["schemas"]["HaloConnectedStore"][];
+                            links: components["schemas"]["HaloProductLink"][];
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
     getHealth: {
         parameters: {
             query?: never;
@@ -381,6 +6020,136 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    createList: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Internal shop id returned as shop_id by GET /account/shops (not the platform's own shop id). Missing: 400 `Missing X-Shop-Id header`; malformed: 400 `Invalid shop_id`. The id format is not shown; the mock uses UUIDs (inferred). */
+                "x-shop-id": components["parameters"]["ShopId"];
+                /** @description Optional. With it the response (status and body) is cached 24 hours per shop and key and replayed identically; a concurrent request with the same key gets 409 for up to 60 seconds. Invalid format: 400 `Invalid idempotency key format`. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description Mock only (as in Prism): `code=<status>` returns that documented response for this request. A real server ignores it. */
+                Prefer?: components["parameters"]["Prefer"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    title: string;
+                    /** @description Creators by handle; at most 10000 are written per call. */
+                    handles: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ListWriteResult"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    deleteList: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Internal shop id returned as shop_id by GET /account/shops (not the platform's own shop id). Missing: 400 `Missing X-Shop-Id header`; malformed: 400 `Invalid shop_id`. The id format is not shown; the mock uses UUIDs (inferred). */
+                "x-shop-id": components["parameters"]["ShopId"];
+                /** @description Optional. With it the response (status and body) is cached 24 hours per shop and key and replayed identically; a concurrent request with the same key gets 409 for up to 60 seconds. Invalid format: 400 `Invalid idempotency key format`. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description Mock only (as in Prism): `code=<status>` returns that documented response for this request. A real server ignores it. */
+                Prefer?: components["parameters"]["Prefer"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    title: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The response of a delete is not shown; inferred. */
+                        data: {
+                            title: string;
+                            /** @constant */
+                            deleted: true;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    mergeLists: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Internal shop id returned as shop_id by GET /account/shops (not the platform's own shop id). Missing: 400 `Missing X-Shop-Id header`; malformed: 400 `Invalid shop_id`. The id format is not shown; the mock uses UUIDs (inferred). */
+                "x-shop-id": components["parameters"]["ShopId"];
+                /** @description Optional. With it the response (status and body) is cached 24 hours per shop and key and replayed identically; a concurrent request with the same key gets 409 for up to 60 seconds. Invalid format: 400 `Invalid idempotency key format`. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description Mock only (as in Prism): `code=<status>` returns that documented response for this request. A real server ignores it. */
+                Prefer?: components["parameters"]["Prefer"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    source_titles: string[];
+                    target_title: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ListWriteResult"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -513,6 +6282,1899 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    getShopStats: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Internal shop id returned as shop_id by GET /account/shops (not the platform's own shop id). Missing: 400 `Missing X-Shop-Id header`; malformed: 400 `Invalid shop_id`. The id format is not shown; the mock uses UUIDs (inferred). */
+                "x-shop-id": components["parameters"]["ShopId"];
+                /** @description Mock only (as in Prism): `code=<status>` returns that documented response for this request. A real server ignores it. */
+                Prefer?: components["parameters"]["Prefer"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    date_range: components["schemas"]["DateRange"];
+                    /** @description Adds `daily_counts` to charted stats. */
+                    include_charts?: boolean;
+                    /** @description Stat keys to compute; an unknown key is refused. */
+                    stats?: ("affiliate_gmv" | "total_gmv" | "affiliate_units_sold" | "total_units_sold" | "videos_posted" | "affiliate_videos_posted" | "video_views" | "likes" | "comments" | "gpm" | "emv" | "commission" | "distinct_creators" | "first_time_posters" | "daily_active_affiliates" | "dms_sent" | "open_plan_cards_sent" | "followup_dms_sent" | "replies" | "tc_invites_sent" | "sample_requests" | "tc_sample_requests" | "open_sample_requests" | "samples_approved" | "samples_delivered" | "gmv_per_sample_delivered" | "live_gmv" | "lives_posted" | "slideshow_gmv" | "slideshow_posts" | "slideshow_views" | "video_gmv" | "shop_tab_gmv" | "shop_tab_impressions" | "ad_spend" | "ad_roi" | "refund_amount" | "items_refunded" | "gmv_with_cofunding" | "platform_orders" | "aov" | "new_content_gmv" | "emails_sent" | "samples_shipped" | "refundable_sample_requests" | "refundable_samples_shipped" | "refundable_samples_delivered" | "samples_refunded" | "sample_refund_amount" | "customer_count" | "add_to_cart_count" | "shipping_fees" | "product_impressions" | "subscription_revenue" | "one_time_purchase_gmv" | "recurrent_order_gmv" | "first_subscription_order_gmv" | "non_recurring_gmv" | "new_subscriptions" | "active_subscribers" | "active_subscriptions" | "subscription_aov" | "subscription_retention_rate" | "subscription_take_rate" | "avg_videos_per_creator" | "avg_gmv_per_video" | "sample_ratio" | "reply_ratio" | "sample_post_rate" | "sample_spend" | "wasted_sample_spend" | "gmv_per_sample_dollar")[];
+                    product_id?: string;
+                    campaign_id?: string;
+                    only_show_campaign_stats?: boolean;
+                    /**
+                     * @description Cost per 1,000 views used by `emv`.
+                     * @default 5
+                     */
+                    cpm?: number;
+                    /** @description IANA time zone name; default the shop's registered zone. An unrecognised name returns 400 (checked by the server). Re-cuts days only for events timestamped by the service itself. */
+                    timezone?: string;
+                    /**
+                     * @description Bucket size of `daily_counts`; weeks start Monday, months are calendar months.
+                     * @default day
+                     * @enum {string}
+                     */
+                    grain?: "day" | "week" | "month";
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            stats: components["schemas"]["StatEntry"][];
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    listSocialAds: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Internal shop id returned as shop_id by GET /account/shops (not the platform's own shop id). Missing: 400 `Missing X-Shop-Id header`; malformed: 400 `Invalid shop_id`. The id format is not shown; the mock uses UUIDs (inferred). */
+                "x-shop-id": components["parameters"]["ShopId"];
+                /** @description Mock only (as in Prism): `code=<status>` returns that documented response for this request. A real server ignores it. */
+                Prefer?: components["parameters"]["Prefer"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    date_range?: components["schemas"]["DateRange"];
+                    campaign_id?: string;
+                    campaign_ids?: string | string[];
+                    adset_id?: string;
+                    adset_ids?: string | string[];
+                    program_id?: string;
+                    /** @description Exact creator handle, case-insensitive, leading @ ignored. */
+                    handle?: string;
+                    video_ids?: string | string[];
+                    /**
+                     * @description 1-based page number.
+                     * @default 1
+                     */
+                    page?: number;
+                    /** @description Max 1000; larger is refused. */
+                    page_size?: number;
+                    /**
+                     * @description One of `spend`, `impressions`, `clicks`, `ctr`, `purchases`, `purchase_value`, `roas`, `cost_per_purchase`, `handle`, `title`, `post_time`, `view_count`; any other value falls back to `spend`.
+                     * @default spend
+                     */
+                    sort_by?: string;
+                    /**
+                     * @description Nulls sort last.
+                     * @default DESC
+                     * @enum {string}
+                     */
+                    sort_direction?: "ASC" | "DESC";
+                    /**
+                     * @description csv returns a presigned download link instead of inline JSON.
+                     * @enum {string}
+                     */
+                    format?: "json" | "csv";
+                    /** @description Fields to export. */
+                    columns?: string[];
+                    /** @description Cap on exported rows. */
+                    csv_limit?: number;
+                    /** @description camelCase alias of `date_range`. */
+                    dateRange?: components["schemas"]["DateRange"];
+                    /** @description camelCase alias of `campaign_id`. */
+                    campaignId?: string;
+                    /** @description camelCase alias of `campaign_ids`. */
+                    campaignIds?: string | string[];
+                    /** @description camelCase alias of `adset_id`. */
+                    adsetId?: string;
+                    /** @description camelCase alias of `adset_ids`. */
+                    adsetIds?: string | string[];
+                    /** @description camelCase alias of `program_id`. */
+                    programId?: string;
+                    /** @description camelCase alias of `video_ids`. */
+                    videoIds?: string | string[];
+                    /** @description camelCase alias of `page_size`. */
+                    pageSize?: number;
+                    /**
+                     * @description camelCase alias of `sort_by`.
+                     * @default spend
+                     */
+                    sortBy?: string;
+                    /**
+                     * @description camelCase alias of `sort_direction`.
+                     * @default DESC
+                     * @enum {string}
+                     */
+                    sortDirection?: "ASC" | "DESC";
+                    /** @description camelCase alias of `csv_limit`. */
+                    csvLimit?: number;
+                } | unknown | unknown;
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            ads: components["schemas"]["SocialAd"][];
+                            total_count: number;
+                            page: number;
+                            page_size: number;
+                            /** @description The sort key applied (after fallback). */
+                            sort_by: string;
+                            /** @enum {string} */
+                            sort_direction: "ASC" | "DESC";
+                        };
+                    } | components["schemas"]["CsvExport"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    listSocialAdsets: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Internal shop id returned as shop_id by GET /account/shops (not the platform's own shop id). Missing: 400 `Missing X-Shop-Id header`; malformed: 400 `Invalid shop_id`. The id format is not shown; the mock uses UUIDs (inferred). */
+                "x-shop-id": components["parameters"]["ShopId"];
+                /** @description Mock only (as in Prism): `code=<status>` returns that documented response for this request. A real server ignores it. */
+                Prefer?: components["parameters"]["Prefer"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    date_range?: components["schemas"]["DateRange"];
+                    campaign_id?: string;
+                    campaign_ids?: string | string[];
+                    adset_ids?: string | string[];
+                    program_id?: string;
+                    /**
+                     * @description 1-based page number.
+                     * @default 1
+                     */
+                    page?: number;
+                    /** @description Max 100; larger is refused. */
+                    page_size?: number;
+                    /**
+                     * @description One of `spend`, `impressions`, `clicks`, `ctr`, `purchases`, `purchase_value`, `roas`, `cost_per_purchase`, `campaign_name`, `adset_name`; any other value falls back to `spend`.
+                     * @default spend
+                     */
+                    sort_by?: string;
+                    /**
+                     * @description Nulls sort last.
+                     * @default DESC
+                     * @enum {string}
+                     */
+                    sort_direction?: "ASC" | "DESC";
+                    /**
+                     * @description csv returns a presigned download link instead of inline JSON.
+                     * @enum {string}
+                     */
+                    format?: "json" | "csv";
+                    /** @description Fields to export. */
+                    columns?: string[];
+                    /** @description Cap on exported rows. */
+                    csv_limit?: number;
+                    /** @description camelCase alias of `date_range`. */
+                    dateRange?: components["schemas"]["DateRange"];
+                    /** @description camelCase alias of `campaign_id`. */
+                    campaignId?: string;
+                    /** @description camelCase alias of `campaign_ids`. */
+                    campaignIds?: string | string[];
+                    /** @description camelCase alias of `adset_ids`. */
+                    adsetIds?: string | string[];
+                    /** @description camelCase alias of `program_id`. */
+                    programId?: string;
+                    /** @description camelCase alias of `page_size`. */
+                    pageSize?: number;
+                    /**
+                     * @description camelCase alias of `sort_by`.
+                     * @default spend
+                     */
+                    sortBy?: string;
+                    /**
+                     * @description camelCase alias of `sort_direction`.
+                     * @default DESC
+                     * @enum {string}
+                     */
+                    sortDirection?: "ASC" | "DESC";
+                    /** @description camelCase alias of `csv_limit`. */
+                    csvLimit?: number;
+                } | unknown | unknown;
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            adsets: components["schemas"]["SocialAdset"][];
+                            total_count: number;
+                            page: number;
+                            page_size: number;
+                            /** @description The sort key applied (after fallback). */
+                            sort_by: string;
+                            /** @enum {string} */
+                            sort_direction: "ASC" | "DESC";
+                        };
+                    } | components["schemas"]["CsvExport"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    listSocialCampaigns: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Internal shop id returned as shop_id by GET /account/shops (not the platform's own shop id). Missing: 400 `Missing X-Shop-Id header`; malformed: 400 `Invalid shop_id`. The id format is not shown; the mock uses UUIDs (inferred). */
+                "x-shop-id": components["parameters"]["ShopId"];
+                /** @description Mock only (as in Prism): `code=<status>` returns that documented response for this request. A real server ignores it. */
+                Prefer?: components["parameters"]["Prefer"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    date_range?: components["schemas"]["DateRange"];
+                    campaign_ids?: string | string[];
+                    program_id?: string;
+                    /**
+                     * @description 1-based page number.
+                     * @default 1
+                     */
+                    page?: number;
+                    /**
+                     * @description Max 100; larger is refused.
+                     * @default 10
+                     */
+                    page_size?: number;
+                    /**
+                     * @description One of `spend`, `impressions`, `clicks`, `ctr`, `purchases`, `purchase_value`, `roas`, `cost_per_purchase`, `campaign_name`; any other value falls back to `spend`.
+                     * @default spend
+                     */
+                    sort_by?: string;
+                    /**
+                     * @description Nulls sort last.
+                     * @default DESC
+                     * @enum {string}
+                     */
+                    sort_direction?: "ASC" | "DESC";
+                    /**
+                     * @description csv returns a presigned download link instead of inline JSON.
+                     * @enum {string}
+                     */
+                    format?: "json" | "csv";
+                    /** @description Fields to export. */
+                    columns?: string[];
+                    /** @description Cap on exported rows. */
+                    csv_limit?: number;
+                    /** @description camelCase alias of `date_range`. */
+                    dateRange?: components["schemas"]["DateRange"];
+                    /** @description camelCase alias of `campaign_ids`. */
+                    campaignIds?: string | string[];
+                    /** @description camelCase alias of `program_id`. */
+                    programId?: string;
+                    /**
+                     * @description camelCase alias of `page_size`.
+                     * @default 10
+                     */
+                    pageSize?: number;
+                    /**
+                     * @description camelCase alias of `sort_by`.
+                     * @default spend
+                     */
+                    sortBy?: string;
+                    /**
+                     * @description camelCase alias of `sort_direction`.
+                     * @default DESC
+                     * @enum {string}
+                     */
+                    sortDirection?: "ASC" | "DESC";
+                    /** @description camelCase alias of `csv_limit`. */
+                    csvLimit?: number;
+                } | unknown | unknown;
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            campaigns: components["schemas"]["SocialCampaign"][];
+                            total_count: number;
+                            page: number;
+                            page_size: number;
+                            /** @description The sort key applied (after fallback). */
+                            sort_by: string;
+                            /** @enum {string} */
+                            sort_direction: "ASC" | "DESC";
+                        };
+                    } | components["schemas"]["CsvExport"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    listCreatorPrograms: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Internal shop id returned as shop_id by GET /account/shops (not the platform's own shop id). Missing: 400 `Missing X-Shop-Id header`; malformed: 400 `Invalid shop_id`. The id format is not shown; the mock uses UUIDs (inferred). */
+                "x-shop-id": components["parameters"]["ShopId"];
+                /** @description Mock only (as in Prism): `code=<status>` returns that documented response for this request. A real server ignores it. */
+                Prefer?: components["parameters"]["Prefer"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @description Subset of active, paused, archived; default active and paused. */
+                    statuses?: ("active" | "paused" | "archived")[];
+                    date_range?: components["schemas"]["DateRange"];
+                    /**
+                     * @description 1-based page number.
+                     * @default 1
+                     */
+                    page?: number;
+                    /** @description Max 100; larger is refused. */
+                    page_size?: number;
+                    /**
+                     * @description One of `created_at`, `name`, `spend`, `sales`, `roas`, `earnings_paid`, `earnings_pending`, `members_approved`; any other value falls back to `spend`.
+                     * @default created_at
+                     */
+                    sort_by?: string;
+                    /**
+                     * @description Nulls sort last.
+                     * @default DESC
+                     * @enum {string}
+                     */
+                    sort_direction?: "ASC" | "DESC";
+                    /**
+                     * @description csv returns a presigned download link instead of inline JSON.
+                     * @enum {string}
+                     */
+                    format?: "json" | "csv";
+                    /** @description Fields to export. */
+                    columns?: string[];
+                    /** @description Cap on exported rows. */
+                    csv_limit?: number;
+                    /** @description camelCase alias of `date_range`. */
+                    dateRange?: components["schemas"]["DateRange"];
+                    /** @description camelCase alias of `page_size`. */
+                    pageSize?: number;
+                    /**
+                     * @description camelCase alias of `sort_by`.
+                     * @default created_at
+                     */
+                    sortBy?: string;
+                    /**
+                     * @description camelCase alias of `sort_direction`.
+                     * @default DESC
+                     * @enum {string}
+                     */
+                    sortDirection?: "ASC" | "DESC";
+                    /** @description camelCase alias of `csv_limit`. */
+                    csvLimit?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            programs: components["schemas"]["CreatorProgram"][];
+                            total_count: number;
+                            page: number;
+                            page_size: number;
+                            /** @description The sort key applied (after fallback). */
+                            sort_by: string;
+                            /** @enum {string} */
+                            sort_direction: "ASC" | "DESC";
+                        };
+                    } | components["schemas"]["CsvExport"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    listProgramCreators: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Internal shop id returned as shop_id by GET /account/shops (not the platform's own shop id). Missing: 400 `Missing X-Shop-Id header`; malformed: 400 `Invalid shop_id`. The id format is not shown; the mock uses UUIDs (inferred). */
+                "x-shop-id": components["parameters"]["ShopId"];
+                /** @description Mock only (as in Prism): `code=<status>` returns that documented response for this request. A real server ignores it. */
+                Prefer?: components["parameters"]["Prefer"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    program_id?: string;
+                    /** @description Subset of pending, approved, rejected, removed; default pending and approved. */
+                    statuses?: ("pending" | "approved" | "rejected" | "removed")[];
+                    /** @description Case-insensitive substring. */
+                    handle?: string;
+                    /**
+                     * @description 1-based page number.
+                     * @default 1
+                     */
+                    page?: number;
+                    /** @description Max 100; larger is refused. */
+                    page_size?: number;
+                    /**
+                     * @description One of `joined_at`, `approved_at`, `handle`, `commission_pct`, `earnings_paid`, `ads_count`; any other value falls back to `spend`.
+                     * @default joined_at
+                     */
+                    sort_by?: string;
+                    /**
+                     * @description Nulls sort last.
+                     * @default DESC
+                     * @enum {string}
+                     */
+                    sort_direction?: "ASC" | "DESC";
+                    /**
+                     * @description csv returns a presigned download link instead of inline JSON.
+                     * @enum {string}
+                     */
+                    format?: "json" | "csv";
+                    /** @description Fields to export. */
+                    columns?: string[];
+                    /** @description Cap on exported rows. */
+                    csv_limit?: number;
+                    /** @description camelCase alias of `program_id`. */
+                    programId?: string;
+                    /** @description camelCase alias of `page_size`. */
+                    pageSize?: number;
+                    /**
+                     * @description camelCase alias of `sort_by`.
+                     * @default joined_at
+                     */
+                    sortBy?: string;
+                    /**
+                     * @description camelCase alias of `sort_direction`.
+                     * @default DESC
+                     * @enum {string}
+                     */
+                    sortDirection?: "ASC" | "DESC";
+                    /** @description camelCase alias of `csv_limit`. */
+                    csvLimit?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            creators: components["schemas"]["ProgramCreator"][];
+                            total_count: number;
+                            page: number;
+                            page_size: number;
+                            /** @description The sort key applied (after fallback). */
+                            sort_by: string;
+                            /** @enum {string} */
+                            sort_direction: "ASC" | "DESC";
+                        };
+                    } | components["schemas"]["CsvExport"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    listSparkCodesGet: {
+        parameters: {
+            query?: {
+                page_size?: number;
+                page_number?: number;
+                page_offset?: number;
+                include_total?: boolean;
+                just_count?: boolean;
+                search_params?: {
+                    /** @enum {string} */
+                    sort_by?: "gmv" | "ad_spend" | "roi" | "cpa" | "shared_time" | "created_at" | "auth_start_time" | "auth_end_time" | "post_time" | "status";
+                    /**
+                     * @description Nulls last.
+                     * @enum {string}
+                     */
+                    sort_direction?: "ASC" | "DESC";
+                    /** @description Case-insensitive substring. */
+                    handle?: string;
+                    /** @description Exact match. */
+                    spark_code?: string;
+                    /** @description One delivery status or an array. */
+                    status?: components["schemas"]["DeliveryStatus"] | components["schemas"]["DeliveryStatus"][];
+                    expired?: boolean;
+                    video_ids?: string[];
+                    shared_time?: components["schemas"]["DateRange"];
+                    /** @description auth_start_time >= from and auth_end_time <= to. */
+                    auth_time?: components["schemas"]["DateRange"];
+                    post_time?: components["schemas"]["DateRange"];
+                    /**
+                     * Format: date
+                     * @description Flat form of `shared_time.from`.
+                     */
+                    shared_time_from?: string;
+                    /**
+                     * Format: date
+                     * @description Flat form of `shared_time.to`.
+                     */
+                    shared_time_to?: string;
+                    /**
+                     * Format: date
+                     * @description Flat form of `auth_time.from`.
+                     */
+                    auth_time_from?: string;
+                    /**
+                     * Format: date
+                     * @description Flat form of `auth_time.to`.
+                     */
+                    auth_time_to?: string;
+                    /**
+                     * Format: date
+                     * @description Flat form of `post_time.from`.
+                     */
+                    post_time_from?: string;
+                    /**
+                     * Format: date
+                     * @description Flat form of `post_time.to`.
+                     */
+                    post_time_to?: string;
+                };
+                sort_by?: "gmv" | "ad_spend" | "roi" | "cpa" | "shared_time" | "created_at" | "auth_start_time" | "auth_end_time" | "post_time" | "status";
+                sort_direction?: "ASC" | "DESC";
+                handle?: string;
+                spark_code?: string;
+                status?: components["schemas"]["DeliveryStatus"] | components["schemas"]["DeliveryStatus"][];
+                expired?: boolean;
+                video_ids?: string[];
+                shared_time?: components["schemas"]["DateRange"];
+                auth_time?: components["schemas"]["DateRange"];
+                post_time?: components["schemas"]["DateRange"];
+                shared_time_from?: string;
+                shared_time_to?: string;
+                auth_time_from?: string;
+                auth_time_to?: string;
+                post_time_from?: string;
+                post_time_to?: string;
+            };
+            header: {
+                /** @description Internal shop id returned as shop_id by GET /account/shops (not the platform's own shop id). Missing: 400 `Missing X-Shop-Id header`; malformed: 400 `Invalid shop_id`. The id format is not shown; the mock uses UUIDs (inferred). */
+                "x-shop-id": components["parameters"]["ShopId"];
+                /** @description Mock only (as in Prism): `code=<status>` returns that documented response for this request. A real server ignores it. */
+                Prefer?: components["parameters"]["Prefer"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            results: components["schemas"]["SparkCode"][];
+                            page_size: number;
+                            page_offset: number;
+                            sort_by: string;
+                            sort_direction: string;
+                            has_more: boolean;
+                            /** @description Null when include_total is false. */
+                            total_count: number | null;
+                        };
+                    } | components["schemas"]["CountOnly"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    listSparkCodes: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Internal shop id returned as shop_id by GET /account/shops (not the platform's own shop id). Missing: 400 `Missing X-Shop-Id header`; malformed: 400 `Invalid shop_id`. The id format is not shown; the mock uses UUIDs (inferred). */
+                "x-shop-id": components["parameters"]["ShopId"];
+                /** @description Mock only (as in Prism): `code=<status>` returns that documented response for this request. A real server ignores it. */
+                Prefer?: components["parameters"]["Prefer"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @default 10 */
+                    page_size?: number;
+                    /** @description 1-based; overrides page_offset when set. */
+                    page_number?: number;
+                    /** @default 0 */
+                    page_offset?: number;
+                    /** @description Runs a count; without it total_count is null. */
+                    include_total?: boolean;
+                    just_count?: boolean;
+                    /** @description Sort and search filters; all optional. */
+                    search_params?: {
+                        /** @enum {string} */
+                        sort_by?: "gmv" | "ad_spend" | "roi" | "cpa" | "shared_time" | "created_at" | "auth_start_time" | "auth_end_time" | "post_time" | "status";
+                        /**
+                         * @description Nulls last.
+                         * @enum {string}
+                         */
+                        sort_direction?: "ASC" | "DESC";
+                        /** @description Case-insensitive substring. */
+                        handle?: string;
+                        /** @description Exact match. */
+                        spark_code?: string;
+                        /** @description One delivery status or an array. */
+                        status?: components["schemas"]["DeliveryStatus"] | components["schemas"]["DeliveryStatus"][];
+                        expired?: boolean;
+                        video_ids?: string[];
+                        shared_time?: components["schemas"]["DateRange"];
+                        /** @description auth_start_time >= from and auth_end_time <= to. */
+                        auth_time?: components["schemas"]["DateRange"];
+                        post_time?: components["schemas"]["DateRange"];
+                        /**
+                         * Format: date
+                         * @description Flat form of `shared_time.from`.
+                         */
+                        shared_time_from?: string;
+                        /**
+                         * Format: date
+                         * @description Flat form of `shared_time.to`.
+                         */
+                        shared_time_to?: string;
+                        /**
+                         * Format: date
+                         * @description Flat form of `auth_time.from`.
+                         */
+                        auth_time_from?: string;
+                        /**
+                         * Format: date
+                         * @description Flat form of `auth_time.to`.
+                         */
+                        auth_time_to?: string;
+                        /**
+                         * Format: date
+                         * @description Flat form of `post_time.from`.
+                         */
+                        post_time_from?: string;
+                        /**
+                         * Format: date
+                         * @description Flat form of `post_time.to`.
+                         */
+                        post_time_to?: string;
+                    };
+                    /** @enum {string} */
+                    sort_by?: "gmv" | "ad_spend" | "roi" | "cpa" | "shared_time" | "created_at" | "auth_start_time" | "auth_end_time" | "post_time" | "status";
+                    /**
+                     * @description Nulls last.
+                     * @enum {string}
+                     */
+                    sort_direction?: "ASC" | "DESC";
+                    /** @description Case-insensitive substring. */
+                    handle?: string;
+                    /** @description Exact match. */
+                    spark_code?: string;
+                    /** @description One delivery status or an array. */
+                    status?: components["schemas"]["DeliveryStatus"] | components["schemas"]["DeliveryStatus"][];
+                    expired?: boolean;
+                    video_ids?: string[];
+                    shared_time?: components["schemas"]["DateRange"];
+                    /** @description auth_start_time >= from and auth_end_time <= to. */
+                    auth_time?: components["schemas"]["DateRange"];
+                    post_time?: components["schemas"]["DateRange"];
+                    /**
+                     * Format: date
+                     * @description Flat form of `shared_time.from`.
+                     */
+                    shared_time_from?: string;
+                    /**
+                     * Format: date
+                     * @description Flat form of `shared_time.to`.
+                     */
+                    shared_time_to?: string;
+                    /**
+                     * Format: date
+                     * @description Flat form of `auth_time.from`.
+                     */
+                    auth_time_from?: string;
+                    /**
+                     * Format: date
+                     * @description Flat form of `auth_time.to`.
+                     */
+                    auth_time_to?: string;
+                    /**
+                     * Format: date
+                     * @description Flat form of `post_time.from`.
+                     */
+                    post_time_from?: string;
+                    /**
+                     * Format: date
+                     * @description Flat form of `post_time.to`.
+                     */
+                    post_time_to?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            results: components["schemas"]["SparkCode"][];
+                            page_size: number;
+                            page_offset: number;
+                            sort_by: string;
+                            sort_direction: string;
+                            has_more: boolean;
+                            /** @description Null when include_total is false. */
+                            total_count: number | null;
+                        };
+                    } | components["schemas"]["CountOnly"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    addTag: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Internal shop id returned as shop_id by GET /account/shops (not the platform's own shop id). Missing: 400 `Missing X-Shop-Id header`; malformed: 400 `Invalid shop_id`. The id format is not shown; the mock uses UUIDs (inferred). */
+                "x-shop-id": components["parameters"]["ShopId"];
+                /** @description Mock only (as in Prism): `code=<status>` returns that documented response for this request. A real server ignores it. */
+                Prefer?: components["parameters"]["Prefer"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @description Tag name, 1-60 characters, case preserved (`VIP` and `vip` differ). */
+                    tag: string;
+                    handles: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            tag: string;
+                            added_count: number;
+                            unmatched: string[];
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    listTags: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Internal shop id returned as shop_id by GET /account/shops (not the platform's own shop id). Missing: 400 `Missing X-Shop-Id header`; malformed: 400 `Invalid shop_id`. The id format is not shown; the mock uses UUIDs (inferred). */
+                "x-shop-id": components["parameters"]["ShopId"];
+                /** @description Mock only (as in Prism): `code=<status>` returns that documented response for this request. A real server ignores it. */
+                Prefer?: components["parameters"]["Prefer"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @description Case-insensitive substring of the tag name. */
+                    search?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            tags: components["schemas"]["TagCount"][];
+                            total_count: number;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    removeTag: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Internal shop id returned as shop_id by GET /account/shops (not the platform's own shop id). Missing: 400 `Missing X-Shop-Id header`; malformed: 400 `Invalid shop_id`. The id format is not shown; the mock uses UUIDs (inferred). */
+                "x-shop-id": components["parameters"]["ShopId"];
+                /** @description Mock only (as in Prism): `code=<status>` returns that documented response for this request. A real server ignores it. */
+                Prefer?: components["parameters"]["Prefer"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @description Tag name, 1-60 characters, case preserved (`VIP` and `vip` differ). */
+                    tag: string;
+                    handles: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            tag: string;
+                            removed_count: number;
+                            unmatched: string[];
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    searchTimeseriesAffiliates: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Internal shop id returned as shop_id by GET /account/shops (not the platform's own shop id). Missing: 400 `Missing X-Shop-Id header`; malformed: 400 `Invalid shop_id`. The id format is not shown; the mock uses UUIDs (inferred). */
+                "x-shop-id": components["parameters"]["ShopId"];
+                /** @description Mock only (as in Prism): `code=<status>` returns that documented response for this request. A real server ignores it. */
+                Prefer?: components["parameters"]["Prefer"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    page_size?: number;
+                    /** @description 1-based. */
+                    page_number?: number;
+                    search_params?: {
+                        date_range?: components["schemas"]["DateRange"];
+                        /** @enum {string} */
+                        sort_by?: "gmv" | "video_gmv" | "new_video_gmv" | "commission" | "units_sold" | "video_count" | "live_count" | "views" | "likes" | "comments";
+                        /** @enum {string} */
+                        sort_direction?: "ASC" | "DESC";
+                        /** @description Optional filter. */
+                        handle?: string;
+                        /** @description Optional filter. */
+                        campaign_id?: string;
+                        /** @description Optional filter. */
+                        product_id?: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AffiliateTimeseriesRow"][];
+                        has_more?: boolean;
+                        total_count?: number;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    searchTimeseriesProducts: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Internal shop id returned as shop_id by GET /account/shops (not the platform's own shop id). Missing: 400 `Missing X-Shop-Id header`; malformed: 400 `Invalid shop_id`. The id format is not shown; the mock uses UUIDs (inferred). */
+                "x-shop-id": components["parameters"]["ShopId"];
+                /** @description Mock only (as in Prism): `code=<status>` returns that documented response for this request. A real server ignores it. */
+                Prefer?: components["parameters"]["Prefer"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    page_size?: number;
+                    /** @description 1-based. */
+                    page_number?: number;
+                    search_params?: {
+                        date_range?: components["schemas"]["DateRange"];
+                        /** @enum {string} */
+                        sort_by?: "total_gmv" | "affiliate_gmv" | "video_gmv" | "live_gmv" | "shop_tab_gmv" | "shop_tab_impressions" | "units_sold" | "subscription_gmv" | "new_subscriptions" | "active_subscriptions" | "recurring_subscriptions";
+                        /** @enum {string} */
+                        sort_direction?: "ASC" | "DESC";
+                        /** @description Optional filter. */
+                        product_id?: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ProductTimeseriesRow"][];
+                        has_more: boolean;
+                        total_count: number;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    searchTimeseriesSkus: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Internal shop id returned as shop_id by GET /account/shops (not the platform's own shop id). Missing: 400 `Missing X-Shop-Id header`; malformed: 400 `Invalid shop_id`. The id format is not shown; the mock uses UUIDs (inferred). */
+                "x-shop-id": components["parameters"]["ShopId"];
+                /** @description Mock only (as in Prism): `code=<status>` returns that documented response for this request. A real server ignores it. */
+                Prefer?: components["parameters"]["Prefer"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    page_size?: number;
+                    /** @description 1-based. */
+                    page_number?: number;
+                    search_params?: {
+                        date_range?: components["schemas"]["DateRange"];
+                        /** @enum {string} */
+                        sort_by?: "gmv" | "units_sold" | "orders" | "gross_sales";
+                        /** @enum {string} */
+                        sort_direction?: "ASC" | "DESC";
+                        /** @description Optional filter. */
+                        product_id?: string;
+                        /** @description Optional filter. */
+                        sku_id?: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["SkuTimeseriesRow"][];
+                        has_more: boolean;
+                        total_count: number;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    searchTimeseriesSlideshows: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Internal shop id returned as shop_id by GET /account/shops (not the platform's own shop id). Missing: 400 `Missing X-Shop-Id header`; malformed: 400 `Invalid shop_id`. The id format is not shown; the mock uses UUIDs (inferred). */
+                "x-shop-id": components["parameters"]["ShopId"];
+                /** @description Mock only (as in Prism): `code=<status>` returns that documented response for this request. A real server ignores it. */
+                Prefer?: components["parameters"]["Prefer"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    page_size?: number;
+                    /** @description 1-based. */
+                    page_number?: number;
+                    search_params: {
+                        date_range: components["schemas"]["DateRange"];
+                        /** @description Values not enumerated by the spec; examples: gmv, views, likes, comments, units_sold, commission. */
+                        sort_by?: string;
+                        /** @enum {string} */
+                        sort_direction?: "ASC" | "DESC";
+                        /** @description Optional filter. */
+                        handle?: string;
+                        /** @description Optional filter. */
+                        product_id?: string;
+                        /** @description Optional filter. */
+                        campaign_id?: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["SlideshowTimeseriesRow"][];
+                        has_more?: boolean;
+                        total_count?: number;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    searchTimeseriesVideos: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Internal shop id returned as shop_id by GET /account/shops (not the platform's own shop id). Missing: 400 `Missing X-Shop-Id header`; malformed: 400 `Invalid shop_id`. The id format is not shown; the mock uses UUIDs (inferred). */
+                "x-shop-id": components["parameters"]["ShopId"];
+                /** @description Mock only (as in Prism): `code=<status>` returns that documented response for this request. A real server ignores it. */
+                Prefer?: components["parameters"]["Prefer"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    page_size?: number;
+                    /** @description 1-based. */
+                    page_number?: number;
+                    search_params?: {
+                        date_range?: components["schemas"]["DateRange"];
+                        /** @description Values not enumerated by the spec; examples: gmv, views, units_sold. */
+                        sort_by?: string;
+                        /** @enum {string} */
+                        sort_direction?: "ASC" | "DESC";
+                        /** @description Optional filter. */
+                        handle?: string;
+                        /** @description Optional filter. */
+                        product_id?: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["VideoTimeseriesRow"][];
+                        has_more?: boolean;
+                        total_count?: number;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    listBoostedCreativesGetV1: {
+        parameters: {
+            query?: {
+                include_ended?: boolean;
+                campaign_id?: string;
+                video_ids?: string | string[];
+                rule_id?: string;
+                page?: number;
+                page_size?: number;
+                sort_by?: "created_at" | "ended_at" | "budget_per_day" | "spend" | "revenue" | "orders" | "roas" | "active" | "campaign_id" | "video_id" | "handle";
+                sort_direction?: "ASC" | "DESC";
+                format?: "json" | "csv";
+                columns?: string[];
+                csv_limit?: number;
+            };
+            header: {
+                /** @description Internal shop id returned as shop_id by GET /account/shops (not the platform's own shop id). Missing: 400 `Missing X-Shop-Id header`; malformed: 400 `Invalid shop_id`. The id format is not shown; the mock uses UUIDs (inferred). */
+                "x-shop-id": components["parameters"]["ShopId"];
+                /** @description Mock only (as in Prism): `code=<status>` returns that documented response for this request. A real server ignores it. */
+                Prefer?: components["parameters"]["Prefer"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            sessions: components["schemas"]["BoostSession"][];
+                            total_count: number;
+                            page: number;
+                            page_size: number;
+                            include_ended: boolean;
+                            /** @description The sort key applied (after fallback). */
+                            sort_by: string;
+                            /** @enum {string} */
+                            sort_direction: "ASC" | "DESC";
+                        };
+                    } | components["schemas"]["CsvExport"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    listBoostedCreativesV1: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Internal shop id returned as shop_id by GET /account/shops (not the platform's own shop id). Missing: 400 `Missing X-Shop-Id header`; malformed: 400 `Invalid shop_id`. The id format is not shown; the mock uses UUIDs (inferred). */
+                "x-shop-id": components["parameters"]["ShopId"];
+                /** @description Mock only (as in Prism): `code=<status>` returns that documented response for this request. A real server ignores it. */
+                Prefer?: components["parameters"]["Prefer"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description false (default): active sessions only.
+                     * @default false
+                     */
+                    include_ended?: boolean;
+                    campaign_id?: string;
+                    /** @description A video id or an array of ids. */
+                    video_ids?: string | string[];
+                    /** @description `manual` for manual boosts. */
+                    rule_id?: string;
+                    /**
+                     * @description 1-based page number.
+                     * @default 1
+                     */
+                    page?: number;
+                    /** @default 20 */
+                    page_size?: number;
+                    /**
+                     * @default created_at
+                     * @enum {string}
+                     */
+                    sort_by?: "created_at" | "ended_at" | "budget_per_day" | "spend" | "revenue" | "orders" | "roas" | "active" | "campaign_id" | "video_id" | "handle";
+                    /**
+                     * @description Nulls sort last.
+                     * @enum {string}
+                     */
+                    sort_direction?: "ASC" | "DESC";
+                    /**
+                     * @description csv returns a presigned download link instead of inline JSON.
+                     * @enum {string}
+                     */
+                    format?: "json" | "csv";
+                    /** @description Fields to export. */
+                    columns?: string[];
+                    /** @description Cap on exported rows. */
+                    csv_limit?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            sessions: components["schemas"]["BoostSession"][];
+                            total_count: number;
+                            page: number;
+                            page_size: number;
+                            include_ended: boolean;
+                            /** @description The sort key applied (after fallback). */
+                            sort_by: string;
+                            /** @enum {string} */
+                            sort_direction: "ASC" | "DESC";
+                        };
+                    } | components["schemas"]["CsvExport"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    listAdCampaignsV1: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Internal shop id returned as shop_id by GET /account/shops (not the platform's own shop id). Missing: 400 `Missing X-Shop-Id header`; malformed: 400 `Invalid shop_id`. The id format is not shown; the mock uses UUIDs (inferred). */
+                "x-shop-id": components["parameters"]["ShopId"];
+                /** @description Mock only (as in Prism): `code=<status>` returns that documented response for this request. A real server ignores it. */
+                Prefer?: components["parameters"]["Prefer"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    date_range?: components["schemas"]["DateRange"];
+                    dateRange?: components["schemas"]["DateRange"];
+                    /**
+                     * @description 1-based page number.
+                     * @default 1
+                     */
+                    page?: number;
+                    /**
+                     * @description Default 10; clamped by the server to 1-100.
+                     * @default 10
+                     */
+                    page_size?: number;
+                    /**
+                     * @description Default 10; clamped by the server to 1-100.
+                     * @default 10
+                     */
+                    pageSize?: number;
+                    /**
+                     * @description One of `ad_spend`, `ad_revenue`, `orders`, `campaign_name`, `operation_status`, `budget`, `roas_target`; any other value falls back to `ad_spend`.
+                     * @default ad_spend
+                     */
+                    sort_by?: string;
+                    /**
+                     * @description One of `ad_spend`, `ad_revenue`, `orders`, `campaign_name`, `operation_status`, `budget`, `roas_target`; any other value falls back to `ad_spend`.
+                     * @default ad_spend
+                     */
+                    sortBy?: string;
+                    /**
+                     * @description Nulls sort last.
+                     * @default DESC
+                     * @enum {string}
+                     */
+                    sort_direction?: "ASC" | "DESC";
+                    /**
+                     * @description Nulls sort last.
+                     * @default DESC
+                     * @enum {string}
+                     */
+                    sortDir?: "ASC" | "DESC";
+                } | unknown | unknown;
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            totals: {
+                                ad_spend: number;
+                                ad_roi: number;
+                                ad_revenue: number;
+                                /** @description The equal-length period immediately before the range. */
+                                prev: {
+                                    ad_spend: number;
+                                    ad_roi: number;
+                                    ad_revenue: number;
+                                };
+                            };
+                            campaigns: components["schemas"]["AdCampaign"][];
+                            total_count: number;
+                            page: number;
+                            page_size: number;
+                            /** @description The sort key applied (after fallback). */
+                            sort_by: string;
+                            /** @enum {string} */
+                            sort_direction: "ASC" | "DESC";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    listAdCreativesV1: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Internal shop id returned as shop_id by GET /account/shops (not the platform's own shop id). Missing: 400 `Missing X-Shop-Id header`; malformed: 400 `Invalid shop_id`. The id format is not shown; the mock uses UUIDs (inferred). */
+                "x-shop-id": components["parameters"]["ShopId"];
+                /** @description Mock only (as in Prism): `code=<status>` returns that documented response for this request. A real server ignores it. */
+                Prefer?: components["parameters"]["Prefer"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @description Metrics window; either bound may be sent alone (from defaults to 6 months ago, to to today). */
+                    performance_date?: {
+                        /** Format: date */
+                        from?: string;
+                        /** Format: date */
+                        to?: string;
+                    };
+                    /** @description Filters videos by post date; videos with unknown post dates are excluded when set. */
+                    posted_date?: {
+                        /** Format: date */
+                        from?: string;
+                        /** Format: date */
+                        to?: string;
+                    };
+                    /** @description Legacy alias of posted_date. */
+                    date_range?: {
+                        /** Format: date */
+                        from?: string;
+                        /** Format: date */
+                        to?: string;
+                    };
+                    /**
+                     * @description 1-based page number.
+                     * @default 1
+                     */
+                    page?: number;
+                    /**
+                     * @description Default 5; clamped by the server to 1-1000.
+                     * @default 5
+                     */
+                    page_size?: number;
+                    /**
+                     * @description Default 5; clamped by the server to 1-1000.
+                     * @default 5
+                     */
+                    pageSize?: number;
+                    /**
+                     * @description One of `date_posted`, `ad_spend`, `gross_revenue`, `roi`, `cpa`, `orders`, `cost_per_order`, `impressions`, `clicks`, `click_rate`, `ad_click_rate`, `conversion_rate`, `view_rate_2s`, `view_rate_6s`, `view_count`; any other value falls back to `ad_spend`.
+                     * @default ad_spend
+                     */
+                    sort_by?: string;
+                    /**
+                     * @description One of `date_posted`, `ad_spend`, `gross_revenue`, `roi`, `cpa`, `orders`, `cost_per_order`, `impressions`, `clicks`, `click_rate`, `ad_click_rate`, `conversion_rate`, `view_rate_2s`, `view_rate_6s`, `view_count`; any other value falls back to `ad_spend`.
+                     * @default ad_spend
+                     */
+                    sortBy?: string;
+                    /**
+                     * @description Nulls sort last.
+                     * @default DESC
+                     * @enum {string}
+                     */
+                    sort_direction?: "ASC" | "DESC";
+                    /**
+                     * @description Nulls sort last.
+                     * @default DESC
+                     * @enum {string}
+                     */
+                    sortDir?: "ASC" | "DESC";
+                    campaign_id?: string;
+                    campaignId?: string;
+                    product_ids?: string | string[];
+                    productIds?: string | string[];
+                    video_ids?: string | string[];
+                    videoIds?: string | string[];
+                    video_id?: string | string[];
+                    /** @description One delivery status or an array. */
+                    statuses?: components["schemas"]["DeliveryStatus"] | components["schemas"]["DeliveryStatus"][];
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            creatives: components["schemas"]["AdCreative"][];
+                            total_count: number;
+                            page: number;
+                            page_size: number;
+                            /** @description Statuses present in scope before the status filter. */
+                            available_statuses: components["schemas"]["DeliveryStatus"][];
+                            /** @description The sort key applied (after fallback). */
+                            sort_by: string;
+                            /** @enum {string} */
+                            sort_direction: "ASC" | "DESC";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    listExcludedCreativesGetV1: {
+        parameters: {
+            query?: {
+                campaign_id?: string;
+                video_ids?: string | string[];
+                rule_id?: string;
+                page?: number;
+                page_size?: number;
+                sort_by?: "created_at" | "campaign_id" | "video_id" | "handle" | "rule_name";
+                sort_direction?: "ASC" | "DESC";
+                format?: "json" | "csv";
+                columns?: string[];
+                csv_limit?: number;
+            };
+            header: {
+                /** @description Internal shop id returned as shop_id by GET /account/shops (not the platform's own shop id). Missing: 400 `Missing X-Shop-Id header`; malformed: 400 `Invalid shop_id`. The id format is not shown; the mock uses UUIDs (inferred). */
+                "x-shop-id": components["parameters"]["ShopId"];
+                /** @description Mock only (as in Prism): `code=<status>` returns that documented response for this request. A real server ignores it. */
+                Prefer?: components["parameters"]["Prefer"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            exclusions: components["schemas"]["ExcludedCreative"][];
+                            total_count: number;
+                            page: number;
+                            page_size: number;
+                            /** @description The sort key applied (after fallback). */
+                            sort_by: string;
+                            /** @enum {string} */
+                            sort_direction: "ASC" | "DESC";
+                        };
+                    } | components["schemas"]["CsvExport"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    listExcludedCreativesV1: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Internal shop id returned as shop_id by GET /account/shops (not the platform's own shop id). Missing: 400 `Missing X-Shop-Id header`; malformed: 400 `Invalid shop_id`. The id format is not shown; the mock uses UUIDs (inferred). */
+                "x-shop-id": components["parameters"]["ShopId"];
+                /** @description Mock only (as in Prism): `code=<status>` returns that documented response for this request. A real server ignores it. */
+                Prefer?: components["parameters"]["Prefer"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    campaign_id?: string;
+                    /** @description A video id or an array of ids. */
+                    video_ids?: string | string[];
+                    /** @description `manual` for manual exclusions; moderation scan ids begin with `moderation_scan`. */
+                    rule_id?: string;
+                    /**
+                     * @description 1-based page number.
+                     * @default 1
+                     */
+                    page?: number;
+                    /** @default 20 */
+                    page_size?: number;
+                    /**
+                     * @default created_at
+                     * @enum {string}
+                     */
+                    sort_by?: "created_at" | "campaign_id" | "video_id" | "handle" | "rule_name";
+                    /**
+                     * @description Nulls sort last.
+                     * @default DESC
+                     * @enum {string}
+                     */
+                    sort_direction?: "ASC" | "DESC";
+                    /**
+                     * @description csv returns a presigned download link instead of inline JSON.
+                     * @enum {string}
+                     */
+                    format?: "json" | "csv";
+                    /** @description Fields to export. */
+                    columns?: string[];
+                    /** @description Cap on exported rows. */
+                    csv_limit?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            exclusions: components["schemas"]["ExcludedCreative"][];
+                            total_count: number;
+                            page: number;
+                            page_size: number;
+                            /** @description The sort key applied (after fallback). */
+                            sort_by: string;
+                            /** @enum {string} */
+                            sort_direction: "ASC" | "DESC";
+                        };
+                    } | components["schemas"]["CsvExport"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    createWorkflow: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Internal shop id returned as shop_id by GET /account/shops (not the platform's own shop id). Missing: 400 `Missing X-Shop-Id header`; malformed: 400 `Invalid shop_id`. The id format is not shown; the mock uses UUIDs (inferred). */
+                "x-shop-id": components["parameters"]["ShopId"];
+                /** @description Mock only (as in Prism): `code=<status>` returns that documented response for this request. A real server ignores it. */
+                Prefer?: components["parameters"]["Prefer"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    name?: string;
+                    /** @description Trigger (shape not shown). */
+                    trigger: Record<string, never>;
+                    /** @description Step graph (shape not shown). */
+                    steps?: Record<string, never>[];
+                    /** @description Start active (default false: paused). */
+                    active?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Workflow"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    deleteWorkflow: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Internal shop id returned as shop_id by GET /account/shops (not the platform's own shop id). Missing: 400 `Missing X-Shop-Id header`; malformed: 400 `Invalid shop_id`. The id format is not shown; the mock uses UUIDs (inferred). */
+                "x-shop-id": components["parameters"]["ShopId"];
+                /** @description Mock only (as in Prism): `code=<status>` returns that documented response for this request. A real server ignores it. */
+                Prefer?: components["parameters"]["Prefer"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    workflow_id: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The response of a delete is not shown; inferred. */
+                        data: {
+                            workflow_id: string;
+                            /** @constant */
+                            deleted: true;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    getWorkflow: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Internal shop id returned as shop_id by GET /account/shops (not the platform's own shop id). Missing: 400 `Missing X-Shop-Id header`; malformed: 400 `Invalid shop_id`. The id format is not shown; the mock uses UUIDs (inferred). */
+                "x-shop-id": components["parameters"]["ShopId"];
+                /** @description Mock only (as in Prism): `code=<status>` returns that documented response for this request. A real server ignores it. */
+                Prefer?: components["parameters"]["Prefer"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    workflow_id: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Workflow"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    listWorkflows: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Internal shop id returned as shop_id by GET /account/shops (not the platform's own shop id). Missing: 400 `Missing X-Shop-Id header`; malformed: 400 `Invalid shop_id`. The id format is not shown; the mock uses UUIDs (inferred). */
+                "x-shop-id": components["parameters"]["ShopId"];
+                /** @description Mock only (as in Prism): `code=<status>` returns that documented response for this request. A real server ignores it. */
+                Prefer?: components["parameters"]["Prefer"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    status?: "active" | "paused";
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            workflows: components["schemas"]["Workflow"][];
+                            total_count: number;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    toggleWorkflow: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Internal shop id returned as shop_id by GET /account/shops (not the platform's own shop id). Missing: 400 `Missing X-Shop-Id header`; malformed: 400 `Invalid shop_id`. The id format is not shown; the mock uses UUIDs (inferred). */
+                "x-shop-id": components["parameters"]["ShopId"];
+                /** @description Mock only (as in Prism): `code=<status>` returns that documented response for this request. A real server ignores it. */
+                Prefer?: components["parameters"]["Prefer"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    workflow_id: string;
+                    active?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Workflow"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
         };
     };

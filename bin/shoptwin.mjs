@@ -1,0 +1,3 @@
+#!/usr/bin/env node
+// The CLI is TypeScript run by Node 24's type stripping (the project's own Node, see package.json).
+await import('../mock/cli.ts')
