@@ -198,11 +198,13 @@ export interface Contract {
 
 let shared: Contract | undefined
 
+/** A contract from a document already in memory (bundlers, browsers, tests of a modified document). */
+export function createContract(doc: OpenApiDocument): Contract {
+  const operations = indexOperations(doc)
+  return { doc, operations, byId: new Map(operations.map((o) => [o.operationId, o])), validators: new ContractValidators(doc) }
+}
+
 export function loadContract(): Contract {
-  if (!shared) {
-    const doc = loadDocument()
-    const operations = indexOperations(doc)
-    shared = { doc, operations, byId: new Map(operations.map((o) => [o.operationId, o])), validators: new ContractValidators(doc) }
-  }
+  if (!shared) shared = createContract(loadDocument())
   return shared
 }

@@ -2473,7 +2473,8 @@ export interface components {
              * @example Expired
              */
             status: string;
-            campaign_id: string;
+            /** @description Null when the request is not tied to a campaign (inferred, as on the sample request). */
+            campaign_id: string | null;
             /**
              * Format: date-time
              * @description Requested time.
@@ -2484,15 +2485,16 @@ export interface components {
             sku_desc: string;
             /** @description Basis points; 1500 = 15%. */
             commission_rate: number;
-            /** @description Timestamp; format not shown. */
-            sample_shipped: string;
-            /** @description Timestamp; format not shown. */
-            sample_received: string;
-            /** @description Timestamp; format not shown. */
-            refund_time: string;
-            refund_amount: number;
-            /** @description Timestamp; format not shown. */
-            review_expire_time: string;
+            /** @description Timestamp; format not shown. Null until shipped (inferred). */
+            sample_shipped: string | null;
+            /** @description Timestamp; format not shown. Null until received (inferred). */
+            sample_received: string | null;
+            /** @description Timestamp; format not shown. Null until refunded (inferred). */
+            refund_time: string | null;
+            /** @description Null until refunded (inferred). */
+            refund_amount: number | null;
+            /** @description Timestamp; format not shown. Null before the review window opens (inferred). */
+            review_expire_time: string | null;
             handle: string;
             bio: string;
             follower_cnt: number;

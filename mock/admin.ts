@@ -1,0 +1,143 @@
+/**
+ * The control API: reset, clock, faults, the request journal and the world, plus actions areas
+ * add (`samples/arrive`). The same functions serve `state.admin.*` in-process and `/__admin/*`
+ * on the standalone server.
+ */
+import { http, type HttpHandler } from 'msw'
+import type { AdminAction } from './context.ts'
+import { apiError, toResponse, type ApiResult } from './respond.ts'
+import type { MockState } from './state.ts'
+import type { Fault, FaultInput } from './stores/faults.ts'
+import type { JournalEntry } from './stores/journal.ts'
+
+export interface ClockView {
+  now: string
+  frozen: boolean
+}
+
+export interface Admin {
+  reset(input?: { seed?: number; scale?: string; today?: string }): { seed: number; scale: string; today: string }
+  clock(): ClockView
+  /** `{now}` sets (frozen unless `running`), `{advance_ms}` advances, `{real_time: true}` returns to the wall clock. */
+  setClock(input: { now?: string; advance_ms?: number; running?: boolean; real_time?: boolean }): ClockView
+  addFault(input: FaultInput): Fault
+  faults(): Fault[]
+  clearFaults(): void
+  requests(filter?: { operationId?: string; limit?: number }): JournalEntry[]
+  clearRequests(): void
+  world(): { keys: Array<{ key: string; label: string; tier: string; routes: '*' | string[]; shops: '*' | string[] }>; shops: unknown[]; foreign_shops: unknown[] }
+  /** Names of the extra actions (`samples/arrive`...). */
+  actions(): string[]
+  /** Adds an action (areas do this through their `adminActions` export). */
+  register(name: string, action: AdminAction): void
+  run(name: string, input?: Record<string, unknown>): Promise<unknown>
+}
+
+export function createAdmin(state: MockState, initialActions: Record<string, AdminAction> = {}): Admin {
+  const actions = new Map(Object.entries(initialActions))
+  const clockView = (): ClockView => ({ now: state.clock.now().toISOString(), frozen: state.clock.frozen })
+  return {
+    reset(input = {}) {
+      if (input.seed !== undefined && !Number.isInteger(input.seed)) throw apiError(400, 'seed must be an integer')
+      state.reset(input)
+      return { seed: state.seed, scale: state.scale, today: state.today }
+    },
+    clock: clockView,
+    setClock({ now, advance_ms, running, real_time }) {
+      if (real_time) state.clock.useRealTime()
+      if (now !== undefined) {
+        if (typeof now !== 'string' || !Number.isFinite(Date.parse(now))) throw apiError(400, 'now must be an ISO date-time')
+        state.clock.set(now, { running: running === true })
+      }
+      if (advance_ms !== undefined) {
+        if (typeof advance_ms !== 'number' || !Number.isFinite(advance_ms)) throw apiError(400, 'advance_ms must be a number')
+        state.clock.advance(advance_ms)
+      }
+      return clockView()
+    },
+    addFault(input) {
+      try {
+        return state.faults.add(input)
+      } catch (error) {
+        throw apiError(400, (error as Error).message)
+      }
+    },
+    faults: () => state.faults.list(),
+    clearFaults: () => state.faults.clear(),
+    requests: (filter) => state.journal.entries(filter),
+    clearRequests: () => state.journal.clear(),
+    world() {
+      const w = state.world
+      return {
+        keys: w.apiKeys.map(({ key, label, tier, routes, shops }) => ({ key, label, tier, routes, shops })),
+        shops: w.shops,
+        foreign_shops: w.foreignShops,
+      }
+    },
+    actions: () => [...actions.keys()],
+    register(name, action) {
+      actions.set(name, action)
+    },
+    async run(name, input = {}) {
+      const action = actions.get(name)
+      if (!action) throw apiError(501, `Not implemented in the mock yet: admin action ${name}`)
+      return action(state, input)
+    },
+  }
+}
+
+async function jsonBody(request: Request): Promise<Record<string, any>> {
+  const text = await request.text()
+  if (!text.trim()) return {}
+  try {
+    const parsed = JSON.parse(text) as unknown
+    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) return parsed as Record<string, any>
+  } catch {
+    // fall through
+  }
+  throw apiError(400, 'body must be a JSON object')
+}
+
+const answer = async (run: () => unknown | Promise<unknown>, status = 200): Promise<Response> => {
+  try {
+    return toResponse({ status, body: await run() })
+  } catch (error) {
+    if ((error as ApiResult).status && (error as { body?: unknown }).body) return toResponse(error as ApiResult)
+    return toResponse({ status: 500, body: { error: (error as Error).message } })
+  }
+}
+
+/** MSW handlers of the control API under `<baseUrl>/__admin/`. */
+export function createAdminHandlers(state: MockState, { baseUrl = '' }: { baseUrl?: string } = {}): HttpHandler[] {
+  const at = (p: string) => `${baseUrl.replace(/\/$/, '')}/__admin${p}`
+  const admin = state.admin
+  return [
+    http.get(at(''), () =>
+      answer(() => ({
+        routes: ['POST /__admin/reset', 'GET|POST /__admin/clock', 'GET|POST|DELETE /__admin/faults', 'GET|DELETE /__admin/requests', 'GET /__admin/world', 'GET /__admin/state', ...admin.actions().map((a) => `POST /__admin/${a}`)],
+      })),
+    ),
+    http.post(at('/reset'), async ({ request }) => answer(async () => admin.reset(await jsonBody(request)))),
+    http.get(at('/clock'), () => answer(() => admin.clock())),
+    http.post(at('/clock'), async ({ request }) => answer(async () => admin.setClock(await jsonBody(request)))),
+    http.get(at('/faults'), () => answer(() => ({ faults: admin.faults() }))),
+    http.post(at('/faults'), async ({ request }) => answer(async () => ({ fault: admin.addFault((await jsonBody(request)) as FaultInput) }), 201)),
+    http.delete(at('/faults'), () => answer(() => (admin.clearFaults(), { faults: [] }))),
+    http.get(at('/requests'), ({ request }) =>
+      answer(() => {
+        const url = new URL(request.url)
+        const limit = url.searchParams.get('limit')
+        return { requests: admin.requests({ operationId: url.searchParams.get('operation') ?? undefined, limit: limit ? Number(limit) : undefined }) }
+      }),
+    ),
+    http.delete(at('/requests'), () => answer(() => (admin.clearRequests(), { requests: [] }))),
+    http.get(at('/world'), () => answer(() => admin.world())),
+    http.get(at('/state'), () => answer(() => state.inspect())),
+    http.post(at('/*'), async ({ request }) =>
+      answer(async () => {
+        const name = new URL(request.url).pathname.replace(/^.*?\/__admin\//, '')
+        return { result: (await admin.run(name, await jsonBody(request))) ?? null }
+      }),
+    ),
+  ]
+}

@@ -1,0 +1,84 @@
+/**
+ * Account and shop (spec: Account and shop; Idempotency): health, the account's shops, SPS,
+ * products, SKUs and the idempotency lookup. The example area: handlers are closures over the
+ * request context; they read the world and refuse with apiError.
+ */
+import type { AreaHandler, AreaModule, RequestContext } from '../context.ts'
+import { apiError } from '../respond.ts'
+import type { World } from '../world.ts'
+
+/** The shop's per-shop data of the world. */
+export function shopDataOf(world: World, shopId: string) {
+  const data = world.shopData[shopId]
+  if (!data) throw new Error(`the world has no data for shop ${shopId}`)
+  return data
+}
+
+/** Case-insensitive fuzzy match: every word of the query appears in the text. */
+export function fuzzyMatch(text: string, query: string | undefined): boolean {
+  if (!query?.trim()) return true
+  const hay = text.toLowerCase()
+  return query.toLowerCase().split(/\s+/).filter(Boolean).every((word) => hay.includes(word))
+}
+
+/** Sorts by a numeric field, ties broken by id so pages are stable. */
+function sortRows<T extends Record<string, any>>(rows: T[], field: string, direction: 'asc' | 'desc', idField: string): T[] {
+  const sign = direction === 'asc' ? 1 : -1
+  return rows.slice().sort((a, b) => sign * ((a[field] as number) - (b[field] as number)) || String(a[idField]).localeCompare(String(b[idField])))
+}
+
+const requireShop = (ctx: RequestContext) => {
+  if (!ctx.shop) throw new Error(`${ctx.op.operationId} ran without a shop`)
+  return ctx.shop
+}
+
+// spec: Health is not shown; `{status: "ok", time}` is inferred.
+const getHealth: AreaHandler = ({ now }) => ({ status: 200, body: { status: 'ok', time: now.toISOString() } })
+
+// spec: Account and shop: every shop on the account, active or not.
+const listAccountShops: AreaHandler = ({ world, apiKey }) => {
+  const visible = world.shops.filter((s) => !apiKey || apiKey.shops === '*' || apiKey.shops.includes(s.shop_id))
+  return {
+    status: 200,
+    body: { data: visible.map(({ shop_id, shop_name, is_active, created_at, plan }) => ({ shop_id, shop_name, is_active, created_at, plan })) },
+  }
+}
+
+const getShopSps: AreaHandler = (ctx) => ({ status: 200, body: { data: { sps: requireShop(ctx).sps } } })
+
+const listShopProducts: AreaHandler = (ctx) => {
+  const { search, is_open_plan = null, sort_by = 'units_sold', sort_direction = 'desc' } = ctx.input
+  const products = shopDataOf(ctx.world, requireShop(ctx).shop_id).products
+    .filter((p) => fuzzyMatch(p.product_name, search))
+    .filter((p) => is_open_plan === null || p.is_open_plan === is_open_plan)
+  const data = sortRows(products, sort_by, sort_direction, 'product_id').map(({ product_id, product_name, status, is_open_plan, price, units_sold, stock }) => ({
+    product_id, product_name, status, is_open_plan, price, units_sold, stock,
+  }))
+  return { status: 200, body: { data } }
+}
+
+const listShopSkus: AreaHandler = (ctx) => {
+  const { search, product_id = null, sort_by = 'stock', sort_direction = 'desc' } = ctx.input
+  const skus = shopDataOf(ctx.world, requireShop(ctx).shop_id).skus
+    .filter((s) => fuzzyMatch(`${s.sku_name} ${s.product_name}`, search))
+    .filter((s) => product_id === null || s.product_id === product_id)
+  const data = sortRows(skus, sort_by, sort_direction, 'sku_id').map(({ sku_id, sku_name, product_id, product_name, price, custom_cogs, stock }) => ({
+    sku_id, sku_name, product_id, product_name, price, custom_cogs, stock,
+  }))
+  return { status: 200, body: { data } }
+}
+
+// spec: Idempotency: scoped to the shop in x-shop-id; 404 when never made or expired.
+const getIdempotencyRecord: AreaHandler = (ctx) => {
+  const entry = ctx.state.idempotency.lookup(requireShop(ctx).shop_id, ctx.params.key)
+  if (!entry) return apiError(404, 'No stored response for that key')
+  const idempotency =
+    entry.status === 'completed'
+      ? { status: 'completed', response_status: entry.responseStatus, response_body: JSON.parse(entry.rawBody!) as unknown }
+      : { status: 'processing' }
+  return { status: 200, body: { idempotency } }
+}
+
+export const account: AreaModule = {
+  handlers: { getHealth, listAccountShops, getShopSps, listShopProducts, listShopSkus, getIdempotencyRecord },
+}

@@ -1,0 +1,30 @@
+/**
+ * The registry of area modules. Each area (mock/areas/<area>.ts) exports an AreaModule:
+ * `handlers` by operationId, optional input `normalizers` and control-API `adminActions`.
+ * Add yours to `modules` below; aliases (`/v1/ads/...`, GET forms) reach the canonical handler
+ * by themselves.
+ */
+import type { AdminAction, AreaHandler, AreaModule, InputNormalizer } from '../context.ts'
+import { account } from './account.ts'
+
+export const modules: Record<string, AreaModule> = {
+  account,
+}
+
+function collect<T>(pick: (m: AreaModule) => Record<string, T> | undefined, what: string): Record<string, T> {
+  const out: Record<string, T> = {}
+  for (const [area, module] of Object.entries(modules)) {
+    for (const [id, value] of Object.entries(pick(module) ?? {})) {
+      if (id in out) throw new Error(`${what} ${id} is defined by two areas (second: ${area})`)
+      out[id] = value
+    }
+  }
+  return out
+}
+
+/** Every area handler by operationId. */
+export const areaHandlers: Record<string, AreaHandler> = collect((m) => m.handlers, 'handler')
+/** Input normalizers (camelCase and legacy keys) by operationId. */
+export const areaNormalizers: Record<string, InputNormalizer> = collect((m) => m.normalizers, 'normalizer')
+/** Control-API actions by name (`samples/arrive` → `POST /__admin/samples/arrive`). */
+export const areaAdminActions: Record<string, AdminAction> = collect((m) => m.adminActions, 'admin action')

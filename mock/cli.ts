@@ -1,0 +1,159 @@
+/**
+ * shoptwin's command line: `serve` (the standalone mock), `fixtures` (write a world to files),
+ * `conformance` (certify a server). `npm start -- --port 5000` passes flags through to `serve`.
+ */
+import { parseArgs } from 'node:util'
+import { fileURLToPath } from 'node:url'
+import { createServer } from './server.ts'
+
+const USAGE = `usage: shoptwin <command> [options]
+
+commands:
+  serve        the standalone mock server
+               --port 4010  --host 127.0.0.1  --seed 42  --scale small|default|large
+               --today YYYY-MM-DD  --rate-limit on|off  --strict  --remote-admin
+  fixtures     write a seeded world to files: --seed 42 --scale small --today YYYY-MM-DD --out DIR
+  conformance  run the conformance suite against a server (see conformance/)
+`
+
+function fail(message: string): never {
+  console.error(`shoptwin: ${message}\n\n${USAGE}`)
+  process.exit(2)
+}
+
+function integer(value: string | undefined, name: string, fallback: number): number {
+  if (value === undefined) return fallback
+  const n = Number(value)
+  if (!Number.isInteger(n)) fail(`--${name} must be an integer, got ${value}`)
+  return n
+}
+
+function onOff(value: string | undefined, name: string, fallback: boolean): boolean {
+  if (value === undefined) return fallback
+  if (value === 'on' || value === 'true') return true
+  if (value === 'off' || value === 'false') return false
+  fail(`--${name} must be on or off, got ${value}`)
+}
+
+async function serve(args: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      port: { type: 'string' },
+      host: { type: 'string' },
+      seed: { type: 'string' },
+      scale: { type: 'string' },
+      today: { type: 'string' },
+      'rate-limit': { type: 'string' },
+      strict: { type: 'boolean' },
+      'remote-admin': { type: 'boolean' },
+    },
+    strict: true,
+  })
+  const port = integer(values.port, 'port', 4010)
+  const host = values.host ?? '127.0.0.1'
+  const mock = createServer({
+    stateOptions: {
+      seed: integer(values.seed, 'seed', 42),
+      scale: values.scale ?? 'small',
+      ...(values.today ? { today: values.today } : {}),
+      rateLimit: onOff(values['rate-limit'], 'rate-limit', true),
+      strict: values.strict ?? false,
+    },
+    remoteAdmin: values['remote-admin'] ?? false,
+  })
+  const url = await mock.listen(port, host)
+  const { state } = mock
+  const lines = [
+    `shoptwin mock listening on ${url}  (seed ${state.seed}, scale ${state.scale}, today ${state.today}, rate limit ${state.rateLimit ? 'on' : 'off'})`,
+    '',
+    'API keys (x-api-key):',
+    ...state.world.apiKeys.map((k) => `  ${k.key.padEnd(22)} ${k.label}`),
+    '',
+    'Shops (x-shop-id):',
+    ...state.world.shops.map((s) => `  ${s.shop_id}  ${s.shop_name} (${s.plan}${s.is_active ? '' : ', inactive'})`),
+    '',
+    `Try: curl -s ${url}/shop/sps -H 'x-api-key: ${state.world.apiKeys[0]?.key}' -H 'x-shop-id: ${state.world.shops[0]?.shop_id}'`,
+    `Control API: ${url}/__admin/  (reset, clock, faults, requests, world)`,
+  ]
+  console.log(lines.join('\n'))
+
+  let closing = false
+  const shutdown = (signal: string) => {
+    if (closing) return
+    closing = true
+    console.log(`\nshoptwin: ${signal} received, finishing in-flight requests...`)
+    mock.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        console.error(error)
+        process.exit(1)
+      },
+    )
+  }
+  process.on('SIGINT', () => shutdown('SIGINT'))
+  process.on('SIGTERM', () => shutdown('SIGTERM'))
+}
+
+async function fixtures(args: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args,
+    options: { seed: { type: 'string' }, scale: { type: 'string' }, today: { type: 'string' }, out: { type: 'string' } },
+    strict: true,
+  })
+  if (!values.out) fail('fixtures needs --out DIR')
+  const exportPath = ['..', 'fixtures', 'export.ts'].join('/')
+  const mod = (await import(exportPath)) as { writeWorldFiles: (o: { seed: number; scale: string; today: string; out: string }) => unknown }
+  const today = values.today ?? new Date().toISOString().slice(0, 10)
+  const result = await mod.writeWorldFiles({ seed: integer(values.seed, 'seed', 42), scale: values.scale ?? 'small', today, out: values.out })
+  if (result !== undefined) console.log(typeof result === 'string' ? result : JSON.stringify(result, null, 2))
+}
+
+async function conformance(args: string[]): Promise<void> {
+  const cliPath = ['..', 'conformance', 'cli.ts'].join('/')
+  let mod: { main?: (argv: string[]) => unknown; default?: (argv: string[]) => unknown }
+  try {
+    mod = (await import(cliPath)) as typeof mod
+  } catch (error) {
+    if ((error as { code?: string }).code === 'ERR_MODULE_NOT_FOUND' && String((error as Error).message).includes('conformance/cli.ts')) {
+      console.error('shoptwin: the conformance suite is not available in this build yet (conformance/cli.ts)')
+      process.exitCode = 2
+      return
+    }
+    throw error
+  }
+  const main = mod.main ?? mod.default
+  if (typeof main === 'function') {
+    const code = await main(args)
+    if (typeof code === 'number') process.exitCode = code
+  }
+}
+
+/** Runs the CLI with `argv` (without node and the script). */
+export async function main(argv: string[]): Promise<void> {
+  const [command, ...rest] = argv
+  switch (command) {
+    case 'serve':
+      return serve(rest)
+    case 'fixtures':
+      return fixtures(rest)
+    case 'conformance':
+      return conformance(rest)
+    case undefined:
+    case '-h':
+    case '--help':
+    case 'help':
+      console.log(USAGE)
+      return
+    default:
+      fail(`unknown command ${command}`)
+  }
+}
+
+// `node mock/cli.ts ...` (npm start); bin/shoptwin.mjs calls main() itself.
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  main(process.argv.slice(2)).catch((error: unknown) => {
+    console.error(error)
+    process.exit(1)
+  })
+}

@@ -1,0 +1,72 @@
+/**
+ * The mock's one clock. Everything time-based (idempotency windows, rate-limit windows, halo
+ * snapshot age, "today" for default date ranges) reads it, so tests advance it instead of sleeping.
+ */
+export interface Clock {
+  /** The current instant. */
+  now(): Date
+  /** The current instant in epoch milliseconds. */
+  nowMs(): number
+  /** Today's date (YYYY-MM-DD, UTC) on this clock. */
+  today(): string
+  /** Sets the clock to an instant; it stays there (frozen) unless `running` is true. */
+  set(instant: string | number | Date, options?: { running?: boolean }): void
+  /** Moves the clock forward (or back, with a negative value) by `ms`. */
+  advance(ms: number): void
+  /** Back to the wall clock. */
+  useRealTime(): void
+  /** True when the clock only moves on set/advance. */
+  readonly frozen: boolean
+}
+
+export interface ClockOptions {
+  /** Start frozen at this instant; default: real time. */
+  start?: string | number | Date
+  /** With `start`: keep running from it instead of staying frozen. */
+  running?: boolean
+  /** The wall clock (for tests of the clock itself). */
+  wallClock?: () => number
+}
+
+/** A clock that runs in real time by default and can be set, frozen or advanced. */
+export function createClock({ start, running = false, wallClock = Date.now }: ClockOptions = {}): Clock {
+  // Running: now = wallClock() + offset. Frozen: now = frozenAt.
+  let offset = 0
+  let frozenAt: number | undefined
+
+  const toMs = (instant: string | number | Date): number => {
+    const ms = instant instanceof Date ? instant.getTime() : typeof instant === 'number' ? instant : Date.parse(instant)
+    if (!Number.isFinite(ms)) throw new TypeError(`not a valid instant: ${String(instant)}`)
+    return ms
+  }
+  const nowMs = () => (frozenAt !== undefined ? frozenAt : wallClock() + offset)
+
+  const clock: Clock = {
+    now: () => new Date(nowMs()),
+    nowMs,
+    today: () => new Date(nowMs()).toISOString().slice(0, 10),
+    set(instant, { running: keepRunning = false } = {}) {
+      const ms = toMs(instant)
+      if (keepRunning) {
+        frozenAt = undefined
+        offset = ms - wallClock()
+      } else {
+        frozenAt = ms
+      }
+    },
+    advance(ms) {
+      if (!Number.isFinite(ms)) throw new TypeError(`advance needs a number of milliseconds, got ${String(ms)}`)
+      if (frozenAt !== undefined) frozenAt += ms
+      else offset += ms
+    },
+    useRealTime() {
+      frozenAt = undefined
+      offset = 0
+    },
+    get frozen() {
+      return frozenAt !== undefined
+    },
+  }
+  if (start !== undefined) clock.set(start, { running })
+  return clock
+}

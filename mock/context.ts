@@ -1,0 +1,60 @@
+/**
+ * What an area handler receives and returns. Area authors write
+ * `export const handlers: Record<string, AreaHandler> = { operationId: (ctx) => ... }`.
+ */
+import type { OperationInfo } from '../openapi/index.ts'
+import type { ApiResult } from './respond.ts'
+import type { MockState } from './state.ts'
+import type { ApiKeyRecord, ShopRecord, World } from './world.ts'
+import type { PageWindow } from './pipeline/paging.ts'
+
+export type { ApiResult } from './respond.ts'
+
+/** One request, after authentication, rate limiting, validation and idempotency. */
+export interface RequestContext {
+  state: MockState
+  /** `state.world` at the time of the request. */
+  world: World
+  /** The canonical operation (for an alias such as `/v1/ads/...` or a GET form: the operation it aliases). */
+  op: OperationInfo
+  /** The operation the client actually called (equals `op` unless an alias was called). */
+  calledOp: OperationInfo
+  /** The shop of `x-shop-id` (undefined for `GET /health` and `GET /account/shops`). */
+  shop: ShopRecord | undefined
+  /** The caller's key (undefined for `GET /health`). */
+  apiKey: ApiKeyRecord | undefined
+  /**
+   * The validated request: the JSON body for POST/DELETE, or the query of a GET form parsed into the
+   * same shape (deepObject `date_range[from]`, repeated keys and comma lists as arrays, numbers and
+   * booleans coerced per the schema). Defaults from the schema are NOT applied: use `??`.
+   */
+  input: Record<string, any>
+  /** Path parameters (`{key}` of `/idempotency/{key}`). */
+  params: Record<string, string>
+  headers: Headers
+  /** The mock clock's time when the request arrived. */
+  now: Date
+  /** `now` as YYYY-MM-DD (UTC). */
+  today: string
+  /** For operations with `x-paging`: the page window after clamps and the depth cap. */
+  page: PageWindow | undefined
+}
+
+/** An operation's behaviour. Return `{ status, body }`, or return/throw `apiError(status, message)`. */
+export type AreaHandler = (ctx: RequestContext) => ApiResult | Promise<ApiResult>
+
+/**
+ * Rewrites a request's input before validation (camelCase or legacy keys to the canonical ones,
+ * flat `shared_time_from` to `shared_time.from`...). Must not mutate its argument.
+ */
+export type InputNormalizer = (input: Record<string, any>, op: OperationInfo) => Record<string, any>
+
+/** A control-API action an area adds (`POST /__admin/<name>`, `state.admin.run(name, input)`). */
+export type AdminAction = (state: MockState, input: Record<string, any>) => unknown | Promise<unknown>
+
+/** What an area module exports (mock/areas/<area>.ts), collected by mock/areas/index.ts. */
+export interface AreaModule {
+  handlers: Record<string, AreaHandler>
+  normalizers?: Record<string, InputNormalizer>
+  adminActions?: Record<string, AdminAction>
+}

@@ -1,0 +1,60 @@
+/**
+ * MSW request handlers for every operation of the contract, bound to a base URL, all answering
+ * through the one pipeline. `server.use(...)` overrides single handlers as usual in MSW.
+ */
+import { http, type HttpHandler } from 'msw'
+import type { OperationInfo } from '../openapi/index.ts'
+import { createPipeline, type PipelineContext } from './pipeline/index.ts'
+import { toResponse } from './respond.ts'
+import type { MockState } from './state.ts'
+
+export interface HandlersOptions {
+  /** Where the client sends requests (default: the contract's server, `https://api.example.com`). `*` matches any origin. */
+  baseUrl?: string
+  /** Operations beyond the contract's (tests). */
+  operations?: OperationInfo[]
+  /** Where unexpected errors are logged. */
+  log?: (error: unknown) => void
+}
+
+/** `/idempotency/{key}` → `/idempotency/:key` */
+export const toMswPath = (path: string): string => path.replace(/\{([^}]+)\}/g, ':$1')
+
+export interface OperationRoute {
+  op: OperationInfo
+  handler: HttpHandler
+}
+
+/** The operation handlers together with their operations (the standalone server routes on these). */
+export function createOperationRoutes(state: MockState, { baseUrl, operations = [], log }: HandlersOptions = {}): OperationRoute[] {
+  const contract = state.contract
+  const base = (baseUrl ?? (contract.doc as unknown as { servers?: Array<{ url: string }> }).servers?.[0]?.url ?? '').replace(/\/$/, '')
+  const pipeline = createPipeline(log ? { log } : {})
+  const all = [...contract.operations, ...operations]
+  const byId = new Map(all.map((o) => [o.operationId, o]))
+  return all.map((op) => {
+    let canonical = op
+    for (let hops = 0; canonical.aliasOf && byId.has(canonical.aliasOf) && hops < 5; hops++) canonical = byId.get(canonical.aliasOf)!
+    const method = op.method.toLowerCase() as 'get' | 'post' | 'delete'
+    const handler = http[method](`${base}${toMswPath(op.path)}`, async ({ request, params }) => {
+      const ctx: PipelineContext = {
+        state,
+        op,
+        canonical,
+        request,
+        url: new URL(request.url),
+        params: Object.fromEntries(Object.entries(params).map(([k, v]) => [k, Array.isArray(v) ? v.join('/') : String(v)])),
+        bodyText: method === 'get' ? '' : await request.text(),
+        receivedAt: state.clock.now(),
+        input: {},
+      }
+      return toResponse(await pipeline(ctx))
+    })
+    return { op, handler }
+  })
+}
+
+/** MSW handlers, one per operation, for `setupServer(...createHandlers(state, { baseUrl }))`. */
+export function createHandlers(state: MockState, options: HandlersOptions = {}): HttpHandler[] {
+  return createOperationRoutes(state, options).map((r) => r.handler)
+}

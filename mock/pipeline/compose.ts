@@ -1,0 +1,40 @@
+/**
+ * The request pipeline: hono-style steps `(ctx, next) => Promise<ApiResult>` composed in one place
+ * (mock/pipeline/index.ts). A step refuses by throwing or returning `apiError(...)`.
+ */
+import type { OperationInfo } from '../../openapi/index.ts'
+import type { ApiResult } from '../respond.ts'
+import type { MockState } from '../state.ts'
+import type { ApiKeyRecord, ShopRecord } from '../world.ts'
+import type { PageWindow } from './paging.ts'
+
+export interface PipelineContext {
+  state: MockState
+  /** The operation the client called. */
+  op: OperationInfo
+  /** The operation whose handler answers (differs for aliases). */
+  canonical: OperationInfo
+  request: Request
+  url: URL
+  params: Record<string, string>
+  /** The request body as text ('' when none). */
+  bodyText: string
+  /** Mock-clock time of arrival. */
+  receivedAt: Date
+  apiKey?: ApiKeyRecord
+  shop?: ShopRecord
+  input: Record<string, any>
+  page?: PageWindow
+}
+
+export type Next = () => Promise<ApiResult>
+export type Step = (ctx: PipelineContext, next: Next) => Promise<ApiResult>
+export type Final = (ctx: PipelineContext) => Promise<ApiResult>
+
+/** Runs the steps in order around the final handler. */
+export function compose(steps: Step[], final: Final): Final {
+  return (ctx) => {
+    const run = (i: number): Promise<ApiResult> => (i === steps.length ? final(ctx) : steps[i](ctx, () => run(i + 1)))
+    return run(0)
+  }
+}

@@ -1,0 +1,27 @@
+import type { RequestContext } from '../context.ts'
+import { apiError, type ApiResult } from '../respond.ts'
+import type { Final } from './compose.ts'
+
+/** Calls the area handler of the operation (of the canonical one for aliases). */
+export const dispatch = (): Final =>
+  async function dispatch(ctx): Promise<ApiResult> {
+    const { state, canonical, op } = ctx
+    const handler = state.handlers.get(op.operationId) ?? state.handlers.get(canonical.operationId)
+    // Temporary: the area authors replace every one of these.
+    if (!handler) return apiError(501, `Not implemented in the mock yet: ${canonical.operationId}`)
+    const requestContext: RequestContext = {
+      state,
+      world: state.world,
+      op: canonical,
+      calledOp: op,
+      shop: ctx.shop,
+      apiKey: ctx.apiKey,
+      input: ctx.input,
+      params: ctx.params,
+      headers: ctx.request.headers,
+      now: ctx.receivedAt,
+      today: ctx.receivedAt.toISOString().slice(0, 10),
+      page: ctx.page,
+    }
+    return handler(requestContext)
+  }

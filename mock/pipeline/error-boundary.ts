@@ -1,0 +1,15 @@
+import { apiError, isApiError } from '../respond.ts'
+import type { Step } from './compose.ts'
+
+/** The one place that turns a thrown ApiError into its response and anything else into a 500. */
+export const errorBoundary = ({ log = (error: unknown) => console.error('shoptwin: unexpected error', error) } = {}): Step =>
+  async function errorBoundary(ctx, next) {
+    try {
+      const result = await next()
+      return result
+    } catch (error) {
+      if (isApiError(error)) return error
+      log(error)
+      return apiError(500, `Internal error in the mock (${ctx.op.operationId}): ${error instanceof Error ? error.message : String(error)}`)
+    }
+  }

@@ -1,0 +1,50 @@
+/**
+ * spec: Idempotency; States and transitions. On the write endpoints that accept `Idempotency-Key`:
+ * the first request is `processing`, then `completed` with its status and body; a replay returns
+ * the same bytes without running the operation again; a concurrent request gets 409 for up to
+ * 60 seconds; 5xx responses and exceptions are not cached.
+ */
+import { apiError, isApiError, serializeBody, type ApiResult } from '../respond.ts'
+import type { Step } from './compose.ts'
+import { INVALID_IDEMPOTENCY_KEY } from './validate.ts'
+
+export const KEY_PATTERN = /^[A-Za-z0-9-]{1,128}$/
+export const IN_FLIGHT_MESSAGE = 'A request with this Idempotency-Key is still in flight'
+
+export const idempotency = (): Step =>
+  async function idempotency(ctx, next) {
+    if (!ctx.op.idempotent && !ctx.canonical.idempotent) return next()
+    const key = ctx.request.headers.get('idempotency-key')
+    // spec: Idempotency: the header is optional; without it the endpoint behaves normally.
+    if (key === null) return next()
+    if (!KEY_PATTERN.test(key)) throw apiError(400, INVALID_IDEMPOTENCY_KEY)
+    const store = ctx.state.idempotency
+    const shopId = ctx.shop?.shop_id ?? '-'
+
+    const claim = store.claim(shopId, key)
+    if (claim.kind === 'in-flight') throw apiError(409, IN_FLIGHT_MESSAGE)
+    if (claim.kind === 'replay') {
+      const { entry } = claim
+      return { status: entry.responseStatus!, rawBody: entry.rawBody!, headers: { ...entry.headers, 'idempotent-replayed': 'true' } }
+    }
+
+    let result: ApiResult
+    try {
+      result = await next()
+    } catch (error) {
+      // An ApiError below 500 is an answer like any other and is cached; anything else is not.
+      if (isApiError(error) && error.status < 500) result = error
+      else {
+        store.release(shopId, key)
+        throw error
+      }
+    }
+    // spec: Idempotency: 5xx responses are not cached, so a retry can succeed.
+    if (result.status >= 500) {
+      store.release(shopId, key)
+      return result
+    }
+    const rawBody = serializeBody(result)
+    store.complete(shopId, key, { status: result.status, rawBody, headers: result.headers })
+    return { status: result.status, rawBody, headers: result.headers }
+  }

@@ -1,0 +1,42 @@
+/**
+ * The request pipeline, composed in one place. Order matters:
+ * journal → error boundary → (strict) response check → faults → Prefer → auth → rate limit →
+ * validation → paging → idempotency → the area handler.
+ */
+import { auth } from './auth.ts'
+import { compose, type Final, type Step } from './compose.ts'
+import { dispatch } from './dispatch.ts'
+import { errorBoundary } from './error-boundary.ts'
+import { faults } from './faults.ts'
+import { idempotency } from './idempotency.ts'
+import { journal } from './journal.ts'
+import { paging } from './paging.ts'
+import { prefer } from './prefer.ts'
+import { rateLimit } from './rate-limit.ts'
+import { responseCheck } from './response-check.ts'
+import { validate } from './validate.ts'
+
+export type { PipelineContext, Step, Final, Next } from './compose.ts'
+export { compose } from './compose.ts'
+
+export interface PipelineOptions {
+  /** Where unexpected errors are logged (default console.error). */
+  log?: (error: unknown) => void
+}
+
+/** The standard pipeline every operation runs through. */
+export function createPipeline({ log }: PipelineOptions = {}): Final {
+  const steps: Step[] = [
+    journal(),
+    errorBoundary(log ? { log } : {}),
+    responseCheck(),
+    faults(),
+    prefer(),
+    auth(),
+    rateLimit(),
+    validate(),
+    paging(),
+    idempotency(),
+  ]
+  return compose(steps, dispatch())
+}

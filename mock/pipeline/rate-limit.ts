@@ -1,0 +1,17 @@
+import { apiError } from '../respond.ts'
+import type { Step } from './compose.ts'
+
+/**
+ * spec: Limits: 10 requests per second and 1,000,000 per day per key, measured per shop; the
+ * excess gets 429 with Retry-After. `state.rateLimit = false` turns it off.
+ */
+export const rateLimit = (): Step =>
+  async function rateLimit(ctx, next) {
+    if (!ctx.state.rateLimit || !ctx.apiKey) return next()
+    const decision = ctx.state.rateLimiter.take(ctx.apiKey.key, ctx.shop?.shop_id ?? '-')
+    if (!decision.allowed) {
+      const message = decision.window === 'second' ? 'Too many requests: over 10 per second for this key and shop' : 'Too many requests: over 1,000,000 per day for this key and shop'
+      throw apiError(429, message, { 'retry-after': String(decision.retryAfterSeconds) })
+    }
+    return next()
+  }

@@ -1,0 +1,21 @@
+import { describeAjvError } from '../../openapi/index.ts'
+import { serializeBody } from '../respond.ts'
+import type { Step } from './compose.ts'
+
+/**
+ * Strict mode (`createMockState({ strict: true })`): every response of a documented status must
+ * validate against the contract, else the mock answers 500 naming the mismatch. For development
+ * and tests; off by default.
+ */
+export const responseCheck = (): Step =>
+  async function responseCheck(ctx, next) {
+    const result = await next()
+    if (!ctx.state.strict) return result
+    const check = ctx.state.contract.validators.response(ctx.op, result.status)
+    if (!check) return result
+    const body = JSON.parse(serializeBody(result)) as unknown
+    if (!check(body)) {
+      throw new Error(`response ${result.status} of ${ctx.op.operationId} does not match the contract: ${describeAjvError(check.errors![0], 'response')}`)
+    }
+    return result
+  }

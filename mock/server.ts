@@ -1,0 +1,187 @@
+/**
+ * The standalone server: node:http → fetch Request → the same MSW handlers (through MSW's
+ * getResponse) → node response. Requests are routed by method and path to the one operation's
+ * handler first (scanning all ~100 handlers per request costs more; see bench/ and the report).
+ */
+import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { getResponse, type HttpHandler } from 'msw'
+import { createAdminHandlers } from './admin.ts'
+import { createOperationRoutes, type OperationRoute } from './handlers.ts'
+import { apiError, toResponse } from './respond.ts'
+import { createMockState, type MockState, type MockStateOptions } from './state.ts'
+import { redactHeaders } from './stores/journal.ts'
+
+/** The origin requests are rebuilt on before they reach the handlers. */
+const INTERNAL_ORIGIN = 'http://shoptwin.internal'
+const MAX_BODY_BYTES = 10 * 1024 * 1024
+
+export interface ServerOptions {
+  /** An existing state, or options for a new one. */
+  state?: MockState
+  stateOptions?: MockStateOptions
+  /** Serve /__admin/ to non-loopback clients too (default false). */
+  remoteAdmin?: boolean
+  /** `map` (default): route by method and path to one handler; `scan`: let MSW scan every handler. */
+  routing?: 'map' | 'scan'
+  log?: (error: unknown) => void
+}
+
+export interface MockServer {
+  state: MockState
+  server: Server
+  /** Listens (port 4010, host 127.0.0.1 by default); resolves with the base URL. */
+  listen(port?: number, host?: string): Promise<string>
+  /** Stops accepting connections and resolves once in-flight requests have finished. */
+  close(options?: { graceMs?: number }): Promise<void>
+  /** The base URL once listening. */
+  readonly url: string | undefined
+}
+
+interface Router {
+  find(method: string, path: string): OperationRoute | undefined
+}
+
+function createRouter(routes: OperationRoute[]): Router {
+  const exact = new Map<string, OperationRoute>()
+  const patterns: Array<{ method: string; regex: RegExp; route: OperationRoute }> = []
+  for (const route of routes) {
+    const { method, path } = route.op
+    if (path.includes('{')) {
+      const source = path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+')
+      patterns.push({ method, regex: new RegExp(`^${source}/?$`), route })
+    } else {
+      exact.set(`${method} ${path}`, route)
+    }
+  }
+  return {
+    find(method, path) {
+      const trimmed = path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path
+      return exact.get(`${method} ${trimmed}`) ?? patterns.find((p) => p.method === method && p.regex.test(path))?.route
+    },
+  }
+}
+
+
+async function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
+  if (req.method === 'GET' || req.method === 'HEAD') return undefined
+  const chunks: Buffer[] = []
+  let size = 0
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length
+    if (size > MAX_BODY_BYTES) throw apiError(413, `Request body larger than ${MAX_BODY_BYTES} bytes`)
+    chunks.push(chunk as Buffer)
+  }
+  return Buffer.concat(chunks)
+}
+
+// Browsers calling the standalone server from another origin (Prism does the same).
+const CORS_HEADERS: Record<string, string> = {
+  'access-control-allow-origin': '*',
+  'access-control-allow-headers': 'content-type, x-api-key, x-shop-id, idempotency-key, prefer',
+  'access-control-allow-methods': 'GET, POST, DELETE, OPTIONS',
+  'access-control-expose-headers': 'retry-after, idempotent-replayed',
+}
+
+/** True for 127.0.0.0/8 and ::1 (also IPv4-mapped). */
+export const isLoopback = (address: string | undefined): boolean => !!address && (address === '::1' || address.startsWith('127.') || address.startsWith('::ffff:127.'))
+
+async function send(res: ServerResponse, response: Response): Promise<void> {
+  const body = Buffer.from(await response.arrayBuffer())
+  const headers: Record<string, string> = { ...CORS_HEADERS }
+  response.headers.forEach((value, name) => {
+    headers[name] = value
+  })
+  headers['content-length'] = String(body.length)
+  res.writeHead(response.status, headers)
+  res.end(body)
+}
+
+/** A standalone HTTP server answering through the mock's MSW handlers. */
+export function createServer({ state = undefined, stateOptions, remoteAdmin = false, routing = 'map', log }: ServerOptions = {}): MockServer {
+  const mockState = state ?? createMockState(stateOptions)
+  const routes = createOperationRoutes(mockState, { baseUrl: INTERNAL_ORIGIN, ...(log ? { log } : {}) })
+  const allHandlers: HttpHandler[] = routes.map((r) => r.handler)
+  const adminHandlers = createAdminHandlers(mockState, { baseUrl: INTERNAL_ORIGIN })
+  const router = createRouter(routes)
+  let url: string | undefined
+
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    try {
+      if (req.method === 'OPTIONS') {
+        res.writeHead(204, { ...CORS_HEADERS, 'access-control-max-age': '600' })
+        return res.end()
+      }
+      const path = (req.url ?? '/').split('?')[0]
+      const body = await readBody(req)
+      const headers = new Headers()
+      for (const [name, value] of Object.entries(req.headers)) {
+        if (value === undefined) continue
+        for (const v of Array.isArray(value) ? value : [value]) headers.append(name, v)
+      }
+      const request = new Request(`${INTERNAL_ORIGIN}${req.url ?? '/'}`, { method: req.method, headers, body: body && body.length ? new Uint8Array(body) : undefined })
+
+      if (path === '/__admin' || path.startsWith('/__admin/')) {
+        if (!remoteAdmin && !isLoopback(req.socket.remoteAddress)) return await send(res, toResponse(apiError(403, 'The control API is only served to loopback clients (start with --remote-admin to allow others)')))
+        const response = await getResponse(adminHandlers, request)
+        return await send(res, response ?? toResponse(apiError(404, `No control API route at ${req.method} ${path}`)))
+      }
+
+      let response: Response | undefined
+      if (routing === 'scan') response = await getResponse(allHandlers, request)
+      else {
+        const route = router.find(req.method ?? 'GET', path)
+        if (route) response = await getResponse([route.handler], request)
+      }
+      if (!response) {
+        mockState.journal.record({ time: mockState.clock.now().toISOString(), method: req.method ?? 'GET', path, query: {}, headers: redactHeaders(headers), body: null, operationId: null, status: 404 })
+        response = toResponse(apiError(404, `No operation at ${req.method} ${path}`))
+      }
+      await send(res, response)
+    } catch (error) {
+      const status = (error as { status?: number }).status
+      const result = status && status < 500 ? (error as ReturnType<typeof apiError>) : apiError(500, `Internal error in the mock server: ${(error as Error).message}`)
+      if (!res.headersSent) await send(res, toResponse(result))
+      else res.destroy()
+    }
+  }
+
+  const server = createHttpServer((req, res) => {
+    void handle(req, res)
+  })
+  // Keep-alive sockets would hold close() open; idle ones are closed at shutdown.
+  server.keepAliveTimeout = 5000
+
+  return {
+    state: mockState,
+    server,
+    get url() {
+      return url
+    },
+    listen(port = 4010, host = '127.0.0.1') {
+      return new Promise((resolve, reject) => {
+        server.once('error', reject)
+        server.listen(port, host, () => {
+          server.off('error', reject)
+          const address = server.address() as AddressInfo
+          const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address
+          url = `http://${shownHost}:${address.port}`
+          resolve(url)
+        })
+      })
+    },
+    close({ graceMs = 10_000 } = {}) {
+      return new Promise((resolve, reject) => {
+        if (!server.listening) return resolve()
+        const force = setTimeout(() => server.closeAllConnections(), graceMs)
+        force.unref()
+        server.close((error) => {
+          clearTimeout(force)
+          if (error) reject(error)
+          else resolve()
+        })
+        server.closeIdleConnections()
+      })
+    },
+  }
+}

@@ -1,0 +1,161 @@
+/**
+ * The mock's state: the world, the clock and the stores. No globals: every createMockState() is
+ * independent, so one process can hold many mocks.
+ */
+import { loadContract, type Contract } from '../openapi/index.ts'
+import { createAdmin, type Admin } from './admin.ts'
+import { areaAdminActions, areaHandlers, areaNormalizers } from './areas/index.ts'
+import { createClock, type Clock } from './clock.ts'
+import type { AreaHandler, InputNormalizer } from './context.ts'
+import { createFaultStore, type FaultStore } from './stores/faults.ts'
+import { createIdempotencyStore, type IdempotencyStore, type IdempotencyStoreOptions } from './stores/idempotency.ts'
+import { createJournal, type Journal } from './stores/journal.ts'
+import { createRateLimiter, type RateLimiter, type RateLimiterOptions } from './stores/rate-limiter.ts'
+import { buildWorld, type ShopRecord, type World } from './world.ts'
+
+export interface MockStateOptions {
+  /** Seed of the world (default 42). */
+  seed?: number
+  /** Size of the world (default 'small'). */
+  scale?: string
+  /** The world's "today" (YYYY-MM-DD); default: the clock's date. */
+  today?: string
+  /** Enforce the spec's rate limits (default true). */
+  rateLimit?: boolean
+  /** Start the clock frozen at this instant; default: real time. */
+  now?: string | number | Date
+  /** Validate every response against the contract; a mismatch becomes a 500 (default false). */
+  strict?: boolean
+  /** Extra or replacement area handlers by operationId (tests, experiments). */
+  handlers?: Record<string, AreaHandler>
+  /** The contract to serve (default: openapi/openapi.yaml, loaded once per process). */
+  contract?: Contract
+  idempotency?: IdempotencyStoreOptions
+  rateLimits?: RateLimiterOptions
+  /** Most journal entries kept (default 1000). */
+  journalSize?: number
+}
+
+export interface MockStateSnapshot {
+  seed: number
+  scale: string
+  today: string
+  now: string
+  clockFrozen: boolean
+  rateLimit: boolean
+  strict: boolean
+  shops: number
+  idempotencyRecords: number
+  journalEntries: number
+  faults: number
+  implementedOperations: number
+}
+
+export interface MockState {
+  readonly seed: number
+  readonly scale: string
+  readonly today: string
+  /** The current world (replaced by reset). */
+  readonly world: World
+  readonly clock: Clock
+  readonly contract: Contract
+  readonly idempotency: IdempotencyStore
+  readonly rateLimiter: RateLimiter
+  readonly journal: Journal
+  readonly faults: FaultStore
+  /** Area handlers by operationId (the registry's, plus `options.handlers`). */
+  readonly handlers: Map<string, AreaHandler>
+  readonly normalizers: Map<string, InputNormalizer>
+  /** The control API's functions (also served under /__admin/ by the standalone server). */
+  readonly admin: Admin
+  rateLimit: boolean
+  strict: boolean
+  /** The mutable per-shop bag areas keep their state in, created on first use. */
+  shopState(shopId: string): Record<string, unknown>
+  /** One named slot of the shop's bag, created with `init` on first use. */
+  shopState<T>(shopId: string, slot: string, init: () => T): T
+  /** A shop of the account by id (undefined for unknown and foreign shops). */
+  findShop(shopId: string): ShopRecord | undefined
+  /** A fresh world (same seed unless given) and empty stores; the clock and the flags stay. */
+  reset(options?: { seed?: number; scale?: string; today?: string }): void
+  inspect(): MockStateSnapshot
+}
+
+/** A new, independent mock state. */
+export function createMockState(options: MockStateOptions = {}): MockState {
+  const { rateLimit = true, strict = false, now, handlers = {}, journalSize = 1000 } = options
+  const clock = createClock(now !== undefined ? { start: now } : {})
+  const contract = options.contract ?? loadContract()
+  let seed = options.seed ?? 42
+  let scale = options.scale ?? 'small'
+  let fixedToday = options.today
+  let today = fixedToday ?? clock.today()
+  let world = buildWorld({ seed, scale, today })
+  let shopBags = new Map<string, Record<string, unknown>>()
+
+  const state: MockState = {
+    get seed() {
+      return seed
+    },
+    get scale() {
+      return scale
+    },
+    get today() {
+      return today
+    },
+    get world() {
+      return world
+    },
+    clock,
+    contract,
+    idempotency: createIdempotencyStore(clock, options.idempotency),
+    rateLimiter: createRateLimiter(clock, options.rateLimits),
+    journal: createJournal({ max: journalSize }),
+    faults: createFaultStore(),
+    handlers: new Map(Object.entries({ ...areaHandlers, ...handlers })),
+    normalizers: new Map(Object.entries(areaNormalizers)),
+    admin: undefined as unknown as Admin,
+    rateLimit,
+    strict,
+    shopState(shopId: string, slot?: string, init?: () => unknown): any {
+      let bag = shopBags.get(shopId)
+      if (!bag) shopBags.set(shopId, (bag = {}))
+      if (slot === undefined) return bag
+      if (!(slot in bag)) bag[slot] = init!()
+      return bag[slot]
+    },
+    findShop(shopId) {
+      return world.shops.find((s) => s.shop_id === shopId)
+    },
+    reset(next = {}) {
+      seed = next.seed ?? seed
+      scale = next.scale ?? scale
+      if (next.today !== undefined) fixedToday = next.today
+      today = fixedToday ?? clock.today()
+      world = buildWorld({ seed, scale, today })
+      shopBags = new Map()
+      state.idempotency.clear()
+      state.rateLimiter.clear()
+      state.journal.clear()
+      state.faults.clear()
+    },
+    inspect() {
+      return {
+        seed,
+        scale,
+        today,
+        now: clock.now().toISOString(),
+        clockFrozen: clock.frozen,
+        rateLimit: state.rateLimit,
+        strict: state.strict,
+        shops: world.shops.length,
+        idempotencyRecords: state.idempotency.size,
+        journalEntries: state.journal.size,
+        faults: state.faults.list().length,
+        implementedOperations: state.handlers.size,
+      }
+    },
+  }
+  ;(state as { admin: Admin }).admin = createAdmin(state, areaAdminActions)
+  return state
+}

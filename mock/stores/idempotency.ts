@@ -1,0 +1,105 @@
+/**
+ * Idempotency records per (shop, key) (spec: Idempotency; States and transitions).
+ * `processing` while the first request runs; `completed` with the status and the serialized body.
+ */
+import type { Clock } from '../clock.ts'
+
+export interface IdempotencyEntry {
+  status: 'processing' | 'completed'
+  startedAt: number
+  responseStatus?: number
+  /** The body exactly as it was sent the first time. */
+  rawBody?: string
+  headers?: Record<string, string>
+  expiresAt?: number
+}
+
+export interface IdempotencyStoreOptions {
+  /** spec: Limits: cache 24 hours. */
+  ttlMs?: number
+  /** spec: Limits: in-flight conflict window 60 seconds. */
+  inFlightMs?: number
+  /** Most records kept; the oldest are evicted beyond it, so a long-running server stays bounded. */
+  maxRecords?: number
+}
+
+export type IdempotencyClaim =
+  | { kind: 'started' }
+  | { kind: 'in-flight' }
+  | { kind: 'replay'; entry: IdempotencyEntry }
+
+export interface IdempotencyStore {
+  /** Starts a request with this key, or tells that one is in flight or completed. */
+  claim(shopId: string, key: string): IdempotencyClaim
+  /** The first request finished with a cacheable response. */
+  complete(shopId: string, key: string, response: { status: number; rawBody: string; headers?: Record<string, string> }): void
+  /** The first request failed (5xx or exception): the key is free again. */
+  release(shopId: string, key: string): void
+  /** The live record, or undefined when never made or expired. */
+  lookup(shopId: string, key: string): IdempotencyEntry | undefined
+  readonly size: number
+  clear(): void
+}
+
+const idOf = (shopId: string, key: string) => `${shopId}\u0000${key}`
+
+/** An in-memory, bounded idempotency store on the mock clock. */
+export function createIdempotencyStore(clock: Clock, { ttlMs = 24 * 60 * 60 * 1000, inFlightMs = 60 * 1000, maxRecords = 10_000 }: IdempotencyStoreOptions = {}): IdempotencyStore {
+  // Insertion-ordered: the first entry is the oldest, which is what eviction drops.
+  const records = new Map<string, IdempotencyEntry>()
+
+  const live = (entry: IdempotencyEntry, now: number): boolean =>
+    entry.status === 'processing' ? now - entry.startedAt < inFlightMs : (entry.expiresAt ?? 0) > now
+
+  const sweep = (now: number) => {
+    for (const [id, entry] of records) {
+      if (live(entry, now)) break
+      records.delete(id)
+    }
+    while (records.size > maxRecords) records.delete(records.keys().next().value as string)
+  }
+
+  const get = (shopId: string, key: string, now: number) => {
+    const id = idOf(shopId, key)
+    const entry = records.get(id)
+    if (entry && !live(entry, now)) {
+      records.delete(id)
+      return undefined
+    }
+    return entry
+  }
+
+  return {
+    claim(shopId, key) {
+      const now = clock.nowMs()
+      const entry = get(shopId, key, now)
+      if (entry?.status === 'completed') return { kind: 'replay', entry }
+      if (entry?.status === 'processing') return { kind: 'in-flight' }
+      const id = idOf(shopId, key)
+      records.delete(id)
+      records.set(id, { status: 'processing', startedAt: now })
+      sweep(now)
+      return { kind: 'started' }
+    },
+    complete(shopId, key, response) {
+      const now = clock.nowMs()
+      const id = idOf(shopId, key)
+      const startedAt = records.get(id)?.startedAt ?? now
+      records.delete(id)
+      records.set(id, { status: 'completed', startedAt, responseStatus: response.status, rawBody: response.rawBody, headers: response.headers, expiresAt: now + ttlMs })
+      sweep(now)
+    },
+    release(shopId, key) {
+      records.delete(idOf(shopId, key))
+    },
+    lookup(shopId, key) {
+      return get(shopId, key, clock.nowMs())
+    },
+    get size() {
+      return records.size
+    },
+    clear() {
+      records.clear()
+    },
+  }
+}

@@ -1,0 +1,74 @@
+/**
+ * Request rate per key, measured per shop (spec: Limits): 10 per second (a sliding one-second
+ * window, exact because the check and the count happen in one synchronous step) and 1,000,000
+ * per UTC day on the mock clock.
+ */
+import type { Clock } from '../clock.ts'
+
+export interface RateLimiterOptions {
+  perSecond?: number
+  perDay?: number
+}
+
+export type RateDecision = { allowed: true } | { allowed: false; retryAfterSeconds: number; window: 'second' | 'day' }
+
+export interface RateLimiter {
+  /** Counts the request if it is allowed. */
+  take(apiKey: string, shopId: string): RateDecision
+  clear(): void
+  readonly trackedPairs: number
+}
+
+interface Usage {
+  /** Accepted request times within the last second, oldest first (at most perSecond). */
+  recent: number[]
+  day: string
+  dayCount: number
+}
+
+export function createRateLimiter(clock: Clock, { perSecond = 10, perDay = 1_000_000 }: RateLimiterOptions = {}): RateLimiter {
+  const usage = new Map<string, Usage>()
+  let lastPrune = 0
+
+  const prune = (now: number) => {
+    // Drop pairs idle for a day so memory follows the active (key, shop) pairs only.
+    if (now - lastPrune < 60_000) return
+    lastPrune = now
+    const today = new Date(now).toISOString().slice(0, 10)
+    for (const [id, u] of usage) if (u.day !== today && (u.recent.length === 0 || now - u.recent[u.recent.length - 1] >= 1000)) usage.delete(id)
+  }
+
+  return {
+    take(apiKey, shopId) {
+      const now = clock.nowMs()
+      prune(now)
+      const id = `${apiKey}\u0000${shopId}`
+      const today = new Date(now).toISOString().slice(0, 10)
+      let u = usage.get(id)
+      if (!u) usage.set(id, (u = { recent: [], day: today, dayCount: 0 }))
+      if (u.day !== today) {
+        u.day = today
+        u.dayCount = 0
+      }
+      while (u.recent.length && now - u.recent[0] >= 1000) u.recent.shift()
+      // A clock set backwards must not leave future timestamps blocking the window forever.
+      while (u.recent.length && u.recent[u.recent.length - 1] > now) u.recent.pop()
+      if (u.dayCount >= perDay) {
+        const midnight = Date.parse(`${today}T00:00:00Z`) + 86_400_000
+        return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil((midnight - now) / 1000)), window: 'day' }
+      }
+      if (u.recent.length >= perSecond) {
+        return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil((u.recent[0] + 1000 - now) / 1000)), window: 'second' }
+      }
+      u.recent.push(now)
+      u.dayCount++
+      return { allowed: true }
+    },
+    clear() {
+      usage.clear()
+    },
+    get trackedPairs() {
+      return usage.size
+    },
+  }
+}
