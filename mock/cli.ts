@@ -10,7 +10,7 @@ const USAGE = `usage: shoptwin <command> [options]
 
 commands:
   serve        the standalone mock server
-               --port 4010  --host 127.0.0.1  --seed 42  --scale small|default|large
+               --port 4010  --host 127.0.0.1  --seed 42  --scale default|small|large
                --today YYYY-MM-DD  --rate-limit on|off  --strict  --remote-admin
   fixtures     write a seeded world to files: --seed 42 --scale small --today YYYY-MM-DD --out DIR
   conformance  run the conformance suite against a server (see conformance/)
@@ -55,7 +55,7 @@ async function serve(args: string[]): Promise<void> {
   const mock = createServer({
     stateOptions: {
       seed: integer(values.seed, 'seed', 42),
-      scale: values.scale ?? 'small',
+      scale: values.scale ?? 'default',
       ...(values.today ? { today: values.today } : {}),
       rateLimit: onOff(values['rate-limit'], 'rate-limit', true),
       strict: values.strict ?? false,
@@ -105,7 +105,7 @@ async function fixtures(args: string[]): Promise<void> {
   const exportPath = ['..', 'fixtures', 'export.ts'].join('/')
   const mod = (await import(exportPath)) as { writeWorldFiles: (o: { seed: number; scale: string; today: string; out: string }) => unknown }
   const today = values.today ?? new Date().toISOString().slice(0, 10)
-  const result = await mod.writeWorldFiles({ seed: integer(values.seed, 'seed', 42), scale: values.scale ?? 'small', today, out: values.out })
+  const result = await mod.writeWorldFiles({ seed: integer(values.seed, 'seed', 42), scale: values.scale ?? 'default', today, out: values.out })
   if (result !== undefined) console.log(typeof result === 'string' ? result : JSON.stringify(result, null, 2))
 }
 

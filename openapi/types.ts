@@ -1194,7 +1194,7 @@ export interface paths {
         put?: never;
         /**
          * Creators of one or all creator programs
-         * @description `program_id` optional (all programs when omitted). Live whitelisting status is omitted. `page_size` max 100 (larger is refused with 400); paging depth is capped at 10,000 rows (page x page_size). Accepts snake_case and camelCase keys. CSV: `format: csv` returns a presigned download link. An invalid `sort_by` falls back to `spend`. Performance comes from a daily mirror (no live calls).
+         * @description `program_id` optional (all programs when omitted). Live whitelisting status is omitted. `page_size` max 100 (larger is refused with 400); paging depth is capped at 10,000 rows (page x page_size). Accepts snake_case and camelCase keys. CSV: `format: csv` returns a presigned download link. An invalid `sort_by` falls back to `joined_at` (a creator has no spend). Performance comes from a daily mirror (no live calls).
          */
         post: operations["listProgramCreators"];
         delete?: never;
@@ -1777,12 +1777,12 @@ export interface components {
             body_type: string | null;
             /** @description Inferred; null when unknown (as on the CRM row). */
             economic_status: string | null;
-            /** @description Type not shown. */
-            face_visibility: string;
-            /** @description Type not shown. */
-            tone: string;
-            /** @description Type not shown. */
-            language: string;
+            /** @description Type not shown; null when unknown. */
+            face_visibility: string | null;
+            /** @description Type not shown; null when unknown. */
+            tone: string | null;
+            /** @description Type not shown; null when unknown. */
+            language: string | null;
             /** @description The shop's tags on the creator. */
             tags: string[];
         };
@@ -2368,7 +2368,8 @@ export interface components {
              */
             date: string;
             platform_views: number;
-            platform_gmv: number;
+            /** @description null on days without a platform report (the shop's, or the selected product's); with week or month, the sum of the reported days, null when none. */
+            platform_gmv: number | null;
             /** @description null on days without data; with week or month, null when the platform does not cover the whole period. */
             storefront_revenue: number | null;
             /** @description null on days without data; with week or month, null when the platform does not cover the whole period. */
@@ -2901,7 +2902,10 @@ export interface components {
                 message?: string | null;
             } | null;
             outreach_filters?: components["schemas"]["OutreachFilters"] | null;
+            /** @description The shop's daily DM allowance minus the DMs it has sent today (shop-local day, first DMs, open-plan cards and follow-ups); 0 when the shop's SPS is below 3.5 (inferred). */
             messages_remaining?: number;
+            /** @description Creators the audience resolves to now, re-resolved at each request (inferred): a group's matching CRM creators, a list's creators, or the platform-wide creators matching `outreach_filters` for `new_affiliates`. Null when the audience's group or list no longer exists. */
+            audience_count?: number | null;
             /** Format: date-time */
             created_at?: string;
             /** Format: date-time */
@@ -2976,6 +2980,8 @@ export interface components {
             group_id: string;
             name?: string;
             filters?: components["schemas"]["CrmGroupFilters"];
+            /** @description CRM creators matching the filters now (re-resolved at each request; inferred). */
+            creator_count?: number;
             /** Format: date-time */
             created_at?: string;
         };
@@ -5368,6 +5374,11 @@ export interface operations {
                     recipients?: components["schemas"]["EmailRecipients"];
                     /** @description true: send at once (each send counts in the `emails_sent` stat); otherwise the campaign stays a draft. */
                     send_now?: boolean;
+                    /**
+                     * @description `sent` sends the campaign like `send_now: true`; `draft` (default) keeps it unsent (inferred).
+                     * @enum {string}
+                     */
+                    status?: "draft" | "sent";
                 };
             };
         };
@@ -5463,6 +5474,11 @@ export interface operations {
                     recipients?: components["schemas"]["EmailRecipients"];
                     /** @description true: send at once (each send counts in the `emails_sent` stat); otherwise the campaign stays a draft. */
                     send_now?: boolean;
+                    /**
+                     * @description `sent` sends the campaign like `send_now: true`; `draft` (default) keeps it unsent (inferred).
+                     * @enum {string}
+                     */
+                    status?: "draft" | "sent";
                 };
             };
         };
@@ -6780,7 +6796,7 @@ export interface operations {
                     /** @description Max 100; larger is refused. */
                     page_size?: number;
                     /**
-                     * @description One of `joined_at`, `approved_at`, `handle`, `commission_pct`, `earnings_paid`, `ads_count`; any other value falls back to `spend`.
+                     * @description One of `joined_at`, `approved_at`, `handle`, `commission_pct`, `earnings_paid`, `ads_count`; any other value falls back to `joined_at`.
                      * @default joined_at
                      */
                     sort_by?: string;

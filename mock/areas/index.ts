@@ -6,9 +6,31 @@
  */
 import type { AdminAction, AreaHandler, AreaModule, InputNormalizer } from '../context.ts'
 import { account } from './account.ts'
+import { halo } from './halo.ts'
+import { enterprise } from './enterprise.ts'
+import { ads } from './ads.ts'
+import { social } from './social.ts'
+import { dashboards } from './dashboards.ts'
+import { samples } from './samples.ts'
+import { stats } from './stats.ts'
+import { timeseries } from './timeseries.ts'
+import { content } from './content.ts'
+import { spark } from './spark.ts'
+import { outreach } from './outreach.ts'
 
 export const modules: Record<string, AreaModule> = {
   account,
+  halo,
+  enterprise,
+  ads,
+  social,
+  dashboards,
+  samples,
+  stats,
+  timeseries,
+  content,
+  outreach,
+  spark,
 }
 
 function collect<T>(pick: (m: AreaModule) => Record<string, T> | undefined, what: string): Record<string, T> {

@@ -156,7 +156,7 @@ export const halo: Area = {
       {
         date: date({ description: 'The day, or the first day of the week (Monday) or month.' }),
         platform_views: num(),
-        platform_gmv: num(),
+        platform_gmv: maybe('null on days without a platform report (the shop\'s, or the selected product\'s); with week or month, the sum of the reported days, null when none.'),
         storefront_revenue: maybe('null on days without data; with week or month, null when the platform does not cover the whole period.'),
         marketplace_revenue: maybe('null on days without data; with week or month, null when the platform does not cover the whole period.'),
         off_platform_revenue: maybe('null when any reporting platform is null.'),

@@ -158,7 +158,15 @@ const automation = obj(
     dm_messages: arr(ref('OutreachDmMessage')),
     invite_details: nullable(obj({ message: nullable(str()) }, { required: [] })),
     outreach_filters: nullable(ref('OutreachFilters')),
-    messages_remaining: num(),
+    messages_remaining: num({ description: 'The shop\'s daily DM allowance minus the DMs it has sent today (shop-local day, first DMs, open-plan cards and follow-ups); 0 when the shop\'s SPS is below 3.5 (inferred).' }),
+    audience_count: nullable(
+      int({
+        minimum: 0,
+        description:
+          'Creators the audience resolves to now, re-resolved at each request (inferred): a group\'s matching CRM creators, a list\'s creators, or the platform-wide creators matching `outreach_filters` for `new_affiliates`. Null when the audience\'s group or list no longer exists.',
+        'x-inferred': true,
+      }),
+    ),
     created_at: dateTime(),
     updated_at: dateTime(),
   },
@@ -185,6 +193,7 @@ const emailCampaignFields = (): Record<string, Schema> => ({
   sender_id: str({ description: 'A custom sender from POST /emails/senders/create-custom; the default sender otherwise.' }),
   recipients: ref('EmailRecipients'),
   send_now: bool({ description: 'true: send at once (each send counts in the `emails_sent` stat); otherwise the campaign stays a draft.' }),
+  status: inferredOnly(enumOf(['draft', 'sent']), '`sent` sends the campaign like `send_now: true`; `draft` (default) keeps it unsent (inferred).'),
 })
 
 const emailCampaign = obj(
@@ -241,7 +250,13 @@ const crmGroupFilters = obj(
 )
 
 const crmGroup = obj(
-  { group_id: str(), name: str(), filters: ref('CrmGroupFilters'), created_at: dateTime() },
+  {
+    group_id: str(),
+    name: str(),
+    filters: ref('CrmGroupFilters'),
+    creator_count: int({ minimum: 0, description: 'CRM creators matching the filters now (re-resolved at each request; inferred).', 'x-inferred': true }),
+    created_at: dateTime(),
+  },
   { required: ['group_id'], inferred: true, description: 'A saved CRM filter (group), re-resolved dynamically; used by automations with `outreach_audience` type `groups`.' },
 )
 

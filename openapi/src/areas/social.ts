@@ -35,8 +35,8 @@ function socialBody(props: Record<string, Schema>, requireDateRange: boolean): S
   }
 }
 
-const sortBy = (keys: string[], defaultKey = 'spend'): Schema =>
-  str({ default: defaultKey, description: `One of ${keys.map((k) => `\`${k}\``).join(', ')}; any other value falls back to \`spend\`.` })
+const sortBy = (keys: string[], defaultKey = 'spend', fallbackKey = 'spend'): Schema =>
+  str({ default: defaultKey, description: `One of ${keys.map((k) => `\`${k}\``).join(', ')}; any other value falls back to \`${fallbackKey}\`.` })
 
 const sortDirection = (): Schema => enumOf(SORT_DIRECTION_UPPER, { default: 'DESC', description: 'Nulls sort last.' })
 const page = (): Schema => int({ minimum: 1, default: 1, description: '1-based page number.' })
@@ -264,14 +264,15 @@ export const social: Area = {
       tag: TAG,
       specSection: SECTION,
       summary: 'Creators of one or all creator programs',
-      description: `\`program_id\` optional (all programs when omitted). Live whitelisting status is omitted. ${pagingNote(100)} ${COMMON_NOTE}`,
+      description: `\`program_id\` optional (all programs when omitted). Live whitelisting status is omitted. ${pagingNote(100)} ${COMMON_NOTE.replace('falls back to `spend`', 'falls back to `joined_at` (a creator has no spend)')}`,
       requestBody: socialBody({
         program_id: str(),
         statuses: arr(enumOf(MEMBERSHIP_STATUSES), { description: 'Subset of pending, approved, rejected, removed; default pending and approved.' }),
         handle: str({ description: 'Case-insensitive substring.' }),
         page: page(),
         page_size: pageSize(100),
-        sort_by: sortBy(['joined_at', 'approved_at', 'handle', 'commission_pct', 'earnings_paid', 'ads_count'], 'joined_at'),
+        // A creator has no spend to fall back to (spec: "fall back to spend"): the default joined_at instead.
+        sort_by: sortBy(['joined_at', 'approved_at', 'handle', 'commission_pct', 'earnings_paid', 'ads_count'], 'joined_at', 'joined_at'),
         sort_direction: sortDirection(),
       }, false),
       paging: paging(100),

@@ -93,9 +93,10 @@ const affiliateRow: Record<string, Schema> = {
   race: inferredDemographic(),
   body_type: inferredDemographic(),
   economic_status: inferredDemographic(),
-  face_visibility: str({ description: 'Type not shown.' }),
-  tone: str({ description: 'Type not shown.' }),
-  language: str({ description: 'Type not shown.' }),
+  // The platform may hold no value for these (the world's creators have nulls), like the inferred demographics.
+  face_visibility: nullable(str({ description: 'Type not shown; null when unknown.' })),
+  tone: nullable(str({ description: 'Type not shown; null when unknown.' })),
+  language: nullable(str({ description: 'Type not shown; null when unknown.' })),
   tags: arr(str(), { description: 'The shop\'s tags on the creator.' }),
 }
 

@@ -1,0 +1,543 @@
+/**
+ * Sales-max ads (spec: Sales-max ads; Versioning): campaigns, per-video creatives, excluded creatives
+ * and boost sessions, every metric summed from the daily facts for the requested window. The `/v1`
+ * aliases and GET forms reach these handlers through the registry; the plan gate is the pipeline's.
+ * Also the helpers social.ts shares (sorting with nulls last, CSV links, date windows, content rows).
+ */
+import { AD_DELIVERY_STATUSES, toUsDate, type AdDeliveryStatus, type BoostSession, type ShopData, type Video } from '../../fixtures/index.ts'
+import type { components } from '../../openapi/types.ts'
+import type { AdminAction, AreaHandler, AreaModule, RequestContext } from '../context.ts'
+import type { MockState } from '../state.ts'
+import { acceptCamelCase } from '../normalize.ts'
+import { paginate } from '../pipeline/paging.ts'
+import { requireDateRange } from '../pipeline/validate.ts'
+import { apiError, type ApiResult } from '../respond.ts'
+
+type Schemas = components['schemas']
+export type SortDirection = 'ASC' | 'DESC'
+type SortValue = number | string | boolean | null | undefined
+
+// --- Shared helpers (also used by social.ts) ------------------------------------------------------
+
+/** The shop's data; handlers of key+shop operations always have a shop. */
+export function shopDataOf(ctx: RequestContext): ShopData {
+  const shop = ctx.shop
+  if (!shop) throw new Error(`${ctx.op.operationId} ran without a shop`)
+  const data = ctx.world.shopData[shop.shop_id]
+  if (!data) throw new Error(`the world has no data for shop ${shop.shop_id}`)
+  return data
+}
+
+export const cents = (value: number): number => Math.round(value * 100) / 100
+export const ratio = (numerator: number, denominator: number): number => (denominator > 0 ? numerator / denominator : 0)
+
+/** A "string or array" filter as a set; absent or empty means no filter. */
+export function idSet(...values: unknown[]): Set<string> | undefined {
+  const ids = values.flatMap((v) => (typeof v === 'string' ? [v] : Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []))
+  return ids.length ? new Set(ids) : undefined
+}
+
+/** Day indexes of an inclusive `{from, to}` window; 400 when from is after to. */
+export function dayWindow(data: ShopData, range: { from: string; to: string }, field: string): { fromDay: number; toDay: number } {
+  if (range.from > range.to) throw apiError(400, `${field}.from must not be after ${field}.to`)
+  const axis = data.facts.campaigns.axis
+  return { fromDay: axis.dayIndex(range.from), toDay: axis.dayIndex(range.to) }
+}
+
+/** The valid sort key, or the spec's fallback for anything else. */
+export function sortKey<K extends string>(requested: unknown, keys: readonly K[], fallback: K): K {
+  return typeof requested === 'string' && (keys as readonly string[]).includes(requested) ? (requested as K) : fallback
+}
+
+function compareValues(a: SortValue, b: SortValue): number {
+  if (typeof a === 'number' && typeof b === 'number') return a - b
+  if (typeof a === 'boolean' && typeof b === 'boolean') return Number(a) - Number(b)
+  const x = String(a)
+  const y = String(b)
+  return x < y ? -1 : x > y ? 1 : 0
+}
+
+/** Sorts by one value, nulls last in both directions, ties broken by `tieBreak` ascending so pages are stable. */
+export function sortNullsLast<T>(rows: readonly T[], value: (row: T) => SortValue, direction: SortDirection, tieBreak: (row: T) => string): T[] {
+  const sign = direction === 'ASC' ? 1 : -1
+  return rows
+    .map((row) => ({ row, v: value(row) }))
+    .sort((a, b) => {
+      const aNull = a.v === null || a.v === undefined
+      const bNull = b.v === null || b.v === undefined
+      if (aNull !== bNull) return aNull ? 1 : -1
+      const byValue = aNull ? 0 : sign * compareValues(a.v, b.v)
+      return byValue || compareValues(tieBreak(a.row), tieBreak(b.row))
+    })
+    .map((x) => x.row)
+}
+
+export const direction = (value: unknown, fallback: SortDirection = 'DESC'): SortDirection => (value === 'ASC' || value === 'DESC' ? value : fallback)
+
+/** `{page, page_size}` of the answer and the rows of the requested page. */
+export function pageOf<T>(ctx: RequestContext, rows: readonly T[]): { rows: T[]; page: number; page_size: number } {
+  const window = ctx.page!
+  return { rows: paginate(rows, window).rows, page: window.page, page_size: window.pageSize }
+}
+
+// FNV-1a: a dependency-free hash so the mock runs in browsers too (no node:crypto).
+function fnv1a(text: string, seed = 0x811c9dc5): string {
+  let h = seed >>> 0
+  for (let i = 0; i < text.length; i++) {
+    h ^= text.charCodeAt(i)
+    h = Math.imul(h, 0x01000193) >>> 0
+  }
+  return h.toString(16).padStart(8, '0')
+}
+
+/** A deterministic hex digest of some text (`length` up to 32). */
+export function digest(text: string, length = 16): string {
+  let out = ''
+  for (let seed = 0x811c9dc5; out.length < length; seed = (seed + 0x9e3779b9) >>> 0) out += fnv1a(text, seed)
+  return out.slice(0, length)
+}
+
+function stableJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(stableJson).join(',')}]`
+  if (value && typeof value === 'object') {
+    return `{${Object.keys(value).sort().map((k) => `${JSON.stringify(k)}:${stableJson((value as Record<string, unknown>)[k])}`).join(',')}}`
+  }
+  return JSON.stringify(value) ?? 'null'
+}
+
+/** How long a CSV link stays valid (the spec does not show it; inferred). */
+export const CSV_LINK_TTL_MS = 60 * 60 * 1000
+
+/**
+ * The mock's base as the client called it: the Host header (https unless the host is a loopback or
+ * names a port, as the standalone server's does; x-forwarded-proto wins), else the contract's server.
+ */
+function baseUrlOf(ctx: RequestContext): string {
+  const host = ctx.headers.get('host')
+  if (!host) {
+    const servers = (ctx.state.contract.doc as unknown as { servers?: Array<{ url: string }> }).servers
+    return (servers?.[0]?.url ?? 'http://localhost').replace(/\/$/, '')
+  }
+  const plain = /:\d+$/.test(host) || /^(localhost|127\.|\[::1\])/.test(host)
+  return `${ctx.headers.get('x-forwarded-proto') ?? (plain ? 'http' : 'https')}://${host}`
+}
+
+/** True when the request asks for a CSV export (spec: Conventions 5). */
+export const wantsCsv = (ctx: RequestContext): boolean => ctx.input.format === 'csv'
+
+/**
+ * spec: Conventions 5: `format: csv` returns a presigned download link instead of inline JSON, with
+ * optional `columns` (fields to export, each one a field of the rows) and `csv_limit` (cap on rows).
+ * The link is deterministic for the shop, the request and the clock; it expires CSV_LINK_TTL_MS later.
+ */
+export function csvExport(ctx: RequestContext, rowCount: number, columns: readonly string[]): ApiResult {
+  const requested = ctx.input.columns as string[] | undefined
+  for (const column of requested ?? []) {
+    if (!columns.includes(column)) throw apiError(400, `columns: unknown column ${column} (one of ${columns.join(', ')})`)
+  }
+  const limit = typeof ctx.input.csv_limit === 'number' ? ctx.input.csv_limit : Infinity
+  const expires = new Date(ctx.now.getTime() + CSV_LINK_TTL_MS)
+  const request = stableJson({ shop: ctx.shop?.shop_id, op: ctx.op.operationId, input: ctx.input, at: ctx.now.toISOString() })
+  const token = digest(request, 24)
+  const url = `${baseUrlOf(ctx)}/exports/${ctx.op.operationId}/${token}.csv?expires=${Math.floor(expires.getTime() / 1000)}&signature=${digest(`${token}:${expires.getTime()}`, 32)}`
+  return { status: 200, body: { data: { url, expires_at: expires.toISOString(), row_count: Math.min(rowCount, limit) } } }
+}
+
+const videoIndexes = new WeakMap<ShopData, Map<string, Video>>()
+
+/** The shop's video (content row) by id. */
+export function videoOf(data: ShopData, videoId: string): Video | undefined {
+  let index = videoIndexes.get(data)
+  if (!index) videoIndexes.set(data, (index = new Map(data.videos.map((v) => [v.video_id, v]))))
+  return index.get(videoId)
+}
+
+/** A content row's lifetime numbers (every fact day up to today); zeros and no post time without a row. */
+export interface ContentStats {
+  view_count: number
+  like_count: number
+  comment_count: number
+  video_gmv: number
+  units_sold: number
+  /** clicks / views x 100 (percent, as the Video resource), null without views. */
+  ctr: number | null
+  /** MM/DD/YYYY, as the Video resource shows post_time; '' without a content row. */
+  post_time: string
+}
+
+/** Lifetime content numbers of a video from the video facts. */
+export function contentStats(data: ShopData, videoId: string): ContentStats {
+  const video = videoOf(data, videoId)
+  const table = data.facts.videos
+  if (!video || table.indexOf(videoId) < 0) {
+    return { view_count: 0, like_count: 0, comment_count: 0, video_gmv: 0, units_sold: 0, ctr: null, post_time: video ? toUsDate(table.axis.date(video.post_day)) : '' }
+  }
+  const last = table.axis.todayIndex
+  const sum = (metric: 'views' | 'likes' | 'comments' | 'gmv' | 'units_sold' | 'clicks') => table.sum(metric, videoId, 0, last)
+  const views = Math.round(sum('views'))
+  const clicks = Math.round(sum('clicks'))
+  return {
+    view_count: views,
+    like_count: Math.round(sum('likes')),
+    comment_count: Math.round(sum('comments')),
+    video_gmv: cents(sum('gmv')),
+    units_sold: Math.round(sum('units_sold')),
+    ctr: views > 0 ? (clicks / views) * 100 : null,
+    post_time: toUsDate(table.axis.date(video.post_day)),
+  }
+}
+
+/** The shop for a control-API action (`shop_id` in its input). */
+export function adminShop(state: MockState, input: Record<string, unknown>): ShopData {
+  const shopId = input.shop_id
+  if (typeof shopId !== 'string') throw apiError(400, 'shop_id is required')
+  const shop = state.findShop(shopId)
+  if (!shop) throw apiError(404, `No shop ${shopId} on the account`)
+  return state.world.shopData[shop.shop_id]!
+}
+
+// --- Campaigns ------------------------------------------------------------------------------------
+
+const CAMPAIGN_SORT_KEYS = ['ad_spend', 'ad_revenue', 'orders', 'campaign_name', 'operation_status', 'budget', 'roas_target'] as const
+
+interface SpendSums {
+  ad_spend: number
+  ad_revenue: number
+}
+
+/** Spend and revenue of the campaigns over [fromDay, toDay], with ad_roi = revenue / spend (0 with no spend). */
+function campaignTotals(data: ShopData, fromDay: number, toDay: number): SpendSums & { ad_roi: number } {
+  const table = data.facts.campaigns
+  let spend = 0
+  let revenue = 0
+  for (const c of data.campaigns) {
+    spend += table.sum('ad_spend', c.campaign_id, fromDay, toDay)
+    revenue += table.sum('ad_revenue', c.campaign_id, fromDay, toDay)
+  }
+  const ad_spend = cents(spend)
+  const ad_revenue = cents(revenue)
+  return { ad_spend, ad_roi: ratio(ad_revenue, ad_spend), ad_revenue }
+}
+
+// spec: Sales-max ads: POST /ads/campaigns.
+const listAdCampaigns: AreaHandler = (ctx) => {
+  const data = shopDataOf(ctx)
+  const { fromDay, toDay } = dayWindow(data, requireDateRange(ctx.input), 'date_range')
+  const table = data.facts.campaigns
+  const campaigns: Array<Schemas['AdCampaign']> = data.campaigns.map((c) => {
+    const ad_spend = cents(table.sum('ad_spend', c.campaign_id, fromDay, toDay))
+    const ad_revenue = cents(table.sum('ad_revenue', c.campaign_id, fromDay, toDay))
+    const orders = Math.round(table.sum('orders', c.campaign_id, fromDay, toDay))
+    return { ...c, item_group_ids: [...c.item_group_ids], ad_spend, ad_revenue, orders, ad_roi: ratio(ad_revenue, ad_spend), cost_per_order: ratio(ad_spend, orders) }
+  })
+  const sort_by = sortKey(ctx.input.sort_by, CAMPAIGN_SORT_KEYS, 'ad_spend')
+  const sort_direction = direction(ctx.input.sort_direction)
+  const sorted = sortNullsLast(campaigns, (c) => c[sort_by], sort_direction, (c) => c.campaign_id)
+  // spec: prev covers the equal-length period immediately before the range.
+  const length = toDay - fromDay + 1
+  const { ad_spend, ad_roi, ad_revenue } = campaignTotals(data, fromDay, toDay)
+  const prev = campaignTotals(data, fromDay - length, fromDay - 1)
+  const { rows, page, page_size } = pageOf(ctx, sorted)
+  return {
+    status: 200,
+    body: {
+      data: {
+        totals: { ad_spend, ad_roi, ad_revenue, prev },
+        campaigns: rows,
+        total_count: data.campaigns.length,
+        page,
+        page_size,
+        sort_by,
+        sort_direction,
+      },
+    },
+  }
+}
+
+// --- Creatives ------------------------------------------------------------------------------------
+
+const CREATIVE_SORT_KEYS = [
+  'date_posted', 'ad_spend', 'gross_revenue', 'roi', 'cpa', 'orders', 'cost_per_order', 'impressions', 'clicks',
+  'click_rate', 'ad_click_rate', 'conversion_rate', 'view_rate_2s', 'view_rate_6s', 'view_count',
+] as const
+
+/**
+ * spec: Sales-max ads: daily rates are averaged weighted by the volume they are a rate of (our choice;
+ * the spec says only "weighted averages of daily values"): ad_click_rate and the view rates per
+ * impression, conversion_rate per click.
+ */
+const WEIGHTED_RATES = [
+  ['ad_click_rate', 'impressions'],
+  ['conversion_rate', 'clicks'],
+  ['view_rate_2s', 'impressions'],
+  ['view_rate_6s', 'impressions'],
+] as const
+
+/** `date` minus calendar months, the day clamped to the target month's length (Aug 31 − 6 months = Feb 28/29). */
+export function monthsBefore(date: string, months: number): string {
+  const [y, m, d] = date.split('-').map(Number) as [number, number, number]
+  const index = y * 12 + (m - 1) - months
+  const year = Math.floor(index / 12)
+  const month = index - year * 12
+  const lastDay = new Date(Date.UTC(year, month + 1, 0)).getUTCDate()
+  return new Date(Date.UTC(year, month, Math.min(d, lastDay))).toISOString().slice(0, 10)
+}
+
+/**
+ * spec: Sales-max ads: performance_date; either bound alone, `from` defaults to 6 months ago, `to` to
+ * today; omitted = trailing 6 months (spec: Limits).
+ */
+export function performanceWindow(input: Record<string, any>, today: string): { from: string; to: string } {
+  const given = (input.performance_date ?? {}) as { from?: string; to?: string }
+  const from = given.from ?? monthsBefore(today, 6)
+  const to = given.to ?? today
+  if (from > to) {
+    const what = given.from === undefined ? `performance_date.from (default: 6 months ago, ${from})` : 'performance_date.from'
+    throw apiError(400, `${what} must not be after performance_date.to`)
+  }
+  return { from, to }
+}
+
+/** The status in effect on `day` (the last change at or before it), with the day of that change. */
+function statusOn(history: ReadonlyArray<{ day: number; status: AdDeliveryStatus }>, day: number): { day: number; status: AdDeliveryStatus } | null {
+  let found: { day: number; status: AdDeliveryStatus } | null = null
+  for (const change of history) if (change.day <= day) found = change
+  return found
+}
+
+type CreativeRow = Schemas['AdCreative']
+
+// spec: Sales-max ads: POST /ads/creatives: one row per video (a video in several campaigns adds up).
+const listAdCreatives: AreaHandler = (ctx) => {
+  const data = shopDataOf(ctx)
+  const input = ctx.input
+  const window = performanceWindow(input, ctx.today)
+  const { fromDay, toDay } = dayWindow(data, window, 'performance_date')
+  const posted = (input.posted_date ?? {}) as { from?: string; to?: string }
+  const postedSet = posted.from !== undefined || posted.to !== undefined
+  if (posted.from !== undefined && posted.to !== undefined && posted.from > posted.to) throw apiError(400, 'posted_date.from must not be after posted_date.to')
+  const productIds = idSet(input.product_ids)
+  const videoIds = idSet(input.video_ids)
+  const campaignId = typeof input.campaign_id === 'string' ? input.campaign_id : undefined
+
+  // Filters combine; unknown post dates are excluded when posted_date is set.
+  const inScope = data.creatives.filter((c) => {
+    if (campaignId !== undefined && c.campaign_id !== campaignId) return false
+    if (productIds && (c.product_id === null || !productIds.has(c.product_id))) return false
+    if (videoIds && !videoIds.has(c.video_id)) return false
+    if (postedSet) {
+      if (c.date_posted === null) return false
+      if (posted.from !== undefined && c.date_posted < posted.from) return false
+      if (posted.to !== undefined && c.date_posted > posted.to) return false
+    }
+    return true
+  })
+
+  const table = data.facts.creatives
+  const videoTable = data.facts.videos
+  const byVideo = new Map<string, typeof inScope>()
+  for (const c of inScope) byVideo.set(c.video_id, [...(byVideo.get(c.video_id) ?? []), c])
+
+  const rows: CreativeRow[] = []
+  for (const [video_id, parts] of byVideo) {
+    const sums = { spend: 0, revenue: 0, orders: 0, impressions: 0, clicks: 0 }
+    const weighted = { ad_click_rate: [0, 0], conversion_rate: [0, 0], view_rate_2s: [0, 0], view_rate_6s: [0, 0] }
+    let latest: { day: number; status: AdDeliveryStatus } | null = null
+    for (const part of parts) {
+      const [a, b] = table.rowRange(part.creative_id, fromDay, toDay)
+      for (const metric of ['spend', 'revenue', 'orders', 'impressions', 'clicks'] as const) {
+        const column = table.columns[metric]
+        for (let r = a; r < b; r++) sums[metric] += column[r]!
+      }
+      for (const [rate, weight] of WEIGHTED_RATES) {
+        const values = table.columns[rate]
+        const weights = table.columns[weight]
+        for (let r = a; r < b; r++) {
+          weighted[rate][0] += values[r]! * weights[r]!
+          weighted[rate][1] += weights[r]!
+        }
+      }
+      // spec: status is the latest value within the metrics window.
+      const status = statusOn(part.status_history, toDay)
+      if (status && (!latest || status.day >= latest.day)) latest = status
+    }
+    const first = (pick: (c: (typeof parts)[number]) => string | null) => parts.map(pick).find((v) => v !== null) ?? null
+    const handle = first((c) => c.handle)
+    const ad_spend = cents(sums.spend)
+    const gross_revenue = cents(sums.revenue)
+    const orders = Math.round(sums.orders)
+    const impressions = Math.round(sums.impressions)
+    const clicks = Math.round(sums.clicks)
+    const cpa = ratio(ad_spend, orders)
+    const average = ([total, weight]: number[]) => ratio(total!, weight!)
+    rows.push({
+      video_id,
+      product_id: first((c) => c.product_id),
+      status: latest?.status ?? null,
+      date_posted: first((c) => c.date_posted),
+      ad_spend,
+      gross_revenue,
+      roi: ratio(gross_revenue, ad_spend),
+      cpa,
+      orders,
+      cost_per_order: cpa,
+      impressions,
+      clicks,
+      click_rate: ratio(clicks, impressions) * 100,
+      ad_click_rate: average(weighted.ad_click_rate),
+      conversion_rate: average(weighted.conversion_rate),
+      view_rate_2s: average(weighted.view_rate_2s),
+      view_rate_6s: average(weighted.view_rate_6s),
+      handle,
+      // The contract's title is a string; a creative without a content row has none.
+      title: first((c) => c.title) ?? '',
+      // Organic views over the same window (0 without a content row).
+      view_count: handle === null ? 0 : Math.round(videoTable.sum('views', video_id, fromDay, toDay)),
+      url: parts[0]!.url,
+      video_link: parts[0]!.url,
+    })
+  }
+
+  // spec: available_statuses lists the statuses present before the status filter; total_count is within it.
+  const present = new Set(rows.map((r) => r.status).filter((s): s is AdDeliveryStatus => s !== null))
+  const available_statuses = AD_DELIVERY_STATUSES.filter((s) => present.has(s))
+  const statuses = idSet(input.statuses)
+  const filtered = statuses ? rows.filter((r) => r.status !== null && statuses.has(r.status)) : rows
+  const sort_by = sortKey(input.sort_by, CREATIVE_SORT_KEYS, 'ad_spend')
+  const sort_direction = direction(input.sort_direction)
+  const sorted = sortNullsLast(filtered, (r) => r[sort_by], sort_direction, (r) => r.video_id)
+  const { rows: creatives, page, page_size } = pageOf(ctx, sorted)
+  return { status: 200, body: { data: { creatives, total_count: filtered.length, page, page_size, available_statuses, sort_by, sort_direction } } }
+}
+
+// --- Excluded creatives ---------------------------------------------------------------------------
+
+const EXCLUDED_SORT_KEYS = ['created_at', 'campaign_id', 'video_id', 'handle', 'rule_name'] as const
+const EXCLUDED_COLUMNS = [
+  'video_id', 'campaign_id', 'campaign_name', 'product_ids', 'handle', 'title', 'url', 'video_link', 'rule_id', 'rule_name', 'reason',
+  'created_at', 'view_count', 'like_count', 'comment_count', 'video_gmv', 'units_sold', 'ctr', 'post_time',
+]
+
+const campaignNameOf = (data: ShopData, campaignId: string): string | null => data.campaigns.find((c) => c.campaign_id === campaignId)?.campaign_name ?? null
+
+// spec: Sales-max ads: POST /ads/excluded-creatives (and GET, /v1): only active exclusions.
+const listExcludedCreatives: AreaHandler = (ctx) => {
+  const data = shopDataOf(ctx)
+  const { campaign_id, rule_id } = ctx.input
+  const videoIds = idSet(ctx.input.video_ids)
+  const active = data.exclusions.filter(
+    (e) => e.active && (campaign_id === undefined || e.campaign_id === campaign_id) && (rule_id === undefined || e.rule_id === rule_id) && (!videoIds || videoIds.has(e.video_id)),
+  )
+  if (wantsCsv(ctx)) return csvExport(ctx, active.length, EXCLUDED_COLUMNS)
+  const sort_by = sortKey(ctx.input.sort_by, EXCLUDED_SORT_KEYS, 'created_at')
+  const sort_direction = direction(ctx.input.sort_direction)
+  const sorted = sortNullsLast(active, (e) => e[sort_by], sort_direction, (e) => `${e.campaign_id}:${e.video_id}`)
+  const { rows, page, page_size } = pageOf(ctx, sorted)
+  const exclusions: Array<Schemas['ExcludedCreative']> = rows.map((e) => {
+    return {
+      video_id: e.video_id,
+      campaign_id: e.campaign_id,
+      campaign_name: campaignNameOf(data, e.campaign_id),
+      product_ids: [...e.product_ids],
+      handle: e.handle,
+      title: e.title,
+      url: e.url,
+      video_link: e.url,
+      rule_id: e.rule_id,
+      rule_name: e.rule_name,
+      reason: e.reason,
+      created_at: e.created_at,
+      ...contentStats(data, e.video_id),
+    }
+  })
+  return { status: 200, body: { data: { exclusions, total_count: active.length, page, page_size, sort_by, sort_direction } } }
+}
+
+// --- Boost sessions -------------------------------------------------------------------------------
+
+const BOOSTED_SORT_KEYS = ['created_at', 'ended_at', 'budget_per_day', 'spend', 'revenue', 'orders', 'roas', 'active', 'campaign_id', 'video_id', 'handle'] as const
+const BOOSTED_COLUMNS = [
+  'session_id', 'rule_id', 'rule_name', 'campaign_id', 'campaign_name', 'video_id', 'product_id', 'handle', 'title', 'url', 'video_link',
+  'budget_per_day', 'spend', 'revenue', 'orders', 'roas', 'active', 'created_at', 'ended_at', 'exit_reason', 'view_count', 'like_count',
+  'comment_count', 'video_gmv', 'ctr', 'units_sold', 'post_time',
+]
+
+/** The shop's boost sessions as they stand now (the world's, then any stop recorded by the control API). */
+export function boostSessionsOf(state: MockState, data: ShopData): BoostSession[] {
+  return state.shopState(data.shop.shop_id, 'ads.boostSessions', () => data.boostSessions.map((s) => ({ ...s })))
+}
+
+// spec: Sales-max ads: POST /ads/boosted-creatives (and GET, /v1): active only unless include_ended.
+const listBoostedCreatives: AreaHandler = (ctx) => {
+  const data = shopDataOf(ctx)
+  const { campaign_id, rule_id } = ctx.input
+  const include_ended = ctx.input.include_ended === true
+  const videoIds = idSet(ctx.input.video_ids)
+  const matching = boostSessionsOf(ctx.state, data).filter(
+    (s) => (include_ended || s.active) && (campaign_id === undefined || s.campaign_id === campaign_id) && (rule_id === undefined || s.rule_id === rule_id) && (!videoIds || videoIds.has(s.video_id)),
+  )
+  if (wantsCsv(ctx)) return csvExport(ctx, matching.length, BOOSTED_COLUMNS)
+  const sort_by = sortKey(ctx.input.sort_by, BOOSTED_SORT_KEYS, 'created_at')
+  const sort_direction = direction(ctx.input.sort_direction)
+  const sorted = sortNullsLast(matching, (s) => s[sort_by], sort_direction, (s) => s.session_id)
+  const { rows, page, page_size } = pageOf(ctx, sorted)
+  const sessions: Array<Schemas['BoostSession']> = rows.map((s) => {
+    const { ctr, ...content } = contentStats(data, s.video_id)
+    return {
+      session_id: s.session_id,
+      rule_id: s.rule_id,
+      rule_name: s.rule_name,
+      campaign_id: s.campaign_id,
+      // The spec does not let a boost session's campaign_name be null: an unnamed campaign shows ''.
+      campaign_name: campaignNameOf(data, s.campaign_id) ?? '',
+      video_id: s.video_id,
+      product_id: s.product_id,
+      handle: s.handle,
+      title: s.title,
+      url: s.url,
+      video_link: s.url,
+      budget_per_day: s.budget_per_day,
+      spend: s.spend,
+      revenue: s.revenue,
+      orders: s.orders,
+      roas: s.roas,
+      active: s.active,
+      created_at: s.created_at,
+      ended_at: s.ended_at,
+      exit_reason: s.exit_reason,
+      ...content,
+      ctr: ctr ?? 0,
+    }
+  })
+  return { status: 200, body: { data: { sessions, total_count: matching.length, page, page_size, include_ended, sort_by, sort_direction } } }
+}
+
+/**
+ * Control API `ads/boost-stop` `{shop_id, session_id, exit_reason?}`: spec: States: a boost is active
+ * until stopped or expired; `ended_at` (the clock's now) and `exit_reason` are then set.
+ */
+const stopBoost: AdminAction = (state, input) => {
+  const data = adminShop(state, input)
+  const session = boostSessionsOf(state, data).find((s) => s.session_id === input.session_id)
+  if (!session) throw apiError(404, `No boost session ${String(input.session_id)}`)
+  if (!session.active) throw apiError(409, `Boost session ${session.session_id} already ended`)
+  const exitReason = typeof input.exit_reason === 'string' && input.exit_reason ? input.exit_reason : 'stopped_manually'
+  Object.assign(session, { active: false, ended_at: state.clock.now().toISOString(), exit_reason: exitReason })
+  return { ...session }
+}
+
+const sortDir = { sortDir: 'sort_direction' }
+
+export const ads: AreaModule = {
+  handlers: { listAdCampaigns, listAdCreatives, listExcludedCreatives, listBoostedCreatives },
+  normalizers: {
+    // spec: Sales-max ads: camelCase pageSize, sortBy, dateRange, sortDir.
+    listAdCampaigns: acceptCamelCase(sortDir),
+    // spec: camelCase campaignId, pageSize, productIds, videoIds/video_id, sortBy, sortDir; Versioning: date_range is posted_date.
+    listAdCreatives: acceptCamelCase({ ...sortDir, video_id: 'video_ids', date_range: 'posted_date' }),
+    // spec: Conventions 4: endpoints callable with GET accept snake_case and camelCase keys.
+    listExcludedCreatives: acceptCamelCase(sortDir),
+    listBoostedCreatives: acceptCamelCase(sortDir),
+  },
+  adminActions: { 'ads/boost-stop': stopBoost },
+}

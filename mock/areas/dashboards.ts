@@ -1,0 +1,621 @@
+/**
+ * Dashboards (spec: Dashboards; Resources: Dashboard, Dashboard widget; Errors 400/409/412): the
+ * shop's boards, their widgets, and the numbers behind them. Boards live in one account-wide store
+ * in the mock's state, so a board shared from its home shop is one board everywhere; the fields
+ * that depend on the asking shop (`position`, `is_home_shop`, `default_product_ids`) are derived
+ * when a board is shown.
+ */
+import { Rng } from '../../fixtures/random.ts'
+import type { Dashboard, DashboardWidget } from '../../fixtures/types.ts'
+import { describeAjvError, loadContract } from '../../openapi/index.ts'
+import { STAT_KEYS } from '../../openapi/src/areas/stats.ts'
+import type { components } from '../../openapi/types.ts'
+import type { AreaHandler, AreaModule, InputNormalizer, RequestContext } from '../context.ts'
+import { acceptCamelCase } from '../normalize.ts'
+import { apiError } from '../respond.ts'
+import type { MockState } from '../state.ts'
+import type { ShopRecord } from '../world.ts'
+import { computeShopStats, isTimeZone } from './stats.ts'
+
+type Schemas = components['schemas']
+type Preset = NonNullable<Dashboard['default_date_range']>
+type Grain = 'day' | 'week' | 'month'
+type WidgetSize = DashboardWidget['size']
+type DateRange = { from: string; to: string }
+
+/** The account's boards, shared by all its shops. */
+interface DashboardStore {
+  /** Every board of the account by id. */
+  boards: Map<string, Dashboard>
+  /** Per shop: the ids of the boards it shows, in tab order. */
+  tabs: Map<string, string[]>
+  /** Shops whose default boards exist (spec: created on first dashboard open). */
+  defaultsCreated: Set<string>
+  /** The last timestamp handed out, so two changes in one millisecond still differ. */
+  lastStampMs: number
+  /** Widget and board ids: UUIDs from the world's seed, never Math.random. */
+  ids: Rng
+}
+
+// spec: Dashboards: create: widget defaults.
+const STAT_DEFAULTS = { style: 'chart', size: 'xs', cpm: 5 } as const
+const STAT_CHART_DEFAULTS = { chart: 'line', size: 'md' } as const
+const STAT_SIZES: readonly WidgetSize[] = ['xs', 'sm', 'md']
+const STAT_CHART_SIZES: readonly WidgetSize[] = ['sm', 'md', 'lg']
+const DEFAULT_RANGE_DAYS = 30
+/** spec: Dashboards: data: the default range ends two days ago. */
+const RANGE_END_DAYS_AGO = 2
+
+// ---------------------------------------------------------------------------------------------
+// The store
+
+/** The account's dashboard store, built from the world on first use (dropped by reset). */
+function dashboardStore(state: MockState): DashboardStore {
+  const world = state.world
+  return state.shopState(`account:${world.account.account_id}`, 'dashboards', () => {
+    const boards = new Map<string, Dashboard>()
+    const defaultsCreated = new Set<string>()
+    for (const shop of world.shops) {
+      const seeded = world.shopData[shop.shop_id]?.dashboards
+      if (!seeded) continue
+      if (seeded.defaultsCreated) defaultsCreated.add(shop.shop_id)
+      for (const board of seeded.boards) boards.set(board.id, structuredClone(board))
+    }
+    const tabs = new Map<string, string[]>()
+    for (const shop of world.shops) {
+      const shown = [...boards.values()].filter((b) => showsOn(b, shop.shop_id))
+      shown.sort((a, b) => a.position - b.position || a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id))
+      tabs.set(shop.shop_id, shown.map((b) => b.id))
+    }
+    return { boards, tabs, defaultsCreated, lastStampMs: 0, ids: Rng.scoped(state.seed, 'mock', 'dashboards') }
+  })
+}
+
+const showsOn = (board: Dashboard, shopId: string): boolean => board.home_shop_id === shopId || board.shared_with.includes(shopId)
+
+/** The shops a board shows on: its home shop, then the shops it is shared to. */
+const shopsOf = (board: Dashboard): string[] => [board.home_shop_id, ...board.shared_with]
+
+const tabsOf = (store: DashboardStore, shopId: string): string[] => {
+  let tabs = store.tabs.get(shopId)
+  if (!tabs) store.tabs.set(shopId, (tabs = []))
+  return tabs
+}
+
+/** A random-looking version 4 UUID from the store's seeded generator. */
+function nextUuid(store: DashboardStore): string {
+  const hex = Array.from({ length: 32 }, () => store.ids.int(0, 15).toString(16))
+  hex[12] = '4'
+  hex[16] = ((store.ids.int(0, 3) & 0x3) | 0x8).toString(16)
+  const s = hex.join('')
+  return `${s.slice(0, 8)}-${s.slice(8, 12)}-${s.slice(12, 16)}-${s.slice(16, 20)}-${s.slice(20)}`
+}
+
+/**
+ * A timestamp for a change: the mock clock's now, but always later than any timestamp handed out
+ * before and than `after`, so `updated_at` strictly advances (the 412 rule depends on it).
+ */
+function stamp(store: DashboardStore, now: Date, after?: string): string {
+  const floor = Math.max(store.lastStampMs, after ? Date.parse(after) : 0) + 1
+  store.lastStampMs = Math.max(now.getTime(), floor)
+  return new Date(store.lastStampMs).toISOString()
+}
+
+/**
+ * spec: Dashboards: default boards are created on first dashboard open. The open is the user
+ * opening the dashboards in the app (the control action `dashboards/open`); API calls only report
+ * it as `defaults_created`. The defaults take the next tabs after the boards the shop already shows.
+ */
+function openDashboards(state: MockState, shop: ShopRecord, now: Date): number {
+  const store = dashboardStore(state)
+  if (store.defaultsCreated.has(shop.shop_id)) return 0
+  store.defaultsCreated.add(shop.shop_id)
+  const templates = state.world.shopData[shop.shop_id]?.dashboards.templates ?? []
+  for (const template of templates) {
+    const at = stamp(store, now)
+    const board: Dashboard = {
+      id: nextUuid(store),
+      name: template.name,
+      stored_name: '',
+      seed_key: template.seed_key,
+      home_shop_id: shop.shop_id,
+      shared_with: [],
+      position: 0,
+      default_date_range: template.default_date_range,
+      default_grain: template.default_grain,
+      default_product_ids: [],
+      archived: false,
+      archived_at: null,
+      last_viewed_at: null,
+      created_by: null,
+      created_at: at,
+      updated_at: at,
+      widgets: template.widgets.map((w) => ({ ...structuredClone(w), id: nextUuid(store) })),
+    }
+    store.boards.set(board.id, board)
+    tabsOf(store, shop.shop_id).push(board.id)
+  }
+  return templates.length
+}
+
+// ---------------------------------------------------------------------------------------------
+// Views
+
+/** A board as the asking shop sees it (spec: Resources: Dashboard). */
+function boardView(store: DashboardStore, board: Dashboard, shopId: string, withWidgets: boolean): Schemas['Dashboard'] {
+  const isHome = board.home_shop_id === shopId
+  const view: Schemas['Dashboard'] = {
+    id: board.id,
+    name: board.name,
+    stored_name: board.stored_name,
+    seed_key: board.seed_key,
+    home_shop_id: board.home_shop_id,
+    is_home_shop: isHome,
+    shared_with: [...board.shared_with],
+    position: tabsOf(store, shopId).indexOf(board.id),
+    widget_count: board.widgets.length,
+    default_date_range: board.default_date_range,
+    default_grain: board.default_grain,
+    // spec: Resources: Dashboard: always empty on a shop the board is shared to.
+    default_product_ids: isHome ? [...board.default_product_ids] : [],
+    archived: board.archived,
+    archived_at: board.archived_at,
+    last_viewed_at: board.last_viewed_at,
+    created_by: board.created_by,
+    created_at: board.created_at,
+    updated_at: board.updated_at,
+  }
+  if (withWidgets) view.widgets = structuredClone(board.widgets)
+  return view
+}
+
+/** The asking shop and the account's boards. */
+function scope(ctx: RequestContext): { shop: ShopRecord; store: DashboardStore } {
+  if (!ctx.shop) throw new Error(`${ctx.op.operationId} ran without a shop`)
+  return { shop: ctx.shop, store: dashboardStore(ctx.state) }
+}
+
+/** The board `dashboard_id` names if the shop shows it; 404 otherwise (status inferred). */
+function findBoard(store: DashboardStore, shopId: string, id: string): Dashboard {
+  const board = store.boards.get(id)
+  if (!board || !showsOn(board, shopId)) throw apiError(404, `Dashboard not found: ${id}`)
+  return board
+}
+
+const sameName = (a: string, b: string): boolean => a.trim().toLowerCase() === b.trim().toLowerCase()
+
+/** The name, trimmed; 400 when only blanks remain (spec: Limits: name 1-60 characters). */
+function boardName(name: string): string {
+  const trimmed = name.trim()
+  if (!trimmed) throw apiError(400, 'name must have 1-60 characters that are not blank')
+  return trimmed
+}
+
+/** spec: Dashboards: names are unique among the boards of a shop (409), for every shop given. */
+function assertNameFree(store: DashboardStore, shopIds: string[], name: string, except?: string): void {
+  for (const shopId of shopIds) {
+    for (const id of tabsOf(store, shopId)) {
+      const other = store.boards.get(id)
+      if (other && other.id !== except && sameName(other.name, name)) {
+        throw apiError(409, `A dashboard named "${other.name}" already exists on shop ${shopId}`)
+      }
+    }
+  }
+}
+
+/** Locked products: ids of the shop's products, without repeats; 400 on an unknown one. */
+function productIds(ctx: RequestContext, shopId: string, ids: string[]): string[] {
+  const known = new Set(ctx.world.shopData[shopId]?.products.map((p) => p.product_id) ?? [])
+  const unknown = ids.find((id) => !known.has(id))
+  if (unknown !== undefined) throw apiError(400, `default_product_ids: ${unknown} is not a product of shop ${shopId}`)
+  return [...new Set(ids)]
+}
+
+// ---------------------------------------------------------------------------------------------
+// Widgets (spec: Resources: Dashboard widget; Dashboards: create, update)
+
+/** The settings of a stat or stat-chart widget given at top level or nested under `config`. */
+interface WidgetInput {
+  id?: string
+  type?: string
+  stat_key?: string
+  stat_keys?: string[]
+  style?: 'chart' | 'numbers'
+  chart?: 'line' | 'bar'
+  size?: WidgetSize
+  cpm?: number
+  title?: string
+  config?: { statKey?: string; statKeys?: string[]; style?: 'chart' | 'numbers'; cpm?: number; chart?: 'line' | 'bar' }
+}
+
+/** Fields of the other API-managed type, each as a top-level and a `config` name. */
+const FOREIGN_FIELDS: Record<'stat' | 'stat-chart', Array<[string, string]>> = {
+  stat: [['stat_keys', 'statKeys'], ['chart', 'chart']],
+  'stat-chart': [['stat_key', 'statKey'], ['style', 'style'], ['cpm', 'cpm']],
+}
+
+const STAT_KEY_SET: ReadonlySet<string> = new Set(STAT_KEYS)
+
+function assertStatKey(key: string, field: string): void {
+  if (!STAT_KEY_SET.has(key)) throw apiError(400, `${field}: unknown stat key "${key}" (not a stat key of POST /shop/stats)`)
+}
+
+/**
+ * The settings an input gives for a widget of `type` (top level first, then `config`), checked:
+ * unknown stat keys, fields of the other type and sizes the type does not take are 400.
+ */
+function widgetSettings(input: WidgetInput, type: 'stat' | 'stat-chart', path: string) {
+  const config = input.config ?? {}
+  for (const [top, nested] of FOREIGN_FIELDS[type]) {
+    if ((input as Record<string, unknown>)[top] !== undefined) throw apiError(400, `${path}.${top} does not apply to a ${type} widget`)
+    if ((config as Record<string, unknown>)[nested] !== undefined) throw apiError(400, `${path}.config.${nested} does not apply to a ${type} widget`)
+  }
+  const sizes = type === 'stat' ? STAT_SIZES : STAT_CHART_SIZES
+  if (input.size !== undefined && !sizes.includes(input.size)) throw apiError(400, `${path}.size must be one of ${sizes.join(', ')} for a ${type} widget`)
+  const statKey = input.stat_key ?? config.statKey
+  if (statKey !== undefined) assertStatKey(statKey, `${path}.stat_key`)
+  const statKeys = input.stat_keys ?? config.statKeys
+  if (statKeys !== undefined) {
+    statKeys.forEach((key, i) => assertStatKey(key, `${path}.stat_keys[${i}]`))
+    if (new Set(statKeys).size !== statKeys.length) throw apiError(400, `${path}.stat_keys must not repeat a stat key`)
+  }
+  return { statKey, statKeys, style: input.style ?? config.style, chart: input.chart ?? config.chart, cpm: input.cpm ?? config.cpm, size: input.size, title: input.title }
+}
+
+/** A new stat or stat-chart widget with the spec's defaults (spec: Dashboards: create). */
+function newWidget(store: DashboardStore, input: WidgetInput, path: string): DashboardWidget {
+  const type = input.type ?? 'stat'
+  if (type !== 'stat' && type !== 'stat-chart') throw apiError(400, `${path}.type: only stat and stat-chart widgets can be created through the API, not ${type}`)
+  const s = widgetSettings(input, type, path)
+  const base = { id: nextUuid(store), type, title: s.title ?? null, col: null, api_editable: true }
+  if (type === 'stat') {
+    if (s.statKey === undefined) throw apiError(400, `${path}.stat_key is required for a stat widget (or config.statKey)`)
+    return { ...base, size: s.size ?? STAT_DEFAULTS.size, config: { statKey: s.statKey, style: s.style ?? STAT_DEFAULTS.style, cpm: s.cpm ?? STAT_DEFAULTS.cpm } }
+  }
+  if (s.statKeys === undefined) throw apiError(400, `${path}.stat_keys is required for a stat-chart widget (or config.statKeys)`)
+  return { ...base, size: s.size ?? STAT_CHART_DEFAULTS.size, config: { statKeys: s.statKeys, chart: s.chart ?? STAT_CHART_DEFAULTS.chart } }
+}
+
+/** A kept widget with the stat fields an entry of `widgets` changes (spec: Dashboards: update). */
+function editedWidget(widget: DashboardWidget, entry: WidgetInput, path: string): DashboardWidget {
+  const { id: _id, ...changes } = entry
+  if (widget.type !== 'stat' && widget.type !== 'stat-chart') {
+    if (Object.keys(changes).length) throw apiError(400, `${path}: widget ${widget.id} is a ${widget.type} widget, which the API keeps but cannot edit`)
+    return widget
+  }
+  if (entry.type !== undefined && entry.type !== widget.type) throw apiError(400, `${path}.type: widget ${widget.id} is a ${widget.type} widget; its type cannot change`)
+  const s = widgetSettings(entry, widget.type, path)
+  const config = { ...widget.config }
+  if (widget.type === 'stat') {
+    if (s.statKey !== undefined) config.statKey = s.statKey
+    if (s.style !== undefined) config.style = s.style
+    if (s.cpm !== undefined) config.cpm = s.cpm
+  } else {
+    if (s.statKeys !== undefined) config.statKeys = s.statKeys
+    if (s.chart !== undefined) config.chart = s.chart
+  }
+  return { ...widget, size: s.size ?? widget.size, title: s.title ?? widget.title, config }
+}
+
+/** The complete new widget list of an update: known ids kept (and edited), others new, the rest removed. */
+function replacedWidgets(store: DashboardStore, board: Dashboard, entries: WidgetInput[]): DashboardWidget[] {
+  const byId = new Map(board.widgets.map((w) => [w.id, w]))
+  const kept = new Set<string>()
+  return entries.map((entry, i) => {
+    const path = `widgets[${i}]`
+    const known = entry.id !== undefined ? byId.get(entry.id) : undefined
+    if (!known) return newWidget(store, entry, path)
+    if (kept.has(known.id)) throw apiError(400, `${path}.id: widget ${known.id} appears twice in widgets`)
+    kept.add(known.id)
+    return editedWidget(known, entry, path)
+  })
+}
+
+// ---------------------------------------------------------------------------------------------
+// Handlers
+
+// spec: Dashboards: list: tab order, no widgets, include_archived default true.
+const listDashboards: AreaHandler = (ctx) => {
+  const { shop, store } = scope(ctx)
+  const includeArchived = ctx.input.include_archived ?? true
+  const dashboards = tabsOf(store, shop.shop_id)
+    .map((id) => store.boards.get(id)!)
+    .filter((b) => includeArchived || !b.archived)
+    .map((b) => boardView(store, b, shop.shop_id, false))
+  return { status: 200, body: { data: { dashboards, total_count: dashboards.length, defaults_created: store.defaultsCreated.has(shop.shop_id) } } }
+}
+
+// spec: Dashboards: get: the board and its widgets in board order.
+const getDashboard: AreaHandler = (ctx) => {
+  const { shop, store } = scope(ctx)
+  const board = findBoard(store, shop.shop_id, ctx.input.dashboard_id)
+  return { status: 200, body: { data: boardView(store, board, shop.shop_id, true) } }
+}
+
+// spec: Dashboards: create: 201 with the board as get returns it.
+const createDashboard: AreaHandler = (ctx) => {
+  const { shop, store } = scope(ctx)
+  const input = ctx.input as { name: string; widgets?: WidgetInput[]; default_date_range?: Preset; default_grain?: Grain; default_product_ids?: string[] }
+  const name = boardName(input.name)
+  const widgets = (input.widgets ?? []).map((w, i) => newWidget(store, w, `widgets[${i}]`))
+  const lockedProducts = productIds(ctx, shop.shop_id, input.default_product_ids ?? [])
+  assertNameFree(store, [shop.shop_id], name)
+  const at = stamp(store, ctx.now)
+  const board: Dashboard = {
+    id: nextUuid(store),
+    name,
+    stored_name: name,
+    seed_key: null,
+    home_shop_id: shop.shop_id,
+    shared_with: [],
+    position: 0,
+    default_date_range: input.default_date_range ?? null,
+    default_grain: input.default_grain ?? null,
+    default_product_ids: lockedProducts,
+    archived: false,
+    archived_at: null,
+    last_viewed_at: null,
+    created_by: ctx.apiKey ? `api-key:${ctx.apiKey.label}` : null,
+    created_at: at,
+    updated_at: at,
+    widgets,
+  }
+  store.boards.set(board.id, board)
+  tabsOf(store, shop.shop_id).push(board.id)
+  return { status: 201, body: { data: boardView(store, board, shop.shop_id, true) } }
+}
+
+interface UpdateInput {
+  dashboard_id: string
+  name?: string
+  add_widgets?: WidgetInput[]
+  remove_widget_ids?: string[]
+  widgets?: WidgetInput[]
+  default_date_range?: Preset | null
+  default_grain?: Grain | null
+  default_product_ids?: string[]
+  expected_updated_at?: string
+}
+
+// spec: Dashboards: update.
+const updateDashboard: AreaHandler = (ctx) => {
+  const { shop, store } = scope(ctx)
+  const input = ctx.input as UpdateInput
+  const board = findBoard(store, shop.shop_id, input.dashboard_id)
+
+  // spec: Errors: 412 when expected_updated_at is older than the board's updated_at.
+  if (input.expected_updated_at !== undefined && Date.parse(input.expected_updated_at) < Date.parse(board.updated_at)) {
+    throw apiError(412, `The dashboard changed since expected_updated_at (updated_at is now ${board.updated_at}); re-read it and reapply the change`)
+  }
+
+  const next: Dashboard = structuredClone(board)
+  if (input.name !== undefined) {
+    next.name = boardName(input.name)
+    next.stored_name = next.name
+    // spec: Dashboards: update: 409 if the name is taken on any shop the board shows on.
+    assertNameFree(store, shopsOf(board), next.name, board.id)
+  }
+  if (input.widgets !== undefined) next.widgets = replacedWidgets(store, board, input.widgets)
+  if (input.remove_widget_ids !== undefined) {
+    const onBoard = new Set(board.widgets.map((w) => w.id))
+    const absent = input.remove_widget_ids.find((id) => !onBoard.has(id))
+    if (absent !== undefined) throw apiError(400, `remove_widget_ids: widget ${absent} is not on the board`)
+    const removed = new Set(input.remove_widget_ids)
+    next.widgets = next.widgets.filter((w) => !removed.has(w.id))
+  }
+  if (input.add_widgets !== undefined) next.widgets.push(...input.add_widgets.map((w, i) => newWidget(store, w, `add_widgets[${i}]`)))
+  if (input.default_date_range !== undefined) next.default_date_range = input.default_date_range
+  if (input.default_grain !== undefined) next.default_grain = input.default_grain
+  if (input.default_product_ids !== undefined) {
+    if (board.home_shop_id === shop.shop_id) next.default_product_ids = productIds(ctx, shop.shop_id, input.default_product_ids)
+    // spec: Dashboards: update: 400 on a shop the board is only shared to. `[]` is what that shop
+    // sees already, so sending it back unchanged is accepted and leaves the home shop's lock alone.
+    else if (input.default_product_ids.length) throw apiError(400, 'default_product_ids cannot be locked on a shop the board is only shared to')
+  }
+
+  // spec: Dashboards: updated_at advances on every change.
+  if (JSON.stringify(next) !== JSON.stringify(board)) {
+    next.updated_at = stamp(store, ctx.now, board.updated_at)
+    store.boards.set(board.id, next)
+  }
+  return { status: 200, body: { data: boardView(store, next, shop.shop_id, true) } }
+}
+
+// spec: Dashboards: delete: for everyone with its share links, or from a shared-to shop only.
+const deleteDashboard: AreaHandler = (ctx) => {
+  const { shop, store } = scope(ctx)
+  const board = findBoard(store, shop.shop_id, ctx.input.dashboard_id)
+  const removedFromShopOnly = board.home_shop_id !== shop.shop_id
+  const shops = removedFromShopOnly ? [shop.shop_id] : shopsOf(board)
+  for (const shopId of shops) store.tabs.set(shopId, tabsOf(store, shopId).filter((id) => id !== board.id))
+  if (removedFromShopOnly) {
+    store.boards.set(board.id, { ...board, shared_with: board.shared_with.filter((id) => id !== shop.shop_id), updated_at: stamp(store, ctx.now, board.updated_at) })
+  } else {
+    store.boards.delete(board.id)
+  }
+  return { status: 200, body: { data: { dashboard_id: board.id, name: board.name, deleted: true, removed_from_shop_only: removedFromShopOnly } } }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Data (spec: Dashboards: POST /dashboards/data)
+
+const addDays = (date: string, days: number): string => {
+  const d = new Date(`${date}T00:00:00Z`)
+  d.setUTCDate(d.getUTCDate() + days)
+  return d.toISOString().slice(0, 10)
+}
+
+/** The calendar date of an instant in a timezone (YYYY-MM-DD). */
+function localDate(instant: Date, timeZone: string): string {
+  return new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(instant)
+}
+
+/**
+ * A preset counted back from `today`, ending two days ago (spec: Dashboards: data):
+ * `Nd` is the N days ending then; `mtd` runs from the first of that end day's month, `qtd` from the
+ * first day of its quarter (January, April, July, October).
+ */
+export function presetRange(preset: Preset, today: string): DateRange {
+  const to = addDays(today, -RANGE_END_DAYS_AGO)
+  const [year, month] = to.split('-').map(Number) as [number, number]
+  const pad = (m: number) => String(m).padStart(2, '0')
+  switch (preset) {
+    case 'mtd':
+      return { from: `${year}-${pad(month)}-01`, to }
+    case 'qtd':
+      return { from: `${year}-${pad(month - ((month - 1) % 3))}-01`, to }
+    default:
+      return { from: addDays(to, 1 - Number.parseInt(preset, 10)), to }
+  }
+}
+
+interface DataInput {
+  dashboard_id: string
+  date_range?: DateRange
+  grain?: Grain
+  product_id?: string | null
+  campaign_id?: string
+  only_show_campaign_stats?: boolean
+  timezone?: string
+  widget_ids?: string[]
+}
+
+const getDashboardData: AreaHandler = (ctx) => {
+  const { shop, store } = scope(ctx)
+  const input = ctx.input as DataInput
+  const board = findBoard(store, shop.shop_id, input.dashboard_id)
+  const isHome = board.home_shop_id === shop.shop_id
+
+  const onBoard = new Set(board.widgets.map((w) => w.id))
+  const absent = input.widget_ids?.find((id) => !onBoard.has(id))
+  if (absent !== undefined) throw apiError(400, `widget_ids: widget ${absent} is not on the board`)
+  if (input.timezone !== undefined && !isTimeZone(input.timezone)) throw apiError(400, `timezone: unrecognised IANA timezone "${input.timezone}"`)
+  if (input.date_range && input.date_range.from > input.date_range.to) throw apiError(400, 'date_range.from must not be after date_range.to')
+
+  // Request filters override the board's.
+  const today = localDate(ctx.now, input.timezone ?? shop.timezone)
+  const preset = board.default_date_range
+  const [dateRange, dateRangeSource] = input.date_range
+    ? [input.date_range, 'request']
+    : preset
+      ? [presetRange(preset, today), `board default (${preset})`]
+      : [presetRange(`${DEFAULT_RANGE_DAYS}d` as Preset, today), `default (${DEFAULT_RANGE_DAYS}d)`]
+  const grain: Grain = input.grain ?? board.default_grain ?? 'day'
+  const warnings: string[] = []
+  let productId: string | null = null
+  if ('product_id' in input) productId = input.product_id ?? null
+  else if (isHome && board.default_product_ids.length === 1) productId = board.default_product_ids[0]!
+  else if (isHome && board.default_product_ids.length > 1) {
+    warnings.push(`${board.default_product_ids.length} products are locked on this board; the numbers are whole-shop, not per product`)
+  }
+  const filters = {
+    date_range: dateRange,
+    date_range_source: dateRangeSource,
+    grain,
+    product_id: productId,
+    campaign_id: input.campaign_id ?? null,
+    only_show_campaign_stats: input.only_show_campaign_stats ?? false,
+    timezone: input.timezone ?? null,
+  }
+
+  const { date_range_source: _source, ...statsFilters } = filters
+  const wanted = input.widget_ids ? new Set(input.widget_ids) : undefined
+  const widgets = board.widgets
+    .filter((w) => !wanted || wanted.has(w.id))
+    .map((w) => {
+      const head = { id: w.id, type: w.type, title: w.title, size: w.size }
+      if (w.type !== 'stat' && w.type !== 'stat-chart') {
+        return { ...head, style: w.config.style ?? null, supported: false, note: `${w.type} widgets are not computed through the API; open the board in the app to see them` }
+      }
+      const isStat = w.type === 'stat'
+      // Charts: stat widgets styled `chart` and every stat-chart widget.
+      const stats = computeShopStats(ctx.state, shop, {
+        ...statsFilters,
+        stats: isStat ? [w.config.statKey!] : w.config.statKeys!,
+        include_charts: isStat ? w.config.style === 'chart' : true,
+        ...(isStat && w.config.cpm !== undefined ? { cpm: w.config.cpm } : {}),
+      })
+      return { ...head, style: (isStat ? w.config.style : w.config.chart) ?? null, supported: true, stats }
+    })
+  return { status: 200, body: { data: { dashboard: { id: board.id, name: board.name }, filters, widgets, warnings } } }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Control API
+
+/** `dashboards/open {shop_id}`: the user opens the dashboards in the app, creating the default boards. */
+const openAction = (state: MockState, input: Record<string, any>) => {
+  const shop = state.findShop(String(input.shop_id ?? ''))
+  if (!shop) throw apiError(400, 'shop_id must name a shop of the account')
+  const created = openDashboards(state, shop, state.clock.now())
+  return { shop_id: shop.shop_id, defaults_created: true, created }
+}
+
+/** `dashboards/archive {dashboard_id, archived?}`: the user archives (or restores) a board in the app. */
+const archiveAction = (state: MockState, input: Record<string, any>) => {
+  const store = dashboardStore(state)
+  const board = store.boards.get(String(input.dashboard_id ?? ''))
+  if (!board) throw apiError(404, `Dashboard not found: ${String(input.dashboard_id)}`)
+  const archived = input.archived ?? true
+  if (typeof archived !== 'boolean') throw apiError(400, 'archived must be a boolean')
+  if (board.archived !== archived) {
+    const at = stamp(store, state.clock.now(), board.updated_at)
+    store.boards.set(board.id, { ...board, archived, archived_at: archived ? at : null, updated_at: at })
+  }
+  return { dashboard_id: board.id, archived }
+}
+
+// Two rules the contract encodes as `oneOf` and `not`, checked before the schema so that the 400
+// names the rule rather than the first failing branch (spec: Dashboards: create, update; Errors 400).
+
+/** The contract's schema of a new widget of `type`, compiled once. */
+const widgetInputCheck = (type: 'stat' | 'stat-chart') => {
+  const name = type === 'stat' ? 'DashboardStatWidgetInput' : 'DashboardStatChartWidgetInput'
+  return loadContract().validators.compile(`dashboards:${name}`, { $ref: `#/components/schemas/${name}` })
+}
+
+/**
+ * 400 on a widget of another type than stat or stat-chart in `input[field]`, and on a widget that
+ * does not match its own type's schema (the contract's `oneOf` would report the first branch's error).
+ */
+function checkNewWidgets(input: Record<string, any>, field: string): void {
+  const list: unknown = input[field]
+  if (!Array.isArray(list)) return
+  list.forEach((w: unknown, i) => {
+    const type = (w as { type?: unknown } | null)?.type
+    if (typeof type !== 'string') return
+    if (type !== 'stat' && type !== 'stat-chart') {
+      throw apiError(400, `${field}[${i}].type: only stat and stat-chart widgets can be created through the API, not ${type}`)
+    }
+    const check = widgetInputCheck(type)
+    if (!check(w)) {
+      const error = check.errors![0]!
+      throw apiError(400, describeAjvError({ ...error, instancePath: `/${field}/${i}${error.instancePath}` }, 'body'))
+    }
+  })
+}
+
+const createRules: InputNormalizer = (input) => {
+  checkNewWidgets(input, 'widgets')
+  return input
+}
+
+const updateRules: InputNormalizer = (input) => {
+  if (input.widgets !== undefined && (input.add_widgets !== undefined || input.remove_widget_ids !== undefined)) {
+    throw apiError(400, 'widgets (the complete list) cannot be combined with add_widgets or remove_widget_ids')
+  }
+  checkNewWidgets(input, 'add_widgets')
+  return input
+}
+
+export const dashboards: AreaModule = {
+  handlers: { listDashboards, getDashboard, getDashboardData, createDashboard, updateDashboard, deleteDashboard },
+  // spec: Conventions 4: the GET forms also take camelCase keys.
+  normalizers: {
+    listDashboardsGet: acceptCamelCase(),
+    getDashboardGet: acceptCamelCase(),
+    createDashboard: createRules,
+    updateDashboard: updateRules,
+  },
+  adminActions: { 'dashboards/open': openAction, 'dashboards/archive': archiveAction },
+}

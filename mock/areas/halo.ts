@@ -1,0 +1,596 @@
+/**
+ * Off-platform sales correlation (spec: Off-platform sales correlation; States and transitions: Halo;
+ * Limits: halo date range). The report correlates platform video views with the revenue of the
+ * shop's connected storefront and marketplace, computed day by day from the world's fact tables.
+ *
+ * The platform blocks run a small state machine on the mock clock (state kept per shop, dropped by reset):
+ * - storefront: no snapshot → the first report call starts a build and answers `refreshing` with
+ *   `refresh_started_at`; the build completes `refresh_ms` later (default 30 s, `POST /__admin/halo/config`
+ *   `{refresh_ms}`), after which calls answer `ok`. A snapshot older than 6 hours is served as is (`ok`, its
+ *   old `snapshot_to`/`refreshed_at`) while a build runs in the background. Every built snapshot is also
+ *   rebuilt nightly at 02:24 UTC. The snapshot covers its `snapshot_from`..`snapshot_to` days only.
+ * - marketplace: live numbers, fetched on a call and cached up to 12 hours; while the platform is
+ *   unavailable a cache younger than 12 hours is still served, then the block answers `error`. An expired
+ *   authorization (the world's `auth_error`) is `error` with `auth_error: true`.
+ * - `POST /__admin/halo/availability` `{shop_id, platform, available}` makes a platform unavailable (`error`).
+ */
+import type { components } from '../../openapi/types.ts'
+import { addDays, DAY_MS, epochMsToDate, type AffiliateCampaign, type ProductRecord, type ShopData, type StoreConnection } from '../../fixtures/index.ts'
+import type { AdminAction, AreaHandler, AreaModule, InputNormalizer, RequestContext } from '../context.ts'
+import { requireDateRange } from '../pipeline/validate.ts'
+import { apiError } from '../respond.ts'
+import type { MockState } from '../state.ts'
+import { shopDataOf } from './account.ts'
+
+type Schemas = components['schemas']
+type HaloReport = Schemas['HaloReport']
+type HaloPlatformBlock = Schemas['HaloPlatformBlock']
+type HaloSeriesRow = Schemas['HaloSeriesRow']
+type HaloStatus = NonNullable<HaloPlatformBlock['status']>
+type OffPlatform = 'storefront' | 'marketplace'
+type Granularity = HaloReport['granularity']
+
+export const OFF_PLATFORMS: readonly OffPlatform[] = ['storefront', 'marketplace']
+const HOUR_MS = 3_600_000
+// spec: Limits: halo date range at most 366 days; marketplace cache up to 12 hours; snapshot served as is when older than 6 hours.
+export const MAX_RANGE_DAYS = 366
+export const MARKETPLACE_CACHE_MS = 12 * HOUR_MS
+export const SNAPSHOT_STALE_MS = 6 * HOUR_MS
+export const DEFAULT_REFRESH_MS = 30_000
+/** The nightly snapshot build runs at this fraction of the UTC day (02:24, the fixtures' refreshed_at). */
+const NIGHTLY_FRACTION = 0.1
+const BASELINE_DAYS = 14
+const TOP_VIDEOS = 4
+const CSV_LINK_TTL_MS = HOUR_MS
+const SERIES_COLUMNS = ['date', 'platform_views', 'platform_gmv', 'storefront_revenue', 'marketplace_revenue', 'off_platform_revenue'] as const
+
+// ---------------------------------------------------------------------------------------------
+// State: per mock (config) and per shop (snapshots, caches, availability)
+
+export interface HaloConfig {
+  /** How long a storefront snapshot build takes on the mock clock. */
+  refreshMs: number
+}
+interface Snapshot {
+  from: string
+  to: string
+  refreshed_at: string
+}
+interface HaloShopState {
+  storefront: { snapshot: Snapshot | null; refresh: { startedAtMs: number; completesAtMs: number } | null }
+  marketplace: { fetchedAtMs: number | null }
+  unavailable: Set<OffPlatform>
+}
+
+// The config is a flag of the mock (like the clock), so it survives reset; per-shop state does not.
+const configs = new WeakMap<MockState, HaloConfig>()
+
+/** The halo settings of one mock. */
+export function haloConfig(state: MockState): HaloConfig {
+  let config = configs.get(state)
+  if (!config) configs.set(state, (config = { refreshMs: DEFAULT_REFRESH_MS }))
+  return config
+}
+
+function haloState(state: MockState, data: ShopData): HaloShopState {
+  return state.shopState(data.shop.shop_id, 'halo', (): HaloShopState => {
+    const storefront = data.stores.find((s) => s.platform === 'storefront')
+    return {
+      storefront: { snapshot: storefront?.snapshot ? { ...storefront.snapshot } : null, refresh: null },
+      marketplace: { fetchedAtMs: null },
+      unavailable: new Set(),
+    }
+  })
+}
+
+const connectedStore = (data: ShopData, platform: OffPlatform): StoreConnection | undefined =>
+  data.stores.find((s) => s.platform === platform && s.connected)
+
+function buildSnapshot(store: StoreConnection, data: ShopData, atMs: number): Snapshot {
+  return { from: data.calendar.axis.date(store.data_from_day), to: addDays(epochMsToDate(atMs), -1), refreshed_at: new Date(atMs).toISOString() }
+}
+
+/** Completes a build whose time has come and applies the nightly rebuild; starts nothing. */
+function settleStorefront(halo: HaloShopState, store: StoreConnection, data: ShopData, nowMs: number): void {
+  const sf = halo.storefront
+  if (sf.refresh && nowMs >= sf.refresh.completesAtMs) {
+    sf.snapshot = buildSnapshot(store, data, sf.refresh.completesAtMs)
+    sf.refresh = null
+  }
+  if (sf.snapshot && !sf.refresh) {
+    let nightly = Math.floor(nowMs / DAY_MS) * DAY_MS + NIGHTLY_FRACTION * DAY_MS
+    if (nightly > nowMs) nightly -= DAY_MS
+    if (Date.parse(sf.snapshot.refreshed_at) < nightly) sf.snapshot = buildSnapshot(store, data, nightly)
+  }
+}
+
+const marketplaceCacheFresh = (halo: HaloShopState, nowMs: number): boolean =>
+  halo.marketplace.fetchedAtMs !== null && nowMs - halo.marketplace.fetchedAtMs < MARKETPLACE_CACHE_MS
+
+// ---------------------------------------------------------------------------------------------
+// What one report sees of each platform
+
+/** One off-platform channel as one report call sees it. */
+interface PlatformView {
+  platform: OffPlatform
+  store: StoreConnection | undefined
+  status: HaloStatus | undefined
+  /** Day indexes the platform can have data for (when status is ok). */
+  coverFrom: number
+  coverTo: number
+  /** Fields only this platform's block has (snapshot, refresh_started_at, auth_error...). */
+  extras: Partial<HaloPlatformBlock>
+  warnings: string[]
+}
+
+const isLinked = (store: StoreConnection, product: ProductRecord | undefined) =>
+  !product || store.links.some((l) => l.platform_product_id === product.product_id)
+
+/** spec: States and transitions: Halo platform block refreshing; a report call may start a build. */
+function viewStorefront(ctx: RequestContext, data: ShopData, halo: HaloShopState, product: ProductRecord | undefined, startBuilds: boolean): PlatformView {
+  const store = connectedStore(data, 'storefront')
+  const view: PlatformView = { platform: 'storefront', store, status: undefined, coverFrom: 0, coverTo: -1, extras: {}, warnings: [] }
+  if (!store) return view
+  const nowMs = ctx.now.getTime()
+  const { refreshMs } = haloConfig(ctx.state)
+  settleStorefront(halo, store, data, nowMs)
+  const sf = halo.storefront
+  const available = !halo.unavailable.has('storefront')
+  const stale = sf.snapshot !== null && nowMs - Date.parse(sf.snapshot.refreshed_at) > SNAPSHOT_STALE_MS
+  if (startBuilds && available && !sf.refresh && (sf.snapshot === null || stale)) {
+    sf.refresh = { startedAtMs: nowMs, completesAtMs: nowMs + refreshMs }
+  }
+  const axis = data.calendar.axis
+  view.extras = {
+    store: store.store,
+    snapshot_from: sf.snapshot?.from ?? null,
+    snapshot_to: sf.snapshot?.to ?? null,
+    refreshed_at: sf.snapshot?.refreshed_at ?? null,
+    ...(sf.refresh ? { refresh_started_at: new Date(sf.refresh.startedAtMs).toISOString() } : {}),
+  }
+  if (!available) view.status = 'error'
+  else if (!isLinked(store, product)) view.status = 'not_linked'
+  else if (!sf.snapshot) view.status = 'refreshing'
+  else {
+    view.status = 'ok'
+    view.coverFrom = axis.dayIndex(sf.snapshot.from)
+    view.coverTo = axis.dayIndex(sf.snapshot.to)
+  }
+  return view
+}
+
+/** spec: Off-platform sales correlation: marketplace numbers are live and cached up to 12 hours. */
+function viewMarketplace(ctx: RequestContext, data: ShopData, halo: HaloShopState, product: ProductRecord | undefined, fetchLive: boolean): PlatformView {
+  const store = connectedStore(data, 'marketplace')
+  const view: PlatformView = { platform: 'marketplace', store, status: undefined, coverFrom: 0, coverTo: -1, extras: {}, warnings: [] }
+  if (!store) return view
+  const nowMs = ctx.now.getTime()
+  view.extras = { store: store.store, auth_error: store.auth_error, account_type: store.account_type }
+  const available = !halo.unavailable.has('marketplace')
+  if (store.auth_error) {
+    view.status = 'error'
+    return view
+  }
+  if (available && fetchLive && !marketplaceCacheFresh(halo, nowMs)) halo.marketplace.fetchedAtMs = nowMs
+  const fetchedAtMs = halo.marketplace.fetchedAtMs
+  if (!available && !marketplaceCacheFresh(halo, nowMs)) view.status = 'error'
+  else if (!isLinked(store, product)) view.status = 'not_linked'
+  else if (fetchedAtMs === null) view.status = 'ok' // a listing that fetched nothing: the platform is reachable
+  else {
+    view.status = 'ok'
+    view.coverFrom = store.data_from_day
+    view.coverTo = data.calendar.axis.dayIndex(epochMsToDate(fetchedAtMs))
+    if (!available) view.warnings.push(`The marketplace is unavailable; numbers are cached from ${new Date(fetchedAtMs).toISOString()}`)
+  }
+  return view
+}
+
+/** A platform's revenue (orders, units) on a day, or null without data (spec: Missing data is null, never 0). */
+function platformDay(view: PlatformView, data: ShopData, metric: 'revenue' | 'orders' | 'units', day: number): number | null {
+  if (view.status !== 'ok' || !view.store || day < view.coverFrom || day > view.coverTo) return null
+  return data.facts.stores.value(metric, view.store.store_id, day)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Numbers
+
+const round = (value: number, digits = 2): number => {
+  const f = 10 ** digits
+  return Math.round((value + Math.sign(value) * Number.EPSILON) * f) / f
+}
+const roundOrNull = (value: number | null, digits = 2): number | null => (value === null ? null : round(value, digits))
+const sumOrNull = (values: Array<number | null>): number | null => {
+  let total: number | null = null
+  for (const v of values) if (v !== null) total = (total ?? 0) + v
+  return total
+}
+const averageOrNull = (values: Array<number | null>): number | null => {
+  const known = values.filter((v): v is number => v !== null)
+  return known.length ? known.reduce((a, b) => a + b, 0) / known.length : null
+}
+const changePct = (before: number | null, after: number | null): number | null =>
+  before === null || after === null || before === 0 ? null : ((after - before) / before) * 100
+
+/** Least-squares slope and Pearson r of y on x; null where undefined (fewer than 2 points, no variance). */
+export function regression(xs: readonly number[], ys: readonly number[]): { slope: number | null; r: number | null } {
+  const n = xs.length
+  if (n < 2) return { slope: null, r: null }
+  const mx = xs.reduce((a, b) => a + b, 0) / n
+  const my = ys.reduce((a, b) => a + b, 0) / n
+  let sxy = 0
+  let sxx = 0
+  let syy = 0
+  for (let i = 0; i < n; i++) {
+    sxy += (xs[i]! - mx) * (ys[i]! - my)
+    sxx += (xs[i]! - mx) ** 2
+    syy += (ys[i]! - my) ** 2
+  }
+  return { slope: sxx === 0 ? null : sxy / sxx, r: sxx === 0 || syy === 0 ? null : sxy / Math.sqrt(sxx * syy) }
+}
+
+/** The average day of the second half of the range vs the first half, in percent (an odd middle day counts in neither). */
+function halvesChangePct(daily: Array<number | null>): number | null {
+  const half = Math.floor(daily.length / 2)
+  if (half === 0) return null
+  return changePct(averageOrNull(daily.slice(0, half)), averageOrNull(daily.slice(daily.length - half)))
+}
+
+// ---------------------------------------------------------------------------------------------
+// Request
+
+interface ReportRequest {
+  fromDay: number
+  toDay: number
+  from: string
+  to: string
+  product: ProductRecord | undefined
+  excluded: Set<OffPlatform>
+  granularity: Granularity
+}
+
+/** spec: Off-platform sales correlation: `exclude_platform_gmv` true for all, or a list or comma string. */
+export function excludedPlatforms(value: unknown): Set<OffPlatform> {
+  if (value === true) return new Set(OFF_PLATFORMS)
+  const names = Array.isArray(value) ? value : typeof value === 'string' ? value.split(',') : []
+  return new Set(names.map((n) => String(n).trim()).filter((n): n is OffPlatform => (OFF_PLATFORMS as readonly string[]).includes(n)))
+}
+
+function parseRequest(ctx: RequestContext, data: ShopData): ReportRequest {
+  const { from, to } = requireDateRange(ctx.input)
+  const axis = data.calendar.axis
+  const fromDay = axis.dayIndex(from)
+  const toDay = axis.dayIndex(to)
+  if (fromDay > toDay) throw apiError(400, 'date_range.from must not be after date_range.to')
+  // spec: Limits: the range is inclusive and at most 366 days.
+  if (toDay - fromDay + 1 > MAX_RANGE_DAYS) throw apiError(400, `date_range must span at most ${MAX_RANGE_DAYS} days`)
+  const productId = ctx.input.platform_product_id as string | undefined
+  const product = productId === undefined ? undefined : data.products.find((p) => p.product_id === productId)
+  if (productId !== undefined && !product) throw apiError(400, `platform_product_id: no product ${productId} in this shop`)
+  return { fromDay, toDay, from, to, product, excluded: excludedPlatforms(ctx.input.exclude_platform_gmv), granularity: ctx.input.granularity ?? 'day' }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Report
+
+interface VideoDay {
+  video_id: string
+  handle: string
+  views: number
+  gmv: number
+}
+
+/** Each day's video rows (of the selected product's videos, or all), for product views and top videos. */
+function videoDays(data: ShopData, req: ReportRequest): VideoDay[][] {
+  const days: VideoDay[][] = Array.from({ length: req.toDay - req.fromDay + 1 }, () => [])
+  const table = data.facts.videos
+  for (const video of data.videos) {
+    if (req.product && !video.products.includes(req.product.product_id)) continue
+    const [a, b] = table.rowRange(video.video_id, req.fromDay, req.toDay)
+    for (let r = a; r < b; r++) {
+      days[table.days[r]! - req.fromDay]!.push({ video_id: video.video_id, handle: video.handle, views: table.columns.views[r]!, gmv: table.columns.gmv[r]! })
+    }
+  }
+  return days
+}
+
+function topVideosPerDay(days: VideoDay[][], req: ReportRequest, date: (i: number) => string): Schemas['HaloTopVideosDay'][] {
+  return days.map((rows, i) => {
+    const sorted = rows.slice().sort((a, b) => b.views - a.views || a.video_id.localeCompare(b.video_id))
+    const rest = sorted.slice(TOP_VIDEOS)
+    return {
+      date: date(i),
+      top_videos: sorted.slice(0, TOP_VIDEOS).map((v) => ({ ...v, gmv: round(v.gmv) })),
+      ...(rest.length
+        ? { other: { count: rest.length, views: rest.reduce((s, v) => s + v.views, 0), gmv: round(rest.reduce((s, v) => s + v.gmv, 0)) } }
+        : {}),
+    }
+  })
+}
+
+/** Groups the range's day offsets into series periods: days, Monday weeks or calendar months. */
+function periods(req: ReportRequest, date: (i: number) => string): Array<{ date: string; days: number[] }> {
+  const out: Array<{ date: string; days: number[] }> = []
+  let key = ''
+  for (let i = 0; i <= req.toDay - req.fromDay; i++) {
+    const d = date(i)
+    let k = d
+    if (req.granularity === 'week') k = addDays(d, -((new Date(`${d}T00:00:00Z`).getUTCDay() + 6) % 7))
+    else if (req.granularity === 'month') k = d.slice(0, 7)
+    // The first (partial) period is dated by its first day in the range.
+    if (k !== key) out.push({ date: d, days: [] })
+    key = k
+    out[out.length - 1]!.days.push(i)
+  }
+  return out
+}
+
+function campaignImpact(campaign: AffiliateCampaign, view: PlatformView, data: ShopData, req: ReportRequest): Schemas['HaloCampaignImpact'] {
+  const axis = data.calendar.axis
+  const startDay = axis.dayIndex(campaign.start_date)
+  const endDay = campaign.end_date ? axis.dayIndex(campaign.end_date) : req.toDay
+  const from = Math.max(startDay, req.fromDay)
+  const to = Math.min(endDay, req.toDay)
+  const during: Array<number | null> = []
+  for (let d = from; d <= to; d++) during.push(platformDay(view, data, 'revenue', d))
+  // spec: lift vs the 14 days before; an incomplete baseline (before the platform's data) gives nulls.
+  const baselineComplete = startDay - BASELINE_DAYS >= view.coverFrom
+  const baseline: Array<number | null> = []
+  for (let d = startDay - BASELINE_DAYS; d < startDay; d++) baseline.push(platformDay(view, data, 'revenue', d))
+  const baselineDaily = baselineComplete ? averageOrNull(baseline) : null
+  return {
+    campaign_id: campaign.campaign_id,
+    campaign_name: campaign.name,
+    campaign_type: campaign.type,
+    start_date: campaign.start_date,
+    end_date: campaign.end_date ?? req.to,
+    lift_pct: roundOrNull(baselineComplete ? changePct(baselineDaily, averageOrNull(during)) : null),
+    baseline_daily_revenue: roundOrNull(baselineDaily),
+    baseline_complete: baselineComplete,
+    campaign_revenue: roundOrNull(sumOrNull(during)),
+    days_active: to - from + 1,
+  }
+}
+
+function platformBlock(
+  view: PlatformView,
+  data: ShopData,
+  req: ReportRequest,
+  net: Array<number | null>,
+  sample: number[],
+): HaloPlatformBlock {
+  const netted = req.excluded.has(view.platform)
+  if (!view.store) {
+    return {
+      connected: false,
+      linked_product_count: 0,
+      totals: { revenue: null, orders: null, units: null, aov: null, revenue_change_pct: null, orders_change_pct: null, units_change_pct: null },
+      campaign_impact: [],
+      net_of_platform_gmv: netted,
+      halo_revenue: null,
+    }
+  }
+  const store = view.store
+  const daily = (metric: 'revenue' | 'orders' | 'units') => {
+    const values: Array<number | null> = []
+    for (let d = req.fromDay; d <= req.toDay; d++) values.push(platformDay(view, data, metric, d))
+    return values
+  }
+  const [revenue, orders, units] = [daily('revenue'), daily('orders'), daily('units')]
+  const totalRevenue = sumOrNull(revenue)
+  const totalOrders = sumOrNull(orders)
+  const missing = revenue.filter((v) => v === null).length
+  const warnings = [...view.warnings]
+  if (view.status === 'ok' && missing > 0 && missing < revenue.length) {
+    warnings.push(`No ${view.platform} data for ${missing} of ${revenue.length} days in the range`)
+  }
+  const campaigns =
+    view.status === 'ok'
+      ? data.affiliateCampaigns
+          .filter((c) => c.start_date <= req.to && (c.end_date === null || c.end_date >= req.from))
+          .filter((c) => !req.product || c.product_ids.includes(req.product.product_id))
+          .sort((a, b) => a.start_date.localeCompare(b.start_date) || a.campaign_id.localeCompare(b.campaign_id))
+      : []
+  return {
+    connected: true,
+    linked_product_count: new Set(store.links.map((l) => l.platform_product_id)).size,
+    ...(req.product ? { linked_products: store.links.filter((l) => l.platform_product_id === req.product!.product_id) } : {}),
+    status: view.status,
+    ...(warnings.length ? { warnings } : {}),
+    totals: {
+      revenue: roundOrNull(totalRevenue),
+      orders: totalOrders,
+      units: sumOrNull(units),
+      aov: totalRevenue !== null && totalOrders ? round(totalRevenue / totalOrders) : null,
+      revenue_change_pct: roundOrNull(halvesChangePct(revenue)),
+      orders_change_pct: roundOrNull(halvesChangePct(orders)),
+      units_change_pct: roundOrNull(halvesChangePct(units)),
+    },
+    campaign_impact: campaigns.map((c) => campaignImpact(c, view, data, req)),
+    net_of_platform_gmv: netted,
+    halo_revenue: view.status === 'ok' && sample.length ? round(sample.reduce((s, i) => s + net[i]!, 0)) : null,
+    ...view.extras,
+  }
+}
+
+function buildReport(ctx: RequestContext, data: ShopData, req: ReportRequest): { report: HaloReport; series: HaloSeriesRow[] } {
+  const length = req.toDay - req.fromDay + 1
+  const date = (i: number) => data.calendar.axis.date(req.fromDay + i)
+  const halo = haloState(ctx.state, data)
+  const views = [viewStorefront(ctx, data, halo, req.product, true), viewMarketplace(ctx, data, halo, req.product, true)]
+  const reporting = views.filter((v) => v.status === 'ok')
+  const needVideos = req.product !== undefined || ctx.input.include_top_videos === true
+  const perVideo = needVideos ? videoDays(data, req) : undefined
+
+  // Platform side: views every day; GMV null on days without a report.
+  const platformViews: number[] = []
+  const platformGmv: Array<number | null> = []
+  for (let i = 0; i < length; i++) {
+    const day = req.fromDay + i
+    if (req.product) {
+      platformViews.push(perVideo![i]!.reduce((s, v) => s + v.views, 0))
+      platformGmv.push(data.facts.products.value('total_gmv', req.product.product_id, day))
+    } else {
+      platformViews.push(data.facts.contentTotals.value('video_views', 0, day) ?? 0)
+      platformGmv.push(data.facts.shop.value('platform_gmv', 0, day))
+    }
+  }
+
+  // Off-platform side: each platform's revenue, net of the day's platform GMV where excluded (floored at 0).
+  const net = new Map<OffPlatform, Array<number | null>>()
+  for (const view of views) {
+    const values: Array<number | null> = []
+    for (let i = 0; i < length; i++) {
+      const gross = platformDay(view, data, 'revenue', req.fromDay + i)
+      values.push(gross === null || !req.excluded.has(view.platform) ? gross : Math.max(0, gross - (platformGmv[i] ?? 0)))
+    }
+    net.set(view.platform, values)
+  }
+  const offPlatform: Array<number | null> = []
+  for (let i = 0; i < length; i++) {
+    const parts = reporting.map((v) => net.get(v.platform)![i]!)
+    offPlatform.push(reporting.length === 0 || parts.some((p) => p === null) ? null : parts.reduce((s, p) => s + p!, 0))
+  }
+
+  // spec: halo statistics always use daily data: the days where every reporting platform has data.
+  const sample = offPlatform.flatMap((v, i) => (v === null ? [] : [i]))
+  const xs = sample.map((i) => platformViews[i]!)
+  const ys = sample.map((i) => offPlatform[i]!)
+  const totalViews = xs.reduce((a, b) => a + b, 0)
+  const totalOff = sample.length ? ys.reduce((a, b) => a + b, 0) : null
+  const totalGmv = sample.reduce((s, i) => s + (platformGmv[i] ?? 0), 0)
+  const activeDays = xs.filter((x) => x > 0).length
+  const { slope, r } = regression(xs, ys)
+  const excludedDays = reporting.length ? length - sample.length : 0
+
+  const blocks = Object.fromEntries(views.map((v) => [v.platform, platformBlock(v, data, req, net.get(v.platform)!, sample)])) as HaloReport['platforms']
+
+  const series: HaloSeriesRow[] = periods(req, date).map(({ date: periodDate, days }) => {
+    const whole = (values: Array<number | null>) => (days.some((i) => values[i] === null) ? null : round(days.reduce((s, i) => s + values[i]!, 0)))
+    const revenueOf = (platform: OffPlatform) => (views.find((v) => v.platform === platform)!.status === 'ok' ? whole(net.get(platform)!) : null)
+    return {
+      date: periodDate,
+      platform_views: days.reduce((s, i) => s + platformViews[i]!, 0),
+      platform_gmv: roundOrNull(sumOrNull(days.map((i) => platformGmv[i]!))),
+      storefront_revenue: revenueOf('storefront'),
+      marketplace_revenue: revenueOf('marketplace'),
+      off_platform_revenue: whole(offPlatform),
+    }
+  })
+
+  const report: HaloReport = {
+    date_from: req.from,
+    date_to: req.to,
+    granularity: req.granularity,
+    platform_product_id: req.product?.product_id ?? null,
+    platform_product_name: req.product?.product_name ?? null,
+    halo: {
+      correlation: activeDays >= 3 && r !== null ? round(Math.max(0, r), 4) : null,
+      est_halo_revenue: slope === null ? null : slope > 0 ? round(slope * totalViews) : 0,
+      revenue_per_1k_views: totalOff !== null && totalViews > 0 ? round((totalOff / totalViews) * 1000) : null,
+      multiplier: totalOff !== null && totalGmv > 0 ? round(totalOff / totalGmv, 4) : null,
+      total_views: totalViews,
+      total_off_platform_revenue: roundOrNull(totalOff),
+      total_platform_gmv: round(totalGmv),
+      sample_size: sample.length,
+      ...(excludedDays > 0 ? { days_excluded_no_platform_data: excludedDays } : {}),
+    },
+    platform: {
+      gmv: round(platformGmv.reduce<number>((s, v) => s + (v ?? 0), 0)),
+      views: platformViews.reduce((a, b) => a + b, 0),
+      gmv_source: req.product ? 'daily_product_stats.total_gmv' : 'shop_performance.platform_gmv',
+    },
+    platforms: blocks,
+    series,
+    ...(ctx.input.include_top_videos === true ? { top_videos_per_day: topVideosPerDay(perVideo!, req, date) } : {}),
+  }
+  return { report, series }
+}
+
+/** spec: Conventions 5: `format: csv` returns a presigned link; the mock's link is a data: URI holding the CSV. */
+export function csvExport(rows: ReadonlyArray<Record<string, unknown>>, allowed: readonly string[], input: Record<string, any>, now: Date) {
+  const requested = (input.columns as string[] | undefined)?.length ? (input.columns as string[]) : allowed
+  const unknown = requested.find((c) => !allowed.includes(c))
+  if (unknown !== undefined) throw apiError(400, `columns: unknown column ${unknown} (allowed: ${allowed.join(', ')})`)
+  const exported = input.csv_limit === undefined ? rows : rows.slice(0, input.csv_limit as number)
+  const cell = (v: unknown) => (v === null || v === undefined ? '' : /[",\n]/.test(String(v)) ? `"${String(v).replace(/"/g, '""')}"` : String(v))
+  const text = [requested.join(','), ...exported.map((row) => requested.map((c) => cell(row[c])).join(','))].join('\n')
+  return {
+    data: {
+      url: `data:text/csv;charset=utf-8,${encodeURIComponent(text)}`,
+      expires_at: new Date(now.getTime() + CSV_LINK_TTL_MS).toISOString(),
+      row_count: exported.length,
+    },
+  }
+}
+
+const requireShopData = (ctx: RequestContext): ShopData => {
+  if (!ctx.shop) throw new Error(`${ctx.op.operationId} ran without a shop`)
+  return shopDataOf(ctx.world, ctx.shop.shop_id)
+}
+
+const getHaloReport: AreaHandler = (ctx) => {
+  const data = requireShopData(ctx)
+  const { report, series } = buildReport(ctx, data, parseRequest(ctx, data))
+  if (ctx.input.format === 'csv') return { status: 200, body: csvExport(series, SERIES_COLUMNS, ctx.input, ctx.now) }
+  return { status: 200, body: { data: report } }
+}
+
+/** spec: Endpoints whose shapes are incomplete or absent: Halo product links (path and shape inferred). Starts no build. */
+const listHaloProductLinks: AreaHandler = (ctx) => {
+  const data = requireShopData(ctx)
+  const halo = haloState(ctx.state, data)
+  const views = [viewStorefront(ctx, data, halo, undefined, false), viewMarketplace(ctx, data, halo, undefined, false)]
+  const connected = views.filter((v) => v.store)
+  return {
+    status: 200,
+    body: {
+      data: {
+        stores: connected.map(({ platform, store, status }) => ({
+          platform,
+          connected: true,
+          store: store!.store,
+          // A storefront without a snapshot and no build running has no status until a report starts one.
+          ...(status === 'refreshing' && !halo.storefront.refresh ? {} : { status }),
+          linked_product_count: new Set(store!.links.map((l) => l.platform_product_id)).size,
+        })),
+        links: connected.flatMap((v) => v.store!.links),
+      },
+    },
+  }
+}
+
+/** GET form: `date_from`/`date_to` instead of `date_range` (a `date_range` present wins). */
+const acceptFlatDates: InputNormalizer = (input) => {
+  const { date_from, date_to, ...rest } = input
+  if (rest.date_range !== undefined || (date_from === undefined && date_to === undefined)) return rest
+  return { ...rest, date_range: { ...(date_from !== undefined ? { from: date_from } : {}), ...(date_to !== undefined ? { to: date_to } : {}) } }
+}
+
+/** `POST /__admin/halo/config` `{refresh_ms}`: how long a storefront snapshot build takes on the mock clock. */
+const configAction: AdminAction = (state, input) => {
+  const config = haloConfig(state)
+  if (input.refresh_ms !== undefined) {
+    if (typeof input.refresh_ms !== 'number' || !Number.isFinite(input.refresh_ms) || input.refresh_ms < 0) throw apiError(400, 'refresh_ms must be a number of milliseconds, at least 0')
+    config.refreshMs = input.refresh_ms
+  }
+  return { refresh_ms: config.refreshMs }
+}
+
+/** `POST /__admin/halo/availability` `{shop_id, platform, available}`: an unavailable platform answers `error`. */
+const availabilityAction: AdminAction = (state, input) => {
+  const { shop_id, platform, available } = input
+  const shop = typeof shop_id === 'string' ? state.findShop(shop_id) : undefined
+  if (!shop) throw apiError(400, 'shop_id must be a shop of the account')
+  if (!OFF_PLATFORMS.includes(platform)) throw apiError(400, 'platform must be storefront or marketplace')
+  if (typeof available !== 'boolean') throw apiError(400, 'available must be a boolean')
+  const halo = haloState(state, shopDataOf(state.world, shop.shop_id))
+  if (available) halo.unavailable.delete(platform)
+  else halo.unavailable.add(platform)
+  return { shop_id, platform, available }
+}
+
+export const halo: AreaModule = {
+  handlers: { getHaloReport, listHaloProductLinks },
+  normalizers: { getHaloReportGet: acceptFlatDates },
+  adminActions: { 'halo/config': configAction, 'halo/availability': availabilityAction },
+}

@@ -1,0 +1,89 @@
+/**
+ * Creator briefs (spec: Rules of the named resources: Creator briefs; Limits: creator briefs): static
+ * (`video_mode` `manual` picks videos, `auto` shows the shop's top videos) or dynamic (per product),
+ * each a public page with a short code. The Scale plan gate is the pipeline's.
+ */
+import { BRIEF_URL } from '../../../fixtures/outreach.ts'
+import type { CreatorBrief, ShopData } from '../../../fixtures/types.ts'
+import type { AreaHandler } from '../../context.ts'
+import { apiError } from '../../respond.ts'
+import { deleteById, findRecord, newCode, newId, nonBlank, shopOf } from './common.ts'
+
+/** spec: Limits: at most 500 creator briefs per shop. */
+export const MAX_BRIEFS = 500
+export const BRIEF_LIMIT_REACHED = `Creator brief limit reached (${MAX_BRIEFS} per shop)`
+
+type BriefContent = Pick<CreatorBrief, 'video_mode' | 'video_ids' | 'product_id'>
+
+/**
+ * What a brief of `type` shows, checked against the shop: a manual static brief needs at least one
+ * of the shop's videos; an auto one takes no video_ids; a dynamic one needs one of its products.
+ */
+function briefContent(data: ShopData, type: CreatorBrief['type'], wanted: { video_mode?: 'manual' | 'auto' | null; video_ids?: string[]; product_id?: string | null }): BriefContent {
+  if (type === 'dynamic') {
+    if (wanted.video_mode || wanted.video_ids?.length) throw apiError(400, 'video_mode and video_ids are only for static briefs')
+    const productId = wanted.product_id
+    if (!productId) throw apiError(400, 'product_id is required for a dynamic brief')
+    if (!data.products.some((p) => p.product_id === productId)) throw apiError(400, `product_id: no product ${productId} in this shop`)
+    return { video_mode: null, video_ids: [], product_id: productId }
+  }
+  if (wanted.product_id) throw apiError(400, 'product_id is only for dynamic briefs')
+  const mode = wanted.video_mode ?? 'auto'
+  const videoIds = [...new Set(wanted.video_ids ?? [])]
+  if (mode === 'auto') {
+    if (videoIds.length > 0) throw apiError(400, 'video_ids are only read with video_mode manual (auto shows the shop\'s top videos)')
+    return { video_mode: 'auto', video_ids: [], product_id: null }
+  }
+  if (videoIds.length === 0) throw apiError(400, 'video_ids: a manual brief needs at least one video')
+  const known = new Set(data.videos.map((v) => v.video_id))
+  const unknown = videoIds.filter((id) => !known.has(id))
+  if (unknown.length > 0) throw apiError(400, `video_ids: no video ${unknown.join(', ')} in this shop`)
+  return { video_mode: 'manual', video_ids: videoIds, product_id: null }
+}
+
+const briefView = (b: CreatorBrief) => ({ ...b, updated_at: b.updated_at ?? b.created_at })
+
+const createCreatorBrief: AreaHandler = (ctx) => {
+  const { shopId, data } = shopOf(ctx)
+  const { input } = ctx
+  if (data.briefs.length >= MAX_BRIEFS) throw apiError(400, BRIEF_LIMIT_REACHED)
+  const content = briefContent(data, input.type, input)
+  // Short codes are public links: unique across every shop of the world.
+  const taken = (code: string) => Object.values(ctx.world.shopData).some((d) => d.briefs.some((b) => b.short_code === code))
+  const shortCode = newCode(ctx, shopId, 'brief-code', 8, taken, 'hex')
+  const now = ctx.now.toISOString()
+  const brief: CreatorBrief = {
+    brief_id: newId(ctx, shopId, 'brief'),
+    title: nonBlank(input.title) ?? null,
+    type: input.type,
+    ...content,
+    short_code: shortCode,
+    public_url: `${BRIEF_URL}/${shortCode}`,
+    created_at: now,
+    updated_at: now,
+  }
+  data.briefs.push(brief)
+  return { status: 201, body: { data: briefView(brief) } }
+}
+
+// The type is fixed; a static brief may switch mode (switching to auto clears its videos), a dynamic one its product.
+const updateCreatorBrief: AreaHandler = (ctx) => {
+  const { data } = shopOf(ctx)
+  const { input } = ctx
+  const brief = findRecord(data.briefs, 'brief_id', input.brief_id, 'creator brief')
+  if (input.title !== undefined && !nonBlank(input.title)) throw apiError(400, 'title must not be blank')
+  const mode = input.video_mode ?? brief.video_mode
+  const content = briefContent(
+    data,
+    brief.type,
+    brief.type === 'dynamic'
+      ? { video_mode: input.video_mode, video_ids: input.video_ids, product_id: input.product_id ?? brief.product_id }
+      : { video_mode: mode, video_ids: input.video_ids ?? (mode === 'manual' ? brief.video_ids : []), product_id: input.product_id },
+  )
+  Object.assign(brief, content, input.title !== undefined ? { title: nonBlank(input.title) } : {}, { updated_at: ctx.now.toISOString() })
+  return { status: 200, body: { data: briefView(brief) } }
+}
+
+const deleteCreatorBrief = deleteById((data) => data.briefs, 'brief_id', 'creator brief')
+
+export const briefHandlers = { createCreatorBrief, updateCreatorBrief, deleteCreatorBrief }

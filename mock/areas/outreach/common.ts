@@ -1,0 +1,155 @@
+/**
+ * What the outreach handlers share: the asking shop's records, new ids and codes, creator handles
+ * (spec: Rules of the named resources: Lists, Tags) and group resolution.
+ */
+import { timeZoneOffsetMs, DAY_MS } from '../../../fixtures/days.ts'
+import type { Creator, ShopData } from '../../../fixtures/types.ts'
+import type { AreaHandler, RequestContext } from '../../context.ts'
+import { apiError } from '../../respond.ts'
+import type { MockState } from '../../state.ts'
+import type { World } from '../../world.ts'
+import { filterCrmAffiliates } from '../content.ts'
+
+/** The asking shop's id and its (mutable) records. Writes change the state's own world. */
+export function shopOf(ctx: RequestContext): { shopId: string; data: ShopData } {
+  if (!ctx.shop) throw new Error(`${ctx.op.operationId} ran without a shop`)
+  const data = ctx.world.shopData[ctx.shop.shop_id]
+  if (!data) throw new Error(`the world has no data for shop ${ctx.shop.shop_id}`)
+  return { shopId: ctx.shop.shop_id, data }
+}
+
+/** The record whose `key` is `id`; 404 `No <what> with <key> <id>` when there is none. */
+export function findRecord<T, K extends keyof T & string>(records: readonly T[], key: K, id: unknown, what: string): T {
+  const record = records.find((r) => r[key] === id)
+  if (!record) throw apiError(404, `No ${what} with ${key} ${String(id)}`)
+  return record
+}
+
+/** A delete by id: removes the record (404 when unknown) and answers `{data: {<key>: id, deleted: true}}`. */
+export function deleteById<K extends string>(recordsOf: (data: ShopData) => Array<Record<K, unknown>>, key: K, what: string): AreaHandler {
+  return (ctx) => {
+    const records = recordsOf(shopOf(ctx).data)
+    const record = findRecord(records, key, ctx.input[key], what)
+    records.splice(records.indexOf(record), 1)
+    return { status: 200, body: { data: { [key]: record[key], deleted: true } } }
+  }
+}
+
+/** 32-bit FNV-1a, for ids and codes that are stable for a seed and a sequence of writes. */
+function fnv1a(text: string): number {
+  let h = 0x811c9dc5
+  for (let i = 0; i < text.length; i++) {
+    h ^= text.charCodeAt(i)
+    h = Math.imul(h, 0x01000193)
+  }
+  return h >>> 0
+}
+
+const hex32 = (text: string) => fnv1a(text).toString(16).padStart(8, '0')
+
+/** The next number of the shop's write sequence (one sequence for every outreach id and code). */
+function nextSequence(ctx: RequestContext, shopId: string): number {
+  const counter = ctx.state.shopState(shopId, 'outreach/sequence', () => ({ next: 0 }))
+  return counter.next++
+}
+
+/** A new UUID-shaped id, deterministic for the world's seed and the shop's sequence of writes. */
+export function newId(ctx: RequestContext, shopId: string, kind: string): string {
+  const seed = `${ctx.state.seed}/${shopId}/${kind}/${nextSequence(ctx, shopId)}`
+  const h = [0, 1, 2, 3].map((i) => hex32(`${seed}#${i}`)).join('')
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-${'89ab'[parseInt(h[16]!, 16) % 4]}${h.slice(17, 20)}-${h.slice(20, 32)}`
+}
+
+const BASE36 = '0123456789abcdefghijklmnopqrstuvwxyz'
+
+/** A new public code of `length` characters ([a-z0-9], or hex), unused by `taken`. */
+export function newCode(ctx: RequestContext, shopId: string, kind: string, length: number, taken: (code: string) => boolean, alphabet: 'hex' | 'base36'): string {
+  const letters = alphabet === 'hex' ? BASE36.slice(0, 16) : BASE36
+  for (;;) {
+    const seed = `${ctx.state.seed}/${shopId}/${kind}/${nextSequence(ctx, shopId)}`
+    let code = ''
+    for (let i = 0; code.length < length; i++) code += letters[fnv1a(`${seed}#${i}`) % letters.length]
+    if (!taken(code)) return code
+  }
+}
+
+// spec: Rules of the named resources: Lists: handles validated against [a-z0-9._], at most 30 characters.
+const HANDLE = /^[a-z0-9._]{1,30}$/
+
+/** A handle as the service reads it: trimmed, a leading `@` dropped, lowercased; undefined when invalid. */
+export function normalizeHandle(raw: string): string | undefined {
+  const handle = raw.trim().replace(/^@/, '').toLowerCase()
+  return HANDLE.test(handle) ? handle : undefined
+}
+
+const creatorIndexes = new WeakMap<World, Map<string, number>>()
+
+/** Index into world.creators of the creator with this (normalised) handle. */
+export function creatorIndexByHandle(world: World, handle: string): number | undefined {
+  let byHandle = creatorIndexes.get(world)
+  if (!byHandle) {
+    byHandle = new Map(world.creators.map((c, i) => [c.handle, i]))
+    creatorIndexes.set(world, byHandle)
+  }
+  return byHandle.get(handle)
+}
+
+/**
+ * Resolves handles as sent against a lookup, in order: `found` keeps the first occurrence of each
+ * match, `unmatched` the handles as sent that are invalid or unknown.
+ */
+export function resolveHandles<T>(handles: readonly string[], lookup: (handle: string) => T | undefined): { found: Array<{ handle: string; match: T }>; unmatched: string[] } {
+  const found: Array<{ handle: string; match: T }> = []
+  const unmatched: string[] = []
+  const seen = new Set<string>()
+  for (const raw of handles) {
+    const handle = normalizeHandle(raw)
+    const match = handle === undefined ? undefined : lookup(handle)
+    if (handle === undefined || match === undefined) unmatched.push(raw)
+    else if (!seen.has(handle)) {
+      seen.add(handle)
+      found.push({ handle, match })
+    }
+  }
+  return { found, unmatched }
+}
+
+/** A creator of the platform index by (normalised) handle. */
+export const knownCreator = (world: World) => (handle: string): Creator | undefined => {
+  const index = creatorIndexByHandle(world, handle)
+  return index === undefined ? undefined : world.creators[index]
+}
+
+/** The CRM creators (handle, creator_id) a saved group's filters match now (spec: Groups: re-resolved dynamically). */
+export function groupMembers(state: MockState, shopId: string, filters: Record<string, unknown>): Array<{ handle: string; creator_id: string }> {
+  return filterCrmAffiliates(state, shopId, filters)
+}
+
+/** Epoch ms of the start of the local day (in `timeZone`) that contains `ms`. */
+export function localDayStartMs(timeZone: string, ms: number): number {
+  const offset = timeZoneOffsetMs(timeZone, ms)
+  const wallMidnight = Math.floor((ms + offset) / DAY_MS) * DAY_MS
+  return wallMidnight - timeZoneOffsetMs(timeZone, wallMidnight - offset)
+}
+
+/**
+ * Stable ordinals of a shop's campaigns, the `campaign` index of their events (spec: POST /shop/stats
+ * rule 1, events): a seeded record's position in the world's array, a created one the next number.
+ * Deleting a record does not renumber the others, so recorded events stay attached to their
+ * campaign. Call it before changing `records`: the first call numbers them.
+ */
+export function campaignOrdinals(state: MockState, shopId: string, slot: string, records: ReadonlyArray<{ campaign_id: string }>): (campaignId: string) => number {
+  const ordinals = state.shopState(shopId, `outreach/ordinals/${slot}`, () => ({ next: records.length, byId: new Map(records.map((r, i) => [r.campaign_id, i])) }))
+  return (campaignId) => {
+    let ordinal = ordinals.byId.get(campaignId)
+    if (ordinal === undefined) ordinals.byId.set(campaignId, (ordinal = ordinals.next++))
+    return ordinal
+  }
+}
+
+/** The trimmed text, or undefined when it is absent or blank. */
+export function nonBlank(value: unknown): string | undefined {
+  if (typeof value !== 'string') return undefined
+  const trimmed = value.trim()
+  return trimmed === '' ? undefined : trimmed
+}

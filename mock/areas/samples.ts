@@ -1,0 +1,658 @@
+/**
+ * Samples (spec: Samples; States and transitions: sample request ignored): the funnel, the review
+ * queue, refundable samples, approve/reject/ignore/unignore and creator DMs. Writes mutate the
+ * state's own `shopData[shop].sampleRequests` in place, so every read (this area's and the stats')
+ * sees them at once. Days are the shop's local days (its registered timezone).
+ */
+import { sampleStage } from '../../fixtures/samples.ts'
+import { OPEN_SAMPLE_STATUSES, type Creator, type ProductRecord, type RefundableSample, type SampleRequest, type SampleStatus, type ShopData } from '../../fixtures/types.ts'
+import type { components } from '../../openapi/types.ts'
+import type { AdminAction, AreaHandler, AreaModule, RequestContext } from '../context.ts'
+import { recordEvent } from '../events.ts'
+import { paginate } from '../pipeline/paging.ts'
+import { apiError } from '../respond.ts'
+import type { MockState } from '../state.ts'
+import type { World } from '../world.ts'
+import { fuzzyMatch, shopDataOf } from './account.ts'
+
+type Schemas = components['schemas']
+type SampleRequestView = Schemas['SampleRequest']
+type RefundableView = Schemas['RefundableSampleRequest']
+type Funnel = Schemas['SampleFunnel']
+
+const DAY_MS = 86_400_000
+/** spec: Account and shop: below 3.5 the shop is restricted from sending messages to creators. */
+const MIN_DM_SPS = 3.5
+/** spec: Samples: expiring_soon = expire_date within 3 days. */
+const EXPIRING_SOON_DAYS = 3
+const RANGE_ORDER = ['$0-$100', '$100-$1K', '$1K-$10K', '$10K-$100K', '$100K+']
+
+const round2 = (n: number): number => Math.round(n * 100) / 100
+const pct = (part: number, whole: number): number => (whole > 0 ? round2((part / whole) * 100) : 0)
+
+// ---------------------------------------------------------------------------------------------
+// Lookups
+
+interface CreatorIndex {
+  byId: Map<string, number>
+  byHandle: Map<string, number>
+}
+// A memo of the world's (immutable) creator index, keyed by world: reset builds a new world.
+const creatorIndexes = new WeakMap<World, CreatorIndex>()
+
+function creatorIndexOf(world: World): CreatorIndex {
+  let index = creatorIndexes.get(world)
+  if (!index) {
+    index = { byId: new Map(), byHandle: new Map() }
+    world.creators.forEach((c, i) => {
+      index!.byId.set(c.creator_id, i)
+      index!.byHandle.set(c.handle.toLowerCase(), i)
+    })
+    creatorIndexes.set(world, index)
+  }
+  return index
+}
+
+const normalizeHandle = (handle: string): string => handle.trim().replace(/^@/, '').toLowerCase()
+
+/** Index into world.creators of a creator named by id or handle, or -1. */
+function findCreator(world: World, by: { creator_id?: unknown; handle?: unknown }): number {
+  const index = creatorIndexOf(world)
+  if (typeof by.creator_id === 'string' && by.creator_id) return index.byId.get(by.creator_id) ?? -1
+  if (typeof by.handle === 'string' && by.handle.trim()) return index.byHandle.get(normalizeHandle(by.handle)) ?? -1
+  return -1
+}
+
+/** What the creator did for this shop, lifetime (spec: CRM: shop_performance), 0 outside the CRM. */
+interface ShopPerformance {
+  gmv: number
+  video_gmv: number
+  live_gmv: number
+  units_sold: number
+}
+
+/** The per-request reads of one call: the creator's profile and shop lifetime totals, memoized. */
+function profiles(world: World, data: ShopData) {
+  const index = creatorIndexOf(world)
+  const facts = data.facts.affiliates
+  const last = world.axis.todayIndex
+  const shopPerf = new Map<string, ShopPerformance>()
+  return {
+    creator(creatorId: string): Creator | undefined {
+      const i = index.byId.get(creatorId)
+      return i === undefined ? undefined : world.creators[i]
+    },
+    shop(creatorId: string): ShopPerformance {
+      let perf = shopPerf.get(creatorId)
+      if (!perf) {
+        const sum = (m: 'gmv' | 'video_gmv' | 'live_gmv' | 'units_sold') => round2(facts.sum(m, creatorId, 0, last))
+        perf = { gmv: sum('gmv'), video_gmv: sum('video_gmv'), live_gmv: sum('live_gmv'), units_sold: sum('units_sold') }
+        shopPerf.set(creatorId, perf)
+      }
+      return perf
+    },
+  }
+}
+type Profiles = ReturnType<typeof profiles>
+
+const requireShop = (ctx: RequestContext) => {
+  if (!ctx.shop) throw new Error(`${ctx.op.operationId} ran without a shop`)
+  return { shop: ctx.shop, data: shopDataOf(ctx.world, ctx.shop.shop_id) }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Filters shared by the lists and the funnel
+
+/** Inclusive local-day bounds of a `{from, to}` range (whole days in the shop's timezone), or null when absent. */
+function dayBounds(data: ShopData, from: string | undefined, to: string | undefined, names: [string, string]): [number, number] | null {
+  if (from === undefined && to === undefined) return null
+  if (from !== undefined && to !== undefined && from > to) throw apiError(400, `${names[0]} must not be after ${names[1]}`)
+  const axis = data.calendar.axis
+  return [from === undefined ? -Infinity : axis.dayIndex(from), to === undefined ? Infinity : axis.dayIndex(to)]
+}
+
+const rangeBounds = (data: ShopData, range: { from: string; to: string } | undefined, field: string) =>
+  range ? dayBounds(data, range.from, range.to, [`${field}.from`, `${field}.to`]) : null
+
+/** True when the ISO timestamp falls on a local day within the bounds (no bounds: always; no timestamp: never). */
+function inDays(data: ShopData, iso: string | null, bounds: [number, number] | null): boolean {
+  if (!bounds) return true
+  if (iso === null) return false
+  const day = data.calendar.dayOf(Date.parse(iso))
+  return day >= bounds[0] && day <= bounds[1]
+}
+
+const within = (value: number, min: unknown, max: unknown): boolean =>
+  (typeof min !== 'number' || value >= min) && (typeof max !== 'number' || value <= max)
+
+/** spec: CRM: affiliate_performance (platform-wide 30-day GMV, followers) and shop_performance (shop lifetime). */
+function matchesPerformance(creatorId: string, filters: Record<string, any>, lookup: Profiles): boolean {
+  const a = filters.affiliate_performance
+  if (a) {
+    const c = lookup.creator(creatorId)
+    if (!within(c?.med_gmv_revenue ?? 0, a.min_gmv, a.max_gmv) || !within(c?.follower_cnt ?? 0, a.min_followers, a.max_followers)) return false
+  }
+  const s = filters.shop_performance
+  if (s) {
+    const p = lookup.shop(creatorId)
+    if (
+      !within(p.gmv, s.min_gmv, s.max_gmv) ||
+      !within(p.video_gmv, s.min_video_gmv, s.max_video_gmv) ||
+      !within(p.live_gmv, s.min_live_gmv, s.max_live_gmv) ||
+      !within(p.units_sold, s.min_units_sold, s.max_units_sold)
+    )
+      return false
+  }
+  return true
+}
+
+/** Handle filter: case-insensitive substring, a leading `@` ignored. */
+const matchesHandle = (handle: string, query: unknown): boolean =>
+  typeof query !== 'string' || !query.trim() || handle.toLowerCase().includes(normalizeHandle(query))
+
+/** A set of ids from an optional array; an empty or absent array filters nothing. */
+const idSet = (ids: unknown): Set<string> | null => (Array.isArray(ids) && ids.length > 0 ? new Set(ids as string[]) : null)
+
+/** spec: Samples: `campaign_id` or `all_campaigns: true` (any campaign); neither: no campaign filter. */
+function matchesCampaign(campaignId: string | null, input: Record<string, any>): boolean {
+  if (typeof input.campaign_id === 'string') return campaignId === input.campaign_id
+  if (input.all_campaigns === true) return campaignId !== null
+  return true
+}
+
+function sortDirection(value: unknown): 1 | -1 {
+  if (value === undefined) return -1
+  const v = String(value).toLowerCase()
+  if (v !== 'asc' && v !== 'desc') throw apiError(400, 'sort_direction must be asc or desc')
+  return v === 'asc' ? 1 : -1
+}
+
+/** Sorts by one key, nulls last in both directions, ties by id so pages are stable. */
+function sortRows<T>(rows: T[], key: (row: T) => number | string | null, sign: 1 | -1, id: (row: T) => string): T[] {
+  const keyed = rows.map((row) => ({ row, k: key(row), id: id(row) }))
+  keyed.sort((a, b) => {
+    if (a.k === null || b.k === null) return a.k === b.k ? a.id.localeCompare(b.id) : a.k === null ? 1 : -1
+    const c = a.k < b.k ? -1 : a.k > b.k ? 1 : 0
+    return sign * c || a.id.localeCompare(b.id)
+  })
+  return keyed.map((k) => k.row)
+}
+
+/** The page of a list, or `{data: {total_count}}` with just_count (spec: Conventions 3). */
+function listPage<T>(ctx: RequestContext, rows: T[], pageKey: 'page_number' | 'page', countOnEveryPage: boolean) {
+  if (ctx.input.just_count === true) return { status: 200, body: { data: { total_count: rows.length } } }
+  const window = ctx.page!
+  const { rows: pageRows, hasMore } = paginate(rows, window)
+  const total_count = countOnEveryPage || window.page === 1 ? rows.length : null
+  return {
+    status: 200,
+    body: { data: { results: pageRows, [pageKey]: window.page, page_size: window.pageSize, total_count, has_more: hasMore } },
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// POST /affiliate/samples/list
+
+/** Active (approved, still open) samples per creator: what `previous_approved` is derived from. */
+function activeSamplesByCreator(requests: readonly SampleRequest[]): Map<string, number> {
+  const active = new Map<string, number>()
+  for (const r of requests) if (isActive(r)) active.set(r.creator_id, (active.get(r.creator_id) ?? 0) + 1)
+  return active
+}
+const isActive = (r: SampleRequest): boolean => r.sample_approved !== null && OPEN_SAMPLE_STATUSES.includes(r.status)
+
+/** The fields both kinds of sample request share: the request's own and its creator's profile. */
+function sharedColumns(r: SampleRequest | RefundableSample, c: Creator | undefined, lookup: Profiles) {
+  const { shop_id, creator_id, sampled_product, status, campaign_id, timestamp, apply_id, handle } = r
+  return {
+    shop_id,
+    creator_id,
+    sampled_product,
+    status,
+    campaign_id,
+    timestamp,
+    apply_id,
+    handle,
+    bio: c?.bio ?? '',
+    follower_cnt: c?.follower_cnt ?? 0,
+    med_gmv_revenue: c?.med_gmv_revenue ?? 0,
+    med_gmv_revenue_range: c?.med_gmv_revenue_range ?? RANGE_ORDER[0]!,
+    shop_gmv: lookup.shop(creator_id).gmv,
+  }
+}
+
+function sampleView(r: SampleRequest, lookup: Profiles, active: Map<string, number>): SampleRequestView {
+  const c = lookup.creator(r.creator_id)
+  return {
+    ...sharedColumns(r, c, lookup),
+    status: r.status, // narrower than the shared union
+    sample_approved: r.sample_approved,
+    sample_received: r.sample_received,
+    expire_date: r.expire_date,
+    source: r.source,
+    post_rate: c?.post_rate ?? 'N/A',
+    video_engagement: c?.video_engagement ?? 0,
+    pps: c?.pps ?? 0,
+    gpm: c?.gpm ?? 0,
+    average_gmv_per_video: c?.average_gmv_per_video ?? 0,
+    // spec: Resources: previous_approved = the creator has another active sample with the shop.
+    previous_approved: (active.get(r.creator_id) ?? 0) - (isActive(r) ? 1 : 0) > 0,
+  }
+}
+
+type SampleSortKey = (v: SampleRequestView) => number | string | null
+const SAMPLE_SORTS: Record<string, SampleSortKey> = {
+  timestamp: (v) => v.timestamp,
+  med_gmv_revenue: (v) => v.med_gmv_revenue,
+  med_gmv_revenue_range: (v) => RANGE_ORDER.indexOf(v.med_gmv_revenue_range),
+  follower_cnt: (v) => v.follower_cnt,
+  post_rate: (v) => (v.post_rate === 'N/A' ? null : v.post_rate),
+  pps: (v) => v.pps,
+  gpm: (v) => v.gpm,
+  average_gmv_per_video: (v) => v.average_gmv_per_video,
+  expire_date: (v) => v.expire_date,
+  shop_gmv: (v) => v.shop_gmv,
+  engagement: (v) => v.video_engagement,
+}
+
+/** The shop's local date of the mock clock's now, plus `days`. */
+function localDate(ctx: RequestContext, data: ShopData, days = 0): string {
+  return data.calendar.axis.date(data.calendar.dayOf(ctx.now.getTime()) + days)
+}
+
+const listSampleRequests: AreaHandler = (ctx) => {
+  const { data } = requireShop(ctx)
+  const input = ctx.input
+  const filters: Record<string, any> = input.filters ?? {}
+  const sign = sortDirection(input.sort_direction)
+  const statuses: string[] = filters.sample_status ?? []
+  // spec: States: an ignored request shows only under sample_status `ignore`, and then only ignored ones.
+  const onlyIgnored = statuses.includes('ignore')
+  const wantedStatuses = idSet(statuses.filter((s) => s !== 'ignore'))
+  const requestDays = rangeBounds(data, filters.date_range, 'filters.date_range')
+  const approvalDays = rangeBounds(data, filters.approval_time, 'filters.approval_time')
+  const productIds = idSet(filters.product_ids)
+  const productNames = new Map(data.products.map((p) => [p.product_id, p.product_name]))
+  const today = localDate(ctx, data)
+  const soon = localDate(ctx, data, EXPIRING_SOON_DAYS)
+  const crmJoinedDay = new Map(data.affiliates.map((a) => [a.creator_id, a.joined_day]))
+  const lookup = profiles(ctx.world, data)
+
+  const rows = data.sampleRequests.filter(
+    (r) =>
+      r.ignored === onlyIgnored &&
+      (!wantedStatuses || wantedStatuses.has(r.status)) &&
+      matchesHandle(r.handle, filters.handle) &&
+      (typeof filters.product_filter !== 'string' ||
+        fuzzyMatch(`${productNames.get(r.sampled_product) ?? ''} ${r.sampled_product}`, filters.product_filter)) &&
+      (!productIds || productIds.has(r.sampled_product)) &&
+      inDays(data, r.timestamp, requestDays) &&
+      inDays(data, r.sample_approved, approvalDays) &&
+      (input.source === undefined || r.source === input.source) &&
+      (input.expiring_soon !== true || (r.expire_date >= today && r.expire_date <= soon)) &&
+      (input.prev_worked_with !== true || workedWithBefore(data, crmJoinedDay, r)) &&
+      matchesPerformance(r.creator_id, filters, lookup),
+  )
+  const active = activeSamplesByCreator(data.sampleRequests)
+  const views = rows.map((r) => sampleView(r, lookup, active))
+  const sorted = sortRows(views, SAMPLE_SORTS[input.sort_by ?? 'timestamp']!, sign, (v) => v.apply_id)
+  return listPage(ctx, sorted, 'page_number', false)
+}
+
+/** prev_worked_with: the creator is in the shop's CRM and had joined it before the request's day. */
+function workedWithBefore(data: ShopData, crmJoinedDay: Map<string, number>, r: SampleRequest): boolean {
+  const joined = crmJoinedDay.get(r.creator_id)
+  return joined !== undefined && joined < data.calendar.dayOf(Date.parse(r.timestamp))
+}
+
+// ---------------------------------------------------------------------------------------------
+// POST /affiliate/samples/refundable/list
+
+const REFUNDABLE_SORTS: Record<string, (v: RefundableView) => number | string | null> = {
+  timestamp: (v) => v.timestamp,
+  sample_shipped: (v) => v.sample_shipped,
+  sample_received: (v) => v.sample_received,
+  refund_time: (v) => v.refund_time,
+  refund_amount: (v) => v.refund_amount,
+  commission_rate: (v) => v.commission_rate,
+  review_expire_time: (v) => v.review_expire_time,
+  follower_cnt: (v) => v.follower_cnt,
+  shop_gmv: (v) => v.shop_gmv,
+}
+
+function refundableView(r: RefundableSample, products: Map<string, ProductRecord>, lookup: Profiles): RefundableView {
+  const c = lookup.creator(r.creator_id)
+  const p = products.get(r.sampled_product)
+  return {
+    ...sharedColumns(r, c, lookup),
+    sku_id: r.sku_id,
+    sku_desc: r.sku_desc,
+    commission_rate: r.commission_rate,
+    sample_shipped: r.sample_shipped,
+    sample_received: r.sample_received,
+    refund_time: r.refund_time,
+    refund_amount: r.refund_amount,
+    review_expire_time: r.review_expire_time,
+    product_info: {
+      product_id: r.sampled_product,
+      product_name: p?.product_name ?? '',
+      is_open_plan: p?.is_open_plan ?? false,
+      price: p?.price ?? 0,
+      units_sold: p?.units_sold ?? 0,
+    },
+  }
+}
+
+const listRefundableSampleRequests: AreaHandler = (ctx) => {
+  const { data } = requireShop(ctx)
+  const input = ctx.input
+  const filters: Record<string, any> = input.filters ?? {}
+  const sign = sortDirection(input.sort_direction)
+  const timeField: 'timestamp' | 'sample_shipped' | 'sample_received' | 'refund_time' | 'review_expire_time' = input.time_field ?? 'timestamp'
+  const days = rangeBounds(data, filters.date_range, 'filters.date_range')
+  const statuses = idSet(filters.sample_status)
+  const productIds = idSet(filters.product_ids)
+  const excluded = idSet(filters.exclude_product_ids)
+  const skuIds = idSet(filters.sku_ids)
+  const lookup = profiles(ctx.world, data)
+  const products = new Map(data.products.map((p) => [p.product_id, p]))
+  const views = data.refundableSamples
+    .filter(
+      (r) =>
+        (!statuses || statuses.has(r.status)) &&
+        matchesHandle(r.handle, filters.handle) &&
+        (!productIds || productIds.has(r.sampled_product)) &&
+        (!excluded || !excluded.has(r.sampled_product)) &&
+        (!skuIds || skuIds.has(r.sku_id)) &&
+        inDays(data, r[timeField], days) &&
+        matchesCampaign(r.campaign_id, input) &&
+        matchesPerformance(r.creator_id, filters, lookup),
+    )
+    .map((r) => refundableView(r, products, lookup))
+    .filter((v) => typeof filters.product_filter !== 'string' || fuzzyMatch(`${v.product_info.product_name} ${v.sampled_product}`, filters.product_filter))
+  const sorted = sortRows(views, REFUNDABLE_SORTS[input.sort_by ?? 'timestamp']!, sign, (v) => v.apply_id)
+  return listPage(ctx, sorted, 'page', true)
+}
+
+// ---------------------------------------------------------------------------------------------
+// POST /affiliate/samples/funnel
+
+/** The request's timestamps in stage order (spec: Samples: funnel stages). */
+const STAGE_TIMES = ['timestamp', 'sample_approved', 'sample_shipped', 'sample_received', 'sample_posted'] as const
+type StageTime = (typeof STAGE_TIMES)[number]
+const TIME_FIELD_COLUMN: Record<string, StageTime> = {
+  timestamp: 'timestamp',
+  approved: 'sample_approved',
+  sample_approved: 'sample_approved',
+  shipped: 'sample_shipped',
+  sample_shipped: 'sample_shipped',
+  delivered: 'sample_received',
+  sample_received: 'sample_received',
+  posted: 'sample_posted',
+  sample_posted: 'sample_posted',
+}
+const STAGES = [
+  { stage: 'requested', label: 'Requested' },
+  { stage: 'approved', label: 'Approved' },
+  { stage: 'shipped', label: 'Shipped' },
+  { stage: 'delivered', label: 'Delivered' },
+  { stage: 'posted', label: 'Posted' },
+] as const
+const STEPS = [
+  { step: 'request_to_approval', label: 'Request to approval' },
+  { step: 'approval_to_shipment', label: 'Approval to shipment' },
+  { step: 'shipment_to_delivery', label: 'Shipment to delivery' },
+  { step: 'delivery_to_post', label: 'Delivery to post' },
+] as const
+
+/** The furthest stage a request ever reached: its status's stage (legacy ones mapped) or its latest timestamp. */
+export function stageReached(r: SampleRequest): number {
+  let reached = sampleStage(r.status)
+  STAGE_TIMES.forEach((field, k) => {
+    if (r[field] !== null) reached = Math.max(reached, k)
+  })
+  return reached
+}
+
+function median(values: number[]): number | null {
+  if (values.length === 0) return null
+  const s = values.slice().sort((a, b) => a - b)
+  const mid = s.length >> 1
+  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2
+}
+
+/** The funnel's cohort: the filters, the time field's rows and its whole-day window. */
+function funnelCohort(ctx: RequestContext, data: ShopData, column: StageTime): SampleRequest[] {
+  const input = ctx.input
+  const days = dayBounds(data, input.time_from, input.time_to, ['time_from', 'time_to'])
+  const products = idSet([...(input.product_ids ?? []), ...(typeof input.product_id === 'string' ? [input.product_id] : [])])
+  return data.sampleRequests.filter(
+    (r) =>
+      (input.include_ignored === true || !r.ignored) &&
+      // spec: a non-default time_field restricts the cohort to rows carrying that timestamp.
+      r[column] !== null &&
+      inDays(data, r[column], days) &&
+      (!products || products.has(r.sampled_product)) &&
+      matchesCampaign(r.campaign_id, input) &&
+      (input.source === undefined || r.source === input.source),
+  )
+}
+
+function buildFunnel(cohort: SampleRequest[], nowMs: number): Pick<Funnel, 'total_count' | 'by_status' | 'funnel' | 'timing' | 'biggest_bottleneck'> {
+  const total = cohort.length
+  const byStatus = new Map<SampleStatus, number[]>()
+  for (const r of cohort) {
+    const ages = byStatus.get(r.status) ?? []
+    ages.push(Math.max(0, (nowMs - Date.parse(r.timestamp)) / DAY_MS))
+    byStatus.set(r.status, ages)
+  }
+  const by_status = [...byStatus.entries()]
+    .sort((a, b) => b[1].length - a[1].length || a[0].localeCompare(b[0]))
+    .map(([status, ages]) => {
+      const is_open = OPEN_SAMPLE_STATUSES.includes(status)
+      const row: Funnel['by_status'][number] = { status, count: ages.length, pct_of_total: pct(ages.length, total), is_open }
+      if (is_open) {
+        row.avg_age_days = round2(ages.reduce((s, a) => s + a, 0) / ages.length)
+        row.oldest_age_days = round2(Math.max(...ages))
+      }
+      return row
+    })
+  const reachedCounts = STAGES.map(() => 0)
+  for (const r of cohort) for (let k = 0; k <= stageReached(r); k++) reachedCounts[k]!++
+  const funnel = STAGES.map(({ stage, label }, k) => {
+    const count = reachedCounts[k]!
+    const prev = k === 0 ? null : reachedCounts[k - 1]!
+    return {
+      stage,
+      label,
+      count,
+      pct_of_entry: pct(count, reachedCounts[0]!),
+      conversion_from_previous_pct: prev === null ? null : pct(count, prev),
+      dropped_from_previous: prev === null ? null : prev - count,
+    }
+  })
+  const timing =
+    total === 0
+      ? []
+      : STEPS.map(({ step, label }, k) => {
+          const gaps: number[] = []
+          for (const r of cohort) {
+            const a = r[STAGE_TIMES[k]!]
+            const b = r[STAGE_TIMES[k + 1]!]
+            if (a !== null && b !== null) gaps.push((Date.parse(b) - Date.parse(a)) / DAY_MS)
+          }
+          const m = median(gaps)
+          return { step, label, median_days: m === null ? null : round2(m) }
+        })
+  // The transition losing the largest share: lowest conversion from the previous stage, earliest on ties.
+  let biggest_bottleneck: Funnel['biggest_bottleneck'] = null
+  let worst = Infinity
+  for (let k = 1; k < STAGES.length; k++) {
+    const prev = reachedCounts[k - 1]!
+    const dropped = prev - reachedCounts[k]!
+    if (prev === 0 || dropped === 0) continue
+    const share = reachedCounts[k]! / prev
+    if (share < worst) {
+      worst = share
+      biggest_bottleneck = { stage: STAGES[k]!.stage, label: STAGES[k]!.label, dropped, conversion_pct: pct(reachedCounts[k]!, prev) }
+    }
+  }
+  return { total_count: total, by_status, funnel, timing, biggest_bottleneck }
+}
+
+const getSampleFunnel: AreaHandler = (ctx) => {
+  const { data } = requireShop(ctx)
+  const timeField: Funnel['time_field'] = ctx.input.time_field ?? 'timestamp'
+  const cohort = funnelCohort(ctx, data, TIME_FIELD_COLUMN[timeField]!)
+  const body: Funnel = { time_field: timeField, time_from: ctx.input.time_from ?? null, time_to: ctx.input.time_to ?? null, ...buildFunnel(cohort, ctx.now.getTime()) }
+  return { status: 200, body: { data: body } }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Writes: approve, reject, ignore, unignore
+
+/** The shop's requests named by apply_ids (unknown ids dropped, duplicates once). */
+function requestsByApplyId(data: ShopData, applyIds: unknown): SampleRequest[] {
+  const wanted = new Set(Array.isArray(applyIds) ? (applyIds as string[]) : [])
+  return data.sampleRequests.filter((r) => wanted.has(r.apply_id))
+}
+
+/** Moves `To Review` requests on; counts only those that moved (spec: Samples: success_count). */
+const reviewDecision =
+  (verb: 'approved' | 'rejected'): AreaHandler =>
+  (ctx) => {
+    const { data } = requireShop(ctx)
+    const ids: string[] = ctx.input.apply_ids
+    let moved = 0
+    for (const r of requestsByApplyId(data, ids)) {
+      if (r.status !== 'To Review') continue
+      if (verb === 'approved') {
+        r.status = 'Ready to Ship'
+        r.sample_approved = ctx.now.toISOString()
+      } else {
+        r.status = 'Rejected'
+      }
+      moved++
+    }
+    return { status: 200, body: { data: { message: `${moved} of ${ids.length} sample requests ${verb}`, success_count: moved } } }
+  }
+
+/** Sets `ignored` on the named requests; the number that changed. The platform status is untouched (spec: States). */
+function setIgnored(data: ShopData, ids: string[], ignored: boolean): number {
+  let changed = 0
+  for (const r of requestsByApplyId(data, ids)) {
+    if (r.ignored !== ignored) changed++
+    r.ignored = ignored
+  }
+  return changed
+}
+
+const ignoreSampleRequests: AreaHandler = (ctx) => {
+  const { data } = requireShop(ctx)
+  const ids: string[] = ctx.input.apply_ids
+  const ignored = setIgnored(data, ids, true)
+  // spec: Samples: perma_ignore_affiliates auto-ignores every future request from those creators.
+  const perma: Array<{ creator_id: string; handle: string }> = ctx.input.perma_ignore_affiliates ?? []
+  for (const a of perma) if (!data.permaIgnoredCreators.includes(a.creator_id)) data.permaIgnoredCreators.push(a.creator_id)
+  const also = perma.length > 0 ? `; future requests from ${perma.length} creators will be ignored` : ''
+  return { status: 200, body: { data: { message: `${ignored} of ${ids.length} sample requests ignored${also}`, ignored_count: ignored } } }
+}
+
+const unignoreSampleRequests: AreaHandler = (ctx) => {
+  const { data } = requireShop(ctx)
+  const ids: string[] = ctx.input.apply_ids ?? []
+  const unignored = setIgnored(data, ids, false)
+  return { status: 200, body: { data: { message: `${unignored} of ${ids.length} sample requests unignored`, unignored_count: unignored } } }
+}
+
+// ---------------------------------------------------------------------------------------------
+// POST /affiliate/message/dm
+
+interface SentDm {
+  dm_id: string
+  creator_id: string
+  message: string
+  sent_at: string
+}
+
+const sendCreatorDm: AreaHandler = (ctx) => {
+  const { shop } = requireShop(ctx)
+  if (shop.sps < MIN_DM_SPS) {
+    return apiError(403, `Shop SPS is ${shop.sps}, below ${MIN_DM_SPS}: the shop is restricted from sending messages to creators`)
+  }
+  const { creator_id, handle, message } = ctx.input
+  const index = findCreator(ctx.world, { creator_id, handle })
+  if (index < 0) return apiError(400, `Unknown creator: ${typeof creator_id === 'string' ? `creator_id ${creator_id}` : `handle ${handle}`}`)
+  const creator = ctx.world.creators[index]!
+  if (typeof creator_id === 'string' && typeof handle === 'string' && normalizeHandle(handle) !== creator.handle.toLowerCase()) {
+    return apiError(400, 'creator_id and handle name different creators')
+  }
+  const sent = ctx.state.shopState(shop.shop_id, 'samples.dms', () => [] as SentDm[])
+  const dm: SentDm = { dm_id: `dm-${sent.length + 1}`, creator_id: creator.creator_id, message, sent_at: ctx.now.toISOString() }
+  sent.push(dm)
+  // Counted by the stats' dms_sent (spec: POST /shop/stats).
+  recordEvent(ctx.state, shop.shop_id, { kind: 'dm_sent', at: ctx.now.getTime(), creator: index, campaign: -1 })
+  return { status: 200, body: { data: { message: `DM sent to @${creator.handle}`, dm_id: dm.dm_id } } }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Control API: POST /__admin/samples/arrive
+
+/**
+ * Simulates a new sample request arriving: `{shop_id?, creator_id | handle?, product_id?, source?}`
+ * (defaults: the main shop, its first CRM creator, its first product, Open). Status To Review,
+ * requested now (mock clock); auto-ignored when the creator is perma-ignored.
+ */
+const arrive: AdminAction = (state: MockState, input) => {
+  const shop = input.shop_id === undefined ? state.world.shops[0] : typeof input.shop_id === 'string' ? state.findShop(input.shop_id) : undefined
+  if (!shop) throw apiError(404, `Unknown shop_id: ${String(input.shop_id)}`)
+  const data = shopDataOf(state.world, shop.shop_id)
+  const named = input.creator_id !== undefined || input.handle !== undefined
+  const index = named ? findCreator(state.world, input) : (data.affiliates[0]?.creator_index ?? 0)
+  if (index < 0) throw apiError(400, 'creator_id or handle must name a known creator')
+  const creator = state.world.creators[index]!
+  const product = input.product_id === undefined ? data.products[0] : data.products.find((p) => p.product_id === input.product_id)
+  if (!product) throw apiError(400, `Unknown product_id: ${String(input.product_id)}`)
+  if (input.source !== undefined && input.source !== 'TC' && input.source !== 'Open') throw apiError(400, 'source must be TC or Open')
+  const sku = data.skus.find((s) => s.product_id === product.product_id) ?? data.skus[0]!
+  const arrived = state.shopState(shop.shop_id, 'samples.arrived', () => ({ count: 0 }))
+  arrived.count++
+  const now = state.clock.now()
+  const expire = data.calendar.axis.date(data.calendar.dayOf(now.getTime()) + 7)
+  const request: SampleRequest = {
+    shop_id: shop.shop_id,
+    apply_id: `59${String(arrived.count).padStart(17, '0')}`,
+    creator_id: creator.creator_id,
+    handle: creator.handle,
+    sampled_product: product.product_id,
+    sku_id: sku.sku_id,
+    status: 'To Review',
+    campaign_id: null,
+    source: input.source ?? 'Open',
+    timestamp: now.toISOString(),
+    sample_approved: null,
+    sample_shipped: null,
+    sample_received: null,
+    sample_posted: null,
+    posted_video_id: null,
+    expire_date: expire,
+    ignored: data.permaIgnoredCreators.includes(creator.creator_id),
+    previous_approved: false,
+  }
+  data.sampleRequests.push(request)
+  return { sample_request: request }
+}
+
+export const samples: AreaModule = {
+  handlers: {
+    getSampleFunnel,
+    listSampleRequests,
+    listRefundableSampleRequests,
+    approveSampleRequests: reviewDecision('approved'),
+    rejectSampleRequests: reviewDecision('rejected'),
+    ignoreSampleRequests,
+    unignoreSampleRequests,
+    sendCreatorDm,
+  },
+  adminActions: { 'samples/arrive': arrive },
+}

@@ -1,0 +1,406 @@
+/**
+ * Timeseries searches (spec: Timeseries searches; Resources: Product, SKU, Affiliate, Video
+ * timeseries rows): per-product, per-SKU, per-creator, per-video and per-slideshow metrics summed
+ * from the world's daily facts over `search_params.date_range` (all-time without one), filtered,
+ * sorted and paged (depth cap 10,000 rows by the pipeline's x-paging). Also the small helpers the
+ * content and spark areas share: day windows, sorting with nulls last, rates, lookups.
+ */
+import type { components } from '../../openapi/types.ts'
+import { buildLookups, toUsDate, type Affiliate, type Creator, type LiveStream, type ShopData, type Video, type WorldLookups } from '../../fixtures/index.ts'
+import type { AreaHandler, AreaModule, InputNormalizer, RequestContext } from '../context.ts'
+import { paginate } from '../pipeline/paging.ts'
+import { apiError } from '../respond.ts'
+import type { World } from '../world.ts'
+import { shopDataOf } from './account.ts'
+
+type Schemas = components['schemas']
+export type ProductTimeseriesRow = Schemas['ProductTimeseriesRow']
+export type SkuTimeseriesRow = Schemas['SkuTimeseriesRow']
+export type AffiliateTimeseriesRow = Schemas['AffiliateTimeseriesRow']
+export type VideoTimeseriesRow = Schemas['VideoTimeseriesRow']
+export type SlideshowTimeseriesRow = Schemas['SlideshowTimeseriesRow']
+
+// ---- Shared helpers (also used by content.ts and spark.ts) ----
+
+/** Money and counts to cents (sums of many rows carry float error). */
+export const round2 = (x: number): number => Math.round(x * 100) / 100
+const round4 = (x: number): number => Math.round(x * 10_000) / 10_000
+
+/** numerator / denominator × scale, 0 when the denominator is 0 (the rate fields are non-nullable numbers in the contract). */
+export const ratio = (numerator: number, denominator: number, scale = 1): number => (denominator > 0 ? round4((numerator / denominator) * scale) : 0)
+
+/** The shop of a key+shop operation (the pipeline guarantees it). */
+export function shopOf(ctx: RequestContext): ShopData {
+  if (!ctx.shop) throw new Error(`${ctx.op.operationId} ran without a shop`)
+  return shopDataOf(ctx.world, ctx.shop.shop_id)
+}
+
+const lookupCache = new WeakMap<World, WorldLookups>()
+/** Id indexes of a world, built once per world (a reset builds a new world). */
+export function lookupsOf(world: World): WorldLookups {
+  let lookups = lookupCache.get(world)
+  if (!lookups) lookupCache.set(world, (lookups = buildLookups(world)))
+  return lookups
+}
+
+/** Inclusive day indexes of a request's window; `ranged` false means all-time. */
+export interface DayWindow {
+  from: number
+  to: number
+  ranged: boolean
+}
+
+/**
+ * The window of an optional `{from, to}` range: all-time (the whole axis) without one; 400 naming
+ * the field when from is after to. Days outside the axis are kept as they are: they simply hold no facts.
+ */
+export function dayWindow(world: World, range: { from?: string; to?: string } | null | undefined, field = 'date_range'): DayWindow {
+  if (!range) return { from: 0, to: world.axis.todayIndex, ranged: false }
+  const from = range.from !== undefined ? world.axis.dayIndex(range.from) : 0
+  const to = range.to !== undefined ? world.axis.dayIndex(range.to) : world.axis.todayIndex
+  if (from > to) throw apiError(400, `${field}.from must not be after ${field}.to`)
+  return { from, to, ranged: true }
+}
+
+export const inWindow = (day: number, w: DayWindow): boolean => day >= w.from && day <= w.to
+
+/** MM/DD/YYYY of a day index (Video post_time, LIVE start_time). */
+export const usDateOf = (world: World, day: number): string => toUsDate(world.axis.date(day))
+
+export type SortDirection = 'asc' | 'desc'
+export type SortValue = number | string | null | undefined
+
+/** `asc`/`desc` in any case (the lists' case is not shown); 400 naming the field otherwise. */
+export function sortDirectionOf(value: unknown, field: string, fallback: SortDirection = 'desc'): SortDirection {
+  if (value === undefined || value === null) return fallback
+  const lower = String(value).toLowerCase()
+  if (lower !== 'asc' && lower !== 'desc') throw apiError(400, `${field} must be asc or desc`)
+  return lower
+}
+
+/** The sort key of a request among `allowed`, or 400 naming the field and the allowed values. */
+export function sortKeyOf<K extends string>(value: unknown, allowed: readonly K[], field: string, fallback: K): K {
+  if (value === undefined || value === null) return fallback
+  if (!allowed.includes(value as K)) throw apiError(400, `${field} must be one of ${allowed.join(', ')}`)
+  return value as K
+}
+
+/** Sorts by one value, nulls last in both directions, ties broken by `tie` ascending so pages are stable. */
+export function sortRows<T>(rows: readonly T[], value: (row: T) => SortValue, direction: SortDirection, tie: (row: T) => string): T[] {
+  const sign = direction === 'asc' ? 1 : -1
+  const keyed = rows.map((row) => ({ row, key: value(row), id: tie(row) }))
+  keyed.sort((a, b) => {
+    const aNull = a.key === null || a.key === undefined
+    const bNull = b.key === null || b.key === undefined
+    if (aNull !== bNull) return aNull ? 1 : -1
+    let c = 0
+    if (!aNull) c = typeof a.key === 'number' && typeof b.key === 'number' ? a.key - b.key : String(a.key).localeCompare(String(b.key))
+    return sign * c || a.id.localeCompare(b.id)
+  })
+  return keyed.map((k) => k.row)
+}
+
+/** A handle filter: case-insensitive substring, a leading `@` ignored. */
+export function handleMatches(handle: string, query: unknown): boolean {
+  if (typeof query !== 'string' || query.trim() === '') return true
+  return handle.toLowerCase().includes(query.trim().replace(/^@/, '').toLowerCase())
+}
+
+/** The creator behind a CRM row. */
+export const creatorOf = (world: World, affiliate: Affiliate): Creator => world.creators[affiliate.creator_index]!
+
+/** `post_rate` as the contract types it: a number, or the text N/A when the platform has none. */
+export const postRateOf = (creator: Creator): number | string => creator.post_rate ?? 'N/A'
+
+/** The engagement, conversion and per-view/per-order ratios of content metrics (spec: Affiliate and Video timeseries rows). */
+export function derivedRates(m: { gmv: number; views: number; likes: number; comments: number; units_sold: number }) {
+  return {
+    engagement_rate: ratio(m.likes + m.comments, m.views, 100),
+    conversion_rate: ratio(m.units_sold, m.views, 100),
+    avg_gmv_per_view: ratio(m.gmv, m.views),
+    avg_order_value: ratio(m.gmv, m.units_sold),
+  }
+}
+
+/** Responds a timeseries page: `{data, has_more, total_count}` (spec: Conventions 2). */
+function timeseriesPage<T>(ctx: RequestContext, rows: T[], finish: (row: T) => unknown = (row) => row) {
+  const { rows: page, hasMore } = paginate(rows, ctx.page!)
+  return { status: 200, body: { data: page.map(finish), has_more: hasMore, total_count: rows.length } }
+}
+
+/** `search_params` of a timeseries search with its window and sort direction. */
+function searchOf(ctx: RequestContext) {
+  const params = (ctx.input.search_params ?? {}) as Record<string, any>
+  const window = dayWindow(ctx.world, params.date_range, 'search_params.date_range')
+  const direction: SortDirection = params.sort_direction === 'ASC' ? 'asc' : 'desc'
+  return { params, window, direction }
+}
+
+/** An exact-id filter of `search_params`: unset (or empty) matches everything. */
+const idMatches = (id: string, filter: unknown): boolean => typeof filter !== 'string' || filter === '' || id === filter
+
+// ---- Products and SKUs ----
+
+const PRODUCT_SUMS = ['total_gmv', 'affiliate_gmv', 'video_gmv', 'live_gmv', 'shop_tab_gmv', 'shop_tab_impressions', 'units_sold', 'subscription_gmv', 'new_subscriptions'] as const
+// spec: Timeseries searches: point-in-time counts at each product's own latest reporting day, never summed.
+const PRODUCT_LEVELS = ['active_subscriptions', 'recurring_subscriptions'] as const
+
+const searchTimeseriesProducts: AreaHandler = (ctx) => {
+  const data = shopOf(ctx)
+  const { params, window, direction } = searchOf(ctx)
+  const facts = data.facts.products
+  const rows: ProductTimeseriesRow[] = data.products
+    .filter((p) => idMatches(p.product_id, params.product_id))
+    .map((p) => {
+      const row = { product_id: p.product_id, product_name: p.product_name, price: p.price, status: p.status, is_open_plan: p.is_open_plan } as ProductTimeseriesRow
+      for (const metric of PRODUCT_SUMS) row[metric] = round2(facts.sum(metric, p.product_id, window.from, window.to))
+      for (const metric of PRODUCT_LEVELS) {
+        const latest = facts.latest(metric, p.product_id, window.to)
+        row[metric] = latest && latest.day >= window.from ? latest.value : 0
+      }
+      return row
+    })
+  const sortBy = (params.sort_by ?? 'total_gmv') as keyof ProductTimeseriesRow
+  return timeseriesPage(ctx, sortRows(rows, (r) => r[sortBy] as number, direction, (r) => r.product_id))
+}
+
+const SKU_METRICS = ['gmv', 'units_sold', 'orders', 'gross_sales'] as const
+
+const searchTimeseriesSkus: AreaHandler = (ctx) => {
+  const data = shopOf(ctx)
+  const { params, window, direction } = searchOf(ctx)
+  const rows: SkuTimeseriesRow[] = data.skus
+    .filter((s) => idMatches(s.product_id, params.product_id) && idMatches(s.sku_id, params.sku_id))
+    .map((s) => {
+      const row = { sku_id: s.sku_id, sku_name: s.sku_name, product_id: s.product_id, product_name: s.product_name, price: s.price } as SkuTimeseriesRow
+      for (const metric of SKU_METRICS) row[metric] = round2(data.facts.skus.sum(metric, s.sku_id, window.from, window.to))
+      return row
+    })
+  const sortBy = (params.sort_by ?? 'gmv') as (typeof SKU_METRICS)[number]
+  return timeseriesPage(ctx, sortRows(rows, (r) => r[sortBy], direction, (r) => r.sku_id))
+}
+
+// ---- Affiliates ----
+
+/** A creator's shop metrics over a window (before the LIVE join and the profile). */
+interface CreatorWindowMetrics {
+  gmv: number
+  video_gmv: number
+  new_video_gmv: number
+  commission: number
+  units_sold: number
+  views: number
+  likes: number
+  comments: number
+  video_count: number
+  live_count: number
+}
+
+/** What narrows the affiliate search to part of a creator's content (`campaign_id`, `product_id`). */
+interface ContentFilter {
+  campaignId: string | undefined
+  productId: string | undefined
+}
+
+const contentFilterOf = (params: Record<string, any>): ContentFilter | undefined => {
+  const campaignId = typeof params.campaign_id === 'string' && params.campaign_id !== '' ? params.campaign_id : undefined
+  const productId = typeof params.product_id === 'string' && params.product_id !== '' ? params.product_id : undefined
+  return campaignId || productId ? { campaignId, productId } : undefined
+}
+
+// GMV is attributed to a post's primary product, so a product filter matches on it.
+const postMatches = (post: Video, f: ContentFilter): boolean =>
+  (!f.campaignId || post.campaign_id === f.campaignId) && (!f.productId || post.product === f.productId)
+const liveMatches = (live: LiveStream, f: ContentFilter): boolean =>
+  (!f.campaignId || live.campaign_id === f.campaignId) && (!f.productId || live.products.includes(f.productId))
+
+/** A LIVE's GMV, units and commission, for one product when the search is narrowed to it. */
+function liveSales(data: ShopData, live: LiveStream, productId: string | undefined) {
+  const stats = productId ? live.products_stats.filter((s) => s.product_id === productId) : live.products_stats
+  const rate = (id: string) => (data.products.find((p) => p.product_id === id)?.commission_rate ?? 0) / 10_000
+  return {
+    gmv: stats.reduce((sum, s) => sum + s.gmv, 0),
+    units: stats.reduce((sum, s) => sum + s.units_sold, 0),
+    commission: stats.reduce((sum, s) => sum + round2(s.gmv * rate(s.product_id)), 0),
+  }
+}
+
+/** The creator's videos, slideshows and LIVEs with the shop. */
+export function creatorContent(world: World, data: ShopData, creatorId: string) {
+  const shop = lookupsOf(world).shop(data.shop.shop_id)!
+  return {
+    videos: (shop.videosByCreator.get(creatorId) ?? []).map((i) => data.videos[i]!),
+    slideshows: (shop.slideshowsByCreator.get(creatorId) ?? []).map((i) => data.slideshows[i]!),
+    lives: (shop.livesByCreator.get(creatorId) ?? []).map((i) => data.lives[i]!),
+  }
+}
+
+/**
+ * spec: Affiliate timeseries row: gmv over all channels; video_gmv regardless of post date and
+ * new_video_gmv from videos posted inside the range, both clamped to gmv; counts in the window.
+ * With campaign_id or product_id, every figure comes from the creator's matching posts and LIVEs only.
+ */
+function creatorWindowMetrics(world: World, data: ShopData, affiliate: Affiliate, w: DayWindow, filter: ContentFilter | undefined): CreatorWindowMetrics {
+  const { videos, slideshows, lives } = creatorContent(world, data, affiliate.creator_id)
+  const vf = data.facts.videos
+  const postedVideos = videos.filter((v) => inWindow(v.post_day, w) && (!filter || postMatches(v, filter)))
+  const newVideoGmv = postedVideos.reduce((sum, v) => sum + vf.sum('gmv', v.video_id, w.from, w.to), 0)
+  const windowLives = lives.filter((l) => inWindow(l.start_day, w) && (!filter || liveMatches(l, filter)))
+  let m: Omit<CreatorWindowMetrics, 'new_video_gmv' | 'video_count' | 'live_count'>
+  if (!filter) {
+    const af = data.facts.affiliates
+    const sum = (metric: 'gmv' | 'video_gmv' | 'commission' | 'units_sold' | 'views' | 'likes' | 'comments') => af.sum(metric, affiliate.creator_id, w.from, w.to)
+    m = { gmv: sum('gmv'), video_gmv: sum('video_gmv'), commission: sum('commission'), units_sold: sum('units_sold'), views: sum('views'), likes: sum('likes'), comments: sum('comments') }
+  } else {
+    m = { gmv: 0, video_gmv: 0, commission: 0, units_sold: 0, views: 0, likes: 0, comments: 0 }
+    for (const [posts, table] of [[videos, vf], [slideshows, data.facts.slideshows]] as const) {
+      for (const post of posts) {
+        if (!postMatches(post, filter)) continue
+        const sum = (metric: 'gmv' | 'commission' | 'units_sold' | 'views' | 'likes' | 'comments') => table.sum(metric, post.video_id, w.from, w.to)
+        const gmv = sum('gmv')
+        m.gmv += gmv
+        if (table === vf) m.video_gmv += gmv
+        m.commission += sum('commission')
+        m.units_sold += sum('units_sold')
+        m.views += sum('views')
+        m.likes += sum('likes')
+        m.comments += sum('comments')
+      }
+    }
+    for (const live of windowLives) {
+      const sales = liveSales(data, live, filter.productId)
+      m.gmv += sales.gmv
+      m.units_sold += sales.units
+      m.commission += sales.commission
+    }
+  }
+  const gmv = round2(m.gmv)
+  const videoGmv = Math.min(round2(m.video_gmv), gmv)
+  return {
+    ...m,
+    gmv,
+    video_gmv: videoGmv,
+    new_video_gmv: w.ranged ? Math.min(round2(newVideoGmv), videoGmv) : videoGmv,
+    commission: round2(m.commission),
+    units_sold: round2(m.units_sold),
+    video_count: postedVideos.length,
+    live_count: windowLives.length,
+  }
+}
+
+/** spec: Affiliate timeseries row: the platform-wide profile fields of the row. */
+function affiliateProfile(creator: Creator, affiliate: Affiliate) {
+  return {
+    creator_oecuid: creator.creator_oecuid,
+    follower_cnt: creator.follower_cnt,
+    video_avg_view_cnt: creator.video_avg_view_cnt,
+    video_engagement: creator.video_engagement,
+    med_gmv_revenue: creator.med_gmv_revenue,
+    post_rate: postRateOf(creator),
+    category: creator.category,
+    top_follower_gender: creator.top_follower_gender,
+    top_follower_ages: creator.top_follower_ages,
+    gender: creator.gender,
+    age: creator.age,
+    bio: creator.bio,
+    is_fast_growing: creator.is_fast_growing,
+    units_sold_range: creator.units_sold_range,
+    med_gmv_revenue_range: creator.med_gmv_revenue_range,
+    race: creator.race,
+    body_type: creator.body_type,
+    economic_status: creator.economic_status,
+    face_visibility: creator.face_visibility,
+    tone: creator.tone,
+    language: creator.language,
+    tags: [...affiliate.tags],
+  }
+}
+
+type AffiliateSortKey = (typeof AFFILIATE_SORT_KEYS)[number]
+const AFFILIATE_SORT_KEYS = ['gmv', 'video_gmv', 'new_video_gmv', 'commission', 'units_sold', 'video_count', 'live_count', 'views', 'likes', 'comments'] as const
+
+const searchTimeseriesAffiliates: AreaHandler = (ctx) => {
+  const data = shopOf(ctx)
+  const { params, window, direction } = searchOf(ctx)
+  const filter = contentFilterOf(params)
+  const ranked = data.affiliates
+    // Every post, LIVE or sale of a creator lands in the affiliate facts: no report in the window, no activity.
+    .filter((a) => handleMatches(a.handle, params.handle) && data.facts.affiliates.reportDays(a.creator_id, window.from, window.to) > 0)
+    .map((affiliate) => ({ affiliate, metrics: creatorWindowMetrics(ctx.world, data, affiliate, window, filter) }))
+    // Only creators with activity for the shop in the window (matching the filters) are rows.
+    .filter(({ metrics: m }) => m.gmv > 0 || m.views > 0 || m.units_sold > 0 || m.commission > 0 || m.video_count > 0 || m.live_count > 0)
+  const sortBy = (params.sort_by ?? 'gmv') as AffiliateSortKey
+  const sorted = sortRows(ranked, (r) => r.metrics[sortBy], direction, (r) => r.affiliate.handle)
+  // spec: live_gmv comes from LIVE session data, joined after ranking (so it cannot be sorted on).
+  return timeseriesPage(ctx, sorted, ({ affiliate, metrics: m }): AffiliateTimeseriesRow => {
+    const creator = creatorOf(ctx.world, affiliate)
+    const lives = creatorContent(ctx.world, data, affiliate.creator_id).lives.filter((l) => inWindow(l.start_day, window) && (!filter || liveMatches(l, filter)))
+    const liveGmv = round2(lives.reduce((sum, l) => sum + liveSales(data, l, filter?.productId).gmv, 0))
+    return {
+      handle: affiliate.handle,
+      nickname: creator.nickname,
+      gmv: m.gmv,
+      video_gmv: m.video_gmv,
+      new_video_gmv: m.new_video_gmv,
+      live_gmv: liveGmv,
+      commission: m.commission,
+      views: m.views,
+      likes: m.likes,
+      comments: m.comments,
+      units_sold: m.units_sold,
+      video_count: m.video_count,
+      live_count: m.live_count,
+      ...derivedRates(m),
+      ...affiliateProfile(creator, affiliate),
+    }
+  })
+}
+
+// ---- Videos and slideshows ----
+
+const CONTENT_SORT_KEYS = ['gmv', 'commission', 'views', 'likes', 'comments', 'units_sold', 'engagement_rate', 'conversion_rate', 'avg_gmv_per_view', 'avg_order_value', 'post_time'] as const
+
+/** One post's row over the window: metrics of its own facts (spec: Video timeseries row). */
+function postRow(world: World, data: ShopData, post: Video, kind: 'videos' | 'slideshows', w: DayWindow): VideoTimeseriesRow {
+  const table = data.facts[kind]
+  const sum = (metric: 'gmv' | 'commission' | 'views' | 'likes' | 'comments' | 'units_sold') => round2(table.sum(metric, post.video_id, w.from, w.to))
+  const m = { gmv: sum('gmv'), commission: sum('commission'), views: sum('views'), likes: sum('likes'), comments: sum('comments'), units_sold: sum('units_sold') }
+  return { video_id: post.video_id, handle: post.handle, title: post.title, post_time: usDateOf(world, post.post_day), product_id: post.product, ...m, ...derivedRates(m) }
+}
+
+/** The per-post search of videos or slideshows: posts that reported in the window, filtered and sorted. */
+function postSearch(kind: 'videos' | 'slideshows'): AreaHandler {
+  return (ctx) => {
+    const data = shopOf(ctx)
+    const { params, window, direction } = searchOf(ctx)
+    const sortBy = sortKeyOf(params.sort_by, CONTENT_SORT_KEYS, 'search_params.sort_by', 'gmv')
+    const table = data.facts[kind]
+    const posts: Video[] = kind === 'videos' ? data.videos : data.slideshows
+    const rows = posts
+      .filter((p) => handleMatches(p.handle, params.handle) && idMatches(p.product, params.product_id) && idMatches(p.campaign_id ?? '', params.campaign_id))
+      .filter((p) => table.reportDays(p.video_id, window.from, window.to) > 0)
+      .map((p) => ({ post: p, row: postRow(ctx.world, data, p, kind, window) }))
+    const value = (r: (typeof rows)[number]): SortValue => (sortBy === 'post_time' ? r.post.posted_at : r.row[sortBy])
+    const sorted = sortRows(rows, value, direction, (r) => r.post.video_id)
+    return timeseriesPage(ctx, sorted, ({ post, row }) =>
+      kind === 'slideshows' ? ({ ...row, slideshow_link: (post as (typeof data.slideshows)[number]).slideshow_url } satisfies SlideshowTimeseriesRow) : row,
+    )
+  }
+}
+
+// spec: Timeseries searches: live_gmv is not sortable; the contract's enum refuses it, this names why.
+const refuseLiveGmvSort: InputNormalizer = (input) => {
+  if (input.search_params?.sort_by === 'live_gmv') throw apiError(400, 'search_params.sort_by live_gmv is not sortable: live_gmv is joined after ranking')
+  return input
+}
+
+export const timeseries: AreaModule = {
+  handlers: {
+    searchTimeseriesProducts,
+    searchTimeseriesSkus,
+    searchTimeseriesAffiliates,
+    searchTimeseriesVideos: postSearch('videos'),
+    searchTimeseriesSlideshows: postSearch('slideshows'),
+  },
+  normalizers: { searchTimeseriesAffiliates: refuseLiveGmvSort },
+}
