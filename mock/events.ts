@@ -4,7 +4,7 @@
  * campaign sent...). Writers call `recordEvent`; the stats read both through `forEachShopEvent`
  * and `countShopEvents`, so a write is visible in `dms_sent` / `emails_sent` at once.
  */
-import { countEvents, type EventKind } from '../fixtures/facts.ts'
+import { countEvents, firstEventAt, type EventKind } from '../fixtures/facts.ts'
 import type { MockState } from './state.ts'
 
 export interface RecordedEvent {
@@ -52,14 +52,7 @@ export function forEachShopEvent(
 ): void {
   const log = state.world.shopData[shopId]!.events
   const wanted = new Set(kinds.map((k) => log.kinds.indexOf(k)))
-  let lo = 0
-  let hi = log.count
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1
-    if (log.at[mid]! < fromMs) lo = mid + 1
-    else hi = mid
-  }
-  for (let i = lo; i < log.count && log.at[i]! < toMs; i++) {
+  for (let i = firstEventAt(log, fromMs); i < log.count && log.at[i]! < toMs; i++) {
     if (wanted.has(log.kind[i]!)) fn({ kind: log.kinds[log.kind[i]!]!, at: log.at[i]!, creator: log.creator[i]!, campaign: log.campaign[i]! })
   }
   for (const e of recordedEvents(state, shopId)) {

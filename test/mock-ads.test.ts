@@ -4,74 +4,27 @@
  * Expectations are computed here from the world's records and daily facts (day by day through
  * `series`), not read back from the mock.
  */
-import { setupServer } from 'msw/node'
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type { ShopData } from '../fixtures/types.ts'
-import { createAdminHandlers, createHandlers, createMockState } from '../mock/index.ts'
-import { contractProblem } from '../mock/testing.ts'
+import { mockHarness } from './support/harness.ts'
 
 const BASE = 'https://ads.example.com'
 const NOW = '2026-03-10T12:00:00.000Z'
 const TODAY = '2026-03-10'
 const SIX_MONTHS_AGO = '2025-09-10'
 const DAY = 86_400_000
-const state = createMockState({ seed: 42, now: NOW, rateLimit: false, strict: true })
+const { state, call, admin, mutating } = mockHarness({ baseUrl: BASE, now: NOW })
 const [mainShop, growthShop] = state.world.shops.filter((s) => s.is_active) as [(typeof state.world.shops)[number], (typeof state.world.shops)[number]]
 const inactiveShop = state.world.shops.find((s) => !s.is_active)!
 const foreignShop = state.world.foreignShops[0]!
 
-const server = setupServer(...createHandlers(state, { baseUrl: BASE, log: () => {} }), ...createAdminHandlers(state, { baseUrl: BASE }))
-beforeAll(() => server.listen({ onUnhandledFrame: 'error' }))
-afterAll(() => server.close())
-/** Set by tests that change the mock's state (control-API actions, the world's private copy): the next test starts from a fresh world. */
-let dirty = false
-const mutating = () => {
-  dirty = true
-}
-beforeEach(() => {
-  state.clock.set(NOW)
-  if (dirty) state.reset()
-  dirty = false
-})
-
 type Method = 'GET' | 'POST'
 type Params = Record<string, unknown>
-
-function queryString(params: Params): string {
-  const search = new URLSearchParams()
-  for (const [key, value] of Object.entries(params)) {
-    for (const v of Array.isArray(value) ? value : [value]) search.append(key, String(v))
-  }
-  const text = search.toString()
-  return text ? `?${text}` : ''
-}
-
-/** Calls an operation (POST body or GET query) and checks the response, success or error, against the contract. */
-async function call(method: Method, path: string, params: Params = {}, { shop = mainShop.shop_id as string | null, headers = {} as Record<string, string> } = {}) {
-  const op = state.contract.operations.find((o) => o.method === method && o.path === path)!
-  expect(op, `${method} ${path} is an operation of the contract`).toBeDefined()
-  const res = await fetch(`${BASE}${path}${method === 'GET' ? queryString(params) : ''}`, {
-    method,
-    headers: { 'content-type': 'application/json', 'x-api-key': 'demo-key', ...(shop === null ? {} : { 'x-shop-id': shop }), ...headers },
-    ...(method === 'POST' ? { body: JSON.stringify(params) } : {}),
-  })
-  const text = await res.text()
-  expect(contractProblem(state.contract, op, res.status, text)).toBeUndefined()
-  return { status: res.status, text, json: JSON.parse(text) as any }
-}
 
 async function ok(method: Method, path: string, params: Params = {}, options?: Parameters<typeof call>[3]) {
   const res = await call(method, path, params, options)
   expect(res.status, res.text).toBe(200)
   return res.json.data
-}
-
-async function admin(action: string, body: unknown) {
-  mutating()
-  const res = await fetch(`${BASE}/__admin/${action}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
-  const json = (await res.json()) as any
-  // A control-API action answers `{result}`; a refusal `{error}`.
-  return { status: res.status, json: res.ok ? json.result : json }
 }
 
 const dataOf = (shopId = mainShop.shop_id): ShopData => state.world.shopData[shopId]!
@@ -654,18 +607,20 @@ describe('CSV exports of the excluded and boosted lists (spec: Sales-max ads; Co
   it.each([
     ['/ads/excluded-creatives', () => dataOf().exclusions.filter((e) => e.active).length],
     ['/ads/boosted-creatives', () => dataOf().boostSessions.filter((s) => s.active).length],
-  ])('csv: format csv on %s returns a presigned link under the mock base, expiring an hour after the clock, row_count capped by csv_limit', async (path, rows) => {
+  ])('csv: format csv on %s returns a link to the CSV of every matching row, expiring an hour after the clock, row_count capped by csv_limit', async (path, rows) => {
     const csv = await ok('POST', path, { format: 'csv' })
-    expect(csv.url.startsWith(`${BASE}/exports/`)).toBe(true)
     expect(csv.expires_at).toBe('2026-03-10T13:00:00.000Z')
     expect(csv.row_count).toBe(rows())
+    const text = await (await fetch(csv.url)).text()
+    expect(text.split('\n')).toHaveLength(rows() + 1)
     expect((await ok('POST', path, { format: 'csv' })).url).toBe(csv.url)
     expect((await ok('POST', path, { format: 'csv', csv_limit: 1 })).row_count).toBe(1)
-    expect((await ok('GET', path, { format: 'csv', columns: ['video_id', 'handle'] })).row_count).toBe(rows())
+    const picked = await ok('GET', path, { format: 'csv', columns: ['video_id', 'handle'] })
+    expect(picked.row_count).toBe(rows())
+    expect((await (await fetch(picked.url)).text()).split('\n')[0]).toBe('video_id,handle')
     state.clock.advance(60_000)
     const later = await ok('POST', path, { format: 'csv' })
     expect(later.expires_at).toBe('2026-03-10T13:01:00.000Z')
-    expect(later.url).not.toBe(csv.url)
     const unknown = await call('POST', path, { format: 'csv', columns: ['video_id', 'nope'] })
     expect(unknown.status).toBe(400)
     expect(unknown.json.error).toMatch(/^columns: unknown column nope/)

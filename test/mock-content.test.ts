@@ -3,29 +3,14 @@
  * videos, slideshows, LIVEs; Resources: Affiliate (CRM row), Video, Slideshow, LIVE stream; Limits).
  * Expected values are recomputed here from the world's fact rows and records.
  */
-import { setupServer } from 'msw/node'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type { Affiliate, Creator, FactTable, ShopData } from '../fixtures/index.ts'
-import { createHandlers, createMockState } from '../mock/index.ts'
 import { filterCrmAffiliates } from '../mock/areas/content.ts'
-import { contractProblem } from '../mock/testing.ts'
+import { mockHarness } from './support/harness.ts'
 
-const BASE = 'https://api.example.com'
-const state = createMockState({ seed: 42, now: '2026-03-10T12:00:00.000Z', rateLimit: false, strict: true })
-const shop = state.world.shops[0]!
+const { state, mainShop: shop, post } = mockHarness()
 const data: ShopData = state.world.shopData[shop.shop_id]!
 const { axis } = state.world
-const server = setupServer(...createHandlers(state, { baseUrl: BASE }))
-beforeAll(() => server.listen({ onUnhandledFrame: 'error' }))
-afterAll(() => server.close())
-
-async function post(path: string, body: unknown) {
-  const response = await fetch(`${BASE}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': 'demo-key', 'x-shop-id': shop.shop_id }, body: JSON.stringify(body) })
-  const text = await response.text()
-  const op = state.contract.operations.find((o) => o.method === 'POST' && o.path === path)!
-  expect(contractProblem(state.contract, op, response.status, text)).toBeUndefined()
-  return { status: response.status, json: JSON.parse(text) as any }
-}
 
 const RANGE = { from: '2025-12-01', to: '2026-02-28' }
 const close = (a: number, b: number) => expect(Math.abs(a - b)).toBeLessThan(0.011)

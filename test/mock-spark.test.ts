@@ -2,34 +2,16 @@
  * Sponsored-video codes against the mock, in-process (spec: Sponsored-video codes; Resources:
  * Sponsored-video code (spark ad); Limits). POST and GET forms, every filter, paging and sorting.
  */
-import { setupServer } from 'msw/node'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type { ShopData, SparkCode } from '../fixtures/index.ts'
-import { createHandlers, createMockState } from '../mock/index.ts'
-import { contractProblem } from '../mock/testing.ts'
+import { mockHarness } from './support/harness.ts'
 
-const BASE = 'https://api.example.com'
 const NOW = '2026-03-10T12:00:00.000Z'
-const state = createMockState({ seed: 42, now: NOW, rateLimit: false, strict: true })
-const shop = state.world.shops[0]!
+const { state, mainShop: shop, call: callPath } = mockHarness({ now: NOW })
 const data: ShopData = state.world.shopData[shop.shop_id]!
 const { axis } = state.world
-const server = setupServer(...createHandlers(state, { baseUrl: BASE }))
-beforeAll(() => server.listen({ onUnhandledFrame: 'error' }))
-afterAll(() => server.close())
 
-async function call(method: 'GET' | 'POST', body: Record<string, unknown> | string = {}) {
-  const query = method === 'GET' ? `?${typeof body === 'string' ? body : ''}` : ''
-  const response = await fetch(`${BASE}/spark/list${query}`, {
-    method,
-    headers: { 'content-type': 'application/json', 'x-api-key': 'demo-key', 'x-shop-id': shop.shop_id },
-    body: method === 'POST' ? JSON.stringify(body) : undefined,
-  })
-  const text = await response.text()
-  const op = state.contract.byId.get(method === 'GET' ? 'listSparkCodesGet' : 'listSparkCodes')!
-  expect(contractProblem(state.contract, op, response.status, text)).toBeUndefined()
-  return { status: response.status, json: JSON.parse(text) as any }
-}
+const call = (method: 'GET' | 'POST', body: Record<string, unknown> | string = {}) => callPath(method, '/spark/list', body)
 const post = (body: Record<string, unknown>) => call('POST', body)
 
 /** Codes of every row the search returns (one page of 100 is all of them in the small world). */

@@ -12,6 +12,7 @@ import { acceptCamelCase } from '../normalize.ts'
 import { paginate } from '../pipeline/paging.ts'
 import { requireDateRange } from '../pipeline/validate.ts'
 import { apiError, type ApiResult } from '../respond.ts'
+import { csvExport, wantsCsv } from '../csv.ts'
 
 type Schemas = components['schemas']
 export type SortDirection = 'ASC' | 'DESC'
@@ -97,51 +98,6 @@ export function digest(text: string, length = 16): string {
   return out.slice(0, length)
 }
 
-function stableJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(stableJson).join(',')}]`
-  if (value && typeof value === 'object') {
-    return `{${Object.keys(value).sort().map((k) => `${JSON.stringify(k)}:${stableJson((value as Record<string, unknown>)[k])}`).join(',')}}`
-  }
-  return JSON.stringify(value) ?? 'null'
-}
-
-/** How long a CSV link stays valid (the spec does not show it; inferred). */
-export const CSV_LINK_TTL_MS = 60 * 60 * 1000
-
-/**
- * The mock's base as the client called it: the Host header (https unless the host is a loopback or
- * names a port, as the standalone server's does; x-forwarded-proto wins), else the contract's server.
- */
-function baseUrlOf(ctx: RequestContext): string {
-  const host = ctx.headers.get('host')
-  if (!host) {
-    const servers = (ctx.state.contract.doc as unknown as { servers?: Array<{ url: string }> }).servers
-    return (servers?.[0]?.url ?? 'http://localhost').replace(/\/$/, '')
-  }
-  const plain = /:\d+$/.test(host) || /^(localhost|127\.|\[::1\])/.test(host)
-  return `${ctx.headers.get('x-forwarded-proto') ?? (plain ? 'http' : 'https')}://${host}`
-}
-
-/** True when the request asks for a CSV export (spec: Conventions 5). */
-export const wantsCsv = (ctx: RequestContext): boolean => ctx.input.format === 'csv'
-
-/**
- * spec: Conventions 5: `format: csv` returns a presigned download link instead of inline JSON, with
- * optional `columns` (fields to export, each one a field of the rows) and `csv_limit` (cap on rows).
- * The link is deterministic for the shop, the request and the clock; it expires CSV_LINK_TTL_MS later.
- */
-export function csvExport(ctx: RequestContext, rowCount: number, columns: readonly string[]): ApiResult {
-  const requested = ctx.input.columns as string[] | undefined
-  for (const column of requested ?? []) {
-    if (!columns.includes(column)) throw apiError(400, `columns: unknown column ${column} (one of ${columns.join(', ')})`)
-  }
-  const limit = typeof ctx.input.csv_limit === 'number' ? ctx.input.csv_limit : Infinity
-  const expires = new Date(ctx.now.getTime() + CSV_LINK_TTL_MS)
-  const request = stableJson({ shop: ctx.shop?.shop_id, op: ctx.op.operationId, input: ctx.input, at: ctx.now.toISOString() })
-  const token = digest(request, 24)
-  const url = `${baseUrlOf(ctx)}/exports/${ctx.op.operationId}/${token}.csv?expires=${Math.floor(expires.getTime() / 1000)}&signature=${digest(`${token}:${expires.getTime()}`, 32)}`
-  return { status: 200, body: { data: { url, expires_at: expires.toISOString(), row_count: Math.min(rowCount, limit) } } }
-}
 
 const videoIndexes = new WeakMap<ShopData, Map<string, Video>>()
 
@@ -428,12 +384,10 @@ const listExcludedCreatives: AreaHandler = (ctx) => {
   const active = data.exclusions.filter(
     (e) => e.active && (campaign_id === undefined || e.campaign_id === campaign_id) && (rule_id === undefined || e.rule_id === rule_id) && (!videoIds || videoIds.has(e.video_id)),
   )
-  if (wantsCsv(ctx)) return csvExport(ctx, active.length, EXCLUDED_COLUMNS)
   const sort_by = sortKey(ctx.input.sort_by, EXCLUDED_SORT_KEYS, 'created_at')
   const sort_direction = direction(ctx.input.sort_direction)
   const sorted = sortNullsLast(active, (e) => e[sort_by], sort_direction, (e) => `${e.campaign_id}:${e.video_id}`)
-  const { rows, page, page_size } = pageOf(ctx, sorted)
-  const exclusions: Array<Schemas['ExcludedCreative']> = rows.map((e) => {
+  const toRow = (e: (typeof sorted)[number]): Schemas['ExcludedCreative'] => {
     return {
       video_id: e.video_id,
       campaign_id: e.campaign_id,
@@ -449,7 +403,10 @@ const listExcludedCreatives: AreaHandler = (ctx) => {
       created_at: e.created_at,
       ...contentStats(data, e.video_id),
     }
-  })
+  }
+  if (wantsCsv(ctx)) return csvExport(ctx, sorted.map(toRow), EXCLUDED_COLUMNS)
+  const { rows, page, page_size } = pageOf(ctx, sorted)
+  const exclusions = rows.map(toRow)
   return { status: 200, body: { data: { exclusions, total_count: active.length, page, page_size, sort_by, sort_direction } } }
 }
 
@@ -476,12 +433,10 @@ const listBoostedCreatives: AreaHandler = (ctx) => {
   const matching = boostSessionsOf(ctx.state, data).filter(
     (s) => (include_ended || s.active) && (campaign_id === undefined || s.campaign_id === campaign_id) && (rule_id === undefined || s.rule_id === rule_id) && (!videoIds || videoIds.has(s.video_id)),
   )
-  if (wantsCsv(ctx)) return csvExport(ctx, matching.length, BOOSTED_COLUMNS)
   const sort_by = sortKey(ctx.input.sort_by, BOOSTED_SORT_KEYS, 'created_at')
   const sort_direction = direction(ctx.input.sort_direction)
   const sorted = sortNullsLast(matching, (s) => s[sort_by], sort_direction, (s) => s.session_id)
-  const { rows, page, page_size } = pageOf(ctx, sorted)
-  const sessions: Array<Schemas['BoostSession']> = rows.map((s) => {
+  const toRow = (s: (typeof sorted)[number]): Schemas['BoostSession'] => {
     const { ctr, ...content } = contentStats(data, s.video_id)
     return {
       session_id: s.session_id,
@@ -508,7 +463,10 @@ const listBoostedCreatives: AreaHandler = (ctx) => {
       ...content,
       ctr: ctr ?? 0,
     }
-  })
+  }
+  if (wantsCsv(ctx)) return csvExport(ctx, sorted.map(toRow), BOOSTED_COLUMNS)
+  const { rows, page, page_size } = pageOf(ctx, sorted)
+  const sessions = rows.map(toRow)
   return { status: 200, body: { data: { sessions, total_count: matching.length, page, page_size, include_ended, sort_by, sort_direction } } }
 }
 

@@ -19,6 +19,7 @@ import { addDays, DAY_MS, epochMsToDate, type AffiliateCampaign, type ProductRec
 import type { AdminAction, AreaHandler, AreaModule, InputNormalizer, RequestContext } from '../context.ts'
 import { requireDateRange } from '../pipeline/validate.ts'
 import { apiError } from '../respond.ts'
+import { csvExport, wantsCsv } from '../csv.ts'
 import type { MockState } from '../state.ts'
 import { shopDataOf } from './account.ts'
 
@@ -41,7 +42,6 @@ export const DEFAULT_REFRESH_MS = 30_000
 const NIGHTLY_FRACTION = 0.1
 const BASELINE_DAYS = 14
 const TOP_VIDEOS = 4
-const CSV_LINK_TTL_MS = HOUR_MS
 const SERIES_COLUMNS = ['date', 'platform_views', 'platform_gmv', 'storefront_revenue', 'marketplace_revenue', 'off_platform_revenue'] as const
 
 // ---------------------------------------------------------------------------------------------
@@ -506,22 +506,6 @@ function buildReport(ctx: RequestContext, data: ShopData, req: ReportRequest): {
   return { report, series }
 }
 
-/** spec: Conventions 5: `format: csv` returns a presigned link; the mock's link is a data: URI holding the CSV. */
-export function csvExport(rows: ReadonlyArray<Record<string, unknown>>, allowed: readonly string[], input: Record<string, any>, now: Date) {
-  const requested = (input.columns as string[] | undefined)?.length ? (input.columns as string[]) : allowed
-  const unknown = requested.find((c) => !allowed.includes(c))
-  if (unknown !== undefined) throw apiError(400, `columns: unknown column ${unknown} (allowed: ${allowed.join(', ')})`)
-  const exported = input.csv_limit === undefined ? rows : rows.slice(0, input.csv_limit as number)
-  const cell = (v: unknown) => (v === null || v === undefined ? '' : /[",\n]/.test(String(v)) ? `"${String(v).replace(/"/g, '""')}"` : String(v))
-  const text = [requested.join(','), ...exported.map((row) => requested.map((c) => cell(row[c])).join(','))].join('\n')
-  return {
-    data: {
-      url: `data:text/csv;charset=utf-8,${encodeURIComponent(text)}`,
-      expires_at: new Date(now.getTime() + CSV_LINK_TTL_MS).toISOString(),
-      row_count: exported.length,
-    },
-  }
-}
 
 const requireShopData = (ctx: RequestContext): ShopData => {
   if (!ctx.shop) throw new Error(`${ctx.op.operationId} ran without a shop`)
@@ -531,7 +515,7 @@ const requireShopData = (ctx: RequestContext): ShopData => {
 const getHaloReport: AreaHandler = (ctx) => {
   const data = requireShopData(ctx)
   const { report, series } = buildReport(ctx, data, parseRequest(ctx, data))
-  if (ctx.input.format === 'csv') return { status: 200, body: csvExport(series, SERIES_COLUMNS, ctx.input, ctx.now) }
+  if (wantsCsv(ctx)) return csvExport(ctx, series, SERIES_COLUMNS)
   return { status: 200, body: { data: report } }
 }
 

@@ -10,7 +10,8 @@ import type { MockState } from '../state.ts'
 import { acceptCamelCase } from '../normalize.ts'
 import { requireDateRange } from '../pipeline/validate.ts'
 import { apiError } from '../respond.ts'
-import { adminShop, cents, contentStats, csvExport, dayWindow, digest, direction, idSet, pageOf, ratio, shopDataOf, sortKey, sortNullsLast, videoOf, wantsCsv } from './ads.ts'
+import { adminShop, cents, contentStats, dayWindow, digest, direction, idSet, pageOf, ratio, shopDataOf, sortKey, sortNullsLast, videoOf } from './ads.ts'
+import { csvExport, wantsCsv } from '../csv.ts'
 
 type Schemas = components['schemas']
 type SocialMetrics = Schemas['SocialMetrics']
@@ -83,10 +84,16 @@ interface Listing<T> {
  */
 function listAnswer<T>(ctx: RequestContext, listing: Listing<T>) {
   const { key, rows, fields, sortKeys, fallback, value, id } = listing
-  if (wantsCsv(ctx)) return csvExport(ctx, rows.length, csvColumns(fields))
   const sort_by = sortKey(ctx.input.sort_by, sortKeys, fallback)
   const sort_direction = direction(ctx.input.sort_direction)
   const sorted = sortNullsLast(rows, value(sort_by), sort_direction, id)
+  if (wantsCsv(ctx)) {
+    const flat = sorted.map((row) => {
+      const { metrics, ...rest } = row as Record<string, any>
+      return { ...rest, ...(metrics ?? {}) }
+    })
+    return csvExport(ctx, flat, csvColumns(fields))
+  }
   const { rows: pageRows, page, page_size } = pageOf(ctx, sorted)
   return { status: 200, body: { data: { [key]: pageRows, total_count: rows.length, page, page_size, sort_by, sort_direction } } }
 }
