@@ -1,12 +1,3 @@
 /** shoptwin/mock: the stateful mock of the service, as MSW handlers and as a standalone server. */
-export { createMockState, type MockState, type MockStateOptions, type MockStateSnapshot } from './state.ts'
-export { createHandlers, createOperationRoutes, toMswPath, type HandlersOptions } from './handlers.ts'
+export * from './browser.ts'
 export { createServer, type MockServer, type ServerOptions } from './server.ts'
-export { createAdminHandlers, type Admin } from './admin.ts'
-export { createClock, type Clock } from './clock.ts'
-export { apiError, ApiError, json, type ApiResult } from './respond.ts'
-export type { RequestContext, AreaHandler, AreaModule, InputNormalizer, AdminAction } from './context.ts'
-export { paginate, pageWindow, type PageWindow } from './pipeline/paging.ts'
-export { acceptCamelCase } from './normalize.ts'
-export { requireDateRange, MISSING_DATE_RANGE, INVALID_IDEMPOTENCY_KEY } from './pipeline/validate.ts'
-export type { World, WorldLike, ShopRecord, ApiKeyRecord } from './world.ts'

@@ -6,7 +6,7 @@
 import { execFileSync } from 'node:child_process'
 import { writeFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
-import { renderDocument } from './render.ts'
+import { renderDocument, renderDocumentJson } from './render.ts'
 
 const here = (p: string) => fileURLToPath(new URL(p, import.meta.url))
 
@@ -20,6 +20,7 @@ export function generateTypes(yamlPath: string): string {
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const yamlPath = here('./openapi.yaml')
   writeFileSync(yamlPath, renderDocument())
+  writeFileSync(here('./openapi.json'), renderDocumentJson())
   writeFileSync(here('./types.ts'), generateTypes(yamlPath))
-  console.log('wrote openapi/openapi.yaml and openapi/types.ts')
+  console.log('wrote openapi/openapi.yaml, openapi/openapi.json and openapi/types.ts')
 }

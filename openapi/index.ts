@@ -3,11 +3,11 @@
  * compiled once from it. The mock validates requests and its own responses with these; the
  * conformance suite validates a target's responses with the same ones.
  */
-import { readFileSync } from 'node:fs'
-import { fileURLToPath } from 'node:url'
 import { Ajv2020, type ValidateFunction, type ErrorObject } from 'ajv/dist/2020.js'
 import addFormatsModule from 'ajv-formats'
-import { parse } from 'yaml'
+// The bundled contract as a JSON module (written beside openapi.yaml by `npm run build:openapi`), so
+// that this module needs no Node built-in and runs in the browser too (MSW's setupWorker).
+import bundledDocument from './openapi.json' with { type: 'json' }
 
 export type { paths, components, operations } from './types.ts'
 
@@ -66,11 +66,9 @@ export interface OperationInfo {
   operation: OperationObject
 }
 
-const here = (p: string) => fileURLToPath(new URL(p, import.meta.url))
-
-/** Reads the committed, bundled document (openapi/openapi.yaml). */
-export function loadDocument(path = here('./openapi.yaml')): OpenApiDocument {
-  return parse(readFileSync(path, 'utf8')) as OpenApiDocument
+/** The committed, bundled document (openapi/openapi.json, the JSON twin of openapi/openapi.yaml). */
+export function loadDocument(): OpenApiDocument {
+  return bundledDocument as unknown as OpenApiDocument
 }
 
 function resolveParameter(doc: OpenApiDocument, p: Record<string, unknown>): Record<string, unknown> {

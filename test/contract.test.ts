@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { checkDocument } from '../openapi/check.ts'
 import { generateTypes } from '../openapi/build.ts'
-import { renderDocument } from '../openapi/render.ts'
+import { renderDocument, renderDocumentJson } from '../openapi/render.ts'
 import { indexOperations, loadDocument } from '../openapi/index.ts'
 
 const doc = loadDocument()
@@ -121,6 +121,10 @@ describe('contract: openapi/openapi.yaml', () => {
 
   it('is the current output of openapi/src (run npm run build:openapi after editing the sources)', () => {
     expect(readFileSync(new URL('../openapi/openapi.yaml', import.meta.url), 'utf8')).toBe(renderDocument())
+  })
+
+  it('has a JSON twin (openapi/openapi.json, what the run-time loader imports) equal to the YAML', () => {
+    expect(readFileSync(new URL('../openapi/openapi.json', import.meta.url), 'utf8')).toBe(renderDocumentJson())
   })
 
   it('has TypeScript types generated from the committed document (openapi/types.ts is current)', () => {
