@@ -2,9 +2,14 @@
  * shoptwin's command line: `serve` (the standalone mock), `fixtures` (write a world to files),
  * `conformance` (certify a server). `npm start -- --port 5000` passes flags through to `serve`.
  */
+import module from 'node:module'
 import { parseArgs } from 'node:util'
 import { fileURLToPath } from 'node:url'
-import { createServer } from './server.ts'
+
+// Node's on-disk compile cache (os.tmpdir()/node-compile-cache; NODE_DISABLE_COMPILE_CACHE=1 turns
+// it off) keeps the type-stripped and compiled modules, so later starts skip that work. It only applies
+// to modules loaded after this line: the server is imported below, when a command needs it.
+module.enableCompileCache?.()
 
 const USAGE = `usage: shoptwin <command> [options]
 
@@ -12,6 +17,8 @@ commands:
   serve        the standalone mock server
                --port 4010  --host 127.0.0.1  --seed 42  --scale default|small|large
                --today YYYY-MM-DD  --rate-limit on|off  --strict  --remote-admin
+               --response-cache on|off  (default on: identical reads answered again until
+               any write, control-API call or clock move)
   fixtures     write a seeded world to files: --seed 42 --scale small --today YYYY-MM-DD --out DIR
   conformance  run the conformance suite against a server (see conformance/)
 `
@@ -45,6 +52,7 @@ async function serve(args: string[]): Promise<void> {
       scale: { type: 'string' },
       today: { type: 'string' },
       'rate-limit': { type: 'string' },
+      'response-cache': { type: 'string' },
       strict: { type: 'boolean' },
       'remote-admin': { type: 'boolean' },
     },
@@ -52,12 +60,15 @@ async function serve(args: string[]): Promise<void> {
   })
   const port = integer(values.port, 'port', 4010)
   const host = values.host ?? '127.0.0.1'
+  const { createServer } = await import('./server.ts')
   const mock = createServer({
     stateOptions: {
       seed: integer(values.seed, 'seed', 42),
       scale: values.scale ?? 'default',
       ...(values.today ? { today: values.today } : {}),
       rateLimit: onOff(values['rate-limit'], 'rate-limit', true),
+      // Over HTTP every change goes through a request, so the cache is exact: on unless turned off.
+      responseCache: onOff(values['response-cache'], 'response-cache', true),
       strict: values.strict ?? false,
     },
     remoteAdmin: values['remote-admin'] ?? false,
@@ -65,7 +76,7 @@ async function serve(args: string[]): Promise<void> {
   const url = await mock.listen(port, host)
   const { state } = mock
   const lines = [
-    `shoptwin mock listening on ${url}  (seed ${state.seed}, scale ${state.scale}, today ${state.today}, rate limit ${state.rateLimit ? 'on' : 'off'})`,
+    `shoptwin mock listening on ${url}  (seed ${state.seed}, scale ${state.scale}, today ${state.today}, rate limit ${state.rateLimit ? 'on' : 'off'}, response cache ${state.responseCache ? 'on' : 'off'})`,
     '',
     'API keys (x-api-key):',
     ...state.world.apiKeys.map((k) => `  ${k.key.padEnd(22)} ${k.label}`),

@@ -7,6 +7,7 @@ import type { ApiResult } from './respond.ts'
 import type { MockState } from './state.ts'
 import type { ApiKeyRecord, ShopRecord, World } from './world.ts'
 import type { PageWindow } from './pipeline/paging.ts'
+import type { RequestHeaders } from './pipeline/compose.ts'
 
 export type { ApiResult } from './respond.ts'
 
@@ -31,7 +32,7 @@ export interface RequestContext {
   input: Record<string, any>
   /** Path parameters (`{key}` of `/idempotency/{key}`). */
   params: Record<string, string>
-  headers: Headers
+  headers: RequestHeaders
   /** The mock clock's time when the request arrived. */
   now: Date
   /** `now` as YYYY-MM-DD (UTC). */
@@ -55,6 +56,12 @@ export type AdminAction = (state: MockState, input: Record<string, any>) => unkn
 /** What an area module exports (mock/areas/<area>.ts), collected by mock/areas/index.ts. */
 export interface AreaModule {
   handlers: Record<string, AreaHandler>
+  /**
+   * Handlers (by operationId) whose answer depends on nothing but the world, the shop's state, the
+   * request and the clock's date (`ctx.today`, never `ctx.now`), and that write nothing: the response
+   * cache may serve their answers again (mock/stores/response-cache.ts).
+   */
+  cacheable?: readonly string[]
   normalizers?: Record<string, InputNormalizer>
   adminActions?: Record<string, AdminAction>
 }

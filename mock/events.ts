@@ -31,6 +31,16 @@ export function recordEvent(state: MockState, shopId: string, event: RecordedEve
   if (events.length > 1 && events[events.length - 2]!.at > event.at) events.sort((a, b) => a.at - b.at)
 }
 
+/**
+ * A shop's campaign ordinals of one kind (`automations`, `emails`): the `campaign` index its events
+ * carry. A seeded record's ordinal is its position in the world's array (numbered at the first call,
+ * so call it before changing `records`), a created one the next number; deleting a record does not
+ * renumber the others, so `ids[ordinal]` keeps naming the campaign an event belongs to.
+ */
+export function campaignOrdinalTable(state: MockState, shopId: string, slot: string, records: ReadonlyArray<{ campaign_id: string }>) {
+  return state.shopState(shopId, `events/ordinals/${slot}`, () => ({ next: records.length, byId: new Map(records.map((r, i) => [r.campaign_id, i])), ids: records.map((r) => r.campaign_id) }))
+}
+
 /** Number of events of `kind` in [fromMs, toMs), seeded and recorded. */
 export function countShopEvents(state: MockState, shopId: string, kind: EventKind, fromMs: number, toMs: number, campaign?: number): number {
   const log = state.world.shopData[shopId]!.events

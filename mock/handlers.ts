@@ -4,8 +4,8 @@
  */
 import { http, type HttpHandler } from 'msw'
 import type { OperationInfo } from '../openapi/index.ts'
-import { createPipeline, type PipelineContext } from './pipeline/index.ts'
-import { toResponse } from './respond.ts'
+import { createPipeline, type RequestHeaders } from './pipeline/index.ts'
+import { toResponse, type ApiResult } from './respond.ts'
 import type { MockState } from './state.ts'
 
 export interface HandlersOptions {
@@ -20,9 +20,21 @@ export interface HandlersOptions {
 /** `/idempotency/{key}` → `/idempotency/:key` */
 export const toMswPath = (path: string): string => path.replace(/\{([^}]+)\}/g, ':$1')
 
+/** A request already taken apart: what the pipeline reads of it. */
+export interface PipelineRequest {
+  method: string
+  url: URL
+  headers: RequestHeaders
+  /** The body as text ('' when none). */
+  bodyText: string
+  params?: Record<string, string>
+}
+
 export interface OperationRoute {
   op: OperationInfo
   handler: HttpHandler
+  /** Runs the operation's pipeline on a request taken apart (the standalone server's path: no fetch Request or Response per request). */
+  run(request: PipelineRequest): Promise<ApiResult>
 }
 
 /** The operation handlers together with their operations (the standalone server routes on these). */
@@ -36,21 +48,20 @@ export function createOperationRoutes(state: MockState, { baseUrl, operations = 
     let canonical = op
     for (let hops = 0; canonical.aliasOf && byId.has(canonical.aliasOf) && hops < 5; hops++) canonical = byId.get(canonical.aliasOf)!
     const method = op.method.toLowerCase() as 'get' | 'post' | 'delete'
-    const handler = http[method](`${base}${toMswPath(op.path)}`, async ({ request, params }) => {
-      const ctx: PipelineContext = {
-        state,
-        op,
-        canonical,
-        request,
-        url: new URL(request.url),
-        params: Object.fromEntries(Object.entries(params).map(([k, v]) => [k, Array.isArray(v) ? v.join('/') : String(v)])),
-        bodyText: method === 'get' ? '' : await request.text(),
-        receivedAt: state.clock.now(),
-        input: {},
-      }
-      return toResponse(await pipeline(ctx))
-    })
-    return { op, handler }
+    const run = ({ method: calledMethod, url, headers, bodyText, params = {} }: PipelineRequest): Promise<ApiResult> =>
+      pipeline({ state, op, canonical, method: calledMethod, headers, url, params, bodyText, receivedAt: state.clock.now(), input: {} })
+    const handler = http[method](`${base}${toMswPath(op.path)}`, async ({ request, params }) =>
+      toResponse(
+        await run({
+          method: request.method,
+          url: new URL(request.url),
+          headers: request.headers,
+          params: Object.fromEntries(Object.entries(params).map(([k, v]) => [k, Array.isArray(v) ? v.join('/') : String(v)])),
+          bodyText: method === 'get' ? '' : await request.text(),
+        }),
+      ),
+    )
+    return { op, handler, run }
   })
 }
 

@@ -10,6 +10,8 @@ export interface ApiResult {
   body?: unknown
   /** The serialized body, sent byte for byte (idempotent replays). */
   rawBody?: string
+  /** `rawBody` already encoded as UTF-8 (cached answers); the standalone server sends it as is. */
+  rawBytes?: Uint8Array
   headers?: Record<string, string>
 }
 

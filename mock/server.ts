@@ -1,14 +1,16 @@
 /**
- * The standalone server: node:http → fetch Request → the same MSW handlers (through MSW's
- * getResponse) → node response. Requests are routed by method and path to the one operation's
- * handler first (scanning all ~100 handlers per request costs more; see bench/ and the report).
+ * The standalone server: node:http → the same pipeline as the MSW handlers → node response. Requests
+ * are routed by method and path to the one operation (scanning all ~100 handlers per request costs
+ * more); an operation with a fixed path runs straight on node's parsed request (no fetch Request or
+ * Response, no MSW matching), the others and the control API go through MSW's getResponse.
  */
-import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import { createServer as createHttpServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { getResponse, type HttpHandler } from 'msw'
 import { createAdminHandlers } from './admin.ts'
 import { createOperationRoutes, type OperationRoute } from './handlers.ts'
-import { apiError, toResponse } from './respond.ts'
+import type { RequestHeaders } from './pipeline/index.ts'
+import { apiError, serializeBody, toResponse, type ApiResult } from './respond.ts'
 import { createMockState, type MockState, type MockStateOptions } from './state.ts'
 import { redactHeaders } from './stores/journal.ts'
 
@@ -67,11 +69,13 @@ async function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
   if (req.method === 'GET' || req.method === 'HEAD') return undefined
   const chunks: Buffer[] = []
   let size = 0
+  // Past the limit the rest is read and dropped: leaving the loop early would reset the connection
+  // before the client could read the 413.
   for await (const chunk of req) {
     size += (chunk as Buffer).length
-    if (size > MAX_BODY_BYTES) throw apiError(413, `Request body larger than ${MAX_BODY_BYTES} bytes`)
-    chunks.push(chunk as Buffer)
+    if (size <= MAX_BODY_BYTES) chunks.push(chunk as Buffer)
   }
+  if (size > MAX_BODY_BYTES) throw apiError(413, `Request body larger than ${MAX_BODY_BYTES} bytes`, { connection: 'close' })
   return Buffer.concat(chunks)
 }
 
@@ -85,6 +89,59 @@ const CORS_HEADERS: Record<string, string> = {
 
 /** True for 127.0.0.0/8 and ::1 (also IPv4-mapped). */
 export const isLoopback = (address: string | undefined): boolean => !!address && (address === '::1' || address.startsWith('127.') || address.startsWith('::ffff:127.'))
+
+const isAdminPath = (path: string): boolean => path === '/__admin' || path.startsWith('/__admin/')
+
+const utf8 = new TextDecoder()
+/** The body as text, decoded as fetch's `request.text()` decodes it (UTF-8, a leading BOM dropped). */
+const textOf = (body: Buffer | undefined): string => (body && body.length ? utf8.decode(body) : '')
+
+/** node's parsed headers as the pipeline reads them; repeated values joined as fetch's Headers joins them. */
+function nodeHeaders(raw: IncomingHttpHeaders): RequestHeaders {
+  const valueOf = (value: string | string[]) => (typeof value === 'string' ? value : value.join(', '))
+  return {
+    get(name) {
+      const value = raw[name.toLowerCase()]
+      return value === undefined ? null : valueOf(value)
+    },
+    // In name order, as fetch's Headers iterates.
+    forEach(fn) {
+      for (const name of Object.keys(raw).sort()) {
+        const value = raw[name]
+        if (value !== undefined) fn(valueOf(value), name)
+      }
+    },
+  }
+}
+
+function fetchHeaders(raw: IncomingHttpHeaders): Headers {
+  const headers = new Headers()
+  for (const [name, value] of Object.entries(raw)) {
+    if (value === undefined) continue
+    for (const v of Array.isArray(value) ? value : [value]) headers.append(name, v)
+  }
+  return headers
+}
+
+/**
+ * Writes a pipeline result as `toResponse` + `send` would: the CORS headers, the result's own (names
+ * lower-cased), `content-type: application/json` unless set, no body on 204.
+ */
+const EMPTY = new Uint8Array(0)
+
+function sendResult(res: ServerResponse, result: ApiResult): void {
+  const { status } = result
+  // A fetch Response refuses these: the same 500 as on the MSW path.
+  if (status < 200 || status > 599 || !Number.isInteger(status)) throw new RangeError(`init["status"] must be in the range of 200 to 599, inclusive.`)
+  const headers: Record<string, string> = { ...CORS_HEADERS }
+  if (result.headers) for (const name in result.headers) headers[name.toLowerCase()] = result.headers[name]!
+  headers['content-type'] ??= 'application/json'
+  // Encoded once (a cached answer carries its bytes already).
+  const body = status === 204 ? EMPTY : (result.rawBytes ?? Buffer.from(serializeBody(result), 'utf8'))
+  headers['content-length'] = String(body.length)
+  res.writeHead(status, headers)
+  res.end(body)
+}
 
 async function send(res: ServerResponse, response: Response): Promise<void> {
   const body = Buffer.from(await response.arrayBuffer())
@@ -112,16 +169,22 @@ export function createServer({ state = undefined, stateOptions, remoteAdmin = fa
         res.writeHead(204, { ...CORS_HEADERS, 'access-control-max-age': '600' })
         return res.end()
       }
-      const path = (req.url ?? '/').split('?')[0]
+      const method = req.method ?? 'GET'
+      const rawUrl = req.url ?? '/'
+      const path = rawUrl.split('?')[0]
       const body = await readBody(req)
-      const headers = new Headers()
-      for (const [name, value] of Object.entries(req.headers)) {
-        if (value === undefined) continue
-        for (const v of Array.isArray(value) ? value : [value]) headers.append(name, v)
-      }
-      const request = new Request(`${INTERNAL_ORIGIN}${req.url ?? '/'}`, { method: req.method, headers, body: body && body.length ? new Uint8Array(body) : undefined })
+      const headers = nodeHeaders(req.headers)
 
-      if (path === '/__admin' || path.startsWith('/__admin/')) {
+      // The fast path: an operation with a fixed path runs its pipeline on the request as node parsed
+      // it, and the result is written as is (no fetch Request, Response or MSW matching per request).
+      const route = routing === 'map' && !isAdminPath(path) ? router.find(method, path) : undefined
+      if (route && route.op.pathParams.length === 0) {
+        const result = await route.run({ method, url: new URL(`${INTERNAL_ORIGIN}${rawUrl}`), headers, bodyText: textOf(body) })
+        return sendResult(res, result)
+      }
+
+      const request = new Request(`${INTERNAL_ORIGIN}${rawUrl}`, { method, headers: fetchHeaders(req.headers), body: body && body.length ? new Uint8Array(body) : undefined })
+      if (isAdminPath(path)) {
         if (!remoteAdmin && !isLoopback(req.socket.remoteAddress)) return await send(res, toResponse(apiError(403, 'The control API is only served to loopback clients (start with --remote-admin to allow others)')))
         const response = await getResponse(adminHandlers, request)
         return await send(res, response ?? toResponse(apiError(404, `No control API route at ${req.method} ${path}`)))
@@ -129,24 +192,27 @@ export function createServer({ state = undefined, stateOptions, remoteAdmin = fa
 
       let response: Response | undefined
       if (routing === 'scan') response = await getResponse(allHandlers, request)
-      else {
-        const route = router.find(req.method ?? 'GET', path)
-        if (route) response = await getResponse([route.handler], request)
-      }
+      else if (route) response = await getResponse([route.handler], request)
       if (!response) {
-        mockState.journal.record({ time: mockState.clock.now().toISOString(), method: req.method ?? 'GET', path, query: {}, headers: redactHeaders(headers), body: null, operationId: null, status: 404 })
-        response = toResponse(apiError(404, `No operation at ${req.method} ${path}`))
+        mockState.journal.record({ time: mockState.clock.now().toISOString(), method, path, query: {}, headers: redactHeaders(headers), body: null, operationId: null, status: 404 })
+        return sendResult(res, apiError(404, `No operation at ${req.method} ${path}`))
       }
       await send(res, response)
     } catch (error) {
       const status = (error as { status?: number }).status
       const result = status && status < 500 ? (error as ReturnType<typeof apiError>) : apiError(500, `Internal error in the mock server: ${(error as Error).message}`)
-      if (!res.headersSent) await send(res, toResponse(result))
+      if (!res.headersSent) sendResult(res, result)
       else res.destroy()
     }
   }
 
+  // Responses not yet started; at shutdown they end their keep-alive connection (`Connection: close`).
+  const pending = new Set<ServerResponse>()
+  let closing = false
   const server = createHttpServer((req, res) => {
+    if (closing) res.shouldKeepAlive = false
+    pending.add(res)
+    res.once('close', () => pending.delete(res))
     void handle(req, res)
   })
   // Keep-alive sockets would hold close() open; idle ones are closed at shutdown.
@@ -173,6 +239,9 @@ export function createServer({ state = undefined, stateOptions, remoteAdmin = fa
     close({ graceMs = 10_000 } = {}) {
       return new Promise((resolve, reject) => {
         if (!server.listening) return resolve()
+        // In-flight requests still finish; their sockets then close instead of idling until the keep-alive timeout.
+        closing = true
+        for (const res of pending) if (!res.headersSent) res.shouldKeepAlive = false
         const force = setTimeout(() => server.closeAllConnections(), graceMs)
         force.unref()
         server.close((error) => {

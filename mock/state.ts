@@ -4,13 +4,14 @@
  */
 import { loadContract, type Contract } from '../openapi/index.ts'
 import { createAdmin, type Admin } from './admin.ts'
-import { areaAdminActions, areaHandlers, areaNormalizers } from './areas/index.ts'
+import { areaAdminActions, areaCacheableReads, areaHandlers, areaNormalizers } from './areas/index.ts'
 import { createClock, type Clock } from './clock.ts'
 import type { AreaHandler, InputNormalizer } from './context.ts'
 import { createFaultStore, type FaultStore } from './stores/faults.ts'
 import { createIdempotencyStore, type IdempotencyStore, type IdempotencyStoreOptions } from './stores/idempotency.ts'
 import { createJournal, type Journal } from './stores/journal.ts'
 import { createRateLimiter, type RateLimiter, type RateLimiterOptions } from './stores/rate-limiter.ts'
+import { createResponseCache, type ResponseCache, type ResponseCacheOptions } from './stores/response-cache.ts'
 import { buildWorld, type ShopRecord, type World } from './world.ts'
 
 export interface MockStateOptions {
@@ -34,6 +35,12 @@ export interface MockStateOptions {
   rateLimits?: RateLimiterOptions
   /** Most journal entries kept (default 1000). */
   journalSize?: number
+  /**
+   * Serve identical cacheable reads again from a cache emptied by every possible write, control-API
+   * call and clock move (default false; the standalone server turns it on). Not for code that edits
+   * `state.world` directly: such an edit does not empty it.
+   */
+  responseCache?: boolean | ResponseCacheOptions
 }
 
 export interface MockStateSnapshot {
@@ -49,6 +56,8 @@ export interface MockStateSnapshot {
   journalEntries: number
   faults: number
   implementedOperations: number
+  /** The response cache's entries and counters, null when it is off. */
+  responseCache: { entries: number; hits: number; misses: number } | null
 }
 
 export interface MockState {
@@ -63,6 +72,10 @@ export interface MockState {
   readonly rateLimiter: RateLimiter
   readonly journal: Journal
   readonly faults: FaultStore
+  /** Answers of identical cacheable reads (undefined when off). */
+  readonly responseCache: ResponseCache | undefined
+  /** The handlers the response cache may serve again, by operationId (the areas' `cacheable`). */
+  readonly cacheableReads: ReadonlyMap<string, AreaHandler>
   /** Area handlers by operationId (the registry's, plus `options.handlers`). */
   readonly handlers: Map<string, AreaHandler>
   readonly normalizers: Map<string, InputNormalizer>
@@ -84,7 +97,18 @@ export interface MockState {
 /** A new, independent mock state. */
 export function createMockState(options: MockStateOptions = {}): MockState {
   const { rateLimit = true, strict = false, now, handlers = {}, journalSize = 1000 } = options
+  const cache = options.responseCache ? createResponseCache(options.responseCache === true ? {} : options.responseCache) : undefined
   const clock = createClock(now !== undefined ? { start: now } : {})
+  if (cache) {
+    // Any move of the clock empties the cache.
+    for (const move of ['set', 'advance', 'useRealTime'] as const) {
+      const original = clock[move] as (...args: unknown[]) => void
+      ;(clock as unknown as Record<string, unknown>)[move] = (...args: unknown[]) => {
+        cache.invalidate()
+        return original(...args)
+      }
+    }
+  }
   const contract = options.contract ?? loadContract()
   let seed = options.seed ?? 42
   let scale = options.scale ?? 'small'
@@ -112,6 +136,8 @@ export function createMockState(options: MockStateOptions = {}): MockState {
     rateLimiter: createRateLimiter(clock, options.rateLimits),
     journal: createJournal({ max: journalSize }),
     faults: createFaultStore(),
+    responseCache: cache,
+    cacheableReads: new Map(Object.entries(areaCacheableReads).filter(([id]) => !Object.hasOwn(handlers, id))),
     handlers: new Map(Object.entries({ ...areaHandlers, ...handlers })),
     normalizers: new Map(Object.entries(areaNormalizers)),
     admin: undefined as unknown as Admin,
@@ -134,6 +160,7 @@ export function createMockState(options: MockStateOptions = {}): MockState {
       today = fixedToday ?? clock.today()
       world = buildWorld({ seed, scale, today })
       shopBags = new Map()
+      cache?.invalidate()
       state.idempotency.clear()
       state.rateLimiter.clear()
       state.journal.clear()
@@ -153,9 +180,22 @@ export function createMockState(options: MockStateOptions = {}): MockState {
         journalEntries: state.journal.size,
         faults: state.faults.list().length,
         implementedOperations: state.handlers.size,
+        responseCache: cache ? { entries: cache.size, hits: cache.hits, misses: cache.misses } : null,
       }
     },
   }
-  ;(state as { admin: Admin }).admin = createAdmin(state, areaAdminActions)
+  const admin = createAdmin(state, areaAdminActions)
+  if (cache) {
+    // Any control-API call empties the cache (before, and after for the async actions).
+    for (const [name, fn] of Object.entries(admin) as Array<[keyof Admin, (...args: unknown[]) => unknown]>) {
+      ;(admin as unknown as Record<string, unknown>)[name] = (...args: unknown[]) => {
+        cache.invalidate()
+        const result = fn(...args)
+        if (result instanceof Promise) return result.finally(() => cache.invalidate())
+        return result
+      }
+    }
+  }
+  ;(state as { admin: Admin }).admin = admin
   return state
 }

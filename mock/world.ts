@@ -23,5 +23,7 @@ export const isScale = (scale: string): scale is Scale => Object.hasOwn(SCALES, 
 export function buildWorld({ seed, scale, today }: WorldOptions): World {
   if (!isScale(scale)) throw new RangeError(`scale must be one of ${Object.keys(SCALES).join(', ')}; got ${scale}`)
   if (!/^\d{4}-\d{2}-\d{2}$/.test(today)) throw new RangeError(`today must be YYYY-MM-DD; got ${today}`)
-  return createWorld({ seed, scale, today })
+  // Each shop's data is built on its first use (the same data as built at once): a server starts
+  // without building shops no request has asked for.
+  return createWorld({ seed, scale, today, lazyShops: true })
 }

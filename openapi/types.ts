@@ -1668,6 +1668,7 @@ export interface components {
             custom_cogs: number | null;
             stock: number;
         };
+        /** @description spec: Idempotency: response_status and response_body appear only when status is completed. */
         IdempotencyRecord: {
             /** @enum {string} */
             status: "processing" | "completed";
@@ -6319,10 +6320,10 @@ export interface operations {
             content: {
                 "application/json": {
                     date_range: components["schemas"]["DateRange"];
-                    /** @description Adds `daily_counts` to charted stats. */
+                    /** @description Adds `daily_counts` to charted stats. Listed without "optional" in the spec; the mock reads a missing value as false (inferred). */
                     include_charts?: boolean;
                     /** @description Stat keys to compute; an unknown key is refused. */
-                    stats?: ("affiliate_gmv" | "total_gmv" | "affiliate_units_sold" | "total_units_sold" | "videos_posted" | "affiliate_videos_posted" | "video_views" | "likes" | "comments" | "gpm" | "emv" | "commission" | "distinct_creators" | "first_time_posters" | "daily_active_affiliates" | "dms_sent" | "open_plan_cards_sent" | "followup_dms_sent" | "replies" | "tc_invites_sent" | "sample_requests" | "tc_sample_requests" | "open_sample_requests" | "samples_approved" | "samples_delivered" | "gmv_per_sample_delivered" | "live_gmv" | "lives_posted" | "slideshow_gmv" | "slideshow_posts" | "slideshow_views" | "video_gmv" | "shop_tab_gmv" | "shop_tab_impressions" | "ad_spend" | "ad_roi" | "refund_amount" | "items_refunded" | "gmv_with_cofunding" | "platform_orders" | "aov" | "new_content_gmv" | "emails_sent" | "samples_shipped" | "refundable_sample_requests" | "refundable_samples_shipped" | "refundable_samples_delivered" | "samples_refunded" | "sample_refund_amount" | "customer_count" | "add_to_cart_count" | "shipping_fees" | "product_impressions" | "subscription_revenue" | "one_time_purchase_gmv" | "recurrent_order_gmv" | "first_subscription_order_gmv" | "non_recurring_gmv" | "new_subscriptions" | "active_subscribers" | "active_subscriptions" | "subscription_aov" | "subscription_retention_rate" | "subscription_take_rate" | "avg_videos_per_creator" | "avg_gmv_per_video" | "sample_ratio" | "reply_ratio" | "sample_post_rate" | "sample_spend" | "wasted_sample_spend" | "gmv_per_sample_dollar")[];
+                    stats: ("affiliate_gmv" | "total_gmv" | "affiliate_units_sold" | "total_units_sold" | "videos_posted" | "affiliate_videos_posted" | "video_views" | "likes" | "comments" | "gpm" | "emv" | "commission" | "distinct_creators" | "first_time_posters" | "daily_active_affiliates" | "dms_sent" | "open_plan_cards_sent" | "followup_dms_sent" | "replies" | "tc_invites_sent" | "sample_requests" | "tc_sample_requests" | "open_sample_requests" | "samples_approved" | "samples_delivered" | "gmv_per_sample_delivered" | "live_gmv" | "lives_posted" | "slideshow_gmv" | "slideshow_posts" | "slideshow_views" | "video_gmv" | "shop_tab_gmv" | "shop_tab_impressions" | "ad_spend" | "ad_roi" | "refund_amount" | "items_refunded" | "gmv_with_cofunding" | "platform_orders" | "aov" | "new_content_gmv" | "emails_sent" | "samples_shipped" | "refundable_sample_requests" | "refundable_samples_shipped" | "refundable_samples_delivered" | "samples_refunded" | "sample_refund_amount" | "customer_count" | "add_to_cart_count" | "shipping_fees" | "product_impressions" | "subscription_revenue" | "one_time_purchase_gmv" | "recurrent_order_gmv" | "first_subscription_order_gmv" | "non_recurring_gmv" | "new_subscriptions" | "active_subscribers" | "active_subscriptions" | "subscription_aov" | "subscription_retention_rate" | "subscription_take_rate" | "avg_videos_per_creator" | "avg_gmv_per_video" | "sample_ratio" | "reply_ratio" | "sample_post_rate" | "sample_spend" | "wasted_sample_spend" | "gmv_per_sample_dollar")[];
                     product_id?: string;
                     campaign_id?: string;
                     only_show_campaign_stats?: boolean;

@@ -292,8 +292,14 @@ const listAdCreatives: AreaHandler = (ctx) => {
   const table = data.facts.creatives
   const videoTable = data.facts.videos
   const byVideo = new Map<string, typeof inScope>()
-  for (const c of inScope) byVideo.set(c.video_id, [...(byVideo.get(c.video_id) ?? []), c])
+  for (const c of inScope) {
+    const parts = byVideo.get(c.video_id)
+    if (parts) parts.push(c)
+    else byVideo.set(c.video_id, [c])
+  }
 
+  const { spend, revenue, orders: orderCounts, impressions: impressionCounts, clicks: clickCounts } = table.columns
+  const rateColumns = WEIGHTED_RATES.map(([rate, weight]) => [table.columns[rate], table.columns[weight]] as const)
   const rows: CreativeRow[] = []
   for (const [video_id, parts] of byVideo) {
     const sums = { spend: 0, revenue: 0, orders: 0, impressions: 0, clicks: 0 }
@@ -301,18 +307,25 @@ const listAdCreatives: AreaHandler = (ctx) => {
     let latest: { day: number; status: AdDeliveryStatus } | null = null
     for (const part of parts) {
       const [a, b] = table.rowRange(part.creative_id, fromDay, toDay)
-      for (const metric of ['spend', 'revenue', 'orders', 'impressions', 'clicks'] as const) {
-        const column = table.columns[metric]
-        for (let r = a; r < b; r++) sums[metric] += column[r]!
+      // One pass over the rows; each figure is still summed row by row in day order.
+      for (let r = a; r < b; r++) {
+        sums.spend += spend[r]!
+        sums.revenue += revenue[r]!
+        sums.orders += orderCounts[r]!
+        sums.impressions += impressionCounts[r]!
+        sums.clicks += clickCounts[r]!
       }
-      for (const [rate, weight] of WEIGHTED_RATES) {
-        const values = table.columns[rate]
-        const weights = table.columns[weight]
+      WEIGHTED_RATES.forEach(([rate], k) => {
+        const [values, weights] = rateColumns[k]!
+        let total = weighted[rate][0]!
+        let weight = weighted[rate][1]!
         for (let r = a; r < b; r++) {
-          weighted[rate][0] += values[r]! * weights[r]!
-          weighted[rate][1] += weights[r]!
+          total += values[r]! * weights[r]!
+          weight += weights[r]!
         }
-      }
+        weighted[rate][0] = total
+        weighted[rate][1] = weight
+      })
       // spec: status is the latest value within the metrics window.
       const status = statusOn(part.status_history, toDay)
       if (status && (!latest || status.day >= latest.day)) latest = status
@@ -498,4 +511,6 @@ export const ads: AreaModule = {
     listBoostedCreatives: acceptCamelCase(sortDir),
   },
   adminActions: { 'ads/boost-stop': stopBoost },
+  // Facts and records of the world, the request and ctx.today: nothing else.
+  cacheable: ['listAdCampaigns', 'listAdCreatives'],
 }

@@ -28,6 +28,7 @@ import {
   sortRows,
   usDateOf,
   type DayWindow,
+  type SortDirection,
   type SortValue,
 } from './timeseries.ts'
 
@@ -71,13 +72,88 @@ const hasBounds = (bounds: Bounds): boolean => !!bounds && Object.values(bounds)
 
 // ---- CRM ----
 
+/**
+ * What the CRM reads of each affiliate that no request changes (the world's content is fixed; only
+ * tags are edited, and they are read at request time): its creator, fact-table entity, posts, LIVEs,
+ * last post and LIVE days, and its handle's rank in sort order. Built once per shop of a world, on
+ * the first CRM request (a reset builds a new world, so a new index).
+ */
+interface CrmIndex {
+  /** The affiliate records indexed (a test may add some to the world: then the index is rebuilt). */
+  affiliates: Affiliate[]
+  creators: Creator[]
+  /** Entity index in `facts.affiliates` (-1 without facts). */
+  entities: Int32Array
+  videos: Video[][]
+  lives: LiveStream[][]
+  /** Day of the last video or slideshow, -1 for none. */
+  lastPost: Int32Array
+  /** Day of the last LIVE, -1 for none. */
+  lastLive: Int32Array
+  /** Position of the handle in `localeCompare` order (the tie-break of every CRM sort). */
+  handleRank: Int32Array
+}
+
+const crmIndexes = new WeakMap<ShopData, CrmIndex>()
+
+/** True while `records` still holds exactly the records a cache was built from. */
+export const sameRecords = <T>(snapshot: readonly T[], records: readonly T[]): boolean =>
+  snapshot.length === records.length && snapshot.every((record, i) => record === records[i])
+
+function crmIndexOf(world: World, data: ShopData): CrmIndex {
+  let index = crmIndexes.get(data)
+  if (index && sameRecords(index.affiliates, data.affiliates)) return index
+  const n = data.affiliates.length
+  const lastDayOf = (days: number[]) => (days.length ? Math.max(...days) : -1)
+  index = {
+    affiliates: [...data.affiliates],
+    creators: data.affiliates.map((a) => creatorOf(world, a)),
+    entities: Int32Array.from(data.affiliates, (a) => data.facts.affiliates.indexOf(a.creator_id)),
+    videos: [],
+    lives: [],
+    lastPost: new Int32Array(n),
+    lastLive: new Int32Array(n),
+    handleRank: new Int32Array(n),
+  }
+  data.affiliates.forEach((affiliate, i) => {
+    const { videos, slideshows, lives } = creatorContent(world, data, affiliate.creator_id)
+    index!.videos.push(videos)
+    index!.lives.push(lives)
+    index!.lastPost[i] = lastDayOf([...videos, ...slideshows].map((p) => p.post_day))
+    index!.lastLive[i] = lastDayOf(lives.map((l) => l.start_day))
+  })
+  const byHandle = data.affiliates.map((a, i) => ({ handle: a.handle, i })).sort((a, b) => a.handle.localeCompare(b.handle))
+  byHandle.forEach(({ handle, i }, k) => {
+    // Handles that compare equal share a rank, as they tie in localeCompare.
+    index!.handleRank[i] = k > 0 && byHandle[k - 1]!.handle.localeCompare(handle) === 0 ? index!.handleRank[byHandle[k - 1]!.i]! : k
+  })
+  crmIndexes.set(data, index)
+  return index
+}
+
+type CrmMetric = 'gmv' | 'video_gmv' | 'live_gmv' | 'commission' | 'units_sold'
+
+const crmSum = (data: ShopData, index: CrmIndex, i: number, metric: CrmMetric, w: DayWindow): number => {
+  const entity = index.entities[i]!
+  return entity < 0 ? 0 : round2(data.facts.affiliates.sum(metric, entity, w.from, w.to))
+}
+
+const videoCount = (index: CrmIndex, i: number, w: DayWindow): number => {
+  let count = 0
+  for (const v of index.videos[i]!) if (inWindow(v.post_day, w)) count++
+  return count
+}
+
+const windowLivesOf = (index: CrmIndex, i: number, w: DayWindow): LiveStream[] => index.lives[i]!.filter((l) => inWindow(l.start_day, w))
+
+const lastDayText = (world: World, day: number): string | null => (day < 0 ? null : usDateOf(world, day))
+
 /** spec: Affiliate (CRM row): shop metrics all-time or within the window, the public profile, the shop's tags. */
-function crmRow(world: World, data: ShopData, affiliate: Affiliate, w: DayWindow): CrmRow {
-  const creator = creatorOf(world, affiliate)
-  const { videos, slideshows, lives } = creatorContent(world, data, affiliate.creator_id)
-  const sum = (metric: 'gmv' | 'video_gmv' | 'live_gmv' | 'commission' | 'units_sold') => round2(data.facts.affiliates.sum(metric, affiliate.creator_id, w.from, w.to))
-  const windowLives = lives.filter((l) => inWindow(l.start_day, w))
-  const lastDay = (days: number[]) => (days.length ? usDateOf(world, Math.max(...days)) : null)
+function crmRow(world: World, data: ShopData, index: CrmIndex, i: number, w: DayWindow): CrmRow {
+  const affiliate = data.affiliates[i]!
+  const creator = index.creators[i]!
+  const sum = (metric: CrmMetric) => crmSum(data, index, i, metric, w)
+  const windowLives = windowLivesOf(index, i, w)
   return {
     shop_id: data.shop.shop_id,
     handle: affiliate.handle,
@@ -85,7 +161,7 @@ function crmRow(world: World, data: ShopData, affiliate: Affiliate, w: DayWindow
     nickname: creator.nickname,
     showcasing: affiliate.showcasing,
     units_sold: sum('units_sold'),
-    video_count: videos.filter((v) => inWindow(v.post_day, w)).length,
+    video_count: videoCount(index, i, w),
     live_count: windowLives.length,
     live_duration: windowLives.reduce((total, l) => total + l.duration, 0),
     gmv: sum('gmv'),
@@ -93,8 +169,8 @@ function crmRow(world: World, data: ShopData, affiliate: Affiliate, w: DayWindow
     live_gmv: sum('live_gmv'),
     commission: sum('commission'),
     // Most recent post (video or slideshow) and LIVE, whatever the window.
-    last_post: lastDay([...videos, ...slideshows].map((p) => p.post_day)),
-    last_live: lastDay(lives.map((l) => l.start_day)),
+    last_post: lastDayText(world, index.lastPost[i]!),
+    last_live: lastDayText(world, index.lastLive[i]!),
     // spec: email falls back to the public profile email; null when unknown.
     email: affiliate.email ?? creator.email,
     phone_number: affiliate.phone_number ?? creator.phone_number,
@@ -122,6 +198,123 @@ function crmRow(world: World, data: ShopData, affiliate: Affiliate, w: DayWindow
 
 const tagList = (value: unknown): string[] => (Array.isArray(value) ? value.filter((t): t is string => typeof t === 'string') : [])
 
+/** Indexes of the shop's affiliates matching a CRM `filters` object, in record order (see filterCrmAffiliates). */
+function matchingAffiliates(world: World, data: ShopData, index: CrmIndex, filters: Record<string, any>, window: DayWindow): number[] {
+  const f = filters ?? {}
+  const include = tagList(f.include_tags)
+  const exclude = tagList(f.exclude_tags)
+  // Without a numeric bound every creator is within the performance filters.
+  const wantsAffiliatePerformance = hasBounds(f.affiliate_performance)
+  const wantsShopPerformance = hasBounds(f.shop_performance)
+  const minVideos = typeof f.min_videos === 'number' ? f.min_videos : undefined
+  const out: number[] = []
+  data.affiliates.forEach((affiliate, i) => {
+    if (!handleMatches(affiliate.handle, f.handle)) return
+    if (include.length && !affiliate.tags.some((t) => include.includes(t))) return
+    if (exclude.length && affiliate.tags.some((t) => exclude.includes(t))) return
+    if (wantsAffiliatePerformance && !matchesAffiliatePerformance(index.creators[i]!, f.affiliate_performance)) return
+    if (wantsShopPerformance && !matchesShopPerformance(shopLifetime(world, data, affiliate.creator_id), f.shop_performance)) return
+    if (minVideos !== undefined && videoCount(index, i, window) < minVideos) return
+    out.push(i)
+  })
+  return out
+}
+
+const CRM_SORT_KEYS = [
+  'gmv', 'video_gmv', 'live_gmv', 'commission', 'units_sold', 'video_count', 'live_count', 'live_duration',
+  'follower_cnt', 'med_gmv_revenue', 'brand_collaborations', 'video_engagement', 'video_avg_view_cnt', 'post_rate',
+  'last_post', 'last_live', 'handle',
+] as const
+type CrmSortKey = (typeof CRM_SORT_KEYS)[number]
+
+/**
+ * The value a CRM row sorts by, as a number (NaN for null, sorted last): the row's own field, a
+ * last_post / last_live date as its day (same order as the ISO date), a handle as its rank.
+ */
+function crmSortNumber(data: ShopData, index: CrmIndex, i: number, key: CrmSortKey, w: DayWindow): number {
+  const creator = index.creators[i]!
+  switch (key) {
+    case 'gmv':
+    case 'video_gmv':
+    case 'live_gmv':
+    case 'commission':
+    case 'units_sold':
+      return crmSum(data, index, i, key, w)
+    case 'video_count':
+      return videoCount(index, i, w)
+    case 'live_count':
+      return windowLivesOf(index, i, w).length
+    case 'live_duration':
+      return windowLivesOf(index, i, w).reduce((total, l) => total + l.duration, 0)
+    case 'post_rate':
+      return typeof creator.post_rate === 'number' ? creator.post_rate : NaN
+    case 'last_post':
+    case 'last_live': {
+      const day = key === 'last_post' ? index.lastPost[i]! : index.lastLive[i]!
+      return day < 0 ? NaN : day
+    }
+    case 'handle':
+      return index.handleRank[i]!
+    default: {
+      const value = creator[key]
+      return typeof value === 'number' ? value : NaN
+    }
+  }
+}
+
+/**
+ * The first `count` affiliate indexes in the order sortRows sorts CRM rows: by the key (nulls last in
+ * both directions), ties by handle ascending (then record order). Only the sort values are computed,
+ * not the rows; a first page is picked with a bounded heap rather than sorting every match.
+ */
+function sortCrm(data: ShopData, index: CrmIndex, matching: number[], key: CrmSortKey, direction: SortDirection, w: DayWindow, count = matching.length): number[] {
+  const sign = direction === 'asc' ? 1 : -1
+  const values = new Float64Array(data.affiliates.length)
+  for (const i of matching) values[i] = crmSortNumber(data, index, i, key, w)
+  const rank = index.handleRank
+  const compare = (a: number, b: number): number => {
+    const x = values[a]!
+    const y = values[b]!
+    const xNull = Number.isNaN(x)
+    const yNull = Number.isNaN(y)
+    if (xNull !== yNull) return xNull ? 1 : -1
+    return (xNull ? 0 : sign * (x - y)) || rank[a]! - rank[b]! || a - b
+  }
+  return firstInOrder(matching, Math.max(0, count), compare)
+}
+
+/** The first `count` items of `items` sorted by `compare` (a total order); `items` may be reordered. */
+function firstInOrder(items: number[], count: number, compare: (a: number, b: number) => number): number[] {
+  if (count * 4 >= items.length) return items.sort(compare).slice(0, count)
+  // A max-heap of the best `count` so far: its root is the worst of them.
+  const heap: number[] = []
+  const siftDown = (at: number) => {
+    for (;;) {
+      const left = 2 * at + 1
+      if (left >= heap.length) return
+      const worse = left + 1 < heap.length && compare(heap[left + 1]!, heap[left]!) > 0 ? left + 1 : left
+      if (compare(heap[worse]!, heap[at]!) <= 0) return
+      ;[heap[at], heap[worse]] = [heap[worse]!, heap[at]!]
+      at = worse
+    }
+  }
+  for (const item of items) {
+    if (heap.length < count) {
+      heap.push(item)
+      for (let at = heap.length - 1; at > 0; ) {
+        const parent = (at - 1) >> 1
+        if (compare(heap[at]!, heap[parent]!) <= 0) break
+        ;[heap[at], heap[parent]] = [heap[parent]!, heap[at]!]
+        at = parent
+      }
+    } else if (count > 0 && compare(item, heap[0]!) < 0) {
+      heap[0] = item
+      siftDown(0)
+    }
+  }
+  return heap.sort(compare)
+}
+
 /**
  * The shop's CRM rows matching a CRM `filters` object (spec: POST /affiliate/crm/list): `handle`
  * (case-insensitive substring), `min_videos` (videos in the window), `include_tags` (any of them,
@@ -133,50 +326,31 @@ export function filterCrmAffiliates(state: MockState, shopId: string, filters: R
   const world = state.world
   const data = shopDataOf(world, shopId)
   const window = dayWindow(world, dateRange)
-  const f = filters ?? {}
-  const include = tagList(f.include_tags)
-  const exclude = tagList(f.exclude_tags)
-  const rows: CrmRow[] = []
-  for (const affiliate of data.affiliates) {
-    if (!handleMatches(affiliate.handle, f.handle)) continue
-    if (include.length && !affiliate.tags.some((t) => include.includes(t))) continue
-    if (exclude.length && affiliate.tags.some((t) => exclude.includes(t))) continue
-    if (!matchesAffiliatePerformance(creatorOf(world, affiliate), f.affiliate_performance)) continue
-    if (hasBounds(f.shop_performance) && !matchesShopPerformance(shopLifetime(world, data, affiliate.creator_id), f.shop_performance)) continue
-    const row = crmRow(world, data, affiliate, window)
-    if (typeof f.min_videos === 'number' && row.video_count < f.min_videos) continue
-    rows.push(row)
-  }
-  return sortRows(rows, (r) => r.gmv, 'desc', (r) => r.handle)
-}
-
-const CRM_SORT_KEYS = [
-  'gmv', 'video_gmv', 'live_gmv', 'commission', 'units_sold', 'video_count', 'live_count', 'live_duration',
-  'follower_cnt', 'med_gmv_revenue', 'brand_collaborations', 'video_engagement', 'video_avg_view_cnt', 'post_rate',
-  'last_post', 'last_live', 'handle',
-] as const
-
-/** MM/DD/YYYY → YYYY-MM-DD, so dates sort as text. */
-const isoOfUs = (us: string | null): string | null => (us ? `${us.slice(6)}-${us.slice(0, 2)}-${us.slice(3, 5)}` : null)
-
-function crmSortValue(row: CrmRow, key: (typeof CRM_SORT_KEYS)[number]): SortValue {
-  if (key === 'last_post' || key === 'last_live') return isoOfUs(row[key])
-  if (key === 'post_rate') return typeof row.post_rate === 'number' ? row.post_rate : null
-  return row[key]
+  const index = crmIndexOf(world, data)
+  const sorted = sortCrm(data, index, matchingAffiliates(world, data, index, filters, window), 'gmv', 'desc', window)
+  return sorted.map((i) => crmRow(world, data, index, i, window))
 }
 
 /** `{data: {total_count}}` for `just_count: true` (spec: Conventions 3). */
 const countOnly = (total: number) => ({ status: 200, body: { data: { total_count: total } } })
 
 const listCrmAffiliates: AreaHandler = (ctx) => {
-  const { input } = ctx
+  const { input, world } = ctx
   const sortBy = sortKeyOf(input.sort_by, CRM_SORT_KEYS, 'sort_by', 'gmv')
   const direction = sortDirectionOf(input.sort_direction, 'sort_direction')
-  const matching = filterCrmAffiliates(ctx.state, ctx.shop!.shop_id, input.filters ?? {}, input.date_range)
+  const data = shopDataOf(world, ctx.shop!.shop_id)
+  const window = dayWindow(world, input.date_range)
+  const index = crmIndexOf(world, data)
+  const matching = matchingAffiliates(world, data, index, input.filters ?? {}, window)
   if (input.just_count === true) return countOnly(matching.length)
-  const { rows, hasMore } = paginate(sortRows(matching, (r) => crmSortValue(r, sortBy), direction, (r) => r.handle), ctx.page!)
+  // Only the rows up to the end of the page are ordered, and only the page's rows are built.
+  const page = ctx.page!
+  const ordered = sortCrm(data, index, matching, sortBy, direction, window, page.offset + page.limit)
+  const { rows } = paginate(ordered, page)
+  const hasMore = page.offset + page.limit < Math.min(matching.length, page.depthCap)
+  const results = rows.map((i) => crmRow(world, data, index, i, window))
   // spec: CRM Search returns results, has_more, page_size, page_offset at the top level.
-  return { status: 200, body: { results: rows, has_more: hasMore, page_size: ctx.page!.pageSize, page_offset: ctx.page!.offset } }
+  return { status: 200, body: { results, has_more: hasMore, page_size: ctx.page!.pageSize, page_offset: ctx.page!.offset } }
 }
 
 // ---- Videos, slideshows, LIVEs ----
@@ -344,4 +518,5 @@ const listAffiliateLives: AreaHandler = (ctx) => {
 export const content: AreaModule = {
   handlers: { listCrmAffiliates, listAffiliateVideos, listAffiliateSlideshows, listAffiliateLives },
   normalizers: { listAffiliateSlideshows: refuseAdMetricSort },
+  cacheable: ['listCrmAffiliates'],
 }

@@ -50,3 +50,12 @@ export const areaHandlers: Record<string, AreaHandler> = collect((m) => m.handle
 export const areaNormalizers: Record<string, InputNormalizer> = collect((m) => m.normalizers, 'normalizer')
 /** Control-API actions by name (`samples/arrive` → `POST /__admin/samples/arrive`). */
 export const areaAdminActions: Record<string, AdminAction> = collect((m) => m.adminActions, 'admin action')
+
+/** The handlers the response cache may serve again (each area's `cacheable`), by operationId. */
+export const areaCacheableReads: Record<string, AreaHandler> = Object.fromEntries(
+  Object.values(modules).flatMap((m) => (m.cacheable ?? []).map((id) => {
+    const handler = m.handlers[id]
+    if (!handler) throw new Error(`cacheable ${id} has no handler in its area`)
+    return [id, handler] as const
+  })),
+)

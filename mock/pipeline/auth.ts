@@ -27,7 +27,7 @@ export const auth = (): Step =>
     // spec: Authentication 2: GET /health needs no key.
     if (op.auth === 'none') return next()
     const world = ctx.state.world
-    const key = ctx.request.headers.get('x-api-key')
+    const key = ctx.headers.get('x-api-key')
     // spec: Errors: the status for a missing or invalid key is not shown; 401 is inferred.
     if (!key) throw apiError(401, MESSAGES.missingKey)
     const apiKey = world.apiKeys.find((k) => k.key === key)
@@ -35,7 +35,7 @@ export const auth = (): Step =>
     ctx.apiKey = apiKey
 
     if (op.auth === 'key+shop') {
-      const shopId = ctx.request.headers.get('x-shop-id')
+      const shopId = ctx.headers.get('x-shop-id')
       if (shopId === null || shopId.trim() === '') throw apiError(400, MESSAGES.missingShop)
       if (!SHOP_ID.test(shopId.trim())) throw apiError(400, MESSAGES.invalidShop)
     }
@@ -49,7 +49,7 @@ export const auth = (): Step =>
     if ((op.enterprise || canonical.enterprise) && apiKey.tier !== 'enterprise') throw apiError(403, MESSAGES.needsEnterprise)
 
     if (op.auth === 'key+shop') {
-      const shopId = ctx.request.headers.get('x-shop-id')!.trim().toLowerCase()
+      const shopId = ctx.headers.get('x-shop-id')!.trim().toLowerCase()
       const shop = world.shops.find((s) => s.shop_id.toLowerCase() === shopId)
       // Another account's shop and an unknown id look the same: nothing of it is visible.
       if (!shop) throw apiError(403, MESSAGES.shopNotOwned)

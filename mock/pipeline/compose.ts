@@ -8,13 +8,24 @@ import type { MockState } from '../state.ts'
 import type { ApiKeyRecord, ShopRecord } from '../world.ts'
 import type { PageWindow } from './paging.ts'
 
+/**
+ * The request headers as the pipeline reads them: a fetch `Headers` (MSW handlers) or the standalone
+ * server's view of node's already-parsed headers, so no `Request` is built per request there.
+ */
+export interface RequestHeaders {
+  /** The value of a header (name in any case), or null. */
+  get(name: string): string | null
+  forEach(fn: (value: string, name: string) => void): void
+}
+
 export interface PipelineContext {
   state: MockState
   /** The operation the client called. */
   op: OperationInfo
   /** The operation whose handler answers (differs for aliases). */
   canonical: OperationInfo
-  request: Request
+  method: string
+  headers: RequestHeaders
   url: URL
   params: Record<string, string>
   /** The request body as text ('' when none). */

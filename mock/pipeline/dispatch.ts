@@ -18,7 +18,7 @@ export const dispatch = (): Final =>
       apiKey: ctx.apiKey,
       input: ctx.input,
       params: ctx.params,
-      headers: ctx.request.headers,
+      headers: ctx.headers,
       now: ctx.receivedAt,
       today: ctx.receivedAt.toISOString().slice(0, 10),
       page: ctx.page,

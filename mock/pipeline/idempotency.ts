@@ -10,11 +10,13 @@ import { INVALID_IDEMPOTENCY_KEY } from './validate.ts'
 
 export const KEY_PATTERN = /^[A-Za-z0-9-]{1,128}$/
 export const IN_FLIGHT_MESSAGE = 'A request with this Idempotency-Key is still in flight'
+/** The key was first used on another operation: its cached answer is not this operation's response. */
+export const keyUsedElsewhere = (permission: string) => `Idempotency-Key already used for ${permission} on this shop; use a new key for another operation`
 
 export const idempotency = (): Step =>
   async function idempotency(ctx, next) {
     if (!ctx.op.idempotent && !ctx.canonical.idempotent) return next()
-    const key = ctx.request.headers.get('idempotency-key')
+    const key = ctx.headers.get('idempotency-key')
     // spec: Idempotency: the header is optional; without it the endpoint behaves normally.
     if (key === null) return next()
     if (!KEY_PATTERN.test(key)) throw apiError(400, INVALID_IDEMPOTENCY_KEY)
@@ -25,6 +27,7 @@ export const idempotency = (): Step =>
     if (claim.kind === 'in-flight') throw apiError(409, IN_FLIGHT_MESSAGE)
     if (claim.kind === 'replay') {
       const { entry } = claim
+      if (entry.permission !== undefined && entry.permission !== ctx.canonical.permission) throw apiError(400, keyUsedElsewhere(entry.permission))
       return { status: entry.responseStatus!, rawBody: entry.rawBody!, headers: { ...entry.headers, 'idempotent-replayed': 'true' } }
     }
 
@@ -45,6 +48,6 @@ export const idempotency = (): Step =>
       return result
     }
     const rawBody = serializeBody(result)
-    store.complete(shopId, key, { status: result.status, rawBody, headers: result.headers })
+    store.complete(shopId, key, { status: result.status, rawBody, headers: result.headers, permission: ctx.canonical.permission })
     return { status: result.status, rawBody, headers: result.headers }
   }

@@ -1,7 +1,7 @@
 /**
  * The request pipeline, composed in one place. Order matters:
  * journal → error boundary → (strict) response check → faults → Prefer → auth → rate limit →
- * validation → paging → idempotency → the area handler.
+ * validation → paging → idempotency → response cache → the area handler.
  */
 import { auth } from './auth.ts'
 import { compose, type Final, type Step } from './compose.ts'
@@ -13,10 +13,11 @@ import { journal } from './journal.ts'
 import { paging } from './paging.ts'
 import { prefer } from './prefer.ts'
 import { rateLimit } from './rate-limit.ts'
+import { responseCache } from './response-cache.ts'
 import { responseCheck } from './response-check.ts'
 import { validate } from './validate.ts'
 
-export type { PipelineContext, Step, Final, Next } from './compose.ts'
+export type { PipelineContext, RequestHeaders, Step, Final, Next } from './compose.ts'
 export { compose } from './compose.ts'
 
 export interface PipelineOptions {
@@ -37,6 +38,7 @@ export function createPipeline({ log }: PipelineOptions = {}): Final {
     validate(),
     paging(),
     idempotency(),
+    responseCache(),
   ]
   return compose(steps, dispatch())
 }

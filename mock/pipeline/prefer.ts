@@ -30,7 +30,7 @@ export function preferredMessage(op: OperationInfo, status: number): string {
  */
 export const prefer = (): Step =>
   async function prefer(ctx, next) {
-    const header = ctx.request.headers.get('prefer')
+    const header = ctx.headers.get('prefer')
     const match = header && /(?:^|[\s,;])code=(\d{3})\b/.exec(header)
     if (!match) return next()
     const status = Number(match[1])

@@ -12,6 +12,8 @@ export interface IdempotencyEntry {
   rawBody?: string
   headers?: Record<string, string>
   expiresAt?: number
+  /** The operation (`POST /automations/create`) whose answer this is: a replay serves only it. */
+  permission?: string
 }
 
 export interface IdempotencyStoreOptions {
@@ -32,7 +34,7 @@ export interface IdempotencyStore {
   /** Starts a request with this key, or tells that one is in flight or completed. */
   claim(shopId: string, key: string): IdempotencyClaim
   /** The first request finished with a cacheable response. */
-  complete(shopId: string, key: string, response: { status: number; rawBody: string; headers?: Record<string, string> }): void
+  complete(shopId: string, key: string, response: { status: number; rawBody: string; headers?: Record<string, string>; permission?: string }): void
   /** The first request failed (5xx or exception): the key is free again. */
   release(shopId: string, key: string): void
   /** The live record, or undefined when never made or expired. */
@@ -43,8 +45,11 @@ export interface IdempotencyStore {
 
 const idOf = (shopId: string, key: string) => `${shopId}\u0000${key}`
 
+/** Most records a store keeps by default: the bound on its memory, however many keys clients send. */
+export const DEFAULT_MAX_RECORDS = 10_000
+
 /** An in-memory, bounded idempotency store on the mock clock. */
-export function createIdempotencyStore(clock: Clock, { ttlMs = 24 * 60 * 60 * 1000, inFlightMs = 60 * 1000, maxRecords = 10_000 }: IdempotencyStoreOptions = {}): IdempotencyStore {
+export function createIdempotencyStore(clock: Clock, { ttlMs = 24 * 60 * 60 * 1000, inFlightMs = 60 * 1000, maxRecords = DEFAULT_MAX_RECORDS }: IdempotencyStoreOptions = {}): IdempotencyStore {
   // Insertion-ordered: the first entry is the oldest, which is what eviction drops.
   const records = new Map<string, IdempotencyEntry>()
 
@@ -86,7 +91,7 @@ export function createIdempotencyStore(clock: Clock, { ttlMs = 24 * 60 * 60 * 10
       const id = idOf(shopId, key)
       const startedAt = records.get(id)?.startedAt ?? now
       records.delete(id)
-      records.set(id, { status: 'completed', startedAt, responseStatus: response.status, rawBody: response.rawBody, headers: response.headers, expiresAt: now + ttlMs })
+      records.set(id, { status: 'completed', startedAt, responseStatus: response.status, rawBody: response.rawBody, headers: response.headers, expiresAt: now + ttlMs, permission: response.permission })
       sweep(now)
     },
     release(shopId, key) {

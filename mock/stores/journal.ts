@@ -1,7 +1,10 @@
 /**
  * The journal of requests received, so client developers can assert what their client sent
- * (`GET /__admin/requests`). Secrets are redacted before anything is stored.
+ * (`GET /__admin/requests`). Secrets are redacted whenever an entry is read; an entry only keeps what
+ * it needs to show itself (its headers, query and body are worked out on first read).
  */
+import type { RequestHeaders } from '../pipeline/compose.ts'
+
 export interface JournalEntry {
   id: number
   /** Mock-clock time the request arrived (ISO). */
@@ -19,7 +22,8 @@ export interface JournalEntry {
 }
 
 export interface Journal {
-  record(entry: Omit<JournalEntry, 'id'>): JournalEntry
+  /** Stores an entry; one that carries an `id` field is kept as it is (its getters stay lazy) and numbered. */
+  record(entry: Omit<JournalEntry, 'id'> | JournalEntry): JournalEntry
   entries(filter?: { operationId?: string; limit?: number }): JournalEntry[]
   clear(): void
   readonly size: number
@@ -29,7 +33,7 @@ export const REDACTED = 'REDACTED'
 const SECRET_HEADERS = /^(x-api-key|authorization|proxy-authorization|cookie|set-cookie)$/i
 
 /** Header object with secrets replaced by `REDACTED`. */
-export function redactHeaders(headers: Headers): Record<string, string> {
+export function redactHeaders(headers: RequestHeaders): Record<string, string> {
   const out: Record<string, string> = {}
   headers.forEach((value, name) => {
     out[name] = SECRET_HEADERS.test(name) ? REDACTED : value
@@ -43,9 +47,13 @@ export function createJournal({ max = 1000 } = {}): Journal {
   let nextId = 1
   return {
     record(entry) {
-      const full = { id: nextId++, ...entry }
+      let full: JournalEntry
+      if ('id' in entry) {
+        full = entry
+        full.id = nextId++
+      } else full = { id: nextId++, ...entry }
       entries.push(full)
-      if (entries.length > max) entries = entries.slice(entries.length - max)
+      while (entries.length > max) entries.shift()
       return full
     },
     entries({ operationId, limit } = {}) {

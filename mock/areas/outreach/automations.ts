@@ -6,7 +6,7 @@ import type { EventKind } from '../../../fixtures/facts.ts'
 import type { Automation, Creator, ShopData } from '../../../fixtures/types.ts'
 import type { components } from '../../../openapi/types.ts'
 import type { AreaHandler, RequestContext } from '../../context.ts'
-import { countShopEvents } from '../../events.ts'
+import { campaignOrdinalTable, countShopEvents } from '../../events.ts'
 import { apiError } from '../../respond.ts'
 import { deleteById, findRecord, groupMembers, localDayStartMs, newId, nonBlank, shopOf } from './common.ts'
 
@@ -226,7 +226,13 @@ const updateAutomation: AreaHandler = (ctx) => {
   return { status: 200, body: { data: automationView(ctx, shopId, data, automation, messagesRemaining(ctx, shopId)) } }
 }
 
-const deleteAutomation = deleteById((data) => data.automations, 'campaign_id', 'automation')
+const removeAutomation = deleteById((data) => data.automations, 'campaign_id', 'automation')
+// Number the automations before one goes, so their DM and invite events stay attached (spec: POST /shop/stats, campaign_id).
+const deleteAutomation: AreaHandler = (ctx) => {
+  const { shopId, data } = shopOf(ctx)
+  campaignOrdinalTable(ctx.state, shopId, 'automations', data.automations)
+  return removeAutomation(ctx)
+}
 
 const listAutomations: AreaHandler = (ctx) => {
   const { shopId, data } = shopOf(ctx)

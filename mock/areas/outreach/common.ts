@@ -5,6 +5,7 @@
 import { timeZoneOffsetMs, DAY_MS } from '../../../fixtures/days.ts'
 import type { Creator, ShopData } from '../../../fixtures/types.ts'
 import type { AreaHandler, RequestContext } from '../../context.ts'
+import { campaignOrdinalTable } from '../../events.ts'
 import { apiError } from '../../respond.ts'
 import type { MockState } from '../../state.ts'
 import type { World } from '../../world.ts'
@@ -139,10 +140,13 @@ export function localDayStartMs(timeZone: string, ms: number): number {
  * campaign. Call it before changing `records`: the first call numbers them.
  */
 export function campaignOrdinals(state: MockState, shopId: string, slot: string, records: ReadonlyArray<{ campaign_id: string }>): (campaignId: string) => number {
-  const ordinals = state.shopState(shopId, `outreach/ordinals/${slot}`, () => ({ next: records.length, byId: new Map(records.map((r, i) => [r.campaign_id, i])) }))
+  const ordinals = campaignOrdinalTable(state, shopId, slot, records)
   return (campaignId) => {
     let ordinal = ordinals.byId.get(campaignId)
-    if (ordinal === undefined) ordinals.byId.set(campaignId, (ordinal = ordinals.next++))
+    if (ordinal === undefined) {
+      ordinals.byId.set(campaignId, (ordinal = ordinals.next++))
+      ordinals.ids[ordinal] = campaignId
+    }
     return ordinal
   }
 }

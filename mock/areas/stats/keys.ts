@@ -16,7 +16,9 @@ import {
   attributedDaily,
   carriedDaily,
   contentTotalsDaily,
-  emptyKeys,
+  creatorKey,
+  creatorKeyCount,
+  dailyKeys,
   eventDaily,
   factDaily,
   liveFactsDaily,
@@ -28,6 +30,7 @@ import {
   sampleCost,
   sampleMatches,
   shopDaily,
+  videoEntities,
   videoPostIndex,
   videoPostMs,
   type DailyKeys,
@@ -86,12 +89,12 @@ function videosPosted(w: StatWindow, affiliateOnly: boolean): Daily {
 
 /** Affiliate creators who posted a video, per day of the requested timezone. */
 function postingCreators(w: StatWindow): DailyKeys {
-  const keys = emptyKeys(w)
+  const keys: number[][] = Array.from({ length: w.hi - w.lo + 1 }, () => [])
   const days = videoPostIndex(w)
   w.data.videos.forEach((video, k) => {
-    if (days[k]! >= 0 && !video.is_brand && postFeatures(w, video)) keys[days[k]!]!.add(video.creator_id)
+    if (days[k]! >= 0 && !video.is_brand && postFeatures(w, video)) keys[days[k]!]!.push(creatorKey(w, video.creator_id))
   })
-  return keys
+  return dailyKeys(keys, creatorKeyCount(w))
 }
 
 /** Affiliates whose first video with the shop (for the filters) was posted that day. */
@@ -111,19 +114,46 @@ function firstTimePosters(w: StatWindow): Daily {
  * facts, LIVEs and showcase included), with a campaign or product filter only video-attributed sales.
  */
 function activeAffiliates(w: StatWindow): DailyKeys {
-  const keys = emptyKeys(w)
-  const add = <M extends string>(table: FactTable<M>, gmv: Float64Array, entity: number, key: string) => {
-    const [a, b] = table.rowRange(entity, w.lo, w.hi)
-    for (let r = a; r < b; r++) if (gmv[r]! > 0) keys[table.days[r]! - w.lo]!.add(key)
-  }
+  const length = w.hi - w.lo + 1
   if (!filtered(w)) {
-    const table = w.data.facts.affiliates
-    table.entityIds.forEach((creatorId, e) => add(table, table.columns.gmv, e, creatorId))
-    return keys
+    // The affiliate facts never change: their active creators by day are listed once per shop.
+    const { offsets, entities } = activeAffiliatesByDay(w.data.facts.affiliates)
+    const keys = Array.from({ length }, (_, i) => {
+      const day = w.lo + i
+      return day < 0 || day >= offsets.length - 1 ? entities.subarray(0, 0) : entities.subarray(offsets[day]!, offsets[day + 1]!)
+    })
+    return dailyKeys(keys, w.data.facts.affiliates.entityCount)
   }
+  const keys: number[][] = Array.from({ length }, () => [])
   const table = w.data.facts.videos
-  for (const video of w.data.videos) if (postMatches(w, video, { affiliateOnly: true })) add(table, table.columns.gmv, table.indexOf(video.video_id), video.creator_id)
-  return keys
+  const gmv = table.columns.gmv
+  for (const video of w.data.videos) {
+    if (!postMatches(w, video, { affiliateOnly: true })) continue
+    const key = creatorKey(w, video.creator_id)
+    const [a, b] = table.rowRange(table.indexOf(video.video_id), w.lo, w.hi)
+    for (let r = a; r < b; r++) if (gmv[r]! > 0) keys[table.days[r]! - w.lo]!.push(key)
+  }
+  return dailyKeys(keys, creatorKeyCount(w))
+}
+
+const activeByDay = new WeakMap<FactTable, { offsets: Int32Array; entities: Int32Array }>()
+
+/** The affiliate fact table turned day-major: for each day of the axis, the entities with GMV > 0 that day. */
+function activeAffiliatesByDay<M extends string>(table: FactTable<M | 'gmv'>): { offsets: Int32Array; entities: Int32Array } {
+  let byDay = activeByDay.get(table as FactTable)
+  if (byDay) return byDay
+  const gmv = table.columns.gmv
+  const count = table.axis.count
+  const offsets = new Int32Array(count + 1)
+  for (let r = 0; r < table.rowCount; r++) if (gmv[r]! > 0 && table.days[r]! < count) offsets[table.days[r]! + 1]!++
+  for (let d = 0; d < count; d++) offsets[d + 1]! += offsets[d]!
+  const entities = new Int32Array(offsets[count]!)
+  const fill = offsets.slice(0, count)
+  for (let e = 0; e < table.entityCount; e++) {
+    for (let r = table.offsets[e]!; r < table.offsets[e + 1]!; r++) if (gmv[r]! > 0 && table.days[r]! < count) entities[fill[table.days[r]!]!++] = e
+  }
+  activeByDay.set(table as FactTable, (byDay = { offsets, entities }))
+  return byDay
 }
 
 /** spec: new_content_gmv: GMV, within a period, of the videos posted in that same period. */
@@ -132,12 +162,14 @@ function newContentGmv(w: StatWindow): Daily {
   const table = w.data.facts.videos
   const current = w.from - w.lo
   const days = videoPostIndex(w)
+  const gmv = table.columns.gmv
+  const entities = videoEntities(w)
   for (const [k, video] of w.data.videos.entries()) {
     const i = days[k]!
     if (i < 0 || !postMatches(w, video)) continue
     const [start, end] = i >= current ? [w.from, w.hi] : [w.lo, w.from - 1]
-    const [a, b] = table.rowRange(table.indexOf(video.video_id), start, end)
-    for (let r = a; r < b; r++) addTo(out, table.days[r]! - w.lo, table.columns.gmv[r]!)
+    const [a, b] = table.rowRange(entities[k]!, start, end)
+    for (let r = a; r < b; r++) addTo(out, table.days[r]! - w.lo, gmv[r]!)
   }
   return out
 }

@@ -75,11 +75,8 @@ export function summarize(shape: StatShape, { start, end }: DayRange): number | 
       }
       return reported ? ratio(total, nonzero) : null
     }
-    case 'distinct': {
-      const seen = new Set<string>()
-      for (let i = start; i <= end; i++) for (const key of shape.keys[i]!) seen.add(key)
-      return seen.size
-    }
+    case 'distinct':
+      return shape.keys.count(start, end)
     case 'composite':
       return shape.value({ start, end })
   }

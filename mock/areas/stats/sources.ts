@@ -5,9 +5,10 @@
  */
 import type { EventKind, FactTable } from '../../../fixtures/facts.ts'
 import { cents } from '../../../fixtures/random.ts'
-import type { ContentMetric, ContentTotalMetric, LiveStream, ProductMetric, SampleRequest, ShopMetric, Video } from '../../../fixtures/types.ts'
-import { forEachShopEvent, type RecordedEvent } from '../../events.ts'
-import { addTo, memo, noReports, windowMs, zeros, zerosOnAxis, zoneIndex, platformIndex, type Daily, type StatWindow } from './window.ts'
+import type { ContentMetric, ContentTotalMetric, LiveStream, ProductMetric, SampleRequest, ShopData, ShopMetric, Video } from '../../../fixtures/types.ts'
+import { campaignOrdinalTable, forEachShopEvent, recordedEvents, type RecordedEvent } from '../../events.ts'
+import type { ShopCalendar } from '../../../fixtures/days.ts'
+import { addTo, memo, noReports, windowMs, zeros, zerosOnAxis, zoneDay, zoneIndex, platformIndex, type Daily, type StatWindow } from './window.ts'
 
 /** Sum of a metric over some entities of a fact table; days where none of them reported stay NaN. */
 export function factDaily<M extends string>(w: StatWindow, table: FactTable<M>, metric: M, entities: Iterable<number>, out: Daily = noReports(w)): Daily {
@@ -122,14 +123,61 @@ export function attributedDaily(w: StatWindow, metric: 'gmv' | 'units_sold' | 'c
 
 // ---- service-timestamped records ----
 
-/** Each video's post time (epoch ms), parsed once per request; records are read as they are now. */
+// The world's videos never change (writes add samples, events, boards..., never content), so what is
+// derived from them alone is worked out once per shop (and timezone) of a world, not per request; a
+// test that swaps the shop's videos gets it worked out again.
+interface VideoCache {
+  videos: Video[]
+  /** Post time (epoch ms) per video. */
+  postMs: Float64Array
+  /** Entity index in the video facts per video (-1 without facts). */
+  entities: Int32Array
+  /** Post day (axis index, maybe outside it) per video, per timezone calendar. */
+  postDays: Map<ShopCalendar, Int32Array>
+}
+const videoCaches = new WeakMap<ShopData, VideoCache>()
+/** The post day of a video without a valid post time: outside every window. */
+const NO_DAY = -0x40000000
+
+function videoCache(w: StatWindow): VideoCache {
+  const videos = w.data.videos
+  let cache = videoCaches.get(w.data)
+  if (!cache || cache.videos.length !== videos.length || !cache.videos.every((v, i) => v === videos[i])) {
+    cache = {
+      videos: [...videos],
+      postMs: Float64Array.from(videos, (v) => Date.parse(v.posted_at)),
+      entities: Int32Array.from(videos, (v) => w.data.facts.videos.indexOf(v.video_id)),
+      postDays: new Map(),
+    }
+    videoCaches.set(w.data, cache)
+  }
+  return cache
+}
+
+/** Each video's post time (epoch ms). */
 export function videoPostMs(w: StatWindow): Float64Array {
-  return memo(w, 'video-post-ms', () => Float64Array.from(w.data.videos, (v) => Date.parse(v.posted_at)))
+  return videoCache(w).postMs
+}
+
+/** Each video's entity index in the video facts (-1 without facts). */
+export function videoEntities(w: StatWindow): Int32Array {
+  return videoCache(w).entities
 }
 
 /** Each video's post day as a window index in the requested timezone (-1 outside the window). */
 export function videoPostIndex(w: StatWindow): Int32Array {
-  return memo(w, 'video-post-index', () => Int32Array.from(videoPostMs(w), (ms) => zoneIndex(w, ms)))
+  return memo(w, 'video-post-index', () => {
+    const cache = videoCache(w)
+    let days = cache.postDays.get(w.zone)
+    if (!days) cache.postDays.set(w.zone, (days = Int32Array.from(cache.postMs, (ms) => (Number.isNaN(ms) ? NO_DAY : zoneDay(w, ms)))))
+    const out = new Int32Array(days.length)
+    const last = w.hi - w.lo
+    for (let k = 0; k < days.length; k++) {
+      const i = days[k]! - w.lo
+      out[k] = i >= 0 && i <= last ? i : -1
+    }
+    return out
+  })
 }
 
 /** Counts (or weights) records on the day of a timestamp; every day of the window is known (zero). */
@@ -166,11 +214,15 @@ export function sampleCost(w: StatWindow): (sample: SampleRequest) => number {
   }
 }
 
-/** The campaign id an event points to: its automation (DMs, invites) or email campaign (emails). */
+/**
+ * The campaign id an event points to: its automation (DMs, invites) or email campaign (emails), by
+ * the stable ordinal it carries (a deleted campaign's events do not pass to the next one).
+ */
 function eventCampaignId(w: StatWindow, event: RecordedEvent): string | null {
   if (event.campaign < 0) return null
-  const records = event.kind === 'email_sent' ? w.data.emailCampaigns : w.data.automations
-  return records[event.campaign]?.campaign_id ?? null
+  const emails = event.kind === 'email_sent'
+  const table = campaignOrdinalTable(w.state, w.data.shop.shop_id, emails ? 'emails' : 'automations', emails ? w.data.emailCampaigns : w.data.automations)
+  return table.ids[event.campaign] ?? null
 }
 
 const DM_KINDS: readonly EventKind[] = ['dm_sent', 'open_plan_card']
@@ -188,7 +240,20 @@ export function eventDaily(w: StatWindow, kinds: readonly EventKind[]): Daily {
     if (i >= 0) out[i]! += 1
   }
   if (w.campaignId === null) {
-    forEachShopEvent(w.state, w.data.shop.shop_id, kinds, fromMs, toMs, place)
+    // The seeded log never changes: its counts per local day are kept per shop and timezone. The
+    // events recorded at run time are placed one by one.
+    const seeded = seededEventDays(w)
+    for (const kind of kinds) {
+      const counts = seeded.counts[w.data.events.kinds.indexOf(kind)]
+      if (!counts) continue
+      for (let i = 0; i < out.length; i++) {
+        const d = w.lo + i - seeded.firstDay
+        if (d >= 0 && d < counts.length) out[i]! += counts[d]!
+      }
+    }
+    for (const event of recordedEvents(w.state, w.data.shop.shop_id)) {
+      if (kinds.includes(event.kind) && event.at >= fromMs && event.at < toMs) place(event)
+    }
     return out
   }
   const attributeReplies = kinds.includes('reply')
@@ -207,9 +272,72 @@ export function eventDaily(w: StatWindow, kinds: readonly EventKind[]): Daily {
   return out
 }
 
-/** Keys (creators) per day, for distinct counts recomputed per bucket. */
-export type DailyKeys = Array<Set<string>>
+const seededByLog = new WeakMap<object, Map<ShopCalendar, { firstDay: number; counts: Int32Array[] }>>()
 
-export function emptyKeys(w: StatWindow): DailyKeys {
-  return Array.from({ length: w.hi - w.lo + 1 }, () => new Set<string>())
+/** The shop's seeded events counted per kind and local day of the requested timezone (days from `firstDay`). */
+function seededEventDays(w: StatWindow): { firstDay: number; counts: Int32Array[] } {
+  let byZone = seededByLog.get(w.data.events)
+  if (!byZone) seededByLog.set(w.data.events, (byZone = new Map()))
+  let seeded = byZone.get(w.zone)
+  if (!seeded) {
+    const log = w.data.events
+    const days = Int32Array.from(log.at.subarray(0, log.count), (ms) => zoneDay(w, ms))
+    let firstDay = 0
+    let lastDay = -1
+    if (days.length) {
+      firstDay = days.reduce((a, b) => Math.min(a, b))
+      lastDay = days.reduce((a, b) => Math.max(a, b))
+    }
+    const counts = log.kinds.map(() => new Int32Array(lastDay - firstDay + 1))
+    for (let i = 0; i < days.length; i++) counts[log.kind[i]!]![days[i]! - firstDay]!++
+    byZone.set(w.zone, (seeded = { firstDay, counts }))
+  }
+  return seeded
+}
+
+/**
+ * Keys (creators, as small integers) per day of the window, for distinct counts recomputed per bucket:
+ * `count(start, end)` is the number of distinct keys over those window days.
+ */
+export interface DailyKeys {
+  count(start: number, end: number): number
+}
+
+/** Distinct counts over per-day key lists; keys are integers in [0, universe). */
+export function dailyKeys(days: ReadonlyArray<ArrayLike<number>>, universe: number): DailyKeys {
+  const marks = new Int32Array(universe)
+  let stamp = 0
+  return {
+    count(start, end) {
+      stamp++
+      let distinct = 0
+      for (let i = start; i <= end; i++) {
+        const keys = days[i]!
+        for (let k = 0; k < keys.length; k++) {
+          const key = keys[k]!
+          if (marks[key] !== stamp) {
+            marks[key] = stamp
+            distinct++
+          }
+        }
+      }
+      return distinct
+    },
+  }
+}
+
+const creatorKeysByShop = new WeakMap<ShopData, Map<string, number>>()
+
+/** A small integer per creator id of the shop (its CRM row index; others numbered after), for DailyKeys. */
+export function creatorKey(w: StatWindow, creatorId: string): number {
+  let keys = creatorKeysByShop.get(w.data)
+  if (!keys) creatorKeysByShop.set(w.data, (keys = new Map(w.data.affiliates.map((a, i) => [a.creator_id, i]))))
+  let key = keys.get(creatorId)
+  if (key === undefined) keys.set(creatorId, (key = keys.size))
+  return key
+}
+
+/** How many creator keys the shop has handed out so far (the universe of its DailyKeys). */
+export function creatorKeyCount(w: StatWindow): number {
+  return creatorKeysByShop.get(w.data)?.size ?? w.data.affiliates.length
 }

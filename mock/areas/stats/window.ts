@@ -91,9 +91,28 @@ export function platformIndex(w: StatWindow, at: string | number | null | undefi
   return timestampIndex(w, w.data.calendar, at)
 }
 
+/** Day index (on the axis, maybe outside it) of an instant in the requested timezone. */
+export function zoneDay(w: StatWindow, ms: number): number {
+  return localDay(w, w.zone, ms)
+}
+
+// Records carry their timestamps as ISO text, read again by every stat key of every request: each
+// distinct text is parsed once (a pure function of the text, so edits to the records are seen).
+const parsedTimestamps = new Map<string, number>()
+
+function parseTimestamp(text: string): number {
+  let ms = parsedTimestamps.get(text)
+  if (ms === undefined) {
+    ms = Date.parse(text)
+    if (parsedTimestamps.size >= 200_000) parsedTimestamps.clear()
+    parsedTimestamps.set(text, ms)
+  }
+  return ms
+}
+
 function timestampIndex(w: StatWindow, calendar: ShopCalendar, at: string | number | null | undefined): number {
   if (at === null || at === undefined || at === '') return -1
-  const ms = typeof at === 'number' ? at : Date.parse(at)
+  const ms = typeof at === 'number' ? at : parseTimestamp(at)
   if (Number.isNaN(ms)) return -1
   const i = localDay(w, calendar, ms) - w.lo
   return i >= 0 && i <= w.hi - w.lo ? i : -1

@@ -3,6 +3,16 @@ import type { Area } from '../document.ts'
 import { bool, data, dateTime, arr, enumOf, int, nullable, num, obj, operation, ref, str, body, date } from '../dsl.ts'
 import { SORT_DIRECTION_LOWER } from '../common.ts'
 
+/** `processing` records carry no response; `completed` ones carry both fields (spec: Idempotency). */
+function withCompletedOnly(schema: Record<string, unknown>): Record<string, unknown> {
+  return {
+    ...schema,
+    if: { properties: { status: { const: 'processing' } } },
+    then: { not: { anyOf: [{ required: ['response_status'] }, { required: ['response_body'] }] } },
+    else: { required: ['response_status', 'response_body'] },
+  }
+}
+
 export const account: Area = {
   name: 'Account',
   description: 'Health, the account\'s shops, the shop\'s SPS, products and SKUs, and idempotency lookups.',
@@ -35,14 +45,14 @@ export const account: Area = {
       custom_cogs: nullable(num()),
       stock: num(),
     }),
-    IdempotencyRecord: obj(
+    IdempotencyRecord: withCompletedOnly(obj(
       {
         status: enumOf(['processing', 'completed']),
         response_status: int({ description: 'Only when status is completed.' }),
         response_body: { description: 'The original response body (any JSON), only when status is completed.' },
       },
-      { required: ['status'] },
-    ),
+      { required: ['status'], description: 'spec: Idempotency: response_status and response_body appear only when status is completed.' },
+    )),
     Health: obj(
       { status: enumOf(['ok']), time: dateTime() },
       { inferred: true, required: ['status'], description: 'GET /health reports whether the API is up; the response shape is not shown.' },

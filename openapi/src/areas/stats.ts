@@ -45,7 +45,7 @@ export const stats: Area = {
       requestBody: body(
         {
           date_range: dateRange(),
-          include_charts: bool({ description: 'Adds `daily_counts` to charted stats.' }),
+          include_charts: bool({ description: 'Adds `daily_counts` to charted stats. Listed without "optional" in the spec; the mock reads a missing value as false (inferred).' }),
           stats: arr(enumOf(STAT_KEYS), { description: 'Stat keys to compute; an unknown key is refused.' }),
           product_id: str(),
           campaign_id: str(),
@@ -56,7 +56,9 @@ export const stats: Area = {
           }),
           grain: enumOf(GRAINS, { default: 'day', description: 'Bucket size of `daily_counts`; weeks start Monday, months are calendar months.' }),
         },
-        { required: ['date_range'] },
+        // spec: POST /shop/stats: date_range, include_charts and stats are listed without "optional". A missing
+        // include_charts is read as false (lenient, inferred); date_range and stats are required.
+        { required: ['date_range', 'stats'] },
       ),
       success: { status: 200, schema: data(obj({ stats: arr(ref('StatEntry')) })) },
     }),

@@ -1,0 +1,50 @@
+/**
+ * JUnit XML for CI systems: one testsuite per area, one testcase per rule. SHOULD rules that fail
+ * are reported as passed with a system-out note, so that they never fail a CI gate.
+ */
+import type { RunReport } from '../report.ts'
+import type { RuleOutcome } from '../types.ts'
+import { describeOutcome } from '../runner/describe.ts'
+
+const escapeXml = (s: string) =>
+  s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' })[c]!).replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, '')
+
+function testcase(o: RuleOutcome): string {
+  const head = `    <testcase classname="conformance.${escapeXml(o.area)}" name="${escapeXml(`${o.id} [${o.level}] ${o.title}`)}" time="${(o.durationMs / 1000).toFixed(3)}">`
+  const lines = [head]
+  const detail = (f: RuleOutcome['failures'][number]) =>
+    [`${f.operation ?? ''} ${f.message}`, `expected: ${f.expected}`, `received: ${f.received}`, f.exchange ? `reproduce: ${f.exchange.curl}` : ''].filter(Boolean).join('\n')
+  if (o.status === 'skip') lines.push(`      <skipped message="${escapeXml(o.reason ?? '')}"/>`)
+  else if ((o.status === 'fail' || o.status === 'error') && o.level === 'MUST') {
+    const tag = o.status === 'error' ? 'error' : 'failure'
+    lines.push(`      <${tag} message="${escapeXml(describeOutcome(o).split('\n')[0])}" type="${o.status}">${escapeXml(o.failures.map(detail).join('\n\n') || (o.reason ?? ''))}</${tag}>`)
+  }
+  const notes = [...(o.level === 'SHOULD' && o.status !== 'pass' && o.status !== 'skip' ? [`SHOULD rule not met (warning): ${describeOutcome(o)}`] : []), ...o.warnings.map((w) => `warning: ${w.operation ?? ''} ${w.message} (expected ${w.expected}; received ${w.received})`)]
+  if (notes.length) lines.push(`      <system-out>${escapeXml(notes.join('\n'))}</system-out>`)
+  lines.push('    </testcase>')
+  return lines.join('\n')
+}
+
+export function junitReport(report: RunReport): string {
+  const areas = [...new Set(report.outcomes.map((o) => o.area))]
+  const suites = areas.map((area) => {
+    const outcomes = report.outcomes.filter((o) => o.area === area)
+    const failures = outcomes.filter((o) => o.level === 'MUST' && o.status === 'fail').length
+    const errors = outcomes.filter((o) => o.level === 'MUST' && o.status === 'error').length
+    const skipped = outcomes.filter((o) => o.status === 'skip').length
+    const time = outcomes.reduce((s, o) => s + o.durationMs, 0) / 1000
+    return [
+      `  <testsuite name="conformance.${escapeXml(area)}" tests="${outcomes.length}" failures="${failures}" errors="${errors}" skipped="${skipped}" time="${time.toFixed(3)}" timestamp="${report.startedAt}">`,
+      ...outcomes.map(testcase),
+      '  </testsuite>',
+    ].join('\n')
+  })
+  const s = report.summary
+  return [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    `<testsuites name="${escapeXml(`${report.tool}: ${report.target}`)}" tests="${s.total}" failures="${report.outcomes.filter((o) => o.level === 'MUST' && o.status === 'fail').length}" errors="${report.outcomes.filter((o) => o.level === 'MUST' && o.status === 'error').length}" skipped="${s.skipped}">`,
+    ...suites,
+    '</testsuites>',
+    '',
+  ].join('\n')
+}

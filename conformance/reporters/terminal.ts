@@ -1,0 +1,39 @@
+/** Live progress on the terminal (one line per rule as it finishes) and the summary at the end. */
+import type { RunReport } from '../report.ts'
+import type { RuleOutcome } from '../types.ts'
+
+export interface TerminalOptions {
+  write?: (text: string) => void
+  color?: boolean
+}
+
+export function createTerminalReporter({ write = (s) => process.stdout.write(s), color = Boolean(process.stdout.isTTY) && !process.env.NO_COLOR }: TerminalOptions = {}) {
+  const paint = (code: number, s: string) => (color ? `\u001b[${code}m${s}\u001b[0m` : s)
+  const mark = (o: RuleOutcome) => {
+    if (o.status === 'pass') return paint(32, 'PASS')
+    if (o.status === 'skip') return paint(90, 'SKIP')
+    if (o.level === 'SHOULD') return paint(33, 'WARN')
+    return paint(31, o.status === 'error' ? 'ERR ' : 'FAIL')
+  }
+  return {
+    start(target: string, ruleCount: number): void {
+      write(`shoptwin conformance: ${ruleCount} rules against ${target}\n`)
+    },
+    outcome(o: RuleOutcome): void {
+      const ops = o.operations.length ? ` ${paint(90, o.operations.slice(0, 3).join(', ') + (o.operations.length > 3 ? ` +${o.operations.length - 3}` : ''))}` : ''
+      write(`${mark(o)} ${o.id} [${o.level}]${ops} ${paint(90, `${o.durationMs} ms`)}\n`)
+      if (o.status === 'skip' && o.reason) write(`     ${paint(90, o.reason)}\n`)
+      if (o.status === 'error' && o.reason) write(`     ${o.reason}\n`)
+      for (const f of o.failures.slice(0, 3)) write(`     ${f.operation ? `${f.operation}: ` : ''}${f.message}\n       expected ${f.expected}\n       received ${f.received.slice(0, 200)}\n`)
+      if (o.failures.length > 3) write(`     … ${o.failures.length - 3} more\n`)
+    },
+    summary(report: RunReport, written: string[]): void {
+      const s = report.summary
+      write(`\n${s.passed} passed, ${s.failed + s.errored} failed, ${s.skipped} skipped (${s.warnings} warnings)\n`)
+      write(`operations exercised: ${s.exercised}/${s.operations}\n`)
+      for (const error of report.runErrors) write(`run error: ${error}\n`)
+      for (const path of written) write(`report: ${path}\n`)
+      write(`${report.verdict === 'certified' ? paint(32, 'CERTIFIED') : paint(31, 'NOT CERTIFIED')}: ${s.mustFailed ? `${s.mustFailed} MUST rule(s) not met` : 'every MUST rule passed'}\n`)
+    },
+  }
+}

@@ -1,0 +1,38 @@
+import { typicalRequest } from '../../examples.ts'
+import { describe, expectError, expectSuccess, isSuccess, rowsOf } from '../../support.ts'
+import type { Rule } from '../../types.ts'
+
+export const depthCap: Rule = {
+  id: 'paging.depth-cap',
+  title: 'Paging stops at the depth cap: sample lists refuse page_number x page_size over 1000; elsewhere no rows past 10,000',
+  spec: 'Limits: pagination depth, sample list depth',
+  level: 'MUST',
+  writes: false,
+  operations: ['POST /affiliate/samples/list', 'POST /affiliate/samples/refundable/list', 'POST /spark/list', 'POST /timeseries/products', 'POST /ads/excluded-creatives'],
+  async run(t) {
+    const capped = t.operations().filter((op) => op.paging?.depthCap && op.paging.pageParam && !op.aliasOf && !op.enterprise)
+    for (const op of capped) {
+      const { sizeParam, pageParam, max, depthCap: cap } = op.paging as Required<NonNullable<typeof op.paging>>
+      const size = Math.min(100, max)
+      const base = typicalRequest(t.contract, op).body
+      const last = await t.request(op, { body: { ...base, [sizeParam]: size, [pageParam]: cap / size } })
+      expectSuccess(t, last, `the page ending at row ${cap} is served`)
+      const beyond = await t.request(op, { body: { ...base, [sizeParam]: size, [pageParam]: cap / size + 1 } })
+      if (cap <= 1000) {
+        // spec: Limits: page_number x page_size at most 1000 on the sample lists.
+        expectError(t, beyond, 400, undefined, `${pageParam} x ${sizeParam} over ${cap} is refused`)
+        continue
+      }
+      // spec: Limits: results stop at 10,000 rows. A refusal or an empty last page both stop them.
+      if (beyond.status === 400) continue
+      const hasMore = beyond.json?.data?.has_more ?? beyond.json?.has_more
+      t.check(isSuccess(beyond) && rowsOf(beyond.json).length === 0 && hasMore !== true, {
+        operation: op.permission,
+        message: `no rows past row ${cap}`,
+        expected: 'HTTP 400, or an empty page with has_more not true',
+        received: describe(beyond, 200),
+        exchange: beyond.exchange,
+      })
+    }
+  },
+}

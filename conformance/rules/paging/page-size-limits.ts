@@ -1,0 +1,39 @@
+import { typicalRequest } from '../../examples.ts'
+import { describe, expectError, expectSuccess } from '../../support.ts'
+import type { Rule } from '../../types.ts'
+
+export const pageSizeLimits: Rule = {
+  id: 'paging.page-size-limits',
+  title: 'Page sizes: "max N" refuses N+1 with 400 and serves N; "clamped" serves N+1 and 0 as N and 1',
+  spec: 'Limits: page sizes; Sales-max ads (clamps); Sponsored-video codes; Social; Samples',
+  level: 'MUST',
+  writes: false,
+  operations: ['POST /ads/campaigns', 'POST /ads/creatives', 'POST /ads/excluded-creatives', 'POST /ads/boosted-creatives', 'POST /spark/list', 'POST /affiliate/slideshows/list', 'POST /affiliate/samples/list', 'POST /social/campaigns'],
+  async run(t) {
+    // Operations with an explicit page-size bound below the general depth cap, canonical forms only.
+    const bounded = t.operations().filter((op) => op.paging && op.paging.max < 10_000 && !op.aliasOf && !op.enterprise)
+    for (const op of bounded) {
+      const { sizeParam, max, mode } = op.paging!
+      const base = typicalRequest(t.contract, op).body
+      const at = await t.request(op, { body: { ...base, [sizeParam]: max } })
+      expectSuccess(t, at, `${sizeParam} ${max} (the maximum) is served`)
+      const over = await t.request(op, { body: { ...base, [sizeParam]: max + 1 } })
+      if (mode === 'reject') {
+        expectError(t, over, 400, undefined, `${sizeParam} ${max + 1} is refused with 400`)
+        continue
+      }
+      for (const [asked, clamped] of [[max + 1, max], [0, 1]] as const) {
+        const reply = asked === max + 1 ? over : await t.request(op, { body: { ...base, [sizeParam]: asked } })
+        if (!expectSuccess(t, reply, `${sizeParam} ${asked} is clamped, not refused`)) continue
+        const echoed = reply.json?.data?.[sizeParam] ?? reply.json?.[sizeParam]
+        t.check(echoed === clamped, {
+          operation: op.permission,
+          message: `${sizeParam} ${asked} is clamped to ${clamped}`,
+          expected: `${sizeParam}: ${clamped}`,
+          received: describe(reply, 200),
+          exchange: reply.exchange,
+        })
+      }
+    }
+  },
+}

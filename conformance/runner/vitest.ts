@@ -1,0 +1,34 @@
+/**
+ * Starts vitest through its Node API on the suite file, with the run's options provided to the
+ * worker and the outcome collector as the only reporter.
+ */
+import { fileURLToPath } from 'node:url'
+import { startVitest } from 'vitest/node'
+import type { RuleOutcome, RunOptions } from '../types.ts'
+import { OutcomeCollector } from './collector.ts'
+
+const projectRoot = fileURLToPath(new URL('../../', import.meta.url))
+
+/** Runs the selected rules in a vitest worker; returns their outcomes in order. */
+export async function runWithVitest(options: RunOptions, onOutcome?: (outcome: RuleOutcome) => void): Promise<{ outcomes: RuleOutcome[]; runErrors: string[] }> {
+  const collector = new OutcomeCollector({ onOutcome })
+  const vitest = await startVitest(
+    [],
+    {
+      root: projectRoot,
+      config: false,
+      watch: false,
+      include: ['conformance/runner/suite.ts'],
+      reporters: [collector],
+      pool: 'forks',
+      fileParallelism: false,
+      passWithNoTests: true,
+      // The suite's own timeouts are per rule (see suite.ts); no retry: a verdict is a verdict.
+      testTimeout: options.ruleTimeoutSeconds * 1000,
+      provide: { conformance: options },
+    },
+    { server: { watch: null }, logLevel: 'silent' },
+  )
+  await vitest.close()
+  return { outcomes: collector.outcomes, runErrors: collector.runErrors }
+}
