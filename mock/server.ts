@@ -4,7 +4,7 @@
  * more); an operation with a fixed path runs straight on node's parsed request (no fetch Request or
  * Response, no MSW matching), the others and the control API go through MSW's getResponse.
  */
-import { createServer as createHttpServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import { createServer as createHttpServer, STATUS_CODES, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { getResponse, type HttpHandler } from 'msw'
 import { createAdminHandlers } from './admin.ts'
@@ -217,6 +217,15 @@ export function createServer({ state = undefined, stateOptions, remoteAdmin = fa
   })
   // Keep-alive sockets would hold close() open; idle ones are closed at shutdown.
   server.keepAliveTimeout = 5000
+  // Requests node's parser refuses (not HTTP, a bad length, headers or URL over its limit) never reach
+  // the pipeline; they still get the spec's JSON `{error}` instead of node's empty answer.
+  server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
+    if (!socket.writable || error.code === 'ECONNRESET') return socket.destroy()
+    const status = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400
+    const message = status === 431 ? 'Request headers (URL included) larger than the server accepts' : status === 408 ? 'Request timed out' : `Malformed HTTP request: ${error.message}`
+    const body = JSON.stringify({ error: message })
+    socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`)
+  })
 
   return {
     state: mockState,

@@ -1,0 +1,145 @@
+/**
+ * The response cache (mock/stores/response-cache.ts; on in the standalone server started by the CLI):
+ * an identical cacheable read is answered again byte for byte, and anything that could change an
+ * answer empties it first: a write of any operation, a control-API call, a move of the clock, a reset.
+ * The answers with the cache are the answers without it.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createServer, type MockServer } from '../mock/index.ts'
+import { STAT_KEYS } from '../openapi/src/areas/stats.ts'
+
+const NOW = '2026-03-10T12:00:00.000Z'
+let cached: MockServer
+let plain: MockServer
+let shopId: string
+
+beforeAll(async () => {
+  cached = createServer({ stateOptions: { seed: 42, now: NOW, rateLimit: false, strict: true, responseCache: true } })
+  plain = createServer({ stateOptions: { seed: 42, now: NOW, rateLimit: false, strict: true } })
+  await Promise.all([cached.listen(0), plain.listen(0)])
+  shopId = cached.state.world.shops[0]!.shop_id
+})
+afterAll(async () => {
+  await Promise.all([cached.close(), plain.close()])
+})
+
+async function call(server: MockServer, method: 'GET' | 'POST', path: string, body?: unknown) {
+  const res = await fetch(`${server.url}${path}`, {
+    method,
+    headers: { 'content-type': 'application/json', 'x-api-key': 'demo-key', 'x-shop-id': shopId },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  })
+  return { status: res.status, text: await res.text() }
+}
+const both = async (method: 'GET' | 'POST', path: string, body?: unknown) => {
+  const [a, b] = await Promise.all([call(cached, method, path, body), call(plain, method, path, body)])
+  expect(a.status).toBe(b.status)
+  expect(a.text).toBe(b.text)
+  return a
+}
+const hits = () => cached.state.inspect().responseCache!.hits
+const crmBody = { page_size: 20, filters: { include_tags: ['cache-test'] } }
+const statsBody = { date_range: { from: '2026-01-01', to: '2026-03-09' }, stats: [...STAT_KEYS], include_charts: true }
+
+describe('response cache (decision: identical reads are served again until anything could change them)', () => {
+  it('cache: off unless asked for; the CLI turns it on', () => {
+    expect(plain.state.responseCache).toBeUndefined()
+    expect(cached.state.inspect().responseCache).toEqual({ entries: 0, hits: 0, misses: 0 })
+  })
+
+  it('cache: an identical read is answered again, byte for byte the uncached answer (stats, CRM, creatives, campaigns)', async () => {
+    for (const [path, body] of [
+      ['/shop/stats', statsBody],
+      ['/affiliate/crm/list', { page_size: 50, filters: { min_videos: 1 } }],
+      ['/ads/creatives', { page_size: 100 }],
+      ['/ads/campaigns', { date_range: { from: '2026-01-01', to: '2026-03-09' } }],
+    ] as const) {
+      const before = hits()
+      await both('POST', path, body)
+      await both('POST', path, body)
+      expect(hits(), path).toBe(before + 1)
+    }
+  })
+
+  it('cache: a different body, key or shop is another entry', async () => {
+    await both('POST', '/ads/creatives', { page_size: 10 })
+    const before = hits()
+    await both('POST', '/ads/creatives', { page_size: 11 })
+    expect(hits()).toBe(before)
+  })
+
+  it('cache: a write empties it: a tag added is in the next CRM list (spec: Tags)', async () => {
+    const first = await both('POST', '/affiliate/crm/list', crmBody)
+    expect(JSON.parse(first.text).results).toEqual([])
+    const handle = cached.state.world.shopData[shopId]!.affiliates[5]!.handle
+    await both('POST', '/tags/add', { tag: 'cache-test', handles: [handle] })
+    const second = await both('POST', '/affiliate/crm/list', crmBody)
+    expect(JSON.parse(second.text).results.map((r: { handle: string }) => r.handle)).toEqual([handle])
+    await both('POST', '/tags/remove', { tag: 'cache-test', handles: [handle] })
+    expect(JSON.parse((await both('POST', '/affiliate/crm/list', crmBody)).text).results).toEqual([])
+  })
+
+  it('cache: a refused request does not reach a handler and changes nothing; any other request empties it', async () => {
+    await both('POST', '/ads/creatives', { page_size: 12 })
+    expect(cached.state.responseCache!.size).toBeGreaterThan(0)
+    await call(cached, 'GET', '/health')
+    expect(cached.state.responseCache!.size).toBe(0)
+  })
+
+  it('cache: a control-API call, a clock move and a reset empty it', async () => {
+    const fill = () => call(cached, 'POST', '/ads/creatives', { page_size: 13 })
+    await fill()
+    await fetch(`${cached.url}/__admin/clock`)
+    expect(cached.state.responseCache!.size).toBe(0)
+    await fill()
+    cached.state.clock.advance(1000)
+    expect(cached.state.responseCache!.size).toBe(0)
+    await fill()
+    cached.state.admin.setClock({ now: NOW })
+    expect(cached.state.responseCache!.size).toBe(0)
+    await fill()
+    cached.state.reset()
+    expect(cached.state.responseCache!.size).toBe(0)
+    plain.state.reset()
+  })
+
+  it('cache: the clock’s date is part of the key (default windows follow today)', async () => {
+    const at = (iso: string) => {
+      cached.state.clock.set(iso)
+      plain.state.clock.set(iso)
+    }
+    at('2026-03-10T23:59:59.000Z')
+    await both('POST', '/ads/creatives', { page_size: 5 })
+    at('2026-03-11T00:00:01.000Z')
+    await both('POST', '/ads/creatives', { page_size: 5 })
+    at(NOW)
+  })
+
+  it('cache: a handler replaced at run time is not served from it', async () => {
+    const original = cached.state.handlers.get('listAdCreatives')!
+    let calls = 0
+    cached.state.handlers.set('listAdCreatives', (ctx) => {
+      calls++
+      return original(ctx)
+    })
+    try {
+      await call(cached, 'POST', '/ads/creatives', { page_size: 14 })
+      await call(cached, 'POST', '/ads/creatives', { page_size: 14 })
+      expect(calls).toBe(2)
+    } finally {
+      cached.state.handlers.set('listAdCreatives', original)
+    }
+  })
+
+  it('cache: the journal records every request, served from the cache or not', async () => {
+    cached.state.journal.clear()
+    await call(cached, 'POST', '/ads/creatives', { page_size: 15 })
+    await call(cached, 'POST', '/ads/creatives', { page_size: 15 })
+    const entries = cached.state.journal.entries({ operationId: 'listAdCreatives' })
+    expect(entries).toHaveLength(2)
+    expect(entries.map((e) => [e.status, e.body])).toEqual([
+      [200, { page_size: 15 }],
+      [200, { page_size: 15 }],
+    ])
+  })
+})
