@@ -3,8 +3,12 @@
  * body of the same size) and its peer (`prism mock` on our contract), in one run on one machine.
  *
  * For each operation: autocannon (50 connections, 10 s after a 3 s warm-up) → req/s, p50, p99;
- * peak RSS of each server process (VmHWM); the ratios shoptwin/bare and shoptwin/Prism. Then the
- * startup time (spawn → first 200 on /health, median of 5) and world generation time per scale.
+ * peak RSS of each server process (VmHWM); the ratios shoptwin/bare and shoptwin/Prism. shoptwin runs
+ * as `npm start` runs it, with its response cache (identical reads answered again until any write,
+ * control-API call or clock move); a second shoptwin with `--response-cache off` gives the figures
+ * without it. Then the startup time (spawn → first 200 on /health, median of 5), the time to the first
+ * answer from the main shop (shoptwin builds a shop's data on its first use) and world generation time
+ * per scale (every shop built).
  *
  * Options: BENCH_DURATION (s, default 10), BENCH_CONNECTIONS (default 50), BENCH_SCALES
  * (default "small,default,large"). Only loopback addresses are used.
@@ -26,7 +30,7 @@ const HOST = '127.0.0.1'
 const API_KEY = 'demo-key'
 
 interface Target {
-  name: 'bare' | 'prism' | 'shoptwin'
+  name: 'bare' | 'prism' | 'shoptwin' | 'uncached'
   child: ChildProcess
   url: string
 }
@@ -66,8 +70,8 @@ async function waitFor200(url: string, timeoutMs = 60_000): Promise<number> {
 
 function spawnServer(name: Target['name'], port: number, extra: string[] = []): ChildProcess {
   const args =
-    name === 'shoptwin'
-      ? [join(root, 'mock/cli.ts'), 'serve', '--port', String(port), '--host', HOST, '--scale', 'default', '--rate-limit', 'off', ...extra]
+    name === 'shoptwin' || name === 'uncached'
+      ? [join(root, 'mock/cli.ts'), 'serve', '--port', String(port), '--host', HOST, '--scale', 'default', '--rate-limit', 'off', ...(name === 'uncached' ? ['--response-cache', 'off'] : []), ...extra]
       : name === 'prism'
         ? [join(root, 'node_modules/@stoplight/prism-cli/dist/index.js'), 'mock', join(root, 'openapi/openapi.yaml'), '-p', String(port), '-h', HOST, '-v', 'silent']
         : [join(root, 'bench/bare-server.ts'), String(port), HOST, ...extra]
@@ -160,7 +164,8 @@ async function main(): Promise<void> {
 
   const prism = await start('prism')
   const bare = await start('bare', [sizeFile])
-  const targets: Target[] = [bare, prism, shoptwin]
+  const uncached = await start('uncached')
+  const targets: Target[] = [bare, prism, shoptwin, uncached]
 
   const rows: Array<Record<string, string | number | null>> = []
   try {
@@ -171,6 +176,7 @@ async function main(): Promise<void> {
         byTarget[target.name] = await load(target, op, shopId, duration)
       }
       const s = byTarget.shoptwin!
+      const u = byTarget.uncached!
       rows.push({
         operation: op.name,
         'bytes': sizes[op.path]!,
@@ -179,14 +185,18 @@ async function main(): Promise<void> {
         'shoptwin req/s': s.rps,
         'shoptwin p50 ms': s.p50,
         'shoptwin p99 ms': s.p99,
+        'bare p99 ms': byTarget.bare!.p99,
         'prism p99 ms': byTarget.prism!.p99,
         'shoptwin/bare': +(s.rps / byTarget.bare!.rps).toFixed(2),
         'shoptwin/prism': +(s.rps / byTarget.prism!.rps).toFixed(2),
-        'shoptwin non-2xx': s.non2xx,
-        'prism non-2xx': byTarget.prism!.non2xx,
+        'uncached req/s': u.rps,
+        'uncached p50 ms': u.p50,
+        'uncached p99 ms': u.p99,
+        'uncached/prism': +(u.rps / byTarget.prism!.rps).toFixed(2),
+        'non-2xx (shoptwin, uncached, prism)': `${s.non2xx}, ${u.non2xx}, ${byTarget.prism!.non2xx}`,
       })
     }
-    const rss = { bare: peakRssMb(bare.child.pid), prism: peakRssMb(prism.child.pid), shoptwin: peakRssMb(shoptwin.child.pid) }
+    const rss = { bare: peakRssMb(bare.child.pid), prism: peakRssMb(prism.child.pid), shoptwin: peakRssMb(shoptwin.child.pid), uncached: peakRssMb(uncached.child.pid) }
     console.table(rows)
     console.log('peak RSS under load (MB):', rss)
   } finally {
@@ -194,16 +204,26 @@ async function main(): Promise<void> {
   }
 
   const startup: Record<string, number> = {}
+  const firstShopAnswer: Record<string, number> = {}
+  const crmList = operations[1]!
   for (const name of ['shoptwin', 'prism'] as const) {
     const times: number[] = []
+    const firstAnswers: number[] = []
     for (let i = 0; i < 5; i++) {
       const t = await start(name)
       times.push(t.startupMs)
+      // The main shop's first answer: shoptwin builds the shop's data then.
+      const asked = performance.now()
+      const res = await fetch(`${t.url}${crmList.path}`, { method: 'POST', headers: headersFor(t, shopId), body: JSON.stringify(crmList.body) })
+      await res.arrayBuffer()
+      firstAnswers.push(t.startupMs + performance.now() - asked)
       await stop(t)
     }
     startup[name] = Math.round(median(times))
+    firstShopAnswer[name] = Math.round(median(firstAnswers))
   }
   console.log('startup, spawn to first 200 on /health, median of 5 (ms):', startup)
+  console.log(`spawn to the first answer of ${crmList.name} on the main shop, median of 5 (ms):`, firstShopAnswer)
 
   const generation: Record<string, number> = {}
   for (const scale of scales) {
@@ -212,7 +232,7 @@ async function main(): Promise<void> {
     createWorld({ seed: 42, scale: scale as 'small', today })
     generation[scale] = Math.round(performance.now() - t0)
   }
-  console.log('world generation (ms, in this process, after earlier scales warmed the code):', generation)
+  console.log('world generation, every shop built (ms, in this process, after earlier scales warmed the code):', generation)
 }
 
 await main()

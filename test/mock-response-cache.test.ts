@@ -82,8 +82,18 @@ describe('response cache (decision: identical reads are served again until anyth
   it('cache: a refused request does not reach a handler and changes nothing; any other request empties it', async () => {
     await both('POST', '/ads/creatives', { page_size: 12 })
     expect(cached.state.responseCache!.size).toBeGreaterThan(0)
+    expect((await both('POST', '/tags/add', { tag: '', handles: [] })).status).toBe(400)
+    expect(cached.state.responseCache!.size).toBeGreaterThan(0)
     await call(cached, 'GET', '/health')
     expect(cached.state.responseCache!.size).toBe(0)
+  })
+
+  it('cache: every request of a cacheable read is still validated and rate limited: only an identical 200 is served again', async () => {
+    await both('POST', '/shop/stats', statsBody)
+    expect((await both('POST', '/shop/stats', { ...statsBody, stats: ['no_such_key'] })).status).toBe(400)
+    expect((await both('POST', '/shop/stats', { ...statsBody, date_range: { from: '2026-01-01' } })).status).toBe(400)
+    const res = await fetch(`${cached.url}/shop/stats`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': 'demo-key' }, body: JSON.stringify(statsBody) })
+    expect(res.status).toBe(400)
   })
 
   it('cache: a control-API call, a clock move and a reset empty it', async () => {

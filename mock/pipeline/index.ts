@@ -1,7 +1,7 @@
 /**
  * The request pipeline, composed in one place. Order matters:
  * journal → error boundary → (strict) response check → faults → Prefer → auth → rate limit →
- * validation → paging → idempotency → response cache → the area handler.
+ * response cache → validation → paging → idempotency → cache invalidation → the area handler.
  */
 import { auth } from './auth.ts'
 import { compose, type Final, type Step } from './compose.ts'
@@ -13,7 +13,7 @@ import { journal } from './journal.ts'
 import { paging } from './paging.ts'
 import { prefer } from './prefer.ts'
 import { rateLimit } from './rate-limit.ts'
-import { responseCache } from './response-cache.ts'
+import { cacheInvalidation, responseCache } from './response-cache.ts'
 import { responseCheck } from './response-check.ts'
 import { validate } from './validate.ts'
 
@@ -35,10 +35,11 @@ export function createPipeline({ log }: PipelineOptions = {}): Final {
     prefer(),
     auth(),
     rateLimit(),
+    responseCache(),
     validate(),
     paging(),
     idempotency(),
-    responseCache(),
+    cacheInvalidation(),
   ]
   return compose(steps, dispatch())
 }

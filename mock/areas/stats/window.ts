@@ -104,7 +104,7 @@ function parseTimestamp(text: string): number {
   let ms = parsedTimestamps.get(text)
   if (ms === undefined) {
     ms = Date.parse(text)
-    if (parsedTimestamps.size >= 200_000) parsedTimestamps.clear()
+    if (parsedTimestamps.size >= 50_000) parsedTimestamps.clear()
     parsedTimestamps.set(text, ms)
   }
   return ms
