@@ -22,7 +22,7 @@ export function syntheticOperation(contract: Contract, overrides: Partial<Operat
   op.statuses = [...statuses].sort((a, b) => a - b)
   op.successStatus = op.statuses.find((s) => s < 300) ?? 200
   // Any JSON for the success; the shared error responses for the rest.
-  const errorNames: Record<number, string> = { 400: 'BadRequest', 401: 'Unauthorized', 403: 'Forbidden', 404: 'NotFound', 409: 'Conflict', 412: 'PreconditionFailed', 429: 'TooManyRequests' }
+  const errorNames: Record<number, string> = { 400: 'BadRequest', 401: 'Unauthorized', 403: 'Forbidden', 404: 'NotFound', 409: 'Conflict', 412: 'PreconditionFailed', 413: 'PayloadTooLarge', 429: 'TooManyRequests' }
   const responses: Record<string, JsonSchema> = {}
   for (const status of op.statuses) {
     responses[String(status)] = errorNames[status] ? { $ref: `#/components/responses/${errorNames[status]}` } : { description: 'Success.', content: { 'application/json': { schema: {} } } }

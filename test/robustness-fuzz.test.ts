@@ -18,7 +18,7 @@ import type { OperationInfo } from '../openapi/index.ts'
 import { createMockState, createServer, type MockServer } from '../mock/index.ts'
 import { KEY_PATTERN } from '../mock/pipeline/idempotency.ts'
 import { querySchema } from '../mock/pipeline/validate.ts'
-import { exampleFromSchema } from '../mock/testing.ts'
+import { contractProblem, exampleFromSchema } from '../mock/testing.ts'
 import { applyMutations, bodyText, bodyTextMutationArbitrary, mutationArbitrary, queryText, queryTextMutationArbitrary, schemaArbitrary, type IdHints } from './support/fuzz.ts'
 import { answerProblems, createInProcessClient, withTimeout } from './support/in-process.ts'
 import { shopIds } from './support/world-ids.ts'
@@ -262,6 +262,8 @@ describe('fuzz: transport-level abuse on a real server (issue 8: Robustness)', (
     const answer = await raw('POST', op.path, { ...keyHeaders, 'content-type': 'application/json' }, Buffer.alloc(11 * 1024 * 1024, 'x'))
     expect(answer.status).toBe(413)
     expect(Object.keys(JSON.parse(answer.text))).toEqual(['error'])
+    // 413 is documented (inferred) on every operation with a body, so the answer follows the contract too.
+    expect(contractProblem(contract, op, answer.status, answer.text)).toBeUndefined()
     expect((await raw('GET', '/health', {})).status).toBe(200)
   })
 

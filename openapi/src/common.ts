@@ -78,3 +78,26 @@ export const pageFields = (maxSize?: number): Record<string, Schema> => ({
 
 export const emptyBody = (): Schema => body({}, { description: 'No body.' })
 export const booleanFlag = bool
+
+/** `affiliate_performance`: platform-wide creator bounds (spec: CRM, videos, slideshows, LIVEs; Samples). */
+export const affiliatePerformance = (): Schema =>
+  body(
+    { min_gmv: num(), max_gmv: num(), min_followers: num(), max_followers: num() },
+    { description: 'Platform-wide creator performance: 30-day GMV across all brands and follower count.' },
+  )
+
+/** `shop_performance`: what the creator did for this shop, lifetime (spec: CRM, videos, slideshows, LIVEs; Samples). */
+export const shopPerformance = (): Schema =>
+  body(
+    {
+      min_gmv: num({ description: 'Shop lifetime GMV the creator drove.' }),
+      max_gmv: num(),
+      min_video_gmv: num(),
+      max_video_gmv: num(),
+      min_live_gmv: num(),
+      max_live_gmv: num(),
+      min_units_sold: num(),
+      max_units_sold: num(),
+    },
+    { description: 'The creator\'s performance for this shop.' },
+  )

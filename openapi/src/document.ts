@@ -21,6 +21,7 @@ const errorResponseNames: Record<ErrorStatus, string> = {
   404: 'NotFound',
   409: 'Conflict',
   412: 'PreconditionFailed',
+  413: 'PayloadTooLarge',
   429: 'TooManyRequests',
 }
 
@@ -34,6 +35,10 @@ const errorResponses: Record<string, Schema> = {
   NotFound: errorResponse('Nothing found for the given identifier (for idempotency lookups: `No stored response for that key`).'),
   Conflict: errorResponse('A concurrent request with the same Idempotency-Key is in flight (up to 60 seconds), or a name is already used.'),
   PreconditionFailed: errorResponse('`expected_updated_at` is older than the resource\'s `updated_at`: re-read and reapply.'),
+  PayloadTooLarge: {
+    ...errorResponse('The request body is larger than the server accepts (the mock: 10 MB). Not shown by the spec; inferred, as every HTTP server has such a limit.'),
+    'x-inferred': true,
+  },
   TooManyRequests: {
     ...errorResponse('Over 10 requests per second or 1,000,000 per day per key, measured per shop. Back off briefly and retry.'),
     headers: {
@@ -61,6 +66,7 @@ export function errorStatusesOf(op: OperationSpec): ErrorStatus[] {
   }
   if (auth === 'key+shop') statuses.add(400)
   if (op.requestBody || op.query?.length || op.pathParams?.length) statuses.add(400)
+  if (op.requestBody) statuses.add(413)
   if (op.idempotent) {
     statuses.add(400)
     statuses.add(409)

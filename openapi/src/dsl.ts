@@ -10,8 +10,8 @@
 export type Schema = Record<string, unknown>
 export type HttpMethod = 'get' | 'post' | 'delete'
 
-/** Error statuses the spec names (401 is our inferred choice for a missing or unknown key). */
-export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 412 | 429
+/** Error statuses the spec names (401 for a missing or unknown key and 413 for an oversized body are inferred). */
+export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 412 | 413 | 429
 
 /** `#/components/schemas/<name>` */
 export const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` })

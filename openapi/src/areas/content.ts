@@ -1,7 +1,7 @@
 /** The affiliate CRM, videos, slideshows and LIVE streams (spec: CRM, videos, slideshows, LIVEs). */
 import type { Area } from '../document.ts'
 import { arr, body, bool, data, enumOf, int, nullable, num, obj, operation, ref, str, strOrArr, usDate, type Schema } from '../dsl.ts'
-import { SORT_DIRECTION_LOWER, dateRange, pageFields } from '../common.ts'
+import { SORT_DIRECTION_LOWER, dateRange, pageFields, affiliatePerformance, shopPerformance } from '../common.ts'
 
 const TAG = 'Content'
 const SECTION = 'CRM, videos, slideshows, LIVEs'
@@ -32,28 +32,6 @@ const videoFields: Record<string, Schema> = {
   product: { description: 'The video\'s product; type not shown.' },
 }
 
-/** Platform-wide 30-day creator performance filter (spec: POST /affiliate/crm/list). */
-const affiliatePerformance = (): Schema =>
-  body(
-    { min_gmv: num(), max_gmv: num(), min_followers: num(), max_followers: num() },
-    { description: 'Platform-wide creator performance: 30-day GMV across all brands and follower count.' },
-  )
-
-/** The creator's performance for this shop (lifetime). */
-const shopPerformance = (): Schema =>
-  body(
-    {
-      min_gmv: num({ description: 'Shop lifetime GMV.' }),
-      max_gmv: num(),
-      min_video_gmv: num(),
-      max_video_gmv: num(),
-      min_live_gmv: num(),
-      max_live_gmv: num(),
-      min_units_sold: num(),
-      max_units_sold: num(),
-    },
-    { description: 'The creator\'s performance for this shop.' },
-  )
 
 const productFilter = (): Schema => strOrArr({ description: 'Product id or ids; exact shape not shown.' })
 const sortDirectionAnyCase = (): Schema => str({ description: 'asc or desc (case not shown for this list).' })

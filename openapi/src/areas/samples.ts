@@ -1,7 +1,7 @@
 /** Sample requests: the funnel, the review queue, refundable samples, approve/reject/ignore, creator DMs (spec: Samples). */
 import type { Area } from '../document.ts'
 import { arr, body, bool, data, date, dateTime, enumOf, int, nullable, num, obj, operation, ref, str, type Schema } from '../dsl.ts'
-import { OPEN_SAMPLE_STATUSES, REFUNDABLE_SAMPLE_STATUSES, SAMPLE_STATUSES, dateRange } from '../common.ts'
+import { OPEN_SAMPLE_STATUSES, REFUNDABLE_SAMPLE_STATUSES, SAMPLE_STATUSES, dateRange, affiliatePerformance, shopPerformance } from '../common.ts'
 
 const TAG = 'Samples'
 const SECTION = 'Samples'
@@ -27,28 +27,6 @@ const REFUNDABLE_TIME_FIELDS = ['timestamp', 'sample_shipped', 'sample_received'
 const SAMPLE_PAGE_MAX = 100
 const SAMPLE_DEPTH_CAP = 1000
 
-/** `affiliate_performance` filter, as on the CRM list (spec: CRM, videos, slideshows, LIVEs). */
-const affiliatePerformance = (): Schema =>
-  body(
-    { min_gmv: num(), max_gmv: num(), min_followers: num(), max_followers: num() },
-    { description: 'Platform-wide creator profile bounds: 30-day GMV across all brands, follower count.' },
-  )
-
-/** `shop_performance` filter, as on the CRM list. */
-const shopPerformance = (): Schema =>
-  body(
-    {
-      min_gmv: num({ description: 'Shop lifetime GMV the creator drove.' }),
-      max_gmv: num(),
-      min_video_gmv: num(),
-      max_video_gmv: num(),
-      min_live_gmv: num(),
-      max_live_gmv: num(),
-      min_units_sold: num(),
-      max_units_sold: num(),
-    },
-    { description: 'Bounds on what the creator did for this shop.' },
-  )
 
 const pageFields = (): Record<string, Schema> => ({
   page_size: int({ minimum: 1, maximum: SAMPLE_PAGE_MAX, description: `At most ${SAMPLE_PAGE_MAX}; larger is refused.` }),
