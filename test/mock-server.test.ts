@@ -185,23 +185,29 @@ describe('CLI (npm start / shoptwin serve)', () => {
   it('cli: serve prints the keys and shop ids and exits 0 on SIGTERM', async () => {
     const cli = fileURLToPath(new URL('../mock/cli.ts', import.meta.url))
     const child = spawn(process.execPath, [cli, 'serve', '--port', '0', '--seed', '7', '--rate-limit', 'off'], { stdio: ['ignore', 'pipe', 'pipe'] })
-    let out = ''
-    child.stdout.setEncoding('utf8')
-    await new Promise<void>((resolve, reject) => {
-      child.stdout.on('data', (chunk: string) => {
-        out += chunk
-        if (out.includes('Control API')) resolve()
+    try {
+      let out = ''
+      child.stdout.setEncoding('utf8')
+      await new Promise<void>((resolve, reject) => {
+        child.stdout.on('data', (chunk: string) => {
+          out += chunk
+          if (out.includes('Control API')) resolve()
+        })
+        child.once('exit', (code) => reject(new Error(`exited early with ${code}: ${out}`)))
       })
-      child.once('exit', (code) => reject(new Error(`exited early with ${code}: ${out}`)))
-    })
-    expect(out).toContain('demo-key')
-    expect(out).toContain('demo-limited-key')
-    expect(out).toMatch(/[0-9a-f]{8}-[0-9a-f]{4}-/)
-    expect(out).toContain('rate limit off')
-    const listening = /listening on (http:\/\/\S+)/.exec(out)![1]
-    expect((await request(listening).get('/health')).status).toBe(200)
-    child.kill('SIGTERM')
-    const [code] = await once(child, 'exit')
-    expect(code).toBe(0)
+      expect(out).toContain('demo-key')
+      expect(out).toContain('demo-limited-key')
+      expect(out).toMatch(/[0-9a-f]{8}-[0-9a-f]{4}-/)
+      expect(out).toContain('rate limit off')
+      const listening = /listening on (http:\/\/\S+)/.exec(out)![1]
+      expect((await request(listening).get('/health')).status).toBe(200)
+      const exited = once(child, 'exit')
+      child.kill('SIGTERM')
+      const [code] = await exited
+      expect(code).toBe(0)
+    } finally {
+      // Never leave the server running when an assertion above fails.
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
+    }
   })
 })
