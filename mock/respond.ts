@@ -6,11 +6,14 @@
 /** What a pipeline step or an area handler answers. */
 export interface ApiResult {
   status: number
-  /** JSON body (ignored when `rawBody` is set). */
+  /** JSON body (ignored when `rawBody` or `rawBytes` is set). */
   body?: unknown
   /** The serialized body, sent byte for byte (idempotent replays). */
   rawBody?: string
-  /** `rawBody` already encoded as UTF-8 (cached answers); the standalone server sends it as is. */
+  /**
+   * `rawBody` already encoded as UTF-8 (cached answers; a handler that writes its body's bytes itself
+   * may give only these); the standalone server sends it as is.
+   */
   rawBytes?: Uint8Array
   headers?: Record<string, string>
 }
@@ -44,9 +47,11 @@ export function isApiError(value: unknown): value is ApiError {
   return value instanceof ApiError
 }
 
-/** The bytes a result is sent as. */
+const utf8 = new TextDecoder()
+
+/** The text a result is sent as. */
 export function serializeBody(result: ApiResult): string {
-  return result.rawBody ?? JSON.stringify(result.body ?? null)
+  return result.rawBody ?? (result.rawBytes ? utf8.decode(result.rawBytes) : JSON.stringify(result.body ?? null))
 }
 
 /** A fetch Response for an ApiResult (MSW handlers return these). */

@@ -13,6 +13,7 @@ import { paginate } from '../pipeline/paging.ts'
 import { requireDateRange } from '../pipeline/validate.ts'
 import { apiError, type ApiResult } from '../respond.ts'
 import { csvExport, wantsCsv } from '../csv.ts'
+import { sameRecords } from './content.ts'
 
 type Schemas = components['schemas']
 export type SortDirection = 'ASC' | 'DESC'
@@ -289,6 +290,55 @@ const listAdCreatives: AreaHandler = (ctx) => {
     return true
   })
 
+  const unscoped = inScope.length === data.creatives.length
+  const rows = unscoped ? creativeRowsOf(data, fromDay, toDay) : creativeRows(data, inScope, fromDay, toDay)
+
+  // spec: available_statuses lists the statuses present before the status filter; total_count is within it.
+  const present = new Set(rows.map((r) => r.status).filter((s): s is AdDeliveryStatus => s !== null))
+  const available_statuses = AD_DELIVERY_STATUSES.filter((s) => present.has(s))
+  const statuses = idSet(input.statuses)
+  const filtered = statuses ? rows.filter((r) => r.status !== null && statuses.has(r.status)) : rows
+  const sort_by = sortKey(input.sort_by, CREATIVE_SORT_KEYS, 'ad_spend')
+  const sort_direction = direction(input.sort_direction)
+  const sorted = sortNullsLast(filtered, (r) => r[sort_by], sort_direction, (r) => r.video_id)
+  const { rows: creatives, page, page_size } = pageOf(ctx, sorted)
+  // JSON.stringify of { data: { creatives, total_count, page, page_size, available_statuses, sort_by, sort_direction } },
+  // each row's JSON written once per shop and window.
+  const rest = JSON.stringify({ total_count: filtered.length, page, page_size, available_statuses, sort_by, sort_direction })
+  const rowJson = (row: CreativeRow) => {
+    let text = creativeJson.get(row)
+    if (text === undefined) creativeJson.set(row, (text = JSON.stringify(row)))
+    return text
+  }
+  return { status: 200, rawBody: `{"data":{"creatives":[${creatives.map(rowJson).join(',')}]${rest.length > 2 ? `,${rest.slice(1)}` : '}'}}` }
+}
+
+/** Each creative row's JSON (rows are never changed once built). */
+const creativeJson = new WeakMap<CreativeRow, string>()
+
+/** Rows of every creative of the shop by window: the creatives and their facts never change. */
+const creativeRowCache = new WeakMap<ShopData, { creatives: ShopData['creatives']; byWindow: Map<string, CreativeRow[]> }>()
+
+/** The rows of all the shop's creatives over a window, built once per shop and window (bounded). */
+function creativeRowsOf(data: ShopData, fromDay: number, toDay: number): CreativeRow[] {
+  let cache = creativeRowCache.get(data)
+  if (!cache || !sameRecords(cache.creatives, data.creatives)) {
+    cache = { creatives: [...data.creatives], byWindow: new Map() }
+    creativeRowCache.set(data, cache)
+  }
+  const id = `${fromDay}|${toDay}`
+  let rows = cache.byWindow.get(id)
+  if (!rows) {
+    rows = creativeRows(data, data.creatives, fromDay, toDay)
+    // Windows are client input.
+    if (cache.byWindow.size >= 256) cache.byWindow.clear()
+    cache.byWindow.set(id, rows)
+  }
+  return rows
+}
+
+/** One row per video of the creatives in scope, over the window. */
+function creativeRows(data: ShopData, inScope: ShopData['creatives'], fromDay: number, toDay: number): CreativeRow[] {
   const table = data.facts.creatives
   const videoTable = data.facts.videos
   const byVideo = new Map<string, typeof inScope>()
@@ -366,17 +416,7 @@ const listAdCreatives: AreaHandler = (ctx) => {
       video_link: parts[0]!.url,
     })
   }
-
-  // spec: available_statuses lists the statuses present before the status filter; total_count is within it.
-  const present = new Set(rows.map((r) => r.status).filter((s): s is AdDeliveryStatus => s !== null))
-  const available_statuses = AD_DELIVERY_STATUSES.filter((s) => present.has(s))
-  const statuses = idSet(input.statuses)
-  const filtered = statuses ? rows.filter((r) => r.status !== null && statuses.has(r.status)) : rows
-  const sort_by = sortKey(input.sort_by, CREATIVE_SORT_KEYS, 'ad_spend')
-  const sort_direction = direction(input.sort_direction)
-  const sorted = sortNullsLast(filtered, (r) => r[sort_by], sort_direction, (r) => r.video_id)
-  const { rows: creatives, page, page_size } = pageOf(ctx, sorted)
-  return { status: 200, body: { data: { creatives, total_count: filtered.length, page, page_size, available_statuses, sort_by, sort_direction } } }
+  return rows
 }
 
 // --- Excluded creatives ---------------------------------------------------------------------------
