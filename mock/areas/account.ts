@@ -5,6 +5,7 @@
  */
 import type { AreaHandler, AreaModule, RequestContext } from '../context.ts'
 import { apiError } from '../respond.ts'
+import { sortRows } from '../sort.ts'
 import type { World } from '../world.ts'
 
 /** The shop's per-shop data of the world. */
@@ -21,11 +22,6 @@ export function fuzzyMatch(text: string, query: string | undefined): boolean {
   return query.toLowerCase().split(/\s+/).filter(Boolean).every((word) => hay.includes(word))
 }
 
-/** Sorts by a numeric field, ties broken by id so pages are stable. */
-function sortRows<T extends Record<string, any>>(rows: T[], field: string, direction: 'asc' | 'desc', idField: string): T[] {
-  const sign = direction === 'asc' ? 1 : -1
-  return rows.slice().sort((a, b) => sign * ((a[field] as number) - (b[field] as number)) || String(a[idField]).localeCompare(String(b[idField])))
-}
 
 const requireShop = (ctx: RequestContext) => {
   if (!ctx.shop) throw new Error(`${ctx.op.operationId} ran without a shop`)
@@ -51,7 +47,7 @@ const listShopProducts: AreaHandler = (ctx) => {
   const products = shopDataOf(ctx.world, requireShop(ctx).shop_id).products
     .filter((p) => fuzzyMatch(p.product_name, search))
     .filter((p) => is_open_plan === null || p.is_open_plan === is_open_plan)
-  const data = sortRows(products, sort_by, sort_direction, 'product_id').map(({ product_id, product_name, status, is_open_plan, price, units_sold, stock }) => ({
+  const data = sortRows(products, (p) => p[sort_by as 'price' | 'units_sold'], sort_direction, (p) => p.product_id).map(({ product_id, product_name, status, is_open_plan, price, units_sold, stock }) => ({
     product_id, product_name, status, is_open_plan, price, units_sold, stock,
   }))
   return { status: 200, body: { data } }
@@ -62,7 +58,7 @@ const listShopSkus: AreaHandler = (ctx) => {
   const skus = shopDataOf(ctx.world, requireShop(ctx).shop_id).skus
     .filter((s) => fuzzyMatch(`${s.sku_name} ${s.product_name}`, search))
     .filter((s) => product_id === null || s.product_id === product_id)
-  const data = sortRows(skus, sort_by, sort_direction, 'sku_id').map(({ sku_id, sku_name, product_id, product_name, price, custom_cogs, stock }) => ({
+  const data = sortRows(skus, (k) => k[sort_by as 'price' | 'stock'], sort_direction, (k) => k.sku_id).map(({ sku_id, sku_name, product_id, product_name, price, custom_cogs, stock }) => ({
     sku_id, sku_name, product_id, product_name, price, custom_cogs, stock,
   }))
   return { status: 200, body: { data } }

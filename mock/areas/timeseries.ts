@@ -67,8 +67,8 @@ export const inWindow = (day: number, w: DayWindow): boolean => day >= w.from &&
 /** MM/DD/YYYY of a day index (Video post_time, LIVE start_time). */
 export const usDateOf = (world: World, day: number): string => toUsDate(world.axis.date(day))
 
-export type SortDirection = 'asc' | 'desc'
-export type SortValue = number | string | null | undefined
+export { sortRows, type SortDirection, type SortValue } from '../sort.ts'
+import { sortRows, type SortDirection, type SortValue } from '../sort.ts'
 
 /** `asc`/`desc` in any case (the lists' case is not shown); 400 naming the field otherwise. */
 export function sortDirectionOf(value: unknown, field: string, fallback: SortDirection = 'desc'): SortDirection {
@@ -85,20 +85,6 @@ export function sortKeyOf<K extends string>(value: unknown, allowed: readonly K[
   return value as K
 }
 
-/** Sorts by one value, nulls last in both directions, ties broken by `tie` ascending so pages are stable. */
-export function sortRows<T>(rows: readonly T[], value: (row: T) => SortValue, direction: SortDirection, tie: (row: T) => string): T[] {
-  const sign = direction === 'asc' ? 1 : -1
-  const keyed = rows.map((row) => ({ row, key: value(row), id: tie(row) }))
-  keyed.sort((a, b) => {
-    const aNull = a.key === null || a.key === undefined
-    const bNull = b.key === null || b.key === undefined
-    if (aNull !== bNull) return aNull ? 1 : -1
-    let c = 0
-    if (!aNull) c = typeof a.key === 'number' && typeof b.key === 'number' ? a.key - b.key : String(a.key).localeCompare(String(b.key))
-    return sign * c || a.id.localeCompare(b.id)
-  })
-  return keyed.map((k) => k.row)
-}
 
 /** A handle filter: case-insensitive substring, a leading `@` ignored. */
 export function handleMatches(handle: string, query: unknown): boolean {

@@ -2,7 +2,7 @@
  * Schemas shared by several areas. Area files import the enums and small shapes from here and
  * put area-specific resources in their own `schemas` export.
  */
-import { arr, body, bool, date, enumOf, int, num, obj, str, type Schema } from './dsl.ts'
+import { arr, body, date, enumOf, int, num, obj, str, type Schema } from './dsl.ts'
 
 // spec: What the service does: every Enterprise endpoint takes exactly one region.
 export const REGIONS = ['us', 'uk', 'mx', 'es', 'de', 'ie', 'it', 'fr', 'nl', 'pt', 'gr', 'be', 'at', 'pl', 'hu', 'cz', 'br', 'jp'] as const
@@ -76,8 +76,6 @@ export const pageFields = (maxSize?: number): Record<string, Schema> => ({
   page_number: int({ minimum: 1, description: '1-based.' }),
 })
 
-export const emptyBody = (): Schema => body({}, { description: 'No body.' })
-export const booleanFlag = bool
 
 /** `affiliate_performance`: platform-wide creator bounds (spec: CRM, videos, slideshows, LIVEs; Samples). */
 export const affiliatePerformance = (): Schema =>

@@ -146,6 +146,9 @@ const listAdCreatives = operation({
   },
 })
 
+/** Excluded and boosted lists: `page_size` default 20, max 100 (refused above), depth cap 10,000 (spec: Limits). */
+const CREATIVE_LIST_PAGING = { sizeParam: 'page_size', pageParam: 'page', defaultSize: 20, max: 100, mode: 'reject', depthCap: 10000 } as const
+
 const listExcludedCreatives = operation({
   method: 'post',
   path: '/ads/excluded-creatives',
@@ -169,7 +172,7 @@ const listExcludedCreatives = operation({
     sort_direction: sortDirection({ default: 'DESC' }),
     ...csvFields(),
   }),
-  paging: { sizeParam: 'page_size', pageParam: 'page', defaultSize: 20, max: 100, mode: 'reject', depthCap: 10000 },
+  paging: CREATIVE_LIST_PAGING,
   success: {
     status: 200,
     csv: true,
@@ -206,7 +209,7 @@ const listBoostedCreatives = operation({
     sort_direction: sortDirection(),
     ...csvFields(),
   }),
-  paging: { sizeParam: 'page_size', pageParam: 'page', defaultSize: 20, max: 100, mode: 'reject', depthCap: 10000 },
+  paging: CREATIVE_LIST_PAGING,
   success: {
     status: 200,
     csv: true,

@@ -44,6 +44,25 @@ const pagedResults = (row: string, extra: Record<string, Schema> = {}): Schema =
   ],
 })
 
+/** The search body of the video and LIVE lists (spec: LIVEs take filters "as videos"). */
+const contentSearchBody = (): Schema =>
+  body({
+    ...pageFields(),
+    just_count: bool(),
+    filters: body({
+      sort_by: str({ description: 'Sort field; values not enumerated.' }),
+      sort_direction: sortDirectionAnyCase(),
+      handle: str(),
+      product_filter: productFilter(),
+      date_range: dateRange(),
+      affiliate_performance: affiliatePerformance(),
+      shop_performance: shopPerformance(),
+    }),
+  })
+
+/** Lists without a stated page-size maximum clamp at the 10,000-row depth cap. */
+const CLAMPED_PAGING = { sizeParam: 'page_size', pageParam: 'page_number', max: 10000, mode: 'clamp', depthCap: 10000 } as const
+
 export const content: Area = {
   name: TAG,
   description: 'The shop\'s affiliate CRM, and its creators\' videos, slideshows and LIVE streams.',
@@ -138,7 +157,7 @@ export const content: Area = {
           shop_performance: shopPerformance(),
         }),
       }),
-      paging: { sizeParam: 'page_size', pageParam: 'page_number', max: 10000, mode: 'clamp', depthCap: 10000 },
+      paging: CLAMPED_PAGING,
       success: {
         status: 200,
         schema: {
@@ -157,20 +176,8 @@ export const content: Area = {
       specSection: SECTION,
       summary: 'Search creator videos',
       description: `Sort and filters go inside \`filters\`. ${DEPTH_NOTE}`,
-      requestBody: body({
-        ...pageFields(),
-        just_count: bool(),
-        filters: body({
-          sort_by: str({ description: 'Sort field; values not enumerated.' }),
-          sort_direction: sortDirectionAnyCase(),
-          handle: str(),
-          product_filter: productFilter(),
-          date_range: dateRange(),
-          affiliate_performance: affiliatePerformance(),
-          shop_performance: shopPerformance(),
-        }),
-      }),
-      paging: { sizeParam: 'page_size', pageParam: 'page_number', max: 10000, mode: 'clamp', depthCap: 10000 },
+      requestBody: contentSearchBody(),
+      paging: CLAMPED_PAGING,
       success: { status: 200, schema: pagedResults('Video') },
     }),
     operation({
@@ -204,20 +211,8 @@ export const content: Area = {
       specSection: SECTION,
       summary: 'Search creator LIVE streams',
       description: `Filters as for videos. The response also echoes \`sort_by\` and \`sort_direction\`. ${DEPTH_NOTE}`,
-      requestBody: body({
-        ...pageFields(),
-        just_count: bool(),
-        filters: body({
-          sort_by: str({ description: 'Sort field; values not enumerated.' }),
-          sort_direction: sortDirectionAnyCase(),
-          handle: str(),
-          product_filter: productFilter(),
-          date_range: dateRange(),
-          affiliate_performance: affiliatePerformance(),
-          shop_performance: shopPerformance(),
-        }),
-      }),
-      paging: { sizeParam: 'page_size', pageParam: 'page_number', max: 10000, mode: 'clamp', depthCap: 10000 },
+      requestBody: contentSearchBody(),
+      paging: CLAMPED_PAGING,
       success: { status: 200, schema: pagedResults('LiveStream', { sort_by: str(), sort_direction: str() }) },
     }),
   ],
