@@ -168,13 +168,16 @@ async function main(): Promise<void> {
   const targets: Target[] = [bare, prism, shoptwin, uncached]
 
   const rows: Array<Record<string, string | number | null>> = []
+  const measured: Array<{ op: Operation; byTarget: Record<Target['name'], Load> }> = []
+  let rss: Record<Target['name'], number | null> | undefined
   try {
     for (const op of operations) {
-      const byTarget: Record<string, Awaited<ReturnType<typeof load>>> = {}
+      const byTarget = {} as Record<Target['name'], Load>
       for (const target of targets) {
         await load(target, op, shopId, 3)
         byTarget[target.name] = await load(target, op, shopId, duration)
       }
+      measured.push({ op, byTarget })
       const s = byTarget.shoptwin!
       const u = byTarget.uncached!
       rows.push({
@@ -196,7 +199,7 @@ async function main(): Promise<void> {
         'non-2xx (shoptwin, uncached, prism)': `${s.non2xx}, ${u.non2xx}, ${byTarget.prism!.non2xx}`,
       })
     }
-    const rss = { bare: peakRssMb(bare.child.pid), prism: peakRssMb(prism.child.pid), shoptwin: peakRssMb(shoptwin.child.pid), uncached: peakRssMb(uncached.child.pid) }
+    rss = { bare: peakRssMb(bare.child.pid), prism: peakRssMb(prism.child.pid), shoptwin: peakRssMb(shoptwin.child.pid), uncached: peakRssMb(uncached.child.pid) }
     console.table(rows)
     console.log('peak RSS under load (MB):', rss)
   } finally {
@@ -233,6 +236,32 @@ async function main(): Promise<void> {
     generation[scale] = Math.round(performance.now() - t0)
   }
   console.log('world generation, every shop built (ms, in this process, after earlier scales warmed the code):', generation)
+
+  console.log('\ntargets of issue 8, on this run:')
+  for (const line of verdicts(measured, rss!, startup)) console.log(line)
+}
+
+type Load = Awaited<ReturnType<typeof load>>
+
+/** One line per target, ✓ or ✗, with the figures it was judged on (and the ceiling's, where it explains a miss). */
+function verdicts(measured: Array<{ op: Operation; byTarget: Record<Target['name'], Load> }>, rss: Record<Target['name'], number | null>, startup: Record<string, number>): string[] {
+  const line = (ok: boolean, text: string) => `${ok ? '✓' : '✗'} ${text}`
+  const out: string[] = []
+  const health = measured.find((m) => m.op.path === '/health')!.byTarget
+  out.push(line(health.shoptwin.rps >= 0.25 * health.bare.rps, `GET /health at ≥ 25% of bare node:http: ${Math.round((100 * health.shoptwin.rps) / health.bare.rps)}%`))
+  for (const { op, byTarget: t } of measured) {
+    const ratio = t.shoptwin.rps / t.prism.rps
+    out.push(line(ratio >= 2, `${op.name} at ≥ 2× Prism: ${ratio.toFixed(2)}× (without the response cache ${(t.uncached.rps / t.prism.rps).toFixed(2)}×)`))
+  }
+  for (const { op, byTarget: t } of measured) {
+    const ceiling = t.bare.p99 > 10 ? `; the bare server's own p99 on this body is ${t.bare.p99} ms` : ''
+    out.push(line(t.shoptwin.p99 <= 10, `${op.name} p99 ≤ 10 ms at ${connections} connections: ${t.shoptwin.p99} ms${ceiling}`))
+  }
+  const stats = measured.find((m) => m.op.path === '/shop/stats')!.byTarget
+  out.push(line(stats.shoptwin.p50 <= 5, `POST /shop/stats all keys p50 ≤ 5 ms: ${stats.shoptwin.p50} ms`))
+  out.push(line(startup.shoptwin! < startup.prism!, `startup faster than Prism's: ${startup.shoptwin} ms vs ${startup.prism} ms`))
+  out.push(line(rss.shoptwin! < rss.prism!, `peak RSS under load below Prism's: ${rss.shoptwin} MB vs ${rss.prism} MB`))
+  return out
 }
 
 await main()

@@ -699,6 +699,20 @@ describe('fixtures: FactTable API', () => {
       )
     }
   })
+  it('dailyTotals sums every entity per day, NaN on a day no entity reported (gappy and contiguous tables)', () => {
+    for (const table of [d.facts.products, d.facts.affiliates, d.facts.campaigns, d.facts.shop] as FactTable[]) {
+      const metric = table.metrics[0]!
+      const brute = new Map<number, number>()
+      for (let r = 0; r < table.rowCount; r++) brute.set(table.days[r]!, (brute.get(table.days[r]!) ?? 0) + table.columns[metric][r]!)
+      const totals = table.dailyTotals(metric)
+      expect(totals.length).toBe(w.axis.count)
+      for (let day = 0; day < w.axis.count; day++) {
+        if (brute.has(day)) expect(totals[day], `${table.name} day ${day}`).toBeCloseTo(brute.get(day)!, 6)
+        else expect(totals[day], `${table.name} day ${day}`).toBeNaN()
+      }
+      expect(table.dailyTotals(metric)).toBe(totals)
+    }
+  })
   it('buildLookups indexes creators by id, handle and oecuid, and shop records by id', () => {
     const lookups = buildLookups(w)
     const c = w.creators[5]!

@@ -803,6 +803,50 @@ describe('shop stats: records changed at run time count at once (spec: POST /sho
   })
 })
 
+describe('shop stats: what is worked out once is still exact (spec: POST /shop/stats)', () => {
+  it('stats: a sample timestamp moved out of the range, cleared, or a request added count at once, though each record\'s day is kept between requests (spec: POST /shop/stats)', async () => {
+    const keys = ['sample_requests', 'samples_delivered', 'sample_spend']
+    const before = await totals({ date_range: LONG, stats: keys })
+    const list = data.sampleRequests
+    const moved = list.find((s) => within(localDate(s.timestamp), LONG))!
+    const delivered = list.find((s) => s.sample_received !== null && within(localDate(s.sample_received), LONG))!
+    const saved = { timestamp: moved.timestamp, received: delivered.sample_received }
+    try {
+      moved.timestamp = '2020-01-01T00:00:00.000Z'
+      delivered.sample_received = null
+      list.push({ ...list[0]!, apply_id: 'added-at-run-time', timestamp: `${LONG.from}T12:00:00.000Z`, sample_shipped: null, sample_received: null })
+      const after = await totals({ date_range: LONG, stats: keys })
+      expect(after.sample_requests).toBe(before.sample_requests! - 1 + 1)
+      expect(after.samples_delivered).toBe(before.samples_delivered! - 1)
+      expect(after.sample_requests).toBe(countIn(list, (r) => r.timestamp, LONG))
+      expect(after.samples_delivered).toBe(countIn(list, (r) => r.sample_received, LONG))
+      list.pop()
+      expect((await totals({ date_range: LONG, stats: keys })).sample_requests).toBe(before.sample_requests! - 1)
+    } finally {
+      if (list.at(-1)?.apply_id === 'added-at-run-time') list.pop()
+      moved.timestamp = saved.timestamp
+      delivered.sample_received = saved.received
+    }
+    expect(await totals({ date_range: LONG, stats: keys })).toEqual(before)
+  })
+
+  it('stats: series kept per window and filters (new content GMV, first-time posters) answer each window as if computed afresh (spec: POST /shop/stats)', async () => {
+    const keys = ['new_content_gmv', 'first_time_posters', 'distinct_creators', 'total_gmv']
+    const productId = data.videos[0]!.product
+    const bodies = [
+      { date_range: RANGE, stats: keys, include_charts: true },
+      { date_range: LONG, stats: keys, include_charts: true, grain: 'week' },
+      { date_range: RANGE, stats: keys, include_charts: true, product_id: productId },
+      { date_range: RANGE, stats: keys, include_charts: true, timezone: 'Asia/Tokyo' },
+    ]
+    const first = []
+    for (const body of bodies) first.push(await stats(body))
+    // Each window differs from the others, so a series served for the wrong key would show.
+    expect(new Set(first.map((e) => JSON.stringify([e.new_content_gmv, e.first_time_posters]))).size).toBe(bodies.length)
+    for (const [i, body] of [...bodies.entries()].reverse()) expect(await stats(body)).toEqual(first[i])
+  })
+})
+
 describe('shop stats: invalid input (spec: POST /shop/stats; Errors)', () => {
   it.each([
     ['a grain other than day, week, month', { grain: 'year' }],

@@ -22,7 +22,7 @@ export const MESSAGES = {
 
 /** Who is calling, for which shop, and may they: sets `ctx.apiKey` and `ctx.shop`. */
 export const auth = (): Step =>
-  async function auth(ctx, next) {
+  function auth(ctx, next) {
     const { op, canonical } = ctx
     // spec: Authentication 2: GET /health needs no key.
     if (op.auth === 'none') return next()

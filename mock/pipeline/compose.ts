@@ -1,6 +1,12 @@
 /**
- * The request pipeline: hono-style steps `(ctx, next) => Promise<ApiResult>` composed in one place
- * (mock/pipeline/index.ts). A step refuses by throwing or returning `apiError(...)`.
+ * The request pipeline: hono-style steps `(ctx, next) => ApiResult | Promise<ApiResult>` composed in
+ * one place (mock/pipeline/index.ts). A step refuses by throwing or returning `apiError(...)`.
+ *
+ * A step that only looks at the request and passes it on is a plain function returning `next()`:
+ * an async function per step would cost a promise and a suspended frame on every request, the
+ * larger part of what a cached answer costs. Only the steps that work on the answer (the journal,
+ * the error boundary, the response cache filling, idempotency) await it. A plain step may throw:
+ * the error boundary's `await next()` catches it like a rejection.
  */
 import type { OperationInfo } from '../../openapi/index.ts'
 import type { ApiResult } from '../respond.ts'
@@ -38,14 +44,15 @@ export interface PipelineContext {
   page?: PageWindow
 }
 
-export type Next = () => Promise<ApiResult>
-export type Step = (ctx: PipelineContext, next: Next) => Promise<ApiResult>
-export type Final = (ctx: PipelineContext) => Promise<ApiResult>
+export type Awaitable<T> = T | Promise<T>
+export type Next = () => Awaitable<ApiResult>
+export type Step = (ctx: PipelineContext, next: Next) => Awaitable<ApiResult>
+export type Final = (ctx: PipelineContext) => Awaitable<ApiResult>
 
 /** Runs the steps in order around the final handler. */
 export function compose(steps: Step[], final: Final): Final {
   return (ctx) => {
-    const run = (i: number): Promise<ApiResult> => (i === steps.length ? final(ctx) : steps[i](ctx, () => run(i + 1)))
+    const run = (i: number): Awaitable<ApiResult> => (i === steps.length ? final(ctx) : steps[i](ctx, () => run(i + 1)))
     return run(0)
   }
 }

@@ -1,10 +1,10 @@
 import type { RequestContext } from '../context.ts'
 import { apiError, type ApiResult } from '../respond.ts'
-import type { Final } from './compose.ts'
+import type { Awaitable, Final } from './compose.ts'
 
 /** Calls the area handler of the operation (of the canonical one for aliases). */
 export const dispatch = (): Final =>
-  async function dispatch(ctx): Promise<ApiResult> {
+  function dispatch(ctx): Awaitable<ApiResult> {
     const { state, canonical, op } = ctx
     const handler = state.handlers.get(op.operationId) ?? state.handlers.get(canonical.operationId)
     // Temporary: the area authors replace every one of these.

@@ -1,15 +1,18 @@
-import { apiError } from '../respond.ts'
-import type { Step } from './compose.ts'
+import { apiError, type ApiResult } from '../respond.ts'
+import type { Next, Step } from './compose.ts'
 
 // A plain timer rather than node:timers, so the handlers also run in the browser (setupWorker).
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
 
 /** Applies faults injected through the control API (latency, error status) to the next N matching requests. */
 export const faults = (): Step =>
-  async function faults(ctx, next) {
+  function faults(ctx, next) {
     const fault = ctx.state.faults.take({ operationId: ctx.op.operationId, permission: ctx.op.permission, path: ctx.op.path })
-    if (!fault) return next()
-    if (fault.latency_ms) await sleep(fault.latency_ms)
-    if (fault.status !== undefined) return apiError(fault.status, fault.message ?? `Injected fault: ${fault.status}`)
-    return next()
+    return fault ? withFault(fault, next) : next()
   }
+
+async function withFault(fault: { latency_ms?: number; status?: number; message?: string }, next: Next): Promise<ApiResult> {
+  if (fault.latency_ms) await sleep(fault.latency_ms)
+  if (fault.status !== undefined) return apiError(fault.status, fault.message ?? `Injected fault: ${fault.status}`)
+  return next()
+}

@@ -5,7 +5,7 @@
  * 60 seconds; 5xx responses and exceptions are not cached.
  */
 import { apiError, isApiError, serializeBody, type ApiResult } from '../respond.ts'
-import type { Step } from './compose.ts'
+import type { Next, PipelineContext, Step } from './compose.ts'
 import { INVALID_IDEMPOTENCY_KEY } from './validate.ts'
 
 export const KEY_PATTERN = /^[A-Za-z0-9-]{1,128}$/
@@ -14,40 +14,43 @@ export const IN_FLIGHT_MESSAGE = 'A request with this Idempotency-Key is still i
 export const keyUsedElsewhere = (permission: string) => `Idempotency-Key already used for ${permission} on this shop; use a new key for another operation`
 
 export const idempotency = (): Step =>
-  async function idempotency(ctx, next) {
+  function idempotency(ctx, next) {
     if (!ctx.op.idempotent && !ctx.canonical.idempotent) return next()
     const key = ctx.headers.get('idempotency-key')
     // spec: Idempotency: the header is optional; without it the endpoint behaves normally.
-    if (key === null) return next()
-    if (!KEY_PATTERN.test(key)) throw apiError(400, INVALID_IDEMPOTENCY_KEY)
-    const store = ctx.state.idempotency
-    const shopId = ctx.shop?.shop_id ?? '-'
-
-    const claim = store.claim(shopId, key)
-    if (claim.kind === 'in-flight') throw apiError(409, IN_FLIGHT_MESSAGE)
-    if (claim.kind === 'replay') {
-      const { entry } = claim
-      if (entry.permission !== undefined && entry.permission !== ctx.canonical.permission) throw apiError(400, keyUsedElsewhere(entry.permission))
-      return { status: entry.responseStatus!, rawBody: entry.rawBody!, headers: { ...entry.headers, 'idempotent-replayed': 'true' } }
-    }
-
-    let result: ApiResult
-    try {
-      result = await next()
-    } catch (error) {
-      // An ApiError below 500 is an answer like any other and is cached; anything else is not.
-      if (isApiError(error) && error.status < 500) result = error
-      else {
-        store.release(shopId, key)
-        throw error
-      }
-    }
-    // spec: Idempotency: 5xx responses are not cached, so a retry can succeed.
-    if (result.status >= 500) {
-      store.release(shopId, key)
-      return result
-    }
-    const rawBody = serializeBody(result)
-    store.complete(shopId, key, { status: result.status, rawBody, headers: result.headers, permission: ctx.canonical.permission })
-    return { status: result.status, rawBody, headers: result.headers }
+    return key === null ? next() : withKey(ctx, key, next)
   }
+
+async function withKey(ctx: PipelineContext, key: string, next: Next): Promise<ApiResult> {
+  if (!KEY_PATTERN.test(key)) throw apiError(400, INVALID_IDEMPOTENCY_KEY)
+  const store = ctx.state.idempotency
+  const shopId = ctx.shop?.shop_id ?? '-'
+
+  const claim = store.claim(shopId, key)
+  if (claim.kind === 'in-flight') throw apiError(409, IN_FLIGHT_MESSAGE)
+  if (claim.kind === 'replay') {
+    const { entry } = claim
+    if (entry.permission !== undefined && entry.permission !== ctx.canonical.permission) throw apiError(400, keyUsedElsewhere(entry.permission))
+    return { status: entry.responseStatus!, rawBody: entry.rawBody!, headers: { ...entry.headers, 'idempotent-replayed': 'true' } }
+  }
+
+  let result: ApiResult
+  try {
+    result = await next()
+  } catch (error) {
+    // An ApiError below 500 is an answer like any other and is cached; anything else is not.
+    if (isApiError(error) && error.status < 500) result = error
+    else {
+      store.release(shopId, key)
+      throw error
+    }
+  }
+  // spec: Idempotency: 5xx responses are not cached, so a retry can succeed.
+  if (result.status >= 500) {
+    store.release(shopId, key)
+    return result
+  }
+  const rawBody = serializeBody(result)
+  store.complete(shopId, key, { status: result.status, rawBody, headers: result.headers, permission: ctx.canonical.permission })
+  return { status: result.status, rawBody, headers: result.headers }
+}

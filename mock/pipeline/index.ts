@@ -4,7 +4,8 @@
  * response cache → validation → paging → idempotency → cache invalidation → the area handler.
  */
 import { auth } from './auth.ts'
-import { compose, type Final, type Step } from './compose.ts'
+import type { ApiResult } from '../respond.ts'
+import { compose, type PipelineContext, type Step } from './compose.ts'
 import { dispatch } from './dispatch.ts'
 import { errorBoundary } from './error-boundary.ts'
 import { faults } from './faults.ts'
@@ -17,7 +18,7 @@ import { cacheInvalidation, responseCache } from './response-cache.ts'
 import { responseCheck } from './response-check.ts'
 import { validate } from './validate.ts'
 
-export type { PipelineContext, RequestHeaders, Step, Final, Next } from './compose.ts'
+export type { Awaitable, PipelineContext, RequestHeaders, Step, Final, Next } from './compose.ts'
 export { compose } from './compose.ts'
 
 export interface PipelineOptions {
@@ -26,7 +27,7 @@ export interface PipelineOptions {
 }
 
 /** The standard pipeline every operation runs through. */
-export function createPipeline({ log }: PipelineOptions = {}): Final {
+export function createPipeline({ log }: PipelineOptions = {}): (ctx: PipelineContext) => Promise<ApiResult> {
   const steps: Step[] = [
     journal(),
     errorBoundary(log ? { log } : {}),
@@ -41,5 +42,7 @@ export function createPipeline({ log }: PipelineOptions = {}): Final {
     idempotency(),
     cacheInvalidation(),
   ]
-  return compose(steps, dispatch())
+  const run = compose(steps, dispatch())
+  // The journal, first of the steps, is async: this is the promise it returned.
+  return (ctx) => Promise.resolve(run(ctx))
 }

@@ -1,5 +1,5 @@
 import { redactHeaders, type JournalEntry } from '../stores/journal.ts'
-import type { PipelineContext, Step } from './compose.ts'
+import type { PipelineContext, RequestHeaders, Step } from './compose.ts'
 
 function queryObject(url: URL): Record<string, string | string[]> {
   const out: Record<string, string | string[]> = {}
@@ -26,33 +26,54 @@ function parsedBody(text: string): unknown {
 /**
  * The entry of one request. Query, headers and body are worked out when the journal is read, not on
  * every request (most entries are never read); what they are built from never changes. A big body is
- * summarised at once so the journal never holds it.
+ * summarised at once so the journal never holds it. A class, so the lazy fields are getters on its
+ * prototype rather than closures and accessors made for every request; `toJSON` lists them all.
  */
-function entryOf(ctx: PipelineContext): JournalEntry {
-  const { url, headers, bodyText } = ctx
-  let query: JournalEntry['query'] | undefined
-  let redacted: JournalEntry['headers'] | undefined
-  let text: string | undefined = bodyText.length > MAX_JOURNAL_BODY ? undefined : bodyText
-  let body: unknown = text === undefined ? parsedBody(bodyText) : undefined
-  return {
-    id: 0,
-    time: ctx.receivedAt.toISOString(),
-    method: ctx.method,
-    path: url.pathname,
-    get query() {
-      return (query ??= queryObject(url))
-    },
-    get headers() {
-      return (redacted ??= redactHeaders(headers))
-    },
-    get body() {
-      if (text !== undefined) {
-        body = parsedBody(text)
-        text = undefined
-      }
-      return body
-    },
-    operationId: ctx.op.operationId,
+class LazyEntry implements JournalEntry {
+  id = 0
+  time: string
+  method: string
+  path: string
+  operationId: string
+  status?: number
+  durationMs?: number
+  #url: URL
+  #headers: RequestHeaders
+  #query: JournalEntry['query'] | undefined
+  #redacted: JournalEntry['headers'] | undefined
+  #text: string | undefined
+  #body: unknown
+
+  constructor(ctx: PipelineContext) {
+    this.time = ctx.receivedAt.toISOString()
+    this.method = ctx.method
+    this.path = ctx.url.pathname
+    this.operationId = ctx.op.operationId
+    this.#url = ctx.url
+    this.#headers = ctx.headers
+    if (ctx.bodyText.length > MAX_JOURNAL_BODY) this.#body = parsedBody(ctx.bodyText)
+    else this.#text = ctx.bodyText
+  }
+
+  get query(): JournalEntry['query'] {
+    return (this.#query ??= queryObject(this.#url))
+  }
+
+  get headers(): JournalEntry['headers'] {
+    return (this.#redacted ??= redactHeaders(this.#headers))
+  }
+
+  get body(): unknown {
+    if (this.#text !== undefined) {
+      this.#body = parsedBody(this.#text)
+      this.#text = undefined
+    }
+    return this.#body
+  }
+
+  toJSON(): JournalEntry {
+    const { id, time, method, path, query, headers, body, operationId, status, durationMs } = this
+    return { id, time, method, path, query, headers, body, operationId, status, durationMs }
   }
 }
 
@@ -60,7 +81,7 @@ function entryOf(ctx: PipelineContext): JournalEntry {
 export const journal = (): Step =>
   async function journal(ctx, next) {
     const started = performance.now()
-    const entry = ctx.state.journal.record(entryOf(ctx))
+    const entry = ctx.state.journal.record(new LazyEntry(ctx))
     const result = await next()
     entry.status = result.status
     entry.durationMs = Math.round((performance.now() - started) * 1000) / 1000

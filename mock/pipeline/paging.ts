@@ -55,7 +55,7 @@ export function paginate<T>(rows: readonly T[], window: PageWindow): { rows: T[]
 
 /** Computes `ctx.page` for operations with `x-paging`. */
 export const paging = (): Step =>
-  async function paging(ctx, next) {
+  function paging(ctx, next) {
     ctx.page = pageWindow(ctx.op, ctx.input)
     return next()
   }

@@ -29,7 +29,7 @@ export function preferredMessage(op: OperationInfo, status: number): string {
  * clients can test their error handling. Undocumented or success codes are ignored.
  */
 export const prefer = (): Step =>
-  async function prefer(ctx, next) {
+  function prefer(ctx, next) {
     const header = ctx.headers.get('prefer')
     const match = header && /(?:^|[\s,;])code=(\d{3})\b/.exec(header)
     if (!match) return next()

@@ -6,7 +6,7 @@ import type { Step } from './compose.ts'
  * excess gets 429 with Retry-After. `state.rateLimit = false` turns it off.
  */
 export const rateLimit = (): Step =>
-  async function rateLimit(ctx, next) {
+  function rateLimit(ctx, next) {
     if (!ctx.state.rateLimit || !ctx.apiKey) return next()
     const decision = ctx.state.rateLimiter.take(ctx.apiKey.key, ctx.shop?.shop_id ?? '-')
     if (!decision.allowed) {

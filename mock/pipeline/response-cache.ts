@@ -13,7 +13,8 @@
  */
 import type { ApiResult } from '../respond.ts'
 import { serializeBody } from '../respond.ts'
-import type { PipelineContext, Step } from './compose.ts'
+import type { ResponseCache } from '../stores/response-cache.ts'
+import type { Next, PipelineContext, Step } from './compose.ts'
 
 /** True when the handler dispatch will run is the one its area declared cacheable (not a replacement). */
 function isCacheable(ctx: PipelineContext): boolean {
@@ -23,26 +24,32 @@ function isCacheable(ctx: PipelineContext): boolean {
 }
 
 export const responseCache = (): Step =>
-  async function responseCache(ctx, next) {
+  function responseCache(ctx, next) {
     const cache = ctx.state.responseCache
     if (!cache || !isCacheable(ctx)) return next()
     const key = [ctx.op.operationId, ctx.apiKey?.key ?? '', ctx.shop?.shop_id ?? '', ctx.receivedAt.toISOString().slice(0, 10), ctx.method, ctx.url.search, ctx.bodyText].join('\u0000')
-    const hit = cache.get(key)
-    if (hit) return hit
-    const generation = cache.generation
-    const result: ApiResult = await next()
-    if (result.status !== 200) return result
-    return cache.set(key, { status: result.status, rawBody: serializeBody(result), headers: result.headers }, generation)
+    return cache.get(key) ?? remember(cache, key, next)
   }
 
+/** Runs the rest of the pipeline and keeps a 200, unless the cache was emptied meanwhile. */
+async function remember(cache: ResponseCache, key: string, next: Next): Promise<ApiResult> {
+  const generation = cache.generation
+  const result = await next()
+  if (result.status !== 200) return result
+  return cache.set(key, { status: result.status, rawBody: serializeBody(result), headers: result.headers }, generation)
+}
+
 export const cacheInvalidation = (): Step =>
-  async function cacheInvalidation(ctx, next) {
+  function cacheInvalidation(ctx, next) {
     const cache = ctx.state.responseCache
-    if (!cache || isCacheable(ctx)) return next()
-    cache.invalidate()
-    try {
-      return await next()
-    } finally {
-      cache.invalidate()
-    }
+    return !cache || isCacheable(ctx) ? next() : invalidatingAround(cache, next)
   }
+
+async function invalidatingAround(cache: ResponseCache, next: Next): Promise<ApiResult> {
+  cache.invalidate()
+  try {
+    return await next()
+  } finally {
+    cache.invalidate()
+  }
+}

@@ -1,6 +1,7 @@
 import { describeAjvError } from '../../openapi/index.ts'
 import { serializeBody } from '../respond.ts'
-import type { Step } from './compose.ts'
+import type { ApiResult } from '../respond.ts'
+import type { Next, PipelineContext, Step } from './compose.ts'
 
 /**
  * Strict mode (`createMockState({ strict: true })`): every response of a documented status must
@@ -8,14 +9,17 @@ import type { Step } from './compose.ts'
  * and tests; off by default.
  */
 export const responseCheck = (): Step =>
-  async function responseCheck(ctx, next) {
-    const result = await next()
-    if (!ctx.state.strict) return result
-    const check = ctx.state.contract.validators.response(ctx.op, result.status)
-    if (!check) return result
-    const body = JSON.parse(serializeBody(result)) as unknown
-    if (!check(body)) {
-      throw new Error(`response ${result.status} of ${ctx.op.operationId} does not match the contract: ${describeAjvError(check.errors![0], 'response')}`)
-    }
-    return result
+  function responseCheck(ctx, next) {
+    return ctx.state.strict ? checked(ctx, next) : next()
   }
+
+async function checked(ctx: PipelineContext, next: Next): Promise<ApiResult> {
+  const result = await next()
+  const check = ctx.state.contract.validators.response(ctx.op, result.status)
+  if (!check) return result
+  const body = JSON.parse(serializeBody(result)) as unknown
+  if (!check(body)) {
+    throw new Error(`response ${result.status} of ${ctx.op.operationId} does not match the contract: ${describeAjvError(check.errors![0], 'response')}`)
+  }
+  return result
+}

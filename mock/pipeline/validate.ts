@@ -53,7 +53,7 @@ export function requireDateRange(input: Record<string, any>, field = 'date_range
 
 /** Parses and validates the request: sets `ctx.input`. */
 export const validate = (): Step =>
-  async function validate(ctx, next) {
+  function validate(ctx, next) {
     const { op, state } = ctx
     const { validators, doc } = state.contract
 

@@ -30,13 +30,16 @@ import {
   sampleCost,
   sampleMatches,
   shopDaily,
+  tableDaily,
+  videoCreatorKeys,
   videoEntities,
   videoPostIndex,
   videoPostMs,
+  videoWindowSeries,
   type DailyKeys,
 } from './sources.ts'
 import { ratio, summarize, type StatShape } from './shapes.ts'
-import { addTo, combine, memo, zeros, zerosOnAxis, type Daily, type StatWindow } from './window.ts'
+import { addTo, combine, memo, zeros, zerosOnAxis, zoneDay, type Daily, type StatWindow } from './window.ts'
 
 interface StatDefinition {
   title: string
@@ -91,22 +94,31 @@ function videosPosted(w: StatWindow, affiliateOnly: boolean): Daily {
 function postingCreators(w: StatWindow): DailyKeys {
   const keys: number[][] = Array.from({ length: w.hi - w.lo + 1 }, () => [])
   const days = videoPostIndex(w)
+  const creators = videoCreatorKeys(w)
   w.data.videos.forEach((video, k) => {
-    if (days[k]! >= 0 && !video.is_brand && postFeatures(w, video)) keys[days[k]!]!.push(creatorKey(w, video.creator_id))
+    if (days[k]! >= 0 && !video.is_brand && postFeatures(w, video)) keys[days[k]!]!.push(creators[k]!)
   })
   return dailyKeys(keys, creatorKeyCount(w))
 }
 
 /** Affiliates whose first video with the shop (for the filters) was posted that day. */
 function firstTimePosters(w: StatWindow): Daily {
-  const first = new Map<string, number>()
-  const posted = videoPostMs(w)
-  w.data.videos.forEach((video, k) => {
-    if (video.is_brand || !postFeatures(w, video)) return
-    const seen = first.get(video.creator_id)
-    if (seen === undefined || posted[k]! < seen) first.set(video.creator_id, posted[k]!)
+  return videoWindowSeries(w, 'first-time-posters', () => {
+    const first = new Map<string, number>()
+    const posted = videoPostMs(w)
+    w.data.videos.forEach((video, k) => {
+      if (video.is_brand || !postFeatures(w, video)) return
+      const seen = first.get(video.creator_id)
+      if (seen === undefined || posted[k]! < seen) first.set(video.creator_id, posted[k]!)
+    })
+    const out = zeros(w)
+    const last = w.hi - w.lo
+    for (const ms of first.values()) {
+      const i = Number.isNaN(ms) ? -1 : zoneDay(w, ms) - w.lo
+      if (i >= 0 && i <= last) out[i]! += 1
+    }
+    return out
   })
-  return recordDaily(w, [...first.values()], (ms) => ms)
 }
 
 /**
@@ -158,6 +170,10 @@ function activeAffiliatesByDay<M extends string>(table: FactTable<M | 'gmv'>): {
 
 /** spec: new_content_gmv: GMV, within a period, of the videos posted in that same period. */
 function newContentGmv(w: StatWindow): Daily {
+  return videoWindowSeries(w, 'new-content-gmv', () => newContentGmvOf(w))
+}
+
+function newContentGmvOf(w: StatWindow): Daily {
   const out = zerosOnAxis(w)
   const table = w.data.facts.videos
   const current = w.from - w.lo
@@ -190,8 +206,8 @@ function adDaily(w: StatWindow, metric: 'spend' | 'revenue'): Daily {
     const out = zerosOnAxis(w)
     if (w.productId === null) {
       const table = w.data.facts.campaigns
-      const entities = w.campaignId === null ? table.entityIds.map((_, i) => i) : [table.indexOf(w.campaignId)]
-      return factDaily(w, table, metric === 'spend' ? 'ad_spend' : 'ad_revenue', entities, out)
+      const column = metric === 'spend' ? 'ad_spend' : 'ad_revenue'
+      return w.campaignId === null ? tableDaily(w, table, column, out) : factDaily(w, table, column, [table.indexOf(w.campaignId)], out)
     }
     const table = w.data.facts.creatives
     const entities = w.data.creatives
@@ -211,8 +227,10 @@ function adRoi(w: StatWindow): StatShape {
 
 type SampleTimestamp = 'timestamp' | 'sample_approved' | 'sample_shipped' | 'sample_received'
 
-const samples = (w: StatWindow, at: SampleTimestamp, where: (s: SampleRequest) => boolean = () => true, weight?: (s: SampleRequest) => number) =>
-  recordDaily(w, w.data.sampleRequests, (s) => s[at], { where: (s) => sampleMatches(w, s) && where(s), weight })
+/** Sample requests (matching the filters) counted or weighted on the day of one of their timestamps. */
+function samples(w: StatWindow, at: SampleTimestamp, where?: (s: SampleRequest) => boolean, weight?: (s: SampleRequest) => number): Daily {
+  return recordDaily(w, w.data.sampleRequests, at, { where: (s) => sampleMatches(w, s) && (!where || where(s)), weight })
+}
 
 const isPosted = (s: SampleRequest) => s.sample_posted !== null
 
@@ -220,11 +238,11 @@ const isPosted = (s: SampleRequest) => s.sample_posted !== null
 const campaignSamplesOnly = (w: StatWindow) => (s: SampleRequest) => !w.onlyCampaignStats || s.campaign_id !== null
 
 const refundables = (w: StatWindow, at: 'timestamp' | 'sample_shipped' | 'sample_received') =>
-  recordDaily(w, w.data.refundableSamples, (s) => s[at], { where: (s) => sampleMatches(w, s) })
+  recordDaily(w, w.data.refundableSamples, at, { where: (s) => sampleMatches(w, s) })
 
 /** spec: bucketed by refund date: refunds are the platform's, on its own days. */
 const refunds = (w: StatWindow, weight?: (s: RefundableSample) => number) =>
-  recordDaily(w, w.data.refundableSamples, (s) => s.refund_time, { where: (s) => sampleMatches(w, s), weight, platformDays: true })
+  recordDaily(w, w.data.refundableSamples, 'refund_time', { where: (s) => sampleMatches(w, s), weight, platformDays: true })
 
 // ---- subscriptions (spec: rule 3: they ignore campaign_id; only three respond to product_id) ----
 
@@ -280,13 +298,13 @@ export const STATS: Record<StatKey, StatDefinition> = {
     title: 'LIVEs',
     shape: (w) =>
       sum(
-        recordDaily(w, w.data.lives, (l) => l.started_at, {
+        recordDaily(w, w.data.lives, 'started_at', {
           where: (l) => (w.campaignId === null || l.campaign_id === w.campaignId) && (w.productId === null || l.products.includes(w.productId)),
         }),
       ),
   },
   slideshow_gmv: { title: 'Slideshow GMV', shape: (w) => sum(filtered(w) ? postFactsDaily(w, 'slideshows', 'gmv') : contentTotalsDaily(w, 'slideshow_gmv')) },
-  slideshow_posts: { title: 'Slideshows posted', shape: (w) => sum(recordDaily(w, w.data.slideshows, (s) => s.posted_at, { where: (s) => postFeatures(w, s) })) },
+  slideshow_posts: { title: 'Slideshows posted', shape: (w) => sum(recordDaily(w, w.data.slideshows, 'posted_at', { where: (s) => postFeatures(w, s) })) },
   slideshow_views: {
     title: 'Slideshow views',
     shape: (w) => sum(filtered(w) ? postFactsDaily(w, 'slideshows', 'views') : contentTotalsDaily(w, 'slideshow_views')),

@@ -8,7 +8,7 @@ import { cents } from '../../../fixtures/random.ts'
 import type { ContentMetric, ContentTotalMetric, LiveStream, ProductMetric, SampleRequest, ShopData, ShopMetric, Video } from '../../../fixtures/types.ts'
 import { campaignOrdinalTable, forEachShopEvent, recordedEvents, type RecordedEvent } from '../../events.ts'
 import type { ShopCalendar } from '../../../fixtures/days.ts'
-import { addTo, memo, noReports, windowMs, zeros, zerosOnAxis, zoneDay, zoneIndex, platformIndex, type Daily, type StatWindow } from './window.ts'
+import { addTo, memo, noReports, stampDays, windowMs, zeros, zerosOnAxis, zoneDay, zoneIndex, platformIndex, type Daily, type StatWindow } from './window.ts'
 
 /** Sum of a metric over some entities of a fact table; days where none of them reported stay NaN. */
 export function factDaily<M extends string>(w: StatWindow, table: FactTable<M>, metric: M, entities: Iterable<number>, out: Daily = noReports(w)): Daily {
@@ -21,13 +21,23 @@ export function factDaily<M extends string>(w: StatWindow, table: FactTable<M>, 
   return out
 }
 
-const allEntities = (table: FactTable): number[] => table.entityIds.map((_, i) => i)
+/**
+ * Sum of a metric over every entity of a fact table, as factDaily over all of them would give it (the
+ * same additions in the same order), read from the table's daily totals.
+ */
+export function tableDaily<M extends string>(w: StatWindow, table: FactTable<M>, metric: M, out: Daily = noReports(w)): Daily {
+  const totals = table.dailyTotals(metric)
+  const first = Math.max(w.lo, 0)
+  const last = Math.min(w.hi, totals.length - 1)
+  for (let d = first; d <= last; d++) if (!Number.isNaN(totals[d]!)) addTo(out, d - w.lo, totals[d]!)
+  return out
+}
 
 /** The product facts, whole shop or the `product_id` filter. */
 export function productDaily(w: StatWindow, metric: ProductMetric): Daily {
   return memo(w, `product:${metric}`, () => {
     const table = w.data.facts.products
-    return factDaily(w, table, metric, w.productId ? [table.indexOf(w.productId)] : allEntities(table))
+    return w.productId ? factDaily(w, table, metric, [table.indexOf(w.productId)]) : tableDaily(w, table, metric)
   })
 }
 
@@ -132,14 +142,25 @@ interface VideoCache {
   postMs: Float64Array
   /** Entity index in the video facts per video (-1 without facts). */
   entities: Int32Array
+  /** The creator key (creatorKey) per video. */
+  creatorKeys: Int32Array
   /** Post day (axis index, maybe outside it) per video, per timezone calendar. */
   postDays: Map<ShopCalendar, Int32Array>
+  /** Series that depend on the videos, their facts and the request window only, by window and filters. */
+  windows: Map<string, Daily>
 }
+
+/** Most window series kept per shop (a dashboard asks a few windows over and over). */
+const MAX_WINDOW_SERIES = 64
 const videoCaches = new WeakMap<ShopData, VideoCache>()
 /** The post day of a video without a valid post time: outside every window. */
 const NO_DAY = -0x40000000
 
 function videoCache(w: StatWindow): VideoCache {
+  return memo(w, 'video-cache', () => checkedVideoCache(w))
+}
+
+function checkedVideoCache(w: StatWindow): VideoCache {
   const videos = w.data.videos
   let cache = videoCaches.get(w.data)
   if (!cache || cache.videos.length !== videos.length || !cache.videos.every((v, i) => v === videos[i])) {
@@ -147,7 +168,9 @@ function videoCache(w: StatWindow): VideoCache {
       videos: [...videos],
       postMs: Float64Array.from(videos, (v) => Date.parse(v.posted_at)),
       entities: Int32Array.from(videos, (v) => w.data.facts.videos.indexOf(v.video_id)),
+      creatorKeys: Int32Array.from(videos, (v) => creatorKey(w, v.creator_id)),
       postDays: new Map(),
+      windows: new Map(),
     }
     videoCaches.set(w.data, cache)
   }
@@ -162,6 +185,27 @@ export function videoPostMs(w: StatWindow): Float64Array {
 /** Each video's entity index in the video facts (-1 without facts). */
 export function videoEntities(w: StatWindow): Int32Array {
   return videoCache(w).entities
+}
+
+/** Each video's creator key (creatorKey). */
+export function videoCreatorKeys(w: StatWindow): Int32Array {
+  return videoCache(w).creatorKeys
+}
+
+/**
+ * A series worked out from the videos and their facts alone (never written at run time) for this
+ * window, timezone and filters: built once, then copied out.
+ */
+export function videoWindowSeries(w: StatWindow, name: string, build: () => Daily): Daily {
+  const cache = videoCache(w)
+  const key = [name, w.zone.timeZone, w.lo, w.from, w.hi, w.campaignId, w.productId].join('\u0000')
+  let series = cache.windows.get(key)
+  if (!series) {
+    series = build()
+    if (cache.windows.size >= MAX_WINDOW_SERIES) cache.windows.delete(cache.windows.keys().next().value!)
+    cache.windows.set(key, series)
+  }
+  return series.slice()
 }
 
 /** Each video's post day as a window index in the requested timezone (-1 outside the window). */
@@ -180,19 +224,25 @@ export function videoPostIndex(w: StatWindow): Int32Array {
   })
 }
 
-/** Counts (or weights) records on the day of a timestamp; every day of the window is known (zero). */
-export function recordDaily<T>(
+/**
+ * Counts (or weights) records on the day of a timestamp field, in the requested timezone (or on the
+ * platform's days); every day of the window is known (zero).
+ */
+export function recordDaily<T extends object>(
   w: StatWindow,
   records: readonly T[],
-  timestampOf: (record: T) => string | number | null | undefined,
+  field: keyof T & string,
   options: { where?: (record: T) => boolean; weight?: (record: T) => number; platformDays?: boolean } = {},
 ): Daily {
   const out = zeros(w)
-  const place = options.platformDays ? platformIndex : zoneIndex
-  for (const record of records) {
+  const days = stampDays(w, records, field, options.platformDays ? w.data.calendar : w.zone)
+  const last = w.hi - w.lo
+  for (let k = 0; k < records.length; k++) {
+    const i = days[k]! - w.lo
+    if (i < 0 || i > last) continue
+    const record = records[k]!
     if (options.where && !options.where(record)) continue
-    const i = place(w, timestampOf(record))
-    if (i >= 0) out[i]! += options.weight ? options.weight(record) : 1
+    out[i]! += options.weight ? options.weight(record) : 1
   }
   return out
 }

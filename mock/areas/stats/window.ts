@@ -118,6 +118,49 @@ function timestampIndex(w: StatWindow, calendar: ShopCalendar, at: string | numb
   return i >= 0 && i <= w.hi - w.lo ? i : -1
 }
 
+interface StampColumn {
+  /** The text each record had when its day was worked out. */
+  texts: unknown[]
+  days: Int32Array
+}
+
+const stampColumns = new WeakMap<readonly object[], Map<ShopCalendar, Map<string, StampColumn>>>()
+
+/** The day of records without a valid timestamp: outside every window. */
+export const NO_DAY = -0x40000000
+
+/**
+ * Each record's timestamp (a field holding ISO text, or null) as a day index of a calendar (NO_DAY
+ * when null or not a date). Kept per list, calendar and field; each call compares every record's text
+ * with the one its day came from (the same string, unless a write replaced it) and works out again
+ * only the records that changed or were added, so the days are always those of the records as they
+ * are now.
+ */
+export function stampDays<T extends object>(w: StatWindow, records: readonly T[], field: keyof T & string, calendar: ShopCalendar): Int32Array {
+  let byCalendar = stampColumns.get(records)
+  if (!byCalendar) stampColumns.set(records, (byCalendar = new Map()))
+  let byField = byCalendar.get(calendar)
+  if (!byField) byCalendar.set(calendar, (byField = new Map()))
+  let column = byField.get(field)
+  if (!column) byField.set(field, (column = { texts: [], days: new Int32Array(0) }))
+  const known = Math.min(column.days.length, records.length)
+  if (column.days.length !== records.length) {
+    const days = new Int32Array(records.length)
+    days.set(column.days.subarray(0, known))
+    column.days = days
+    column.texts.length = records.length
+  }
+  const { texts, days } = column
+  for (let k = 0; k < records.length; k++) {
+    const text = records[k]![field]
+    if (k < known && text === texts[k]) continue
+    texts[k] = text
+    const ms = typeof text === 'string' && text !== '' ? parseTimestamp(text) : NaN
+    days[k] = Number.isNaN(ms) ? NO_DAY : localDay(w, calendar, ms)
+  }
+  return days
+}
+
 /** Day index of an instant in a calendar; past the axis (records made after the world's today) by the zone's own date. */
 function localDay(w: StatWindow, calendar: ShopCalendar, ms: number): number {
   const starts = calendar.starts
