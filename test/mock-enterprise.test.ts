@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest'
 import { REGIONS, type RegionMarket } from '../fixtures/index.ts'
 import { createHandlers, createMockState } from '../mock/index.ts'
 import { contractProblem } from '../mock/testing.ts'
+import { byCodePoint } from './support/order.ts'
 
 const BASE = 'https://enterprise.example.com'
 const state = createMockState({ seed: 42, now: '2026-02-15T09:30:00.000Z', rateLimit: false, strict: true })
@@ -47,8 +48,8 @@ const market = (region: string) => state.world.market[region as keyof typeof sta
 function sorted(e: Endpoint, rows: Row[], field: string): Row[] {
   return rows.slice().sort((a, b) => {
     const [x, y] = [a[field], b[field]]
-    const order = x === null || y === null ? (x === y ? 0 : x === null ? 1 : -1) : field === e.text ? String(x).localeCompare(String(y)) : y - x
-    return order || String(a[e.id]).localeCompare(String(b[e.id]))
+    const order = x === null || y === null ? (x === y ? 0 : x === null ? 1 : -1) : field === e.text ? byCodePoint(String(x), String(y)) : y - x
+    return order || byCodePoint(String(a[e.id]), String(b[e.id]))
   })
 }
 

@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest'
 import { addDays, type ShopData } from '../fixtures/index.ts'
 import { createHandlers, createMockState, type MockState } from '../mock/index.ts'
 import { contractProblem } from '../mock/testing.ts'
+import { byCodePoint } from './support/order.ts'
 
 const BASE = 'https://halo.example.com'
 const NOW = '2026-02-15T09:30:00.000Z'
@@ -257,7 +258,7 @@ describe('halo report: series, statistics and totals from the daily facts (spec:
       const rows = shop.videos
         .filter((v) => shop.facts.videos.has(v.video_id, day))
         .map((v) => ({ video_id: v.video_id, handle: v.handle, views: shop.facts.videos.value('views', v.video_id, day)!, gmv: shop.facts.videos.value('gmv', v.video_id, day)! }))
-        .sort((a, b) => b.views - a.views || a.video_id.localeCompare(b.video_id))
+        .sort((a, b) => b.views - a.views || byCodePoint(a.video_id, b.video_id))
       expect(entry.top_videos).toEqual(rows.slice(0, 4).map((v) => ({ ...v, gmv: round(v.gmv) })))
       if (rows.length > 4) {
         sawOther = true

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest'
 import { loadContract, type OperationInfo } from '../openapi/index.ts'
 import { acceptCamelCase, createClock, paginate, pageWindow, requireDateRange } from '../mock/index.ts'
 import { ApiError } from '../mock/respond.ts'
+import { sortRows } from '../mock/sort.ts'
 
 const base = loadContract().byId.get('getShopSps')!
 const withPaging = (paging: OperationInfo['paging']): OperationInfo => ({ ...base, paging })
@@ -87,5 +88,20 @@ describe('clock', () => {
     expect(clock.now().toISOString()).toBe('2026-01-01T00:00:01.000Z')
     clock.useRealTime()
     expect(clock.nowMs()).toBe(wall)
+  })
+})
+
+describe('sorting (spec: sort_by / sort_direction, nulls last)', () => {
+  const rows = ['ab', 'a_b', 'aB', 'a1', 'a.b', null, 'zz'].map((value, i) => ({ value, id: `r${i}` }))
+
+  it('sorting: text sorts by code point in any default locale (. before digits before capitals before _ before lower case), nulls last both ways', () => {
+    expect(sortRows(rows, (r) => r.value, 'asc', (r) => r.id).map((r) => r.value)).toEqual(['a.b', 'a1', 'aB', 'a_b', 'ab', 'zz', null])
+    expect(sortRows(rows, (r) => r.value, 'DESC', (r) => r.id).map((r) => r.value)).toEqual(['zz', 'ab', 'a_b', 'aB', 'a1', 'a.b', null])
+  })
+
+  it('sorting: numbers by value, booleans false first, ties by id ascending (stable pages)', () => {
+    const tied = [3, 1, 3, true, false].map((value, i) => ({ value, id: `r${9 - i}` }))
+    expect(sortRows(tied.slice(0, 3), (r) => r.value as number, 'desc', (r) => r.id).map((r) => r.id)).toEqual(['r7', 'r9', 'r8'])
+    expect(sortRows(tied.slice(3), (r) => r.value as boolean, 'ASC', (r) => r.id).map((r) => r.value)).toEqual([false, true])
   })
 })

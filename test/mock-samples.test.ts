@@ -10,6 +10,7 @@ import type { RefundableSample, SampleRequest } from '../fixtures/types.ts'
 import { countShopEvents, recordedEvents } from '../mock/events.ts'
 import { createAdminHandlers, createHandlers, createMockState } from '../mock/index.ts'
 import { contractProblem } from '../mock/testing.ts'
+import { byCodePoint } from './support/order.ts'
 
 const BASE = 'https://samples.example.com'
 const NOW = '2026-03-10T12:00:00.000Z'
@@ -58,7 +59,7 @@ const data = () => state.world.shopData[mainShop.shop_id]!
 const creatorOf = (id: string) => state.world.creators.find((c) => c.creator_id === id)
 const visible = () => data().sampleRequests.filter((r) => !r.ignored)
 const byTimeDesc = (a: { timestamp: string; apply_id: string }, b: { timestamp: string; apply_id: string }) =>
-  a.timestamp < b.timestamp ? 1 : a.timestamp > b.timestamp ? -1 : a.apply_id.localeCompare(b.apply_id)
+  a.timestamp < b.timestamp ? 1 : a.timestamp > b.timestamp ? -1 : byCodePoint(a.apply_id, b.apply_id)
 const idsOf = (rows: Array<{ apply_id: string }>) => rows.map((r) => r.apply_id)
 const sortedIds = (rows: Array<{ apply_id: string }>) => idsOf(rows).sort()
 const round2 = (n: number) => Math.round(n * 100) / 100

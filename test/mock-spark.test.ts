@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest'
 import type { ShopData, SparkCode } from '../fixtures/index.ts'
 import { mockHarness } from './support/harness.ts'
+import { byCodePoint } from './support/order.ts'
 
 const NOW = '2026-03-10T12:00:00.000Z'
 const { state, mainShop: shop, call: callPath } = mockHarness({ now: NOW })
@@ -200,7 +201,7 @@ describe('spark list: sorting (spec: Sponsored-video codes: sort_direction ASC/D
       const firstNull = values.findIndex((v) => v === null)
       if (firstNull >= 0) expect(values.slice(firstNull).every((v) => v === null)).toBe(true)
       const present = values.filter((v) => v !== null)
-      const ordered = [...present].sort((a, b) => (typeof a === 'number' ? (a as number) - (b as number) : String(a).localeCompare(String(b))) * (direction === 'ASC' ? 1 : -1))
+      const ordered = [...present].sort((a, b) => (typeof a === 'number' ? (a as number) - (b as number) : byCodePoint(String(a), String(b))) * (direction === 'ASC' ? 1 : -1))
       expect(present).toEqual(ordered)
     }
   })

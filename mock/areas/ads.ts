@@ -13,11 +13,11 @@ import { paginate } from '../pipeline/paging.ts'
 import { requireDateRange } from '../pipeline/validate.ts'
 import { apiError, type ApiResult } from '../respond.ts'
 import { csvExport, wantsCsv } from '../csv.ts'
+import { sortRows } from '../sort.ts'
 import { sameRecords } from './content.ts'
 
 type Schemas = components['schemas']
 export type SortDirection = 'ASC' | 'DESC'
-type SortValue = number | string | boolean | null | undefined
 
 // --- Shared helpers (also used by social.ts) ------------------------------------------------------
 
@@ -49,29 +49,6 @@ export function dayWindow(data: ShopData, range: { from: string; to: string }, f
 /** The valid sort key, or the spec's fallback for anything else. */
 export function sortKey<K extends string>(requested: unknown, keys: readonly K[], fallback: K): K {
   return typeof requested === 'string' && (keys as readonly string[]).includes(requested) ? (requested as K) : fallback
-}
-
-function compareValues(a: SortValue, b: SortValue): number {
-  if (typeof a === 'number' && typeof b === 'number') return a - b
-  if (typeof a === 'boolean' && typeof b === 'boolean') return Number(a) - Number(b)
-  const x = String(a)
-  const y = String(b)
-  return x < y ? -1 : x > y ? 1 : 0
-}
-
-/** Sorts by one value, nulls last in both directions, ties broken by `tieBreak` ascending so pages are stable. */
-export function sortNullsLast<T>(rows: readonly T[], value: (row: T) => SortValue, direction: SortDirection, tieBreak: (row: T) => string): T[] {
-  const sign = direction === 'ASC' ? 1 : -1
-  return rows
-    .map((row) => ({ row, v: value(row) }))
-    .sort((a, b) => {
-      const aNull = a.v === null || a.v === undefined
-      const bNull = b.v === null || b.v === undefined
-      if (aNull !== bNull) return aNull ? 1 : -1
-      const byValue = aNull ? 0 : sign * compareValues(a.v, b.v)
-      return byValue || compareValues(tieBreak(a.row), tieBreak(b.row))
-    })
-    .map((x) => x.row)
 }
 
 export const direction = (value: unknown, fallback: SortDirection = 'DESC'): SortDirection => (value === 'ASC' || value === 'DESC' ? value : fallback)
@@ -189,7 +166,7 @@ const listAdCampaigns: AreaHandler = (ctx) => {
   })
   const sort_by = sortKey(ctx.input.sort_by, CAMPAIGN_SORT_KEYS, 'ad_spend')
   const sort_direction = direction(ctx.input.sort_direction)
-  const sorted = sortNullsLast(campaigns, (c) => c[sort_by], sort_direction, (c) => c.campaign_id)
+  const sorted = sortRows(campaigns, (c) => c[sort_by], sort_direction, (c) => c.campaign_id)
   // spec: prev covers the equal-length period immediately before the range.
   const length = toDay - fromDay + 1
   const { ad_spend, ad_roi, ad_revenue } = campaignTotals(data, fromDay, toDay)
@@ -300,7 +277,7 @@ const listAdCreatives: AreaHandler = (ctx) => {
   const filtered = statuses ? rows.filter((r) => r.status !== null && statuses.has(r.status)) : rows
   const sort_by = sortKey(input.sort_by, CREATIVE_SORT_KEYS, 'ad_spend')
   const sort_direction = direction(input.sort_direction)
-  const sorted = sortNullsLast(filtered, (r) => r[sort_by], sort_direction, (r) => r.video_id)
+  const sorted = sortRows(filtered, (r) => r[sort_by], sort_direction, (r) => r.video_id)
   const { rows: creatives, page, page_size } = pageOf(ctx, sorted)
   // JSON.stringify of { data: { creatives, total_count, page, page_size, available_statuses, sort_by, sort_direction } },
   // each row's JSON written once per shop and window.
@@ -439,7 +416,7 @@ const listExcludedCreatives: AreaHandler = (ctx) => {
   )
   const sort_by = sortKey(ctx.input.sort_by, EXCLUDED_SORT_KEYS, 'created_at')
   const sort_direction = direction(ctx.input.sort_direction)
-  const sorted = sortNullsLast(active, (e) => e[sort_by], sort_direction, (e) => `${e.campaign_id}:${e.video_id}`)
+  const sorted = sortRows(active, (e) => e[sort_by], sort_direction, (e) => `${e.campaign_id}:${e.video_id}`)
   const toRow = (e: (typeof sorted)[number]): Schemas['ExcludedCreative'] => {
     return {
       video_id: e.video_id,
@@ -488,7 +465,7 @@ const listBoostedCreatives: AreaHandler = (ctx) => {
   )
   const sort_by = sortKey(ctx.input.sort_by, BOOSTED_SORT_KEYS, 'created_at')
   const sort_direction = direction(ctx.input.sort_direction)
-  const sorted = sortNullsLast(matching, (s) => s[sort_by], sort_direction, (s) => s.session_id)
+  const sorted = sortRows(matching, (s) => s[sort_by], sort_direction, (s) => s.session_id)
   const toRow = (s: (typeof sorted)[number]): Schemas['BoostSession'] => {
     const { ctr, ...content } = contentStats(data, s.video_id)
     return {

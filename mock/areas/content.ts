@@ -31,6 +31,7 @@ import {
   type SortDirection,
   type SortValue,
 } from './timeseries.ts'
+import { compareText } from '../sort.ts'
 
 type Schemas = components['schemas']
 /** A CRM row as the contract returns it (spec: Resources: Affiliate (CRM row)). */
@@ -90,7 +91,7 @@ interface CrmIndex {
   lastPost: Int32Array
   /** Day of the last LIVE, -1 for none. */
   lastLive: Int32Array
-  /** Position of the handle in `localeCompare` order (the tie-break of every CRM sort). */
+  /** Position of the handle in code-point order (the tie-break of every CRM sort). */
   handleRank: Int32Array
   /** Each affiliate's post days (videos), ascending: a window's video count is two binary searches. */
   videoDays: Int32Array[]
@@ -148,10 +149,10 @@ function crmIndexOf(world: World, data: ShopData): CrmIndex {
     index!.lastPost[i] = lastDayOf([...videos, ...slideshows].map((p) => p.post_day))
     index!.lastLive[i] = lastDayOf(lives.map((l) => l.start_day))
   })
-  const byHandle = data.affiliates.map((a, i) => ({ handle: a.handle, i })).sort((a, b) => a.handle.localeCompare(b.handle))
+  const byHandle = data.affiliates.map((a, i) => ({ handle: a.handle, i })).sort((a, b) => compareText(a.handle, b.handle))
   byHandle.forEach(({ handle, i }, k) => {
-    // Handles that compare equal share a rank, as they tie in localeCompare.
-    index!.handleRank[i] = k > 0 && byHandle[k - 1]!.handle.localeCompare(handle) === 0 ? index!.handleRank[byHandle[k - 1]!.i]! : k
+    // Equal handles share a rank, as they tie.
+    index!.handleRank[i] = k > 0 && byHandle[k - 1]!.handle === handle ? index!.handleRank[byHandle[k - 1]!.i]! : k
   })
   crmIndexes.set(data, index)
   return index

@@ -16,6 +16,7 @@ import { apiError } from '../respond.ts'
 import type { MockState } from '../state.ts'
 import type { ShopRecord } from '../world.ts'
 import { computeShopStats, isTimeZone } from './stats.ts'
+import { compareText } from '../sort.ts'
 
 type Schemas = components['schemas']
 type Preset = NonNullable<Dashboard['default_date_range']>
@@ -64,7 +65,7 @@ function dashboardStore(state: MockState): DashboardStore {
     const tabs = new Map<string, string[]>()
     for (const shop of world.shops) {
       const shown = [...boards.values()].filter((b) => showsOn(b, shop.shop_id))
-      shown.sort((a, b) => a.position - b.position || a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id))
+      shown.sort((a, b) => a.position - b.position || compareText(a.created_at, b.created_at) || compareText(a.id, b.id))
       tabs.set(shop.shop_id, shown.map((b) => b.id))
     }
     return { boards, tabs, defaultsCreated, lastStampMs: 0, ids: Rng.scoped(state.seed, 'mock', 'dashboards') }

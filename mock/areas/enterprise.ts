@@ -13,6 +13,7 @@
 import type { MarketBrand, MarketCreator, MarketProduct, Region, RegionMarket } from '../../fixtures/index.ts'
 import type { AreaHandler, AreaModule } from '../context.ts'
 import { paginate } from '../pipeline/paging.ts'
+import { compareText } from '../sort.ts'
 
 type MarketRow = MarketBrand | MarketProduct | MarketCreator
 
@@ -40,9 +41,9 @@ function compareRows<T extends MarketRow>(listing: Listing<T>, field: keyof T & 
     const vb = b[field] as unknown
     let order = 0
     if (va === null || vb === null) order = va === vb ? 0 : va === null ? 1 : -1 // nulls last
-    else if (text) order = String(va).localeCompare(String(vb))
+    else if (text) order = compareText(String(va), String(vb))
     else order = (vb as number) - (va as number)
-    return order || listing.id(a).localeCompare(listing.id(b))
+    return order || compareText(listing.id(a), listing.id(b))
   }
 }
 

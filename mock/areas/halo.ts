@@ -22,6 +22,7 @@ import { apiError } from '../respond.ts'
 import { csvExport, wantsCsv } from '../csv.ts'
 import type { MockState } from '../state.ts'
 import { shopDataOf } from './account.ts'
+import { compareText } from '../sort.ts'
 
 type Schemas = components['schemas']
 type HaloReport = Schemas['HaloReport']
@@ -295,7 +296,7 @@ function videoDays(data: ShopData, req: ReportRequest): VideoDay[][] {
 
 function topVideosPerDay(days: VideoDay[][], req: ReportRequest, date: (i: number) => string): Schemas['HaloTopVideosDay'][] {
   return days.map((rows, i) => {
-    const sorted = rows.slice().sort((a, b) => b.views - a.views || a.video_id.localeCompare(b.video_id))
+    const sorted = rows.slice().sort((a, b) => b.views - a.views || compareText(a.video_id, b.video_id))
     const rest = sorted.slice(TOP_VIDEOS)
     return {
       date: date(i),
@@ -388,7 +389,7 @@ function platformBlock(
       ? data.affiliateCampaigns
           .filter((c) => c.start_date <= req.to && (c.end_date === null || c.end_date >= req.from))
           .filter((c) => !req.product || c.product_ids.includes(req.product.product_id))
-          .sort((a, b) => a.start_date.localeCompare(b.start_date) || a.campaign_id.localeCompare(b.campaign_id))
+          .sort((a, b) => compareText(a.start_date, b.start_date) || compareText(a.campaign_id, b.campaign_id))
       : []
   return {
     connected: true,

@@ -14,6 +14,7 @@ import { apiError } from '../respond.ts'
 import type { MockState } from '../state.ts'
 import type { World } from '../world.ts'
 import { fuzzyMatch, shopDataOf } from './account.ts'
+import { compareText, sortRows } from '../sort.ts'
 
 type Schemas = components['schemas']
 type SampleRequestView = Schemas['SampleRequest']
@@ -160,22 +161,11 @@ function matchesCampaign(campaignId: string | null, input: Record<string, any>):
   return true
 }
 
-function sortDirection(value: unknown): 1 | -1 {
-  if (value === undefined) return -1
+function sortDirection(value: unknown): 'asc' | 'desc' {
+  if (value === undefined) return 'desc'
   const v = String(value).toLowerCase()
   if (v !== 'asc' && v !== 'desc') throw apiError(400, 'sort_direction must be asc or desc')
-  return v === 'asc' ? 1 : -1
-}
-
-/** Sorts by one key, nulls last in both directions, ties by id so pages are stable. */
-function sortRows<T>(rows: T[], key: (row: T) => number | string | null, sign: 1 | -1, id: (row: T) => string): T[] {
-  const keyed = rows.map((row) => ({ row, k: key(row), id: id(row) }))
-  keyed.sort((a, b) => {
-    if (a.k === null || b.k === null) return a.k === b.k ? a.id.localeCompare(b.id) : a.k === null ? 1 : -1
-    const c = a.k < b.k ? -1 : a.k > b.k ? 1 : 0
-    return sign * c || a.id.localeCompare(b.id)
-  })
-  return keyed.map((k) => k.row)
+  return v
 }
 
 /** The page of a list, or `{data: {total_count}}` with just_count (spec: Conventions 3). */
@@ -264,7 +254,7 @@ const listSampleRequests: AreaHandler = (ctx) => {
   const { data } = requireShop(ctx)
   const input = ctx.input
   const filters: Record<string, any> = input.filters ?? {}
-  const sign = sortDirection(input.sort_direction)
+  const direction = sortDirection(input.sort_direction)
   const statuses: string[] = filters.sample_status ?? []
   // spec: States: an ignored request shows only under sample_status `ignore`, and then only ignored ones.
   const onlyIgnored = statuses.includes('ignore')
@@ -295,7 +285,7 @@ const listSampleRequests: AreaHandler = (ctx) => {
   )
   const active = activeSamplesByCreator(data.sampleRequests)
   const views = rows.map((r) => sampleView(r, lookup, active))
-  const sorted = sortRows(views, SAMPLE_SORTS[input.sort_by ?? 'timestamp']!, sign, (v) => v.apply_id)
+  const sorted = sortRows(views, SAMPLE_SORTS[input.sort_by ?? 'timestamp']!, direction, (v) => v.apply_id)
   return listPage(ctx, sorted, 'page_number', false)
 }
 
@@ -347,7 +337,7 @@ const listRefundableSampleRequests: AreaHandler = (ctx) => {
   const { data } = requireShop(ctx)
   const input = ctx.input
   const filters: Record<string, any> = input.filters ?? {}
-  const sign = sortDirection(input.sort_direction)
+  const direction = sortDirection(input.sort_direction)
   const timeField: 'timestamp' | 'sample_shipped' | 'sample_received' | 'refund_time' | 'review_expire_time' = input.time_field ?? 'timestamp'
   const days = rangeBounds(data, filters.date_range, 'filters.date_range')
   const statuses = idSet(filters.sample_status)
@@ -370,7 +360,7 @@ const listRefundableSampleRequests: AreaHandler = (ctx) => {
     )
     .map((r) => refundableView(r, products, lookup))
     .filter((v) => typeof filters.product_filter !== 'string' || fuzzyMatch(`${v.product_info.product_name} ${v.sampled_product}`, filters.product_filter))
-  const sorted = sortRows(views, REFUNDABLE_SORTS[input.sort_by ?? 'timestamp']!, sign, (v) => v.apply_id)
+  const sorted = sortRows(views, REFUNDABLE_SORTS[input.sort_by ?? 'timestamp']!, direction, (v) => v.apply_id)
   return listPage(ctx, sorted, 'page', true)
 }
 
@@ -447,7 +437,7 @@ function buildFunnel(cohort: SampleRequest[], nowMs: number): Pick<Funnel, 'tota
     byStatus.set(r.status, ages)
   }
   const by_status = [...byStatus.entries()]
-    .sort((a, b) => b[1].length - a[1].length || a[0].localeCompare(b[0]))
+    .sort((a, b) => b[1].length - a[1].length || compareText(a[0], b[0]))
     .map(([status, ages]) => {
       const is_open = OPEN_SAMPLE_STATUSES.includes(status)
       const row: Funnel['by_status'][number] = { status, count: ages.length, pct_of_total: pct(ages.length, total), is_open }

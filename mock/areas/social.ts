@@ -10,7 +10,8 @@ import type { MockState } from '../state.ts'
 import { acceptCamelCase } from '../normalize.ts'
 import { requireDateRange } from '../pipeline/validate.ts'
 import { apiError } from '../respond.ts'
-import { adminShop, cents, contentStats, dayWindow, digest, direction, idSet, pageOf, ratio, shopDataOf, sortKey, sortNullsLast, videoOf } from './ads.ts'
+import { adminShop, cents, contentStats, dayWindow, digest, direction, idSet, pageOf, ratio, shopDataOf, sortKey, videoOf } from './ads.ts'
+import { sortRows } from '../sort.ts'
 import { csvExport, wantsCsv } from '../csv.ts'
 
 type Schemas = components['schemas']
@@ -86,7 +87,7 @@ function listAnswer<T>(ctx: RequestContext, listing: Listing<T>) {
   const { key, rows, fields, sortKeys, fallback, value, id } = listing
   const sort_by = sortKey(ctx.input.sort_by, sortKeys, fallback)
   const sort_direction = direction(ctx.input.sort_direction)
-  const sorted = sortNullsLast(rows, value(sort_by), sort_direction, id)
+  const sorted = sortRows(rows, value(sort_by), sort_direction, id)
   if (wantsCsv(ctx)) {
     const flat = sorted.map((row) => {
       const { metrics, ...rest } = row as Record<string, any>

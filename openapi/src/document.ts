@@ -157,6 +157,8 @@ export function buildDocument(): Schema {
         'Operations, schemas and parameters marked `x-inferred: true` describe what the service documentation',
         'says is "not shown": their paths or shapes are our inference, kept open so that a real server is not',
         'failed on a detail we invented.',
+        'The collation of sorts by a text field is not shown either: the mock sorts text by code point (inferred),',
+        'and the conformance suite checks the order of numeric sorts only.',
       ].join(' '),
     },
     jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
