@@ -265,6 +265,15 @@ describe('faults, journal and overrides (control API)', () => {
     expect(entry.headers['x-trace']).toBe('t1')
     expect(JSON.stringify(state.admin.requests())).not.toContain('demo-key')
   })
+  it('journal: each entry keeps its own request\'s body when bodies repeat and alternate, and serialises with every field', async () => {
+    state.admin.clearRequests()
+    const bodies = [{ search: 'a' }, { search: 'a' }, { search: 'b' }, {}, { search: 'a' }]
+    for (const body of bodies) await call('/shop/products', { method: 'POST', body })
+    await call('/shop/sps')
+    const entries = state.admin.requests()
+    expect(entries.map((e) => e.body)).toEqual([...bodies, null])
+    expect(JSON.parse(JSON.stringify(entries))[0]).toMatchObject({ method: 'POST', path: '/shop/products', query: {}, body: { search: 'a' }, operationId: 'listShopProducts', status: 200 })
+  })
   it('handlers: server.use overrides a single operation', async () => {
     const { http, HttpResponse } = await import('msw')
     server.use(http.get(`${BASE}/shop/sps`, () => HttpResponse.json({ data: { sps: 1.5 } })))

@@ -44,15 +44,15 @@ class LazyEntry implements JournalEntry {
   #text: string | undefined
   #body: unknown
 
-  constructor(ctx: PipelineContext) {
+  constructor(ctx: PipelineContext, bodyText: string) {
     this.time = ctx.receivedAt.toISOString()
     this.method = ctx.method
     this.path = ctx.url.pathname
     this.operationId = ctx.op.operationId
     this.#url = ctx.url
     this.#headers = ctx.headers
-    if (ctx.bodyText.length > MAX_JOURNAL_BODY) this.#body = parsedBody(ctx.bodyText)
-    else this.#text = ctx.bodyText
+    if (bodyText.length > MAX_JOURNAL_BODY) this.#body = parsedBody(bodyText)
+    else this.#text = bodyText
   }
 
   get query(): JournalEntry['query'] {
@@ -78,12 +78,17 @@ class LazyEntry implements JournalEntry {
 }
 
 /** Records every request (API key redacted) and the status it got. */
-export const journal = (): Step =>
-  async function journal(ctx, next) {
+export const journal = (): Step => {
+  // A body the same as the last one is kept as that one's string: clients repeat requests (polling,
+  // retries, test loops), and a journal of copies would carry each past the young generation.
+  let lastBody = ''
+  return async function journal(ctx, next) {
     const started = performance.now()
-    const entry = ctx.state.journal.record(new LazyEntry(ctx))
+    if (ctx.bodyText !== lastBody) lastBody = ctx.bodyText
+    const entry = ctx.state.journal.record(new LazyEntry(ctx, lastBody))
     const result = await next()
     entry.status = result.status
     entry.durationMs = Math.round((performance.now() - started) * 1000) / 1000
     return result
   }
+}
