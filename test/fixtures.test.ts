@@ -699,7 +699,7 @@ describe('fixtures: FactTable API', () => {
       )
     }
   })
-  it('dailyTotals sums every entity per day, NaN on a day no entity reported (gappy and contiguous tables)', () => {
+  it('dailyTotals sums every entity per day, NaN on a day no entity reported (gappy and contiguous tables) (spec: POST /shop/stats rule 3: days with no report are skipped, not zero)', () => {
     for (const table of [d.facts.products, d.facts.affiliates, d.facts.campaigns, d.facts.shop] as FactTable[]) {
       const metric = table.metrics[0]!
       const brute = new Map<number, number>()

@@ -94,12 +94,12 @@ describe('clock', () => {
 describe('sorting (spec: sort_by / sort_direction, nulls last)', () => {
   const rows = ['ab', 'a_b', 'aB', 'a1', 'a.b', null, 'zz'].map((value, i) => ({ value, id: `r${i}` }))
 
-  it('sorting: text sorts by code point in any default locale (. before digits before capitals before _ before lower case), nulls last both ways', () => {
+  it('sorting: text sorts by code point in any default locale (. before digits before capitals before _ before lower case), nulls last both ways (spec: Sponsored-video codes, Sales-max ads: sort_direction, nulls last; collation inferred)', () => {
     expect(sortRows(rows, (r) => r.value, 'asc', (r) => r.id).map((r) => r.value)).toEqual(['a.b', 'a1', 'aB', 'a_b', 'ab', 'zz', null])
     expect(sortRows(rows, (r) => r.value, 'DESC', (r) => r.id).map((r) => r.value)).toEqual(['zz', 'ab', 'a_b', 'aB', 'a1', 'a.b', null])
   })
 
-  it('sorting: numbers by value, booleans false first, ties by id ascending (stable pages)', () => {
+  it('sorting: numbers by value, booleans false first, ties by id ascending so pages are stable (spec: Conventions 6: page-based search; Sales-max ads: sort_by active)', () => {
     const tied = [3, 1, 3, true, false].map((value, i) => ({ value, id: `r${9 - i}` }))
     expect(sortRows(tied.slice(0, 3), (r) => r.value as number, 'desc', (r) => r.id).map((r) => r.id)).toEqual(['r7', 'r9', 'r8'])
     expect(sortRows(tied.slice(3), (r) => r.value as boolean, 'ASC', (r) => r.id).map((r) => r.value)).toEqual([false, true])

@@ -265,7 +265,7 @@ describe('faults, journal and overrides (control API)', () => {
     expect(entry.headers['x-trace']).toBe('t1')
     expect(JSON.stringify(state.admin.requests())).not.toContain('demo-key')
   })
-  it('journal: each entry keeps its own request\'s body when bodies repeat and alternate, and serialises with every field', async () => {
+  it('journal: each entry keeps its own request\'s body when bodies repeat and alternate, and serialises with every field (issue 4: GET /__admin/requests)', async () => {
     state.admin.clearRequests()
     const bodies = [{ search: 'a' }, { search: 'a' }, { search: 'b' }, {}, { search: 'a' }]
     for (const body of bodies) await call('/shop/products', { method: 'POST', body })

@@ -1,4 +1,5 @@
 import { apiError, type ApiResult } from '../respond.ts'
+import type { Fault } from '../stores/faults.ts'
 import type { Next, Step } from './compose.ts'
 
 // A plain timer rather than node:timers, so the handlers also run in the browser (setupWorker).
@@ -11,7 +12,7 @@ export const faults = (): Step =>
     return fault ? withFault(fault, next) : next()
   }
 
-async function withFault(fault: { latency_ms?: number; status?: number; message?: string }, next: Next): Promise<ApiResult> {
+async function withFault(fault: Fault, next: Next): Promise<ApiResult> {
   if (fault.latency_ms) await sleep(fault.latency_ms)
   if (fault.status !== undefined) return apiError(fault.status, fault.message ?? `Injected fault: ${fault.status}`)
   return next()
