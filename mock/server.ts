@@ -65,18 +65,32 @@ function createRouter(routes: OperationRoute[]): Router {
 }
 
 
-async function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
+/**
+ * The request body (undefined for GET and HEAD), read with 'data' and 'end' events: an async
+ * iterator over the request costs promises, stream listeners and ticks on every request. Past the
+ * limit the rest is read and dropped: stopping early would reset the connection before the client
+ * could read the 413.
+ */
+function readBody(req: IncomingMessage): Promise<Buffer | undefined> | undefined {
   if (req.method === 'GET' || req.method === 'HEAD') return undefined
-  const chunks: Buffer[] = []
-  let size = 0
-  // Past the limit the rest is read and dropped: leaving the loop early would reset the connection
-  // before the client could read the 413.
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length
-    if (size <= MAX_BODY_BYTES) chunks.push(chunk as Buffer)
-  }
-  if (size > MAX_BODY_BYTES) throw apiError(413, `Request body larger than ${MAX_BODY_BYTES} bytes`, { connection: 'close' })
-  return Buffer.concat(chunks)
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = []
+    let size = 0
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length
+      if (size <= MAX_BODY_BYTES) chunks.push(chunk)
+    })
+    let ended = false
+    // Each comes once per request: `on`, as `once` would wrap every listener again.
+    req.on('end', () => {
+      ended = true
+      if (size > MAX_BODY_BYTES) reject(apiError(413, `Request body larger than ${MAX_BODY_BYTES} bytes`, { connection: 'close' }))
+      else resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks))
+    })
+    req.on('error', reject)
+    // A client gone before the end of its body. (Not made after 'end': an Error records a stack.)
+    req.on('close', () => ended || reject(new Error('Request closed before its body ended')))
+  })
 }
 
 // Browsers calling the standalone server from another origin (Prism does the same).
@@ -208,11 +222,14 @@ export function createServer({ state = undefined, stateOptions, remoteAdmin = fa
 
   // Responses not yet started; at shutdown they end their keep-alive connection (`Connection: close`).
   const pending = new Set<ServerResponse>()
+  function settled(this: ServerResponse) {
+    pending.delete(this)
+  }
   let closing = false
   const server = createHttpServer((req, res) => {
     if (closing) res.shouldKeepAlive = false
     pending.add(res)
-    res.once('close', () => pending.delete(res))
+    res.on('close', settled)
     void handle(req, res)
   })
   // Keep-alive sockets would hold close() open; idle ones are closed at shutdown.

@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createServer, type MockServer } from '../mock/index.ts'
+import { createResponseCache } from '../mock/stores/response-cache.ts'
 import { STAT_KEYS } from '../openapi/src/areas/stats.ts'
 
 const NOW = '2026-03-10T12:00:00.000Z'
@@ -151,5 +152,78 @@ describe('response cache (decision: identical reads are served again until anyth
       [200, { page_size: 15 }],
       [200, { page_size: 15 }],
     ])
+  })
+})
+
+describe('response cache store: bounds and order (mock/stores/response-cache.ts)', () => {
+  const answer = (text: string) => ({ status: 200, rawBody: text })
+
+  it('store: an answer is found by its request and body, not by either alone', () => {
+    const cache = createResponseCache()
+    cache.set('op\u0000shop-a', '{"a":1}', answer('A'), cache.generation)
+    expect(cache.get('op\u0000shop-a', '{"a":1}')?.rawBody).toBe('A')
+    expect(cache.get('op\u0000shop-a', '{"a":2}')).toBeUndefined()
+    expect(cache.get('op\u0000shop-b', '{"a":1}')).toBeUndefined()
+    // The parts are not run together: the same characters split differently are another request.
+    expect(cache.get('op\u0000shop-a{"a":1}', '')).toBeUndefined()
+    expect({ hits: cache.hits, misses: cache.misses }).toEqual({ hits: 1, misses: 3 })
+  })
+
+  it('store: past maxEntries the oldest answers go first, across requests and bodies; a replaced answer counts as new', () => {
+    const cache = createResponseCache({ maxEntries: 3 })
+    cache.set('r1', 'x', answer('1x'), 0)
+    cache.set('r1', 'y', answer('1y'), 0)
+    cache.set('r2', 'x', answer('2x'), 0)
+    cache.set('r1', 'x', answer('1x again'), 0) // replaced: now the newest
+    cache.set('r3', 'x', answer('3x'), 0) // evicts r1/y, the oldest left
+    expect(cache.size).toBe(3)
+    expect(cache.get('r1', 'y')).toBeUndefined()
+    expect(cache.get('r1', 'x')?.rawBody).toBe('1x again')
+    expect(cache.get('r2', 'x')?.rawBody).toBe('2x')
+    expect(cache.get('r3', 'x')?.rawBody).toBe('3x')
+  })
+
+  it('store: the answer found last is never served once replaced or evicted', () => {
+    const cache = createResponseCache({ maxEntries: 2 })
+    cache.set('r', 'x', answer('old'), 0)
+    expect(cache.get('r', 'x')?.rawBody).toBe('old')
+    cache.set('r', 'x', answer('new'), 0)
+    expect(cache.get('r', 'x')?.rawBody).toBe('new')
+    expect(cache.get('r', 'x')?.rawBody).toBe('new')
+    cache.set('r', 'y', answer('y'), 0)
+    cache.set('q', 'z', answer('z'), 0) // evicts r/x, the one found last
+    expect(cache.get('r', 'x')).toBeUndefined()
+    expect(cache.get('r', 'y')?.rawBody).toBe('y')
+    // An equal body read from another request (another string) is the same entry.
+    expect(cache.get('r', ['y'].join(''))?.rawBody).toBe('y')
+  })
+
+  it('store: past maxBytes (text and UTF-8 together) the oldest go; an answer bigger than the limit is returned but not kept', () => {
+    // 'é' is 2 bytes of text (UTF-16) and 2 of UTF-8: 10 of them weigh 40 bytes.
+    const cache = createResponseCache({ maxBytes: 100 })
+    cache.set('r', 'a', answer('é'.repeat(10)), 0)
+    cache.set('r', 'b', answer('é'.repeat(10)), 0)
+    expect(cache.size).toBe(2)
+    cache.set('r', 'c', answer('é'.repeat(10)), 0)
+    expect(cache.size).toBe(2)
+    expect(cache.get('r', 'a')).toBeUndefined()
+    const big = cache.set('r', 'd', answer('x'.repeat(40)), 0)
+    expect(new TextDecoder().decode(big.rawBytes)).toBe('x'.repeat(40))
+    expect(cache.get('r', 'd')).toBeUndefined()
+    expect(cache.size).toBe(2)
+  })
+
+  it('store: an answer computed before an invalidate is not kept; after it the cache starts empty and bounded again', () => {
+    const cache = createResponseCache({ maxEntries: 2 })
+    const before = cache.generation
+    cache.set('r', 'a', answer('A'), before)
+    cache.invalidate()
+    expect(cache.size).toBe(0)
+    cache.set('r', 'b', answer('stale'), before)
+    expect(cache.get('r', 'b')).toBeUndefined()
+    for (const body of ['1', '2', '3']) cache.set('r', body, answer(body), cache.generation)
+    expect(cache.size).toBe(2)
+    expect(cache.get('r', '1')).toBeUndefined()
+    expect(cache.get('r', '3')?.rawBody).toBe('3')
   })
 })

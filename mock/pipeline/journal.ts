@@ -24,19 +24,19 @@ function parsedBody(text: string): unknown {
 }
 
 /**
- * The entry of one request. Query, headers and body are worked out when the journal is read, not on
- * every request (most entries are never read); what they are built from never changes. A big body is
- * summarised at once so the journal never holds it. A class, so the lazy fields are getters on its
+ * The entry of one request. Time, query, headers and body are worked out when the journal is read,
+ * not on every request (most entries are never read); what they are built from never changes. A big
+ * body is summarised at once so the journal never holds it. A class, so the lazy fields are getters on its
  * prototype rather than closures and accessors made for every request; `toJSON` lists them all.
  */
 class LazyEntry implements JournalEntry {
   id = 0
-  time: string
   method: string
   path: string
   operationId: string
   status?: number
   durationMs?: number
+  #receivedAt: Date
   #url: URL
   #headers: RequestHeaders
   #query: JournalEntry['query'] | undefined
@@ -45,7 +45,7 @@ class LazyEntry implements JournalEntry {
   #body: unknown
 
   constructor(ctx: PipelineContext, bodyText: string) {
-    this.time = ctx.receivedAt.toISOString()
+    this.#receivedAt = ctx.receivedAt
     this.method = ctx.method
     this.path = ctx.url.pathname
     this.operationId = ctx.op.operationId
@@ -53,6 +53,10 @@ class LazyEntry implements JournalEntry {
     this.#headers = ctx.headers
     if (bodyText.length > MAX_JOURNAL_BODY) this.#body = parsedBody(bodyText)
     else this.#text = bodyText
+  }
+
+  get time(): string {
+    return this.#receivedAt.toISOString()
   }
 
   get query(): JournalEntry['query'] {

@@ -27,16 +27,16 @@ export const responseCache = (): Step =>
   function responseCache(ctx, next) {
     const cache = ctx.state.responseCache
     if (!cache || !isCacheable(ctx)) return next()
-    const key = [ctx.op.operationId, ctx.apiKey?.key ?? '', ctx.shop?.shop_id ?? '', ctx.receivedAt.toISOString().slice(0, 10), ctx.method, ctx.url.search, ctx.bodyText].join('\u0000')
-    return cache.get(key) ?? remember(cache, key, next)
+    const request = [ctx.op.operationId, ctx.apiKey?.key ?? '', ctx.shop?.shop_id ?? '', ctx.receivedAt.toISOString().slice(0, 10), ctx.method, ctx.url.search].join('\u0000')
+    return cache.get(request, ctx.bodyText) ?? remember(cache, request, ctx.bodyText, next)
   }
 
 /** Runs the rest of the pipeline and keeps a 200, unless the cache was emptied meanwhile. */
-async function remember(cache: ResponseCache, key: string, next: Next): Promise<ApiResult> {
+async function remember(cache: ResponseCache, request: string, body: string, next: Next): Promise<ApiResult> {
   const generation = cache.generation
   const result = await next()
   if (result.status !== 200) return result
-  return cache.set(key, { status: result.status, rawBody: serializeBody(result), headers: result.headers }, generation)
+  return cache.set(request, body, { status: result.status, rawBody: serializeBody(result), headers: result.headers }, generation)
 }
 
 export const cacheInvalidation = (): Step =>
