@@ -274,6 +274,14 @@ describe('faults, journal and overrides (control API)', () => {
     expect(entries.map((e) => e.body)).toEqual([...bodies, null])
     expect(JSON.parse(JSON.stringify(entries))[0]).toMatchObject({ method: 'POST', path: '/shop/products', query: {}, body: { search: 'a' }, operationId: 'listShopProducts', status: 200 })
   })
+  it('journal: the query is kept as sent, a repeated parameter as a list (issue 4: GET /__admin/requests)', async () => {
+    state.admin.clearRequests()
+    await call('/shop/products?tag=a&tag=b%20c&single=%C3%A9&empty=', { method: 'POST', body: {} })
+    await call('/shop/sps')
+    const [withQuery, without] = state.admin.requests()
+    expect(withQuery.query).toEqual({ tag: ['a', 'b c'], single: 'é', empty: '' })
+    expect(without.query).toEqual({})
+  })
   it('handlers: server.use overrides a single operation', async () => {
     const { http, HttpResponse } = await import('msw')
     server.use(http.get(`${BASE}/shop/sps`, () => HttpResponse.json({ data: { sps: 1.5 } })))

@@ -1,10 +1,11 @@
 import { redactHeaders, type JournalEntry } from '../stores/journal.ts'
 import type { PipelineContext, RequestHeaders, Step } from './compose.ts'
 
-function queryObject(url: URL): Record<string, string | string[]> {
+function queryObject(search: string): Record<string, string | string[]> {
+  const params = new URLSearchParams(search)
   const out: Record<string, string | string[]> = {}
-  for (const key of new Set(url.searchParams.keys())) {
-    const all = url.searchParams.getAll(key)
+  for (const key of new Set(params.keys())) {
+    const all = params.getAll(key)
     out[key] = all.length === 1 ? all[0] : all
   }
   return out
@@ -37,7 +38,9 @@ class LazyEntry implements JournalEntry {
   status?: number
   durationMs?: number
   #receivedAt: Date
-  #url: URL
+  // The query string rather than the URL: an entry lives for the next 1000 requests, so what it holds
+  // is carried into the old generation.
+  #search: string
   #headers: RequestHeaders
   #query: JournalEntry['query'] | undefined
   #redacted: JournalEntry['headers'] | undefined
@@ -49,7 +52,7 @@ class LazyEntry implements JournalEntry {
     this.method = ctx.method
     this.path = ctx.url.pathname
     this.operationId = ctx.op.operationId
-    this.#url = ctx.url
+    this.#search = ctx.url.search
     this.#headers = ctx.headers
     if (bodyText.length > MAX_JOURNAL_BODY) this.#body = parsedBody(bodyText)
     else this.#text = bodyText
@@ -60,7 +63,7 @@ class LazyEntry implements JournalEntry {
   }
 
   get query(): JournalEntry['query'] {
-    return (this.#query ??= queryObject(this.#url))
+    return (this.#query ??= queryObject(this.#search))
   }
 
   get headers(): JournalEntry['headers'] {
