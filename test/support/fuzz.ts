@@ -19,11 +19,10 @@ const DAY_MS = 86_400_000
 
 const typesOf = (s: JsonSchema): string[] => (Array.isArray(s.type) ? (s.type as string[]) : typeof s.type === 'string' ? [s.type as string] : [])
 
-/** The id hints for a property name: `video_ids` and `video_id` share the pool. */
+/** The hints for a property name: a list shares its item's pool (`video_ids` → `video_id`, `tags` → `tag`). */
 function hintFor(hints: IdHints | undefined, name: string): readonly string[] | undefined {
   if (!hints) return undefined
-  const singular = name.endsWith('_ids') ? name.slice(0, -1) : name === 'handles' ? 'handle' : name
-  const pool = hints[singular]
+  const pool = hints[name] ?? hints[name.replace(/_ids$/, '_id').replace(/s$/, '')]
   return pool && pool.length ? pool : undefined
 }
 
@@ -261,7 +260,10 @@ function applyMutation(root: unknown, { kind, at, pick, text }: Mutation): unkno
     case 'null-everywhere':
       return path.length === 0 || pick % 2 ? nullEverywhere(root) : setAt(root, path, nullEverywhere(node))
     case 'deep-nesting': {
-      const target = objectPaths.length ? objectPaths[at % objectPaths.length] : undefined
+      // Under an object near the top: stacked on an earlier nesting, the value would go past the
+      // depth this test's own recursive helpers (and any JSON parser) can follow.
+      const shallow = objectPaths.filter((p) => p.length < 8)
+      const target = shallow.length ? shallow[at % shallow.length] : undefined
       return target ? setAt(root, [...target, 'deep'], deepNest(2_000)) : root
     }
   }
