@@ -8,7 +8,8 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 /** Applies faults injected through the control API (latency, error status) to the next N matching requests. */
 export const faults = (): Step =>
   function faults(ctx, next) {
-    const fault = ctx.state.faults.take({ operationId: ctx.op.operationId, permission: ctx.op.permission, path: ctx.op.path })
+    // The operation carries the three names a fault's route is matched against.
+    const fault = ctx.state.faults.take(ctx.op)
     return fault ? withFault(fault, next) : next()
   }
 

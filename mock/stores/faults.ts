@@ -46,6 +46,7 @@ export function createFaultStore(): FaultStore {
       return fault
     },
     take({ operationId, permission, path }) {
+      if (faults.length === 0) return undefined
       const fault = faults.find((f) => f.route === '*' || f.route === operationId || f.route === permission || f.route === path)
       if (!fault) return undefined
       fault.remaining--
