@@ -42,16 +42,17 @@ const hints: IdHints = Object.fromEntries([...shopIds(state.world.shopData[scale
 hints.timezone = ['UTC', 'America/Los_Angeles', 'Europe/Paris', scaleShop.timezone]
 // Records named by title or tag rather than id: lists are merged and deleted by title, tags removed by name.
 const scaleData = state.world.shopData[scaleShop.shop_id]
-hints.source_title = hints.target_title = scaleData.lists.map((l) => l.title)
+const listTitles = scaleData.lists.map((l) => l.title)
+hints.source_title = hints.target_title = listTitles
 hints.tag = [...new Set(scaleData.affiliates.flatMap((a) => a.tags))].slice(0, 20)
-/** Where a field means another record by area: `campaign_id` of an email, a community campaign, an automation; `title` of a list. */
 // The world's email campaigns are sent (final); a draft made before the run is added to them.
 const emailCampaignIds = scaleData.emailCampaigns.map((c) => c.campaign_id)
+/** Where a field means another record by area: `campaign_id` of an email, a community campaign, an automation; `title` of a list. */
 const areaHints: ReadonlyArray<readonly [prefix: string, hints: IdHints]> = [
   ['/emails/', { campaign_id: emailCampaignIds }],
   ['/community/', { campaign_id: scaleData.communityCampaigns.map((c) => c.campaign_id) }],
   ['/automations/', { campaign_id: scaleData.automations.map((c) => c.campaign_id) }],
-  ['/lists/', { title: scaleData.lists.map((l) => l.title) }],
+  ['/lists/', { title: listTitles }],
 ]
 const hintsOf = (op: OperationInfo): IdHints => Object.assign({ ...hints }, ...areaHints.filter(([prefix]) => op.path.startsWith(prefix)).map(([, h]) => h))
 

@@ -4,6 +4,7 @@
  * state's own `shopData[shop].sampleRequests` in place, so every read (this area's and the stats')
  * sees them at once. Days are the shop's local days (its registered timezone).
  */
+import { DAY_MS } from '../../fixtures/days.ts'
 import { sampleStage } from '../../fixtures/samples.ts'
 import { OPEN_SAMPLE_STATUSES, type Creator, type ProductRecord, type RefundableSample, type SampleRequest, type SampleStatus, type ShopData } from '../../fixtures/types.ts'
 import type { components } from '../../openapi/types.ts'
@@ -21,7 +22,6 @@ type SampleRequestView = Schemas['SampleRequest']
 type RefundableView = Schemas['RefundableSampleRequest']
 type Funnel = Schemas['SampleFunnel']
 
-const DAY_MS = 86_400_000
 /** spec: Account and shop: below 3.5 the shop is restricted from sending messages to creators. */
 const MIN_DM_SPS = 3.5
 /** spec: Samples: expiring_soon = expire_date within 3 days. */

@@ -27,8 +27,8 @@ function parsedBody(text: string): unknown {
 /**
  * The entry of one request. Time, query, headers and body are worked out when the journal is read,
  * not on every request (most entries are never read); what they are built from never changes. A big
- * body is summarised at once so the journal never holds it. A class, so the lazy fields are getters on its
- * prototype rather than closures and accessors made for every request; `toJSON` lists them all.
+ * body is summarised at once so the journal never holds it. A class, so the lazy fields are getters
+ * on its prototype rather than closures and accessors made for every request; `toJSON` lists them all.
  */
 class LazyEntry implements JournalEntry {
   id = 0

@@ -14,9 +14,8 @@
 import type { ApiResult } from '../respond.ts'
 import { serializeBody } from '../respond.ts'
 import type { ResponseCache } from '../stores/response-cache.ts'
+import { DAY_MS } from '../../fixtures/days.ts'
 import type { Next, PipelineContext, Step } from './compose.ts'
-
-const DAY_MS = 86_400_000
 
 /** True when the handler dispatch will run is the one its area declared cacheable (not a replacement). */
 function isCacheable(ctx: PipelineContext): boolean {
