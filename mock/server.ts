@@ -8,6 +8,7 @@ import { createServer as createHttpServer, STATUS_CODES, type IncomingHttpHeader
 import type { AddressInfo } from 'node:net'
 import { getResponse, type HttpHandler } from 'msw'
 import { createAdminHandlers } from './admin.ts'
+import { createConnector, ownsPath, type Connector } from './connector/index.ts'
 import { createOperationRoutes, type OperationRoute } from './handlers.ts'
 import type { RequestHeaders } from './pipeline/index.ts'
 import { apiError, serializeBody, toResponse, type ApiResult } from './respond.ts'
@@ -176,6 +177,8 @@ export function createServer({ state = undefined, stateOptions, remoteAdmin = fa
   const adminHandlers = createAdminHandlers(mockState, { baseUrl: INTERNAL_ORIGIN })
   const router = createRouter(routes)
   let url: string | undefined
+  // The assistant connector on the same listener (`/mcp`, `/oauth/*`, `/.well-known/oauth-*`), its base URL the server's.
+  let connector: Connector | undefined
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     try {
@@ -197,6 +200,10 @@ export function createServer({ state = undefined, stateOptions, remoteAdmin = fa
         return sendResult(res, result)
       }
 
+      if (url && ownsPath(path)) {
+        connector ??= createConnector(mockState, { baseUrl: url, ...(log ? { log } : {}) })
+        return await send(res, await connector.handle(new Request(`${url}${rawUrl}`, { method, headers: fetchHeaders(req.headers), body: body && body.length ? new Uint8Array(body) : undefined })))
+      }
       const request = new Request(`${INTERNAL_ORIGIN}${rawUrl}`, { method, headers: fetchHeaders(req.headers), body: body && body.length ? new Uint8Array(body) : undefined })
       if (isAdminPath(path)) {
         if (!remoteAdmin && !isLoopback(req.socket.remoteAddress)) return await send(res, toResponse(apiError(403, 'The control API is only served to loopback clients (start with --remote-admin to allow others)')))

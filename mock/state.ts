@@ -6,6 +6,9 @@ import { loadContract, type Contract } from '../openapi/index.ts'
 import { createAdmin, type Admin } from './admin.ts'
 import { areaAdminActions, areaCacheableReads, areaHandlers, areaNormalizers } from './areas/index.ts'
 import { createClock, type Clock } from './clock.ts'
+import { connectorAdminActions } from './connector/admin.ts'
+import { createConnectorStore, type ConnectorStore } from './connector/store.ts'
+import { buildConnectorFixtures } from '../fixtures/connector.ts'
 import type { AreaHandler, InputNormalizer } from './context.ts'
 import { createFaultStore, type FaultStore } from './stores/faults.ts'
 import { createIdempotencyStore, type IdempotencyStore, type IdempotencyStoreOptions } from './stores/idempotency.ts'
@@ -72,6 +75,8 @@ export interface MockState {
   readonly rateLimiter: RateLimiter
   readonly journal: Journal
   readonly faults: FaultStore
+  /** The assistant connector's clients, connections, tokens and the activity log (mock/connector; replaced by reset). */
+  readonly connector: ConnectorStore
   /** Answers of identical cacheable reads (undefined when off). */
   readonly responseCache: ResponseCache | undefined
   /** The handlers the response cache may serve again, by operationId (the areas' `cacheable`). */
@@ -116,6 +121,7 @@ export function createMockState(options: MockStateOptions = {}): MockState {
   let today = fixedToday ?? clock.today()
   let world = buildWorld({ seed, scale, today })
   let shopBags = new Map<string, Record<string, unknown>>()
+  let connector = createConnectorStore(buildConnectorFixtures(world))
 
   const state: MockState = {
     get seed() {
@@ -129,6 +135,9 @@ export function createMockState(options: MockStateOptions = {}): MockState {
     },
     get world() {
       return world
+    },
+    get connector() {
+      return connector
     },
     clock,
     contract,
@@ -160,6 +169,7 @@ export function createMockState(options: MockStateOptions = {}): MockState {
       today = fixedToday ?? clock.today()
       world = buildWorld({ seed, scale, today })
       shopBags = new Map()
+      connector = createConnectorStore(buildConnectorFixtures(world))
       cache?.invalidate()
       state.idempotency.clear()
       state.rateLimiter.clear()
@@ -184,7 +194,7 @@ export function createMockState(options: MockStateOptions = {}): MockState {
       }
     },
   }
-  const admin = createAdmin(state, areaAdminActions)
+  const admin = createAdmin(state, { ...areaAdminActions, ...connectorAdminActions })
   if (cache) {
     // Any control-API call empties the cache (before, and after for the async actions).
     for (const [name, fn] of Object.entries(admin) as Array<[keyof Admin, (...args: unknown[]) => unknown]>) {

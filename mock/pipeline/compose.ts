@@ -13,6 +13,7 @@ import type { ApiResult } from '../respond.ts'
 import type { MockState } from '../state.ts'
 import type { ApiKeyRecord, ShopRecord } from '../world.ts'
 import type { PageWindow } from './paging.ts'
+import type { ConnectorActor } from '../connector/activity.ts'
 
 /**
  * The request headers as the pipeline reads them: a fetch `Headers` (MSW handlers) or the standalone
@@ -38,7 +39,10 @@ export interface PipelineContext {
   bodyText: string
   /** Mock-clock time of arrival. */
   receivedAt: Date
+  /** The caller's key; a connector call (mock/connector/mcp.ts) arrives with its connection's grant already here. */
   apiKey?: ApiKeyRecord
+  /** Set for calls through the assistant connector: the connection acting. */
+  connector?: ConnectorActor
   shop?: ShopRecord
   input: Record<string, any>
   page?: PageWindow

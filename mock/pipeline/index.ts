@@ -1,8 +1,9 @@
 /**
  * The request pipeline, composed in one place. Order matters:
- * journal → error boundary → (strict) response check → faults → Prefer → auth → rate limit →
+ * journal → activity log → error boundary → (strict) response check → faults → Prefer → auth → rate limit →
  * response cache → validation → paging → idempotency → cache invalidation → the area handler.
  */
+import { activity } from './activity.ts'
 import { auth } from './auth.ts'
 import type { ApiResult } from '../respond.ts'
 import { compose, type PipelineContext, type Step } from './compose.ts'
@@ -30,6 +31,7 @@ export interface PipelineOptions {
 export function createPipeline({ log }: PipelineOptions = {}): (ctx: PipelineContext) => Promise<ApiResult> {
   const steps: Step[] = [
     journal(),
+    activity(),
     errorBoundary(log ? { log } : {}),
     responseCheck(),
     faults(),

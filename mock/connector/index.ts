@@ -1,0 +1,128 @@
+/**
+ * The assistant connector (spec: What the service does; Authentication 6), over the same MockState as
+ * the REST mock: `createConnector(state, { baseUrl })` answers fetch Requests (the standalone server
+ * routes its paths here), `createConnectorHandlers(state, { baseUrl })` gives the same as MSW handlers.
+ * The flow is described in mock/connector/README.md.
+ */
+import { http, type HttpHandler } from 'msw'
+import type { MockState } from '../state.ts'
+import { createMcpEndpoint, type ConnectorPrincipal } from './mcp.ts'
+import { connectorUrls, createAuthorizationServer, jsonResponse, type ConnectorUrls } from './oauth.ts'
+import { digest } from './secrets.ts'
+
+export { connectorUrls, type ConnectorUrls } from './oauth.ts'
+export { connectorTools, type ConnectorTool } from './tools.ts'
+export { readActivity, keyIdOf, type ActivityQuery, type ActivityPage } from './activity.ts'
+export * from './store.ts'
+
+export interface ConnectorOptions {
+  /** The connector's origin, e.g. `https://mcp.example.com` or the standalone server's URL. */
+  baseUrl: string
+  /** Where unexpected errors are logged. */
+  log?: (error: unknown) => void
+}
+
+export interface Connector {
+  urls: ConnectorUrls
+  /** True for the paths the connector answers (`/.well-known/oauth-*`, `/oauth/*`, `/mcp`). */
+  owns(pathname: string): boolean
+  /** The connector's answer to a request on one of its paths. */
+  handle(request: Request): Promise<Response>
+}
+
+const CORS: Record<string, string> = {
+  'access-control-allow-origin': '*',
+  'access-control-allow-headers': 'authorization, content-type, mcp-protocol-version, mcp-session-id, last-event-id',
+  'access-control-allow-methods': 'GET, POST, DELETE, OPTIONS',
+  'access-control-expose-headers': 'www-authenticate, mcp-session-id, mcp-protocol-version',
+}
+
+export const ownsPath = (pathname: string): boolean => pathname === '/mcp' || pathname.startsWith('/oauth/') || pathname.startsWith('/.well-known/oauth-')
+
+/** The connector over a mock state. */
+export function createConnector(state: MockState, { baseUrl, log = (e) => console.error('shoptwin connector: unexpected error', e) }: ConnectorOptions): Connector {
+  const urls = connectorUrls(baseUrl)
+  const as = createAuthorizationServer(state, urls)
+  const mcp = createMcpEndpoint(state, { log })
+
+  const unauthorized = (description?: string): Response => {
+    const challenge = description
+      ? `Bearer error="invalid_token", error_description="${description}", resource_metadata="${urls.resourceMetadata}"`
+      : `Bearer resource_metadata="${urls.resourceMetadata}"`
+    return jsonResponse(401, { error: description ? 'invalid_token' : 'unauthorized', error_description: description ?? 'An access token is required (OAuth 2.1, see resource_metadata)' }, { 'www-authenticate': challenge })
+  }
+
+  /** The access token of the Authorization header, checked against the state on every call. */
+  async function principalOf(request: Request): Promise<ConnectorPrincipal | Response> {
+    const header = request.headers.get('authorization')
+    if (!header) return unauthorized()
+    const match = /^Bearer\s+([A-Za-z0-9\-._~+/]+=*)$/i.exec(header.trim())
+    if (!match) return unauthorized('The Authorization header must be "Bearer <access token>"')
+    const data = state.connector.data
+    const token = data.tokens[await digest(match[1]!)]
+    if (!token || token.kind !== 'access') return unauthorized('Unknown access token')
+    const family = data.families[token.family_id]!
+    const connection = data.connections[family.connection_id]
+    if (token.revoked_at || family.revoked_at || !connection || connection.revoked_at) return unauthorized('The access token was revoked')
+    if (Date.parse(token.expires_at) <= state.clock.now().getTime()) return unauthorized('The access token expired')
+    if (family.resource !== null && family.resource.replace(/\/$/, '') !== urls.mcp) return unauthorized(`The access token is for another resource (${family.resource})`)
+    const user = data.users.find((u) => u.user_id === connection.user_id)
+    if (!user) return unauthorized('The connection has no user')
+    return {
+      connection,
+      user,
+      authInfo: { token: match[1]!, clientId: family.client_id, scopes: [], expiresAt: Math.floor(Date.parse(token.expires_at) / 1000), resource: new URL(urls.mcp) },
+    }
+  }
+
+  async function route(request: Request, pathname: string): Promise<Response> {
+    const method = request.method
+    if (pathname === '/mcp') {
+      const principal = await principalOf(request)
+      if (principal instanceof Response) return principal
+      return mcp.handle(request, principal)
+    }
+    const routes: Record<string, Partial<Record<string, () => Response | Promise<Response>>>> = {
+      '/.well-known/oauth-authorization-server': { GET: () => jsonResponse(200, as.metadata(), { 'cache-control': 'max-age=60' }) },
+      '/.well-known/oauth-protected-resource': { GET: () => jsonResponse(200, as.resourceMetadata(), { 'cache-control': 'max-age=60' }) },
+      '/.well-known/oauth-protected-resource/mcp': { GET: () => jsonResponse(200, as.resourceMetadata(), { 'cache-control': 'max-age=60' }) },
+      '/oauth/register': { POST: () => as.register(request) },
+      '/oauth/authorize': { GET: () => as.authorize(request), POST: () => as.decide(request) },
+      '/oauth/sign-in': { POST: () => as.signIn(request) },
+      '/oauth/token': { POST: () => as.token(request) },
+      '/oauth/revoke': { POST: () => as.revoke(request) },
+      '/oauth/connections': { GET: () => as.connections(request) },
+      '/oauth/connections/revoke': { POST: () => as.revokeConnection(request) },
+    }
+    const methods = routes[pathname]
+    if (!methods) return jsonResponse(404, { error: 'not_found', error_description: `No connector endpoint at ${pathname}` })
+    const answer = methods[method]
+    if (!answer) return jsonResponse(405, { error: 'method_not_allowed', error_description: `${method} is not allowed on ${pathname}` }, { allow: Object.keys(methods).join(', ') })
+    return answer()
+  }
+
+  return {
+    urls,
+    owns: ownsPath,
+    async handle(request) {
+      if (request.method === 'OPTIONS') return new Response(null, { status: 204, headers: { ...CORS, 'access-control-max-age': '600' } })
+      let response: Response
+      try {
+        response = await route(request, new URL(request.url).pathname.replace(/\/$/, '') || '/')
+      } catch (error) {
+        log(error)
+        response = jsonResponse(500, { error: 'server_error', error_description: `Internal error in the connector: ${(error as Error).message}` })
+      }
+      const headers = new Headers(response.headers)
+      for (const [k, v] of Object.entries(CORS)) if (!headers.has(k)) headers.set(k, v)
+      return new Response(response.body, { status: response.status, statusText: response.statusText, headers })
+    },
+  }
+}
+
+/** MSW handlers serving the connector at `baseUrl` (its own origin, like the service's {mcp_url}). */
+export function createConnectorHandlers(state: MockState, options: ConnectorOptions): HttpHandler[] {
+  const connector = createConnector(state, options)
+  const base = options.baseUrl.replace(/\/$/, '')
+  return [`${base}/mcp`, `${base}/oauth/*`, `${base}/.well-known/*`].map((path) => http.all(path, ({ request }) => connector.handle(request)))
+}

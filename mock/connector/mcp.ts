@@ -1,0 +1,172 @@
+/**
+ * The connector's MCP endpoint: the official SDK's low-level `Server` over its web-standard Streamable
+ * HTTP transport (stateless, JSON answers), one per request, holding the tools the connection's consent
+ * allows. A tool call runs the operation's REST pipeline (validation, rate limit, idempotency, plan and
+ * tier gates, the area handler, the activity log) with the connection's grant in place of a key.
+ */
+import { Server } from '@modelcontextprotocol/sdk/server/index.js'
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'
+import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js'
+import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js'
+import { createPipeline, type RequestHeaders } from '../pipeline/index.ts'
+import { serializeBody, type ApiResult } from '../respond.ts'
+import type { MockState } from '../state.ts'
+import type { ApiKeyRecord } from '../world.ts'
+import type { Connection, ConnectorUser } from './store.ts'
+import { connectorTools, type ConnectorTool } from './tools.ts'
+
+const INTERNAL_ORIGIN = 'http://shoptwin.internal'
+
+/** Who a valid access token speaks for. */
+export interface ConnectorPrincipal {
+  connection: Connection
+  user: ConnectorUser
+  authInfo: AuthInfo
+}
+
+export const MCP_MESSAGES = {
+  toolNotAllowed: (tool: string) => `Forbidden: this connection is not allowed to use the tool ${tool}`,
+  shopNotAllowed: 'Forbidden: this connection does not have access to this shop',
+  missingShop: 'Missing shop_id argument (the shop to act on)',
+  unknownTool: (tool: string) => `Unknown tool: ${tool}`,
+} as const
+
+function headersOf(values: Record<string, string>): RequestHeaders {
+  const names = Object.keys(values).sort()
+  return {
+    get: (name) => values[name.toLowerCase()] ?? null,
+    forEach: (fn) => names.forEach((n) => fn(values[n]!, n)),
+  }
+}
+
+const utf8 = new TextDecoder()
+
+/** The REST answer as an MCP tool result: the same JSON as structured content and as text. */
+function toolResult(result: ApiResult): CallToolResult {
+  const text = result.status === 204 ? '' : serializeBody(result)
+  let body: unknown
+  try {
+    body = text ? JSON.parse(text) : undefined
+  } catch {
+    body = undefined
+  }
+  const meta: Record<string, unknown> = { 'shoptwin/status': result.status }
+  const headers = result.headers ?? {}
+  if (headers['idempotent-replayed'] === 'true') meta['shoptwin/idempotent-replayed'] = true
+  if (headers['retry-after']) meta['shoptwin/retry-after'] = Number(headers['retry-after'])
+  return {
+    content: [{ type: 'text', text }],
+    ...(body && typeof body === 'object' && !Array.isArray(body) ? { structuredContent: body as Record<string, unknown> } : {}),
+    ...(result.status >= 400 ? { isError: true } : {}),
+    _meta: meta,
+  }
+}
+
+/** The MCP endpoint over a mock state. */
+export function createMcpEndpoint(state: MockState, { log }: { log?: (error: unknown) => void } = {}) {
+  const pipeline = createPipeline(log ? { log } : {})
+
+  function refuse(principal: ConnectorPrincipal, tool: ConnectorTool | undefined, name: string, shopId: string | null, status: number, message: string): CallToolResult {
+    const { connection } = principal
+    state.connector.apply('recordActivity', {
+      time: state.clock.now().toISOString(),
+      actor: { kind: 'connector', client_id: connection.client_id, client_name: connection.client_name, connection_id: connection.connection_id },
+      shop_id: shopId,
+      operation_id: tool?.op.operationId ?? name,
+      tool: name,
+      status,
+      idempotent_replay: false,
+    })
+    return toolResult({ status, body: { error: message } })
+  }
+
+  async function callTool(principal: ConnectorPrincipal, name: string, args: Record<string, unknown>): Promise<CallToolResult> {
+    const { connection, user } = principal
+    const tool = connectorTools(state.contract).find((t) => t.name === name)
+    const shopArg = typeof args.shop_id === 'string' ? args.shop_id : null
+    if (!tool) return refuse(principal, undefined, name, shopArg, 404, MCP_MESSAGES.unknownTool(name))
+    if (!connection.tools.includes(name)) return refuse(principal, tool, name, shopArg, 403, MCP_MESSAGES.toolNotAllowed(name))
+    if (tool.shopArgument) {
+      if (shopArg === null || shopArg.trim() === '') return refuse(principal, tool, name, null, 400, MCP_MESSAGES.missingShop)
+      if (!connection.shops.some((s) => s.toLowerCase() === shopArg.trim().toLowerCase())) return refuse(principal, tool, name, shopArg, 403, MCP_MESSAGES.shopNotAllowed)
+    }
+    const { op } = tool
+    const headers: Record<string, string> = { 'content-type': 'application/json' }
+    if (tool.shopArgument) headers['x-shop-id'] = shopArg!
+    const body: Record<string, unknown> = {}
+    let path = op.path
+    const params: Record<string, string> = {}
+    for (const [key, value] of Object.entries(args)) {
+      if (key === 'shop_id' && tool.shopArgument) continue
+      if (key === 'idempotency_key' && op.idempotent) {
+        headers['idempotency-key'] = String(value)
+        continue
+      }
+      if (op.pathParams.some((p) => p.name === key)) {
+        params[key] = String(value)
+        path = path.replace(`{${key}}`, encodeURIComponent(String(value)))
+        continue
+      }
+      body[key] = value
+    }
+    const url = new URL(`${INTERNAL_ORIGIN}${path}`)
+    if (op.method === 'GET') for (const [k, v] of Object.entries(body)) url.searchParams.set(k, typeof v === 'string' ? v : JSON.stringify(v))
+    // The connection's grant stands in for a key: its shops and tools, the account's tier, and a rate
+    // limit of its own (spec: Limits are per key, measured per shop).
+    const grant: ApiKeyRecord = {
+      key: `connector:${connection.connection_id}`,
+      label: connection.client_name,
+      tier: user.tier,
+      routes: connectorTools(state.contract).filter((t) => connection.tools.includes(t.name)).map((t) => t.op.permission),
+      shops: connection.shops,
+    }
+    state.connector.apply('touchConnection', { connection_id: connection.connection_id, now: state.clock.now().toISOString() })
+    const result = await pipeline({
+      state,
+      op,
+      canonical: op,
+      method: op.method,
+      headers: headersOf(headers),
+      url,
+      params,
+      bodyText: op.method === 'GET' ? '' : JSON.stringify(body),
+      receivedAt: state.clock.now(),
+      input: {},
+      apiKey: grant,
+      connector: { connection_id: connection.connection_id, client_id: connection.client_id, client_name: connection.client_name },
+    })
+    return toolResult(result)
+  }
+
+  /** Answers one MCP request (POST, GET or DELETE on the endpoint) for an authenticated principal. */
+  async function handle(request: Request, principal: ConnectorPrincipal): Promise<Response> {
+    const server = new Server(
+      { name: 'shoptwin-connector', title: 'Shop Analytics assistant connector (shoptwin)', version: '1.0.0' },
+      {
+        capabilities: { tools: { listChanged: false } },
+        instructions: 'Tools act on the shops this connection was allowed at consent; pass shop_id (from listAccountShops). Every call is recorded in the account activity log.',
+      },
+    )
+    server.setRequestHandler(ListToolsRequestSchema, () => ({
+      tools: connectorTools(state.contract)
+        .filter((t) => principal.connection.tools.includes(t.name))
+        .map((t) => ({
+          name: t.name,
+          title: t.title,
+          description: t.description,
+          inputSchema: t.inputSchema,
+          annotations: { title: t.title, readOnlyHint: t.kind === 'read', destructiveHint: t.kind === 'write' && t.op.method === 'DELETE', idempotentHint: t.kind === 'read' || t.op.idempotent, openWorldHint: false },
+        })),
+    }))
+    server.setRequestHandler(CallToolRequestSchema, (req) => callTool(principal, req.params.name, (req.params.arguments ?? {}) as Record<string, unknown>))
+    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true })
+    await server.connect(transport)
+    try {
+      return await transport.handleRequest(request, { authInfo: principal.authInfo })
+    } finally {
+      await server.close()
+    }
+  }
+
+  return { handle, callTool }
+}

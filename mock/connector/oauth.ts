@@ -1,0 +1,395 @@
+/**
+ * The connector's authorization server (spec: Authentication 6): RFC 8414 metadata, RFC 7591 dynamic
+ * registration of public clients, the authorization code flow with PKCE S256 only (RFC 7636) behind a
+ * sign-in and consent page, the token endpoint with refresh-token rotation, RFC 7009 revocation, and
+ * the user's connections page. Errors follow RFC 6749 4.1.2.1 (redirected) and 5.2 (JSON).
+ */
+import type { MockState } from '../state.ts'
+import { connectionsPage, consentPage, errorPage, signInPage } from './pages.ts'
+import { digest, newId, newSecret, s256 } from './secrets.ts'
+import { ConnectorOperationError, type AuthorizationRequest, type ConnectorClient, type ConnectorUser } from './store.ts'
+import { connectorTools } from './tools.ts'
+
+/** Lifetimes on the mock clock. */
+export const LIFETIMES = {
+  /** spec (issue 17): codes expire after 10 minutes. */
+  codeMs: 10 * 60_000,
+  accessMs: 60 * 60_000,
+  refreshMs: 30 * 24 * 60 * 60_000,
+  requestMs: 30 * 60_000,
+  sessionMs: 12 * 60 * 60_000,
+} as const
+
+export const SESSION_COOKIE = 'shoptwin_session'
+const PKCE_PART = /^[A-Za-z0-9\-._~]{43,128}$/
+
+/** Where the connector's pieces are, from its base URL (an origin). */
+export interface ConnectorUrls {
+  issuer: string
+  mcp: string
+  authorize: string
+  token: string
+  register: string
+  revoke: string
+  signIn: string
+  connections: string
+  resourceMetadata: string
+  authorizationServerMetadata: string
+}
+
+export function connectorUrls(baseUrl: string): ConnectorUrls {
+  const base = baseUrl.replace(/\/$/, '')
+  return {
+    issuer: base,
+    mcp: `${base}/mcp`,
+    authorize: `${base}/oauth/authorize`,
+    token: `${base}/oauth/token`,
+    register: `${base}/oauth/register`,
+    revoke: `${base}/oauth/revoke`,
+    signIn: `${base}/oauth/sign-in`,
+    connections: `${base}/oauth/connections`,
+    resourceMetadata: `${base}/.well-known/oauth-protected-resource/mcp`,
+    authorizationServerMetadata: `${base}/.well-known/oauth-authorization-server`,
+  }
+}
+
+const NO_STORE = { 'cache-control': 'no-store', pragma: 'no-cache' }
+
+export const jsonResponse = (status: number, body: unknown, headers: Record<string, string> = {}): Response =>
+  new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...NO_STORE, ...headers } })
+
+/** RFC 6749 5.2: `{error, error_description}`; invalid_client is 401. */
+export const oauthError = (error: string, description: string, status = error === 'invalid_client' ? 401 : 400): Response => jsonResponse(status, { error, error_description: description })
+
+const html = (status: number, body: string, headers: Record<string, string> = {}): Response =>
+  new Response(body, {
+    status,
+    headers: {
+      'content-type': 'text/html; charset=utf-8',
+      ...NO_STORE,
+      // No script, no outside resource; forms post only back here; never framed (clickjacking).
+      'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+      'x-frame-options': 'DENY',
+      ...headers,
+    },
+  })
+
+const redirect = (location: string, headers: Record<string, string> = {}, status = 302): Response => new Response(null, { status, headers: { location, ...NO_STORE, ...headers } })
+
+/** RFC 6749 4.1.2.1: an error sent back to the client's redirect URI, with `state` and `iss` (RFC 9207). */
+function redirectError(redirectUri: string, error: string, description: string, state: string | null, issuer: string): Response {
+  const url = new URL(redirectUri)
+  url.searchParams.set('error', error)
+  url.searchParams.set('error_description', description)
+  if (state !== null) url.searchParams.set('state', state)
+  url.searchParams.set('iss', issuer)
+  return redirect(url.href)
+}
+
+/** https anywhere, http only on a loopback host; no fragment (RFC 6749 3.1.2; RFC 8252 7.3). */
+export function redirectUriProblem(uri: unknown): string | null {
+  if (typeof uri !== 'string') return 'redirect_uris must be strings'
+  let url: URL
+  try {
+    url = new URL(uri)
+  } catch {
+    return `redirect URI ${uri} is not an absolute URL`
+  }
+  if (url.hash) return `redirect URI ${uri} must not have a fragment`
+  if (url.protocol === 'https:') return null
+  if (url.protocol === 'http:' && ['127.0.0.1', '[::1]', 'localhost'].includes(url.hostname)) return null
+  return `redirect URI ${uri} must use https, or http on a loopback host (127.0.0.1, [::1], localhost)`
+}
+
+const sameResource = (a: string, b: string): boolean => a.replace(/\/$/, '') === b.replace(/\/$/, '')
+
+function cookieOf(request: Request, name: string): string | null {
+  for (const part of (request.headers.get('cookie') ?? '').split(';')) {
+    const [k, ...v] = part.trim().split('=')
+    if (k === name) return v.join('=')
+  }
+  return null
+}
+
+async function formOf(request: Request): Promise<URLSearchParams> {
+  const type = request.headers.get('content-type') ?? ''
+  const text = await request.text()
+  if (type.includes('application/json')) {
+    try {
+      const parsed = JSON.parse(text) as Record<string, unknown>
+      const params = new URLSearchParams()
+      for (const [k, v] of Object.entries(parsed ?? {})) for (const item of Array.isArray(v) ? v : [v]) params.append(k, String(item))
+      return params
+    } catch {
+      return new URLSearchParams()
+    }
+  }
+  return new URLSearchParams(text)
+}
+
+/** The authorization server over a mock state. */
+export function createAuthorizationServer(state: MockState, urls: ConnectorUrls) {
+  const store = () => state.connector
+  const nowIso = () => state.clock.now().toISOString()
+  const later = (ms: number) => new Date(state.clock.now().getTime() + ms).toISOString()
+  const tools = () => connectorTools(state.contract)
+  const accountShops = (user: ConnectorUser) => state.world.shops.filter((s) => s.account_id === user.account_id)
+
+  async function sessionUser(request: Request): Promise<ConnectorUser | undefined> {
+    const cookie = cookieOf(request, SESSION_COOKIE)
+    if (!cookie) return undefined
+    const session = store().data.sessions[await digest(cookie)]
+    if (!session || Date.parse(session.expires_at) <= state.clock.now().getTime()) return undefined
+    return store().data.users.find((u) => u.user_id === session.user_id)
+  }
+
+  const metadata = () => ({
+    issuer: urls.issuer,
+    authorization_endpoint: urls.authorize,
+    token_endpoint: urls.token,
+    registration_endpoint: urls.register,
+    revocation_endpoint: urls.revoke,
+    response_types_supported: ['code'],
+    response_modes_supported: ['query'],
+    grant_types_supported: ['authorization_code', 'refresh_token'],
+    token_endpoint_auth_methods_supported: ['none'],
+    revocation_endpoint_auth_methods_supported: ['none'],
+    code_challenge_methods_supported: ['S256'],
+    authorization_response_iss_parameter_supported: true,
+    service_documentation: `${urls.issuer}/oauth/connections`,
+  })
+
+  const resourceMetadata = () => ({
+    resource: urls.mcp,
+    authorization_servers: [urls.issuer],
+    bearer_methods_supported: ['header'],
+    resource_name: 'Shop Analytics assistant connector (shoptwin)',
+  })
+
+  /** RFC 7591 3.1: public clients only. */
+  async function register(request: Request): Promise<Response> {
+    let meta: Record<string, unknown>
+    try {
+      meta = JSON.parse(await request.text()) as Record<string, unknown>
+      if (!meta || typeof meta !== 'object' || Array.isArray(meta)) throw new Error()
+    } catch {
+      return oauthError('invalid_client_metadata', 'The body must be a JSON object of client metadata')
+    }
+    const uris = meta.redirect_uris
+    if (!Array.isArray(uris) || uris.length === 0) return oauthError('invalid_redirect_uri', 'redirect_uris must be a non-empty array')
+    for (const uri of uris) {
+      const problem = redirectUriProblem(uri)
+      if (problem) return oauthError('invalid_redirect_uri', problem)
+    }
+    const method = meta.token_endpoint_auth_method ?? 'none'
+    if (method !== 'none') return oauthError('invalid_client_metadata', 'token_endpoint_auth_method must be none: the connector registers public clients (PKCE, no secret)')
+    const grants = (meta.grant_types ?? ['authorization_code', 'refresh_token']) as unknown
+    if (!Array.isArray(grants) || grants.some((g) => g !== 'authorization_code' && g !== 'refresh_token')) return oauthError('invalid_client_metadata', 'grant_types may only hold authorization_code and refresh_token')
+    const responses = (meta.response_types ?? ['code']) as unknown
+    if (!Array.isArray(responses) || responses.some((r) => r !== 'code')) return oauthError('invalid_client_metadata', 'response_types may only hold code')
+    if (meta.client_name !== undefined && (typeof meta.client_name !== 'string' || meta.client_name.length > 100)) return oauthError('invalid_client_metadata', 'client_name must be a string of at most 100 characters')
+    const client: ConnectorClient = {
+      client_id: newId(),
+      client_name: (meta.client_name as string | undefined)?.trim() || 'Unnamed application',
+      redirect_uris: uris as string[],
+      client_id_issued_at: Math.floor(state.clock.now().getTime() / 1000),
+      grant_types: grants as string[],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+      ...(typeof meta.client_uri === 'string' ? { client_uri: meta.client_uri } : {}),
+      ...(typeof meta.software_id === 'string' ? { software_id: meta.software_id } : {}),
+      ...(typeof meta.software_version === 'string' ? { software_version: meta.software_version } : {}),
+    }
+    return jsonResponse(201, store().apply('registerClient', client))
+  }
+
+  function renderConsent(requestId: string, pending: AuthorizationRequest, user: ConnectorUser, options: { error?: string; checked?: { shops: string[]; tools: string[] }; status?: number } = {}): Response {
+    const client = store().data.clients[pending.client_id]!
+    return html(
+      options.status ?? 200,
+      consentPage({ action: urls.authorize, requestId, client, redirectUri: pending.redirect_uri, user, shops: accountShops(user), tools: tools(), ...(options.checked ? { checked: options.checked } : {}), ...(options.error ? { error: options.error } : {}) }),
+    )
+  }
+
+  /** GET /oauth/authorize: the client's request checked, then sign-in or consent. `?request_id=` shows a pending request again. */
+  async function authorize(request: Request): Promise<Response> {
+    const q = new URL(request.url).searchParams
+    const user = await sessionUser(request)
+    const pendingId = q.get('request_id')
+    if (pendingId) {
+      const pending = store().data.requests[await digest(pendingId)]
+      if (!pending || Date.parse(pending.expires_at) <= state.clock.now().getTime()) return html(400, errorPage('Request expired', 'This authorization request is unknown, expired or already answered.'))
+      if (!user || user.user_id !== pending.user_id) return html(200, signInPage({ action: urls.signIn, fields: { request_id: pendingId }, client: store().data.clients[pending.client_id]! }))
+      return renderConsent(pendingId, pending, user)
+    }
+    // Errors before the redirect URI is known to be the client's are shown, never redirected (RFC 6749 4.1.2.1).
+    const clientId = q.get('client_id')
+    if (!clientId) return html(400, errorPage('Invalid request', 'client_id is missing'))
+    const client = store().data.clients[clientId]
+    if (!client) return html(400, errorPage('Unknown application', 'No application is registered with this client_id'))
+    const givenUri = q.get('redirect_uri')
+    if (givenUri === null && client.redirect_uris.length !== 1) return html(400, errorPage('Invalid request', 'redirect_uri is missing'))
+    const redirectUri = givenUri ?? client.redirect_uris[0]!
+    if (!client.redirect_uris.includes(redirectUri)) return html(400, errorPage('Invalid redirect', 'redirect_uri does not match any URI this application registered'))
+    const stateParam = q.get('state')
+    const fail = (error: string, description: string) => redirectError(redirectUri, error, description, stateParam, urls.issuer)
+    if (q.get('response_type') !== 'code') return fail('unsupported_response_type', 'response_type must be code')
+    const challenge = q.get('code_challenge')
+    if (!challenge) return fail('invalid_request', 'code_challenge is required (PKCE with S256)')
+    if (q.get('code_challenge_method') !== 'S256') return fail('invalid_request', 'code_challenge_method must be S256 (plain is not supported)')
+    if (!/^[A-Za-z0-9\-_]{43}$/.test(challenge)) return fail('invalid_request', 'code_challenge must be the 43-character base64url SHA-256 of the verifier')
+    const resource = q.get('resource')
+    if (resource !== null && !sameResource(resource, urls.mcp)) return fail('invalid_target', `resource must be ${urls.mcp}`)
+    const requestId = newSecret('req_')
+    const pending = store().apply('startAuthorization', {
+      request_hash: await digest(requestId),
+      client_id: client.client_id,
+      redirect_uri: redirectUri,
+      state: stateParam,
+      code_challenge: challenge,
+      resource: resource ?? null,
+      scope: q.get('scope'),
+      user_id: user?.user_id ?? null,
+      created_at: nowIso(),
+      expires_at: later(LIFETIMES.requestMs),
+    })
+    if (!user) return html(200, signInPage({ action: urls.signIn, fields: { request_id: requestId }, client }))
+    return renderConsent(requestId, pending, user)
+  }
+
+  /** POST /oauth/sign-in: email and password; on success a session cookie and back to where the user was. */
+  async function signIn(request: Request): Promise<Response> {
+    const form = await formOf(request)
+    const requestId = form.get('request_id')
+    const next = form.get('next') === 'connections' || !requestId ? urls.connections : `${urls.authorize}?request_id=${encodeURIComponent(requestId)}`
+    const email = (form.get('email') ?? '').trim().toLowerCase()
+    const user = store().data.users.find((u) => u.email.toLowerCase() === email && u.password === form.get('password'))
+    const fields: Record<string, string> = requestId ? { request_id: requestId } : { next: 'connections' }
+    const pending = requestId ? store().data.requests[await digest(requestId)] : undefined
+    const client = pending ? store().data.clients[pending.client_id] : undefined
+    if (!user) return html(401, signInPage({ action: urls.signIn, fields, ...(client ? { client } : {}), error: 'Email or password is not right' }))
+    const session = newSecret('ses_')
+    try {
+      store().apply('signIn', { session_hash: await digest(session), user_id: user.user_id, now: nowIso(), expires_at: later(LIFETIMES.sessionMs), request_hash: requestId ? await digest(requestId) : null })
+    } catch (error) {
+      if (error instanceof ConnectorOperationError) return html(400, errorPage('Request expired', error.message))
+      throw error
+    }
+    const secure = urls.issuer.startsWith('https:') ? '; Secure' : ''
+    return redirect(next, { 'set-cookie': `${SESSION_COOKIE}=${session}; Path=/; HttpOnly; SameSite=Lax; Max-Age=${LIFETIMES.sessionMs / 1000}${secure}` }, 303)
+  }
+
+  /** POST /oauth/authorize: the consent form's answer. */
+  async function decide(request: Request): Promise<Response> {
+    const form = await formOf(request)
+    const requestId = form.get('request_id') ?? ''
+    const requestHash = await digest(requestId)
+    const pending = store().data.requests[requestHash]
+    if (!pending || Date.parse(pending.expires_at) <= state.clock.now().getTime()) return html(400, errorPage('Request expired', 'This authorization request is unknown, expired or already answered.'))
+    const user = await sessionUser(request)
+    // The answer counts only from the browser that signed in for this request (no cross-site posting).
+    if (!user || user.user_id !== pending.user_id) return html(403, errorPage('Not signed in', 'Sign in again from the application to answer this request.'))
+    const fail = (error: string, description: string) => redirectError(pending.redirect_uri, error, description, pending.state, urls.issuer)
+    if (form.get('decision') !== 'allow') {
+      store().apply('denyConsent', { request_hash: requestHash, now: nowIso() })
+      return fail('access_denied', 'The user denied the request')
+    }
+    const shopIds = new Set(accountShops(user).map((s) => s.shop_id))
+    const toolNames = new Set(tools().map((t) => t.name))
+    const shops = [...new Set(form.getAll('shop'))].filter((s) => shopIds.has(s))
+    const chosenTools = [...new Set(form.getAll('tool'))].filter((t) => toolNames.has(t))
+    if (shops.length === 0 || chosenTools.length === 0) return renderConsent(requestId, pending, user, { status: 400, error: 'Choose at least one shop and one tool, or deny.', checked: { shops, tools: chosenTools } })
+    const code = newSecret('code_')
+    store().apply('approveConsent', { request_hash: requestHash, code_hash: await digest(code), connection_id: newId(), shops, tools: chosenTools, now: nowIso(), code_expires_at: later(LIFETIMES.codeMs) })
+    const url = new URL(pending.redirect_uri)
+    url.searchParams.set('code', code)
+    if (pending.state !== null) url.searchParams.set('state', pending.state)
+    url.searchParams.set('iss', urls.issuer)
+    return redirect(url.href)
+  }
+
+  async function issueTokens(): Promise<{ access: string; refresh: string; access_hash: string; refresh_hash: string; now: string; access_expires_at: string; refresh_expires_at: string }> {
+    const access = newSecret('stw_at_')
+    const refresh = newSecret('stw_rt_')
+    return { access, refresh, access_hash: await digest(access), refresh_hash: await digest(refresh), now: nowIso(), access_expires_at: later(LIFETIMES.accessMs), refresh_expires_at: later(LIFETIMES.refreshMs) }
+  }
+
+  const tokenAnswer = (t: { access: string; refresh: string }) => jsonResponse(200, { access_token: t.access, token_type: 'Bearer', expires_in: LIFETIMES.accessMs / 1000, refresh_token: t.refresh })
+
+  /** POST /oauth/token (RFC 6749 4.1.3, 6; RFC 7636 4.5). */
+  async function token(request: Request): Promise<Response> {
+    const form = await formOf(request)
+    const grant = form.get('grant_type')
+    if (!grant) return oauthError('invalid_request', 'grant_type is required')
+    if (grant !== 'authorization_code' && grant !== 'refresh_token') return oauthError('unsupported_grant_type', `grant_type ${grant} is not supported`)
+    const clientId = form.get('client_id')
+    if (!clientId) return oauthError('invalid_request', 'client_id is required (public clients identify themselves with it)')
+    if (!store().data.clients[clientId]) return oauthError('invalid_client', 'Unknown client_id')
+    try {
+      if (grant === 'authorization_code') {
+        const code = form.get('code')
+        const verifier = form.get('code_verifier')
+        const redirectUri = form.get('redirect_uri')
+        if (!code) return oauthError('invalid_request', 'code is required')
+        if (!verifier) return oauthError('invalid_request', 'code_verifier is required (PKCE)')
+        if (!PKCE_PART.test(verifier)) return oauthError('invalid_request', 'code_verifier must be 43-128 characters of [A-Za-z0-9-._~]')
+        const codeHash = await digest(code)
+        const stored = store().data.codes[codeHash]
+        if (!redirectUri) return oauthError('invalid_request', 'redirect_uri is required')
+        const resource = form.get('resource')
+        if (stored && !stored.used_at && stored.client_id === clientId) {
+          if ((await s256(verifier)) !== stored.code_challenge) return oauthError('invalid_grant', 'code_verifier does not match the code_challenge')
+          if (resource !== null && stored.resource !== null && !sameResource(resource, stored.resource)) return oauthError('invalid_target', 'resource differs from the authorization request')
+        }
+        const t = await issueTokens()
+        store().apply('redeemCode', { code_hash: codeHash, client_id: clientId, redirect_uri: redirectUri, family_id: newId(), ...t })
+        return tokenAnswer(t)
+      }
+      const refresh = form.get('refresh_token')
+      if (!refresh) return oauthError('invalid_request', 'refresh_token is required')
+      const t = await issueTokens()
+      store().apply('rotateRefresh', { refresh_hash: await digest(refresh), client_id: clientId, access_hash: t.access_hash, new_refresh_hash: t.refresh_hash, now: t.now, access_expires_at: t.access_expires_at, refresh_expires_at: t.refresh_expires_at })
+      return tokenAnswer(t)
+    } catch (error) {
+      if (error instanceof ConnectorOperationError) return oauthError(error.code, error.message)
+      throw error
+    }
+  }
+
+  /** POST /oauth/revoke (RFC 7009 2.1, 2.2: 200 whether or not the token was known). */
+  async function revoke(request: Request): Promise<Response> {
+    const form = await formOf(request)
+    const tokenValue = form.get('token')
+    if (!tokenValue) return oauthError('invalid_request', 'token is required')
+    const clientId = form.get('client_id')
+    if (!clientId) return oauthError('invalid_request', 'client_id is required')
+    if (!store().data.clients[clientId]) return oauthError('invalid_client', 'Unknown client_id')
+    store().apply('revokeToken', { token_hash: await digest(tokenValue), client_id: clientId, now: nowIso() })
+    return new Response(null, { status: 200, headers: NO_STORE })
+  }
+
+  /** GET /oauth/connections: the signed-in user's connections (sign-in first). */
+  async function connections(request: Request): Promise<Response> {
+    const user = await sessionUser(request)
+    if (!user) return html(200, signInPage({ action: urls.signIn, fields: { next: 'connections' } }))
+    const list = Object.values(store().data.connections)
+      .filter((c) => c.user_id === user.user_id)
+      .sort((a, b) => Number(!!a.revoked_at) - Number(!!b.revoked_at) || b.created_at.localeCompare(a.created_at))
+    return html(200, connectionsPage({ user, connections: list, shops: accountShops(user), action: `${urls.connections}/revoke` }))
+  }
+
+  /** POST /oauth/connections/revoke: the user's revocation, effective on the next call. */
+  async function revokeConnection(request: Request): Promise<Response> {
+    const user = await sessionUser(request)
+    if (!user) return html(403, errorPage('Not signed in', 'Sign in to manage your connections.'))
+    const id = (await formOf(request)).get('connection_id') ?? ''
+    const connection = store().data.connections[id]
+    if (!connection || connection.user_id !== user.user_id) return html(404, errorPage('Unknown connection', 'No such connection on your account.'))
+    store().apply('revokeConnection', { connection_id: id, now: nowIso() })
+    return redirect(urls.connections, {}, 303)
+  }
+
+  return { metadata, resourceMetadata, register, authorize, signIn, decide, token, revoke, connections, revokeConnection }
+}
+
+export type AuthorizationServer = ReturnType<typeof createAuthorizationServer>
