@@ -95,6 +95,11 @@ async function serve(args: string[]): Promise<void> {
     '',
     `Try: curl -s ${url}/shop/sps -H 'x-api-key: ${state.world.apiKeys[0]?.key}' -H 'x-shop-id: ${state.world.shops[0]?.shop_id}'`,
     `Control API: ${url}/__admin/  (reset, clock, faults, requests, world)`,
+    '',
+    'Assistant connector (OAuth 2.1 + MCP, same world; mock/connector/README.md):',
+    `  MCP endpoint  ${url}/mcp`,
+    `  Connections   ${url}/oauth/connections`,
+    ...state.connector.data.users.map((u) => `  Sign in as    ${u.email} / ${u.password}`),
   ]
   console.log(lines.join('\n'))
 
