@@ -61,16 +61,19 @@ export const jsonResponse = (status: number, body: unknown, headers: Record<stri
 /** RFC 6749 5.2: `{error, error_description}`; invalid_client is 401. */
 export const oauthError = (error: string, description: string, status = error === 'invalid_client' ? 401 : 400): Response => jsonResponse(status, { error, error_description: description })
 
-const html = (status: number, body: string, headers: Record<string, string> = {}): Response =>
+/**
+ * An HTML page: no script, no outside resource, never framed (clickjacking). Forms post only back
+ * here, and (the consent page) to the client's redirect origin: CSP form-action also covers the
+ * redirect that follows a form submission.
+ */
+const html = (status: number, body: string, { formTarget }: { formTarget?: string } = {}): Response =>
   new Response(body, {
     status,
     headers: {
       'content-type': 'text/html; charset=utf-8',
       ...NO_STORE,
-      // No script, no outside resource; forms post only back here; never framed (clickjacking).
-      'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+      'content-security-policy': `default-src 'none'; style-src 'unsafe-inline'; form-action 'self'${formTarget ? ` ${formTarget}` : ''}; frame-ancestors 'none'; base-uri 'none'`,
       'x-frame-options': 'DENY',
-      ...headers,
     },
   })
 
@@ -208,6 +211,7 @@ export function createAuthorizationServer(state: MockState, urls: ConnectorUrls)
     return html(
       options.status ?? 200,
       consentPage({ action: urls.authorize, requestId, client, redirectUri: pending.redirect_uri, user, shops: accountShops(user), tools: tools(), ...(options.checked ? { checked: options.checked } : {}), ...(options.error ? { error: options.error } : {}) }),
+      { formTarget: new URL(pending.redirect_uri).origin },
     )
   }
 

@@ -33,6 +33,10 @@ legend{font-weight:600;padding:0 6px}
 .kind.write{color:#a04a00}
 code{font:12px/1.4 ui-monospace,SFMono-Regular,Menlo,monospace;background:#eef1f5;padding:1px 5px;border-radius:4px}
 .actions{display:flex;gap:12px;justify-content:flex-end;margin-top:18px}
+.sticky{position:sticky;bottom:0;background:#fff;border-top:1px solid #e3e7ec;margin:18px -28px -24px;padding:14px 28px;border-radius:0 0 10px 10px;align-items:center}
+.sticky .muted{margin-right:auto}
+details>summary{cursor:pointer;font-weight:600;padding:4px 0}
+details[open]>summary{margin-bottom:4px}
 button{font:inherit;padding:9px 20px;border-radius:7px;border:1px solid #c4ccd6;background:#fff;cursor:pointer}
 button.primary{background:#2f6fdb;border-color:#2f6fdb;color:#fff;font-weight:600}
 button.danger{color:#b3261e;border-color:#e2b4b0}
@@ -118,7 +122,7 @@ export function consentPage({
         const rows = list.filter((t) => t.kind === kind)
         return `<div><div class="kind ${kind}">${kind === 'read' ? 'Read' : 'Write: changes data'}</div>${rows.length ? rows.map((t) => toolRow(t, checked.tools.includes(t.name))).join('') : '<span class="muted">none</span>'}</div>`
       }
-      return `<fieldset><legend>${escape(area)}</legend><div class="cols">${column('read')}${column('write')}</div></fieldset>`
+      return `<fieldset><details open><summary>${escape(area)} <span class="muted">(${list.length})</span></summary><div class="cols">${column('read')}${column('write')}</div></details></fieldset>`
     })
     .join('')
   return layout(
@@ -130,7 +134,7 @@ ${errorBox(error)}
 <form method="post" action="${escape(action)}">${hidden('request_id', requestId)}
 <h2>Shops it may use</h2>${shopRows}
 <h2>Tools it may call</h2><p class="muted">Each tool does what the API endpoint of the same name does, on the shops chosen above, and is recorded in the activity log.</p>${toolSets}
-<div class="actions"><button type="submit" name="decision" value="deny">Deny</button><button class="primary" type="submit" name="decision" value="allow">Allow</button></div>
+<div class="actions sticky"><span class="muted">Nothing is shared until you press Allow.</span><button type="submit" name="decision" value="deny">Deny</button><button class="primary" type="submit" name="decision" value="allow">Allow</button></div>
 </form></div>`,
   )
 }
