@@ -7,6 +7,7 @@ import { createAdmin, type Admin } from './admin.ts'
 import { areaAdminActions, areaCacheableReads, areaHandlers, areaNormalizers } from './areas/index.ts'
 import { createClock, type Clock } from './clock.ts'
 import { connectorAdminActions } from './connector/admin.ts'
+import { listAccountActivity } from './connector/activity.ts'
 import { createConnectorStore, type ConnectorStore } from './connector/store.ts'
 import { buildConnectorFixtures } from '../fixtures/connector.ts'
 import type { AreaHandler, InputNormalizer } from './context.ts'
@@ -147,7 +148,7 @@ export function createMockState(options: MockStateOptions = {}): MockState {
     faults: createFaultStore(),
     responseCache: cache,
     cacheableReads: new Map(Object.entries(areaCacheableReads).filter(([id]) => !Object.hasOwn(handlers, id))),
-    handlers: new Map(Object.entries({ ...areaHandlers, ...handlers })),
+    handlers: new Map(Object.entries({ ...areaHandlers, listAccountActivity, ...handlers })),
     normalizers: new Map(Object.entries(areaNormalizers)),
     admin: undefined as unknown as Admin,
     rateLimit,

@@ -4,6 +4,26 @@
  */
 
 export interface paths {
+    "/account/activity": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The account's activity log: actions by API key or by connector, newest first
+         * @description Inferred: the spec says actions by API key or connector are recorded in the account's activity log, not how it is read. Paged with page_size (1-100, default 50) and page_number; filtered by actor kind, shop and date range (inclusive, UTC). A key limited to some shops sees only those shops' entries and the account-level ones. Keys and tokens never appear.
+         */
+        get: operations["listAccountActivity"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/account/shops": {
         parameters: {
             query?: never;
@@ -3123,6 +3143,36 @@ export interface components {
             brand_collaborations?: number;
             growth_pct?: number | null;
         };
+        /** @description Who acted: an API key, or an assistant through a connection (inferred). */
+        ActivityActor: {
+            /** @enum {string} */
+            kind: "api_key";
+            /** @description A stable id derived from the key; the key itself is never shown. */
+            key_id: string;
+            label: string;
+        } | {
+            /** @enum {string} */
+            kind: "connector";
+            client_id: string;
+            /** @description The name the client registered with (not verified). */
+            client_name: string;
+            connection_id: string;
+        };
+        /** @description One action in the account's activity log (spec: What the service does; the shape is not shown). */
+        ActivityEntry: {
+            id: number;
+            /** Format: date-time */
+            time: string;
+            actor: components["schemas"]["ActivityActor"];
+            shop_id: string | null;
+            operation_id: string;
+            /** @description The MCP tool called (connector actions), else null. */
+            tool: string | null;
+            /** @description The HTTP status of the answer (for tools: of the same REST request). */
+            status: number;
+            /** @description True when an Idempotency-Key replay answered. */
+            idempotent_replay: boolean;
+        };
     };
     responses: {
         /** @description Bad request: validation error, missing or malformed X-Shop-Id, invalid idempotency key, missing date range, or an error the endpoint documents. */
@@ -3214,6 +3264,46 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    listAccountActivity: {
+        parameters: {
+            query?: {
+                actor_kind?: "api_key" | "connector";
+                shop_id?: string;
+                from?: string;
+                to?: string;
+                page_size?: number;
+                page_number?: number;
+            };
+            header?: {
+                /** @description Mock only (as in Prism): `code=<status>` returns that documented response for this request. A real server ignores it. */
+                Prefer?: components["parameters"]["Prefer"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ActivityEntry"][];
+                        has_more: boolean;
+                        total_count: number;
+                        page_size: number;
+                        page_number: number;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
     listAccountShops: {
         parameters: {
             query?: never;

@@ -15,7 +15,7 @@ const API_BASE = 'https://api.example.com'
 const REDIRECT = 'https://assistant.example.org/callback'
 const state = createMockState({ seed: 11, now: '2026-04-01T08:00:00.000Z', rateLimit: false })
 const server = setupServer(...createConnectorHandlers(state, { baseUrl: MCP_BASE }), ...createHandlers(state, { baseUrl: API_BASE }))
-beforeAll(() => server.listen({ onUnhandledRequest: 'error' }))
+beforeAll(() => server.listen({ onUnhandledFrame: 'error' }))
 afterAll(() => server.close())
 beforeEach(() => state.clock.set('2026-04-01T08:00:00.000Z'))
 

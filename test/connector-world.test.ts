@@ -13,9 +13,9 @@ import { consent, createBrowser } from './connector-helpers.ts'
 const MCP_BASE = 'https://mcp.example.com'
 const API_BASE = 'https://api.example.com'
 const REDIRECT = 'https://assistant.example.org/cb'
-const state = createMockState({ seed: 3, now: '2026-05-10T12:00:00.000Z', rateLimit: false })
+const state = createMockState({ seed: 3, now: '2026-05-10T12:00:00.000Z', rateLimit: false, strict: true })
 const server = setupServer(...createConnectorHandlers(state, { baseUrl: MCP_BASE }), ...createHandlers(state, { baseUrl: API_BASE }))
-beforeAll(() => server.listen({ onUnhandledRequest: 'error' }))
+beforeAll(() => server.listen({ onUnhandledFrame: 'error' }))
 afterAll(() => server.close())
 const user = state.connector.data.users[0]!
 const shop = state.world.shops.find((s) => s.is_active && s.plan === 'scale')!
@@ -97,5 +97,20 @@ describe('connector: one world behind both doors (spec: What the service does)',
     const old = (await state.admin.run('connector/activity', { to: '2026-05-09', page_size: 100 })) as { data: any[] }
     expect(old.data.length).toBeGreaterThan(0)
     expect(old.data.every((e) => e.time < '2026-05-10')).toBe(true)
+  })
+  it('GET /account/activity (inferred) reads the same log over REST, paged and filtered, valid against the contract (strict)', async () => {
+    const get = (query: string, key = 'demo-key') => fetch(`${API_BASE}/account/activity?${query}`, { headers: { 'x-api-key': key } }).then(async (r) => ({ status: r.status, body: (await r.json()) as any }))
+    const page = await get('actor_kind=connector&page_size=3&page_number=1')
+    expect(page.status).toBe(200)
+    expect(page.body.data).toHaveLength(3)
+    expect(page.body.data.every((e: any) => e.actor.kind === 'connector')).toBe(true)
+    expect(page.body.total_count).toBeGreaterThan(3)
+    const byShop = await get(`shop_id=${shop.shop_id}&from=2026-05-10&to=2026-05-10&page_size=100`)
+    expect(byShop.body.data.map((e: any) => e.operation_id)).toEqual(expect.arrayContaining(['createList', 'createDashboard']))
+    expect((await get('page_size=101')).status).toBe(400)
+    expect((await get('actor_kind=robot')).status).toBe(400)
+    // The read itself is an action by API key, recorded like any other.
+    const latest = await get('page_size=1')
+    expect(latest.body.data[0]).toMatchObject({ operation_id: 'listAccountActivity', actor: { kind: 'api_key' } })
   })
 })

@@ -12,5 +12,6 @@ import { samples } from './samples.ts'
 import { dashboards } from './dashboards.ts'
 import { outreach } from './outreach.ts'
 import { enterprise } from './enterprise.ts'
+import { connector } from './connector.ts'
 
-export const areas: Area[] = [account, stats, timeseries, content, spark, ads, social, halo, samples, dashboards, outreach, enterprise]
+export const areas: Area[] = [account, stats, timeseries, content, spark, ads, social, halo, samples, dashboards, outreach, enterprise, connector]
