@@ -37,11 +37,35 @@ const CORS: Record<string, string> = {
   'access-control-expose-headers': 'www-authenticate, mcp-session-id, mcp-protocol-version',
 }
 
+const LOOPBACK_HOST = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\])(:\d+)?$/i
+
+/**
+ * MCP transports, Security warning: a server on loopback must validate Host and Origin against DNS
+ * rebinding. A connector served on a loopback address refuses any other Host or Origin.
+ */
+function rebindingProblem(request: Request, loopback: boolean): string | null {
+  if (!loopback) return null
+  const host = request.headers.get('host')
+  if (host !== null && !LOOPBACK_HOST.test(host)) return `Invalid Host header: ${host}`
+  const origin = request.headers.get('origin')
+  if (origin !== null && origin !== 'null') {
+    let originHost = ''
+    try {
+      originHost = new URL(origin).host
+    } catch {
+      // an unparsable Origin is refused below
+    }
+    if (!LOOPBACK_HOST.test(originHost)) return `Invalid Origin header: ${origin}`
+  }
+  return null
+}
+
 export const ownsPath = (pathname: string): boolean => pathname === '/mcp' || pathname.startsWith('/oauth/') || pathname.startsWith('/.well-known/oauth-')
 
 /** The connector over a mock state. */
 export function createConnector(state: MockState, { baseUrl, log = (e) => console.error('shoptwin connector: unexpected error', e) }: ConnectorOptions): Connector {
   const urls = connectorUrls(baseUrl)
+  const loopback = LOOPBACK_HOST.test(new URL(urls.issuer).host)
   const as = createAuthorizationServer(state, urls)
   const mcp = createMcpEndpoint(state, { log })
 
@@ -78,6 +102,8 @@ export function createConnector(state: MockState, { baseUrl, log = (e) => consol
   async function route(request: Request, pathname: string): Promise<Response> {
     const method = request.method
     if (pathname === '/mcp') {
+      const problem = rebindingProblem(request, loopback)
+      if (problem) return jsonResponse(403, { jsonrpc: '2.0', error: { code: -32000, message: problem }, id: null })
       const principal = await principalOf(request)
       if (principal instanceof Response) return principal
       return mcp.handle(request, principal)
