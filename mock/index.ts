@@ -1,3 +1,4 @@
 /** shoptwin/mock: the stateful mock of the service, as MSW handlers and as a standalone server. */
 export * from './browser.ts'
 export { createServer, type MockServer, type ServerOptions } from './server.ts'
+export { createConnector, createConnectorHandlers, type Connector, type ConnectorOptions } from './connector/index.ts'

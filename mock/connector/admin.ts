@@ -22,6 +22,12 @@ export const connectorAdminActions: Record<string, AdminAction> = {
       throw error
     }
   },
+  /** The account's tier for connector calls: `{tier: 'standard' | 'enterprise'}` (default: the account's users). */
+  'connector/account-tier': (state, input) => {
+    if (input.tier !== 'standard' && input.tier !== 'enterprise') throw apiError(400, 'tier must be standard or enterprise')
+    const users = state.connector.apply('setAccountTier', { account_id: state.world.account.account_id, tier: input.tier })
+    return { account_id: state.world.account.account_id, tier: input.tier, users: users.length }
+  },
   /** The activity log, newest first: `{actor_kind, shop_id, from, to, page_size, page_number}`. */
   'connector/activity': (state, input) => readActivity(state.connector.data, input as ActivityQuery),
   /** The registered clients and the account's users (the demo user's credentials: a sandbox). */

@@ -306,6 +306,14 @@ export const connectorOperations = {
     return connection
   },
 
+  /** The account's tier changes (the control API's `connector/account-tier`): Enterprise tools follow at once. */
+  setAccountTier(data: ConnectorData, input: { account_id: string; tier: 'standard' | 'enterprise' }): ConnectorUser[] {
+    const users = data.users.filter((u) => u.account_id === input.account_id)
+    if (users.length === 0) refuse('not_found', `No account ${input.account_id}`)
+    for (const user of users) user.tier = input.tier
+    return users
+  },
+
   touchConnection(data: ConnectorData, input: { connection_id: string; now: string }): void {
     const connection = data.connections[input.connection_id]
     if (connection) connection.last_used_at = input.now
