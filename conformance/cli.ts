@@ -30,6 +30,7 @@ const USAGE = `usage: shoptwin conformance --base-url URL --api-key KEY --shop-i
   --halo-bound SECONDS       how long the halo report may stay refreshing (default 60)
   --rule-timeout SECONDS     longest run of one rule (default 120)
   --list                     print the rule catalogue and exit
+  --mcp-url URL              check an assistant connector instead (rules in conformance/rules/connector/)
 `
 
 /** Parses the command line; returns options or the one-line reason they are unusable. */
@@ -135,6 +136,7 @@ export async function writeReports(report: RunReport, dir: string, secrets: read
 
 /** Entry point of `shoptwin conformance`; resolves to the exit code. */
 export async function main(argv: string[]): Promise<number> {
+  if (argv.some((a) => a === '--mcp-url' || a.startsWith('--mcp-url='))) return (await import('./rules/connector/run.ts')).runConnectorCli(argv)
   const parsed = parseOptions(argv)
   if ('error' in parsed) {
     process.stderr.write(`conformance: ${parsed.error} (see shoptwin conformance --help)\n`)

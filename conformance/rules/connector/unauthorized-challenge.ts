@@ -1,0 +1,15 @@
+import type { ConnectorRule } from './types.ts'
+
+export const unauthorizedChallenge: ConnectorRule = {
+  id: 'connector.unauthorized-challenge',
+  title: 'The MCP endpoint answers a request without a token with 401 and a Bearer challenge naming the resource metadata',
+  spec: 'Authentication 6; MCP authorization (RFC 9728 5.1)',
+  level: 'MUST',
+  async run(t) {
+    const response = await t.fetch(t.mcpUrl, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}' })
+    await response.arrayBuffer()
+    t.check(response.status === 401, { message: 'no 401 without a token', expected: '401', received: String(response.status) })
+    const challenge = response.headers.get('www-authenticate') ?? ''
+    t.check(/^Bearer\b/i.test(challenge) && /resource_metadata="[^"]+"/.test(challenge), { message: 'the 401 has no Bearer challenge with resource_metadata', expected: 'WWW-Authenticate: Bearer resource_metadata="..."', received: challenge || '(none)' })
+  },
+}

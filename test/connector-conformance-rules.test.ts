@@ -1,0 +1,88 @@
+/**
+ * spec: Authentication 6. The connector rules of `shoptwin conformance --mcp-url` (conformance/rules/
+ * connector/): every rule passes against shoptwin's connector, and each is killed by a mutation of it
+ * (a fetch wrapper that makes the connector misbehave the way a faulty server would).
+ */
+import { describe, expect, it } from 'vitest'
+import { connectorRules, runConnectorRules } from '../conformance/rules/connector/run.ts'
+import { createConnector } from '../mock/connector/index.ts'
+import { createMockState } from '../mock/state.ts'
+
+const BASE = 'https://mcp.example.com'
+const MCP = `${BASE}/mcp`
+const S256 = 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM'
+
+type Mutation = (request: Request, next: (request: Request) => Promise<Response>) => Promise<Response>
+
+function target(mutation?: Mutation): typeof fetch {
+  const connector = createConnector(createMockState({ seed: 9, now: '2026-08-01T00:00:00.000Z' }), { baseUrl: BASE })
+  return ((input: string | URL | Request, init?: RequestInit) => {
+    const request = new Request(input, init)
+    return mutation ? mutation(request, (r) => connector.handle(r)) : connector.handle(request)
+  }) as typeof fetch
+}
+
+const withJson = async (response: Response, edit: (body: any) => any, status = response.status) => {
+  const headers = new Headers(response.headers)
+  headers.delete('content-length')
+  return new Response(JSON.stringify(edit(await response.json())), { status, headers })
+}
+
+const MUTATIONS: Record<string, Mutation> = {
+  // A 401 without the Bearer challenge.
+  'connector.unauthorized-challenge': async (request, next) => {
+    const response = await next(request)
+    if (response.status !== 401) return response
+    const headers = new Headers(response.headers)
+    headers.delete('www-authenticate')
+    return new Response(response.body, { status: 401, headers })
+  },
+  // Metadata that offers the plain PKCE method too.
+  'connector.discovery-documents': async (request, next) => {
+    const response = await next(request)
+    return new URL(request.url).pathname === '/.well-known/oauth-authorization-server' ? withJson(response, (b) => ({ ...b, code_challenge_methods_supported: ['S256', 'plain'] })) : response
+  },
+  // Registration that takes any http redirect URI.
+  'connector.registration-redirects': async (request, next) => {
+    if (new URL(request.url).pathname !== '/oauth/register') return next(request)
+    const text = (await request.text()).replaceAll('http://conformance.example.com', 'https://conformance.example.com')
+    return next(new Request(request.url, { method: 'POST', headers: request.headers, body: text }))
+  },
+  // An authorization endpoint that proceeds without PKCE (or with plain).
+  'connector.pkce-required': async (request, next) => {
+    const url = new URL(request.url)
+    if (url.pathname === '/oauth/authorize' && request.method === 'GET' && url.searchParams.has('client_id')) {
+      url.searchParams.set('code_challenge', S256)
+      url.searchParams.set('code_challenge_method', 'S256')
+      return next(new Request(url, request))
+    }
+    return next(request)
+  },
+  // An authorization endpoint that sends its errors to whatever redirect URI it was given.
+  'connector.redirect-exact': async (request, next) => {
+    const url = new URL(request.url)
+    const redirect = url.searchParams.get('redirect_uri')
+    if (url.pathname === '/oauth/authorize' && redirect && (redirect.endsWith('/extra') || redirect.includes('attacker.'))) return new Response(null, { status: 302, headers: { location: `${redirect}?error=invalid_request&state=s` } })
+    return next(request)
+  },
+  // invalid_client answered with 400 instead of 401.
+  'connector.token-errors': async (request, next) => {
+    const response = await next(request)
+    return new URL(request.url).pathname === '/oauth/token' && response.status === 401 ? withJson(response, (b) => b, 400) : response
+  },
+}
+
+describe('connector conformance rules (shoptwin conformance --mcp-url)', () => {
+  it('every rule passes against shoptwin\'s connector', async () => {
+    const outcomes = await runConnectorRules({ mcpUrl: MCP, fetchFn: target() })
+    expect(outcomes.map((o) => [o.id, o.status, o.failures.map((f) => f.message)])).toEqual(connectorRules.map((r) => [r.id, 'pass', []]))
+  })
+  it('every rule has a killing mutation', () => {
+    expect(Object.keys(MUTATIONS).sort()).toEqual(connectorRules.map((r) => r.id).sort())
+  })
+  it.each(Object.keys(MUTATIONS))('%s is killed by its mutation', async (id) => {
+    const rule = connectorRules.find((r) => r.id === id)!
+    const [outcome] = await runConnectorRules({ mcpUrl: MCP, fetchFn: target(MUTATIONS[id]), rules: [rule] })
+    expect(outcome!.status).toBe('fail')
+  })
+})
