@@ -8,7 +8,10 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { auth, UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js'
 import type { OAuthClientInformationMixed, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js'
+import { setupServer } from 'msw/node'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createConnectorHandlers } from '../mock/connector/index.ts'
+import { createMockState, type MockState } from '../mock/state.ts'
 import { createServer, type MockServer } from '../mock/server.ts'
 import { consent, createBrowser } from './connector-helpers.ts'
 
@@ -52,13 +55,22 @@ class MemoryProvider implements OAuthClientProvider {
 }
 
 let mock: MockServer
-let base: string
+let httpBase: string
+// In-process: the same connector as MSW handlers on its own origin; the SDK's transport uses global fetch.
+const MSW_BASE = 'https://mcp.example.com'
+const mswState = createMockState({ seed: 7, now: '2026-03-02T10:00:00.000Z', rateLimit: false })
+const msw = setupServer(...createConnectorHandlers(mswState, { baseUrl: MSW_BASE }))
 beforeAll(async () => {
   mock = createServer({ stateOptions: { seed: 7, now: '2026-03-02T10:00:00.000Z', rateLimit: false } })
-  base = await mock.listen(0, '127.0.0.1')
+  httpBase = await mock.listen(0, '127.0.0.1')
+  msw.listen({ onUnhandledFrame: 'bypass' })
 })
-afterAll(() => mock.close())
+afterAll(async () => {
+  msw.close()
+  await mock.close()
+})
 
+let base: string
 async function connect(provider: MemoryProvider) {
   const client = new Client({ name: 'sdk-test', version: '1.0.0' })
   await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { authProvider: provider }))
@@ -66,8 +78,12 @@ async function connect(provider: MemoryProvider) {
 }
 
 describe('connector: the MCP SDK client end to end (spec: Authentication 6)', () => {
-  it('discovers, registers, signs in and consents, exchanges, calls a read and an idempotent write tool, refreshes, is revoked and fails after', async () => {
-    const state = mock.state
+  it.each([
+    ['over HTTP (shoptwin serve)', () => ({ url: httpBase, state: mock.state })],
+    ['in-process (MSW handlers)', () => ({ url: MSW_BASE, state: mswState })],
+  ] as Array<[string, () => { url: string; state: MockState }]>)('%s: discovers, registers, signs in and consents, exchanges, calls a read and an idempotent write tool, refreshes, is revoked and fails after', async (_, where) => {
+    const { url, state } = where()
+    base = url
     const user = state.connector.data.users[0]!
     const [shopA, shopB] = state.world.shops.filter((s) => s.is_active)
     const provider = new MemoryProvider()
