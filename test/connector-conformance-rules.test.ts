@@ -14,12 +14,15 @@ const S256 = 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM'
 
 type Mutation = (request: Request, next: (request: Request) => Promise<Response>) => Promise<Response>
 
-function target(mutation?: Mutation): typeof fetch {
-  const connector = createConnector(createMockState({ seed: 9, now: '2026-08-01T00:00:00.000Z' }), { baseUrl: BASE })
-  return ((input: string | URL | Request, init?: RequestInit) => {
+function target(mutation?: Mutation): { fetchFn: typeof fetch; user: { email: string; password: string } } {
+  const state = createMockState({ seed: 9, now: '2026-08-01T00:00:00.000Z', rateLimit: false })
+  const connector = createConnector(state, { baseUrl: BASE })
+  const fetchFn = ((input: string | URL | Request, init?: RequestInit) => {
     const request = new Request(input, init)
     return mutation ? mutation(request, (r) => connector.handle(r)) : connector.handle(request)
   }) as typeof fetch
+  const { email, password } = state.connector.data.users[0]!
+  return { fetchFn, user: { email, password } }
 }
 
 const withJson = async (response: Response, edit: (body: any) => any, status = response.status) => {
@@ -65,6 +68,28 @@ const MUTATIONS: Record<string, Mutation> = {
     if (url.pathname === '/oauth/authorize' && redirect && (redirect.endsWith('/extra') || redirect.includes('attacker.'))) return new Response(null, { status: 302, headers: { location: `${redirect}?error=invalid_request&state=s` } })
     return next(request)
   },
+  // A token endpoint that answers a repeated code with the first answer again.
+  'connector.code-single-use': (() => {
+    const seen = new Map<string, string>()
+    return async (request: Request, next: (r: Request) => Promise<Response>) => {
+      if (new URL(request.url).pathname !== '/oauth/token') return next(request)
+      const text = await request.text()
+      const code = new URLSearchParams(text).get('code')
+      if (code && seen.has(code)) return new Response(seen.get(code)!, { status: 200, headers: { 'content-type': 'application/json' } })
+      const response = await next(new Request(request.url, { method: 'POST', headers: request.headers, body: text }))
+      if (code && response.status === 200) seen.set(code, await response.clone().text())
+      return response
+    }
+  })(),
+  // Consent that grants one more tool than the user ticked.
+  'connector.consent-scoping': async (request, next) => {
+    if (new URL(request.url).pathname !== '/oauth/authorize' || request.method !== 'POST') return next(request)
+    const form = new URLSearchParams(await request.text())
+    form.append('tool', 'listAccountShops')
+    return next(new Request(request.url, { method: 'POST', headers: request.headers, body: form.toString() }))
+  },
+  // A revocation endpoint that answers 200 and revokes nothing.
+  'connector.revocation-effective': async (request, next) => (new URL(request.url).pathname === '/oauth/revoke' ? new Response(null, { status: 200 }) : next(request)),
   // invalid_client answered with 400 instead of 401.
   'connector.token-errors': async (request, next) => {
     const response = await next(request)
@@ -74,15 +99,20 @@ const MUTATIONS: Record<string, Mutation> = {
 
 describe('connector conformance rules (shoptwin conformance --mcp-url)', () => {
   it('every rule passes against shoptwin\'s connector', async () => {
-    const outcomes = await runConnectorRules({ mcpUrl: MCP, fetchFn: target() })
-    expect(outcomes.map((o) => [o.id, o.status, o.failures.map((f) => f.message)])).toEqual(connectorRules.map((r) => [r.id, 'pass', []]))
+    const outcomes = await runConnectorRules({ mcpUrl: MCP, ...target() })
+    expect(outcomes.map((o) => [o.id, o.status, o.failures.map((f) => f.message), o.reason])).toEqual(connectorRules.map((r) => [r.id, 'pass', [], undefined]))
+  })
+  it('without a user the rules past sign-in are skipped, not failed', async () => {
+    const outcomes = await runConnectorRules({ mcpUrl: MCP, fetchFn: target().fetchFn })
+    expect(outcomes.filter((o) => o.status === 'skip').map((o) => o.id)).toEqual(['connector.code-single-use', 'connector.consent-scoping', 'connector.revocation-effective'])
+    expect(outcomes.every((o) => o.status === 'pass' || o.status === 'skip')).toBe(true)
   })
   it('every rule has a killing mutation', () => {
     expect(Object.keys(MUTATIONS).sort()).toEqual(connectorRules.map((r) => r.id).sort())
   })
   it.each(Object.keys(MUTATIONS))('%s is killed by its mutation', async (id) => {
     const rule = connectorRules.find((r) => r.id === id)!
-    const [outcome] = await runConnectorRules({ mcpUrl: MCP, fetchFn: target(MUTATIONS[id]), rules: [rule] })
+    const [outcome] = await runConnectorRules({ mcpUrl: MCP, ...target(MUTATIONS[id]), rules: [rule] })
     expect(outcome!.status).toBe('fail')
   })
 })

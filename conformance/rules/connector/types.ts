@@ -21,6 +21,18 @@ export interface ConnectorRuleContext {
   discovery(): Promise<{ resource: Record<string, any>; server: Record<string, any> }>
   /** A newly registered public client with one https redirect URI. */
   register(): Promise<{ client_id: string; redirect_uri: string }>
+  /**
+   * Registers, signs in as the user given (`--mcp-user`, `--mcp-password`), consents to `shops` and
+   * `tools` on a consent page with shoptwin's form fields, and returns the code with what redeems it.
+   * Skips the rule when no user is given.
+   */
+  authorize(consent: { shops?: 'first' | 'all'; tools: string[] }): Promise<{ client_id: string; redirect_uri: string; code: string; verifier: string; shops: string[] }>
+  /** POSTs a token-endpoint form; the status and the JSON body. */
+  token(form: Record<string, string>): Promise<{ status: number; body: Record<string, any> }>
+  /** One JSON-RPC call on the MCP endpoint with a bearer token; the HTTP status and the JSON-RPC answer. */
+  mcp(accessToken: string, method: string, params?: unknown): Promise<{ status: number; body: Record<string, any> | null }>
+  /** Ends the rule as skipped (not a failure). */
+  skip(reason: string): never
 }
 
 export interface ConnectorRule {
