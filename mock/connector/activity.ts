@@ -24,9 +24,14 @@ export function keyIdOf(key: string): string {
   return id
 }
 
+const keyActors = new WeakMap<ApiKeyRecord, ActivityActor>()
+
+/** The actor of a request; a key's is made once and shared by its entries (they are never changed). */
 export function actorOf(apiKey: ApiKeyRecord, connector: ConnectorActor | undefined): ActivityActor {
   if (connector) return { kind: 'connector', client_id: connector.client_id, client_name: connector.client_name, connection_id: connector.connection_id }
-  return { kind: 'api_key', key_id: keyIdOf(apiKey.key), label: apiKey.label }
+  let actor = keyActors.get(apiKey)
+  if (!actor) keyActors.set(apiKey, (actor = { kind: 'api_key', key_id: keyIdOf(apiKey.key), label: apiKey.label }))
+  return actor
 }
 
 export interface ActivityQuery {
