@@ -346,7 +346,8 @@ export function createAuthorizationServer(state: MockState, urls: ConnectorUrls)
           if (resource !== null && stored.resource !== null && !sameResource(resource, stored.resource)) return oauthError('invalid_target', 'resource differs from the authorization request')
         }
         const t = await issueTokens()
-        store().apply('redeemCode', { code_hash: codeHash, client_id: clientId, redirect_uri: redirectUri, family_id: newId(), ...t })
+        // The operation gets the digests only: its input is loggable.
+        store().apply('redeemCode', { code_hash: codeHash, client_id: clientId, redirect_uri: redirectUri, family_id: newId(), access_hash: t.access_hash, refresh_hash: t.refresh_hash, now: t.now, access_expires_at: t.access_expires_at, refresh_expires_at: t.refresh_expires_at })
         return tokenAnswer(t)
       }
       const refresh = form.get('refresh_token')
