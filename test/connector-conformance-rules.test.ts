@@ -3,7 +3,9 @@
  * connector/): every rule passes against shoptwin's connector, and each is killed by a mutation of it
  * (a fetch wrapper that makes the connector misbehave the way a faulty server would).
  */
+import { getResponse } from 'msw'
 import { describe, expect, it } from 'vitest'
+import { createHandlers } from '../mock/handlers.ts'
 import { connectorRules, runConnectorRules } from '../conformance/rules/connector/run.ts'
 import { createConnector } from '../mock/connector/index.ts'
 import { createMockState } from '../mock/state.ts'
@@ -14,15 +16,20 @@ const S256 = 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM'
 
 type Mutation = (request: Request, next: (request: Request) => Promise<Response>) => Promise<Response>
 
-function target(mutation?: Mutation): { fetchFn: typeof fetch; user: { email: string; password: string } } {
+const API = 'https://api.example.com'
+
+/** shoptwin's connector (and its REST API at API) in-process, through `mutation` when given. */
+function target(mutation?: Mutation): { fetchFn: typeof fetch; user: { email: string; password: string }; api: { baseUrl: string; apiKey: string } } {
   const state = createMockState({ seed: 9, now: '2026-08-01T00:00:00.000Z', rateLimit: false })
   const connector = createConnector(state, { baseUrl: BASE })
+  const rest = createHandlers(state, { baseUrl: API })
+  const serve = async (r: Request) => (r.url.startsWith(API) ? ((await getResponse(rest, r)) ?? new Response(null, { status: 404 })) : connector.handle(r))
   const fetchFn = ((input: string | URL | Request, init?: RequestInit) => {
     const request = new Request(input, init)
-    return mutation ? mutation(request, (r) => connector.handle(r)) : connector.handle(request)
+    return mutation ? mutation(request, serve) : serve(request)
   }) as typeof fetch
   const { email, password } = state.connector.data.users[0]!
-  return { fetchFn, user: { email, password } }
+  return { fetchFn, user: { email, password }, api: { baseUrl: API, apiKey: 'demo-key' } }
 }
 
 const withJson = async (response: Response, edit: (body: any) => any, status = response.status) => {
@@ -90,6 +97,11 @@ const MUTATIONS: Record<string, Mutation> = {
   },
   // A revocation endpoint that answers 200 and revokes nothing.
   'connector.revocation-effective': async (request, next) => (new URL(request.url).pathname === '/oauth/revoke' ? new Response(null, { status: 200 }) : next(request)),
+  // An activity log that records API-key actions only.
+  'connector.activity-both-doors': async (request, next) => {
+    const response = await next(request)
+    return new URL(request.url).pathname === '/account/activity' ? withJson(response, (b) => ({ ...b, data: b.data.filter((e: { actor: { kind: string } }) => e.actor.kind !== 'connector') })) : response
+  },
   // invalid_client answered with 400 instead of 401.
   'connector.token-errors': async (request, next) => {
     const response = await next(request)
@@ -104,7 +116,7 @@ describe('connector conformance rules (shoptwin conformance --mcp-url)', () => {
   })
   it('without a user the rules past sign-in are skipped, not failed', async () => {
     const outcomes = await runConnectorRules({ mcpUrl: MCP, fetchFn: target().fetchFn })
-    expect(outcomes.filter((o) => o.status === 'skip').map((o) => o.id)).toEqual(['connector.code-single-use', 'connector.consent-scoping', 'connector.revocation-effective'])
+    expect(outcomes.filter((o) => o.status === 'skip').map((o) => o.id)).toEqual(['connector.code-single-use', 'connector.consent-scoping', 'connector.revocation-effective', 'connector.activity-both-doors'])
     expect(outcomes.every((o) => o.status === 'pass' || o.status === 'skip')).toBe(true)
   })
   it('every rule has a killing mutation', () => {

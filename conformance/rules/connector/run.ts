@@ -2,10 +2,12 @@
  * Runs the connector rules against a target's MCP URL (`shoptwin conformance --mcp-url URL
  * [--mcp-user EMAIL --mcp-password PW]`): one line per rule, exit 0 when every MUST rule passed or
  * was skipped. Most rules stop before sign-in; those past it (code single use, consent scoping,
- * revocation) need a user and drive a consent page with shoptwin's form fields, else are skipped.
+ * revocation) need a user and drive a consent page with shoptwin's form fields, else are skipped; the
+ * activity-log rule also needs the REST API (`--base-url`, `--api-key`).
  */
 import { createHash, randomBytes } from 'node:crypto'
 import { parseArgs } from 'node:util'
+import { activityBothDoors } from './activity-both-doors.ts'
 import { codeSingleUse } from './code-single-use.ts'
 import { consentScoping } from './consent-scoping.ts'
 import { revocationEffective } from './revocation-effective.ts'
@@ -17,7 +19,7 @@ import { tokenErrors } from './token-errors.ts'
 import type { ConnectorFailure, ConnectorRule, ConnectorRuleContext } from './types.ts'
 import { unauthorizedChallenge } from './unauthorized-challenge.ts'
 
-export const connectorRules: ConnectorRule[] = [unauthorizedChallenge, discoveryDocuments, registrationRedirects, pkceRequired, redirectExact, tokenErrors, codeSingleUse, consentScoping, revocationEffective]
+export const connectorRules: ConnectorRule[] = [unauthorizedChallenge, discoveryDocuments, registrationRedirects, pkceRequired, redirectExact, tokenErrors, codeSingleUse, consentScoping, revocationEffective, activityBothDoors]
 
 export interface ConnectorOutcome {
   id: string
@@ -43,13 +45,15 @@ export interface ConnectorRunOptions {
   mcpUrl: string
   /** A user of the target who may consent (rules past sign-in are skipped without one). */
   user?: { email: string; password: string }
+  /** The REST API of the same service (the activity-log rule reads it). */
+  api?: { baseUrl: string; apiKey: string }
   /** Lets tests aim the rules at an in-process connector. */
   fetchFn?: typeof fetch
   rules?: ConnectorRule[]
 }
 
 /** Runs the rules. */
-export async function runConnectorRules({ mcpUrl, user, fetchFn = fetch, rules = connectorRules }: ConnectorRunOptions): Promise<ConnectorOutcome[]> {
+export async function runConnectorRules({ mcpUrl, user, api, fetchFn = fetch, rules = connectorRules }: ConnectorRunOptions): Promise<ConnectorOutcome[]> {
   const get = (url: string, init: RequestInit = {}) => fetchFn(url, { redirect: 'manual', ...init, signal: AbortSignal.timeout(15_000) })
   let documents: Promise<{ resource: Record<string, any>; server: Record<string, any> }> | undefined
   const discovery = () =>
@@ -75,6 +79,7 @@ export async function runConnectorRules({ mcpUrl, user, fetchFn = fetch, rules =
     const failures: ConnectorFailure[] = []
     const t: ConnectorRuleContext = {
       mcpUrl,
+      ...(api ? { api: { ...api, baseUrl: api.baseUrl.replace(/\/+$/, '') } } : {}),
       fetch: get,
       discovery,
       check(ok, failure) {
@@ -143,7 +148,7 @@ export async function runConnectorRules({ mcpUrl, user, fetchFn = fetch, rules =
 
 /** `shoptwin conformance --mcp-url URL`: prints one line per rule and its failures; resolves to the exit code. */
 export async function runConnectorCli(argv: string[]): Promise<number> {
-  const { values } = parseArgs({ args: argv, options: { 'mcp-url': { type: 'string' }, 'mcp-user': { type: 'string' }, 'mcp-password': { type: 'string' } }, strict: false })
+  const { values } = parseArgs({ args: argv, options: { 'mcp-url': { type: 'string' }, 'mcp-user': { type: 'string' }, 'mcp-password': { type: 'string' }, 'base-url': { type: 'string' }, 'api-key': { type: 'string' } }, strict: false })
   const mcpUrl = values['mcp-url']
   const email = values['mcp-user']
   const password = values['mcp-password'] ?? process.env.CONFORMANCE_MCP_PASSWORD
@@ -151,7 +156,13 @@ export async function runConnectorCli(argv: string[]): Promise<number> {
     process.stderr.write('conformance: --mcp-url must be the http(s) URL of the MCP endpoint\n')
     return 2
   }
-  const outcomes = await runConnectorRules({ mcpUrl, ...(typeof email === 'string' && typeof password === 'string' ? { user: { email, password } } : {}) })
+  const baseUrl = values['base-url']
+  const apiKey = values['api-key'] ?? process.env.CONFORMANCE_API_KEY
+  const outcomes = await runConnectorRules({
+    mcpUrl,
+    ...(typeof email === 'string' && typeof password === 'string' ? { user: { email, password } } : {}),
+    ...(typeof baseUrl === 'string' && typeof apiKey === 'string' ? { api: { baseUrl, apiKey } } : {}),
+  })
   for (const o of outcomes) {
     process.stdout.write(`${o.status.toUpperCase().padEnd(5)} ${o.id.padEnd(36)} ${o.title}\n`)
     for (const f of o.failures) process.stdout.write(`      ${f.message}: expected ${f.expected}, received ${f.received}\n`)

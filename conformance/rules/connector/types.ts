@@ -13,6 +13,8 @@ export interface ConnectorFailure {
 export interface ConnectorRuleContext {
   /** The MCP endpoint under test. */
   readonly mcpUrl: string
+  /** The REST API of the same service, when given (`--base-url`, `--api-key`). */
+  readonly api?: { baseUrl: string; apiKey: string }
   /** fetch with redirects not followed (a 302 is an answer to look at). */
   fetch(url: string, init?: RequestInit): Promise<Response>
   /** Records a failure when `ok` is false; returns ok. */
