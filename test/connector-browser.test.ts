@@ -68,5 +68,12 @@ describe.skipIf(!existsSync(CHROMIUM))('connector consent page in headless Chrom
     const connection = Object.values(state.connector.data.connections).find((c) => c.client_name === 'Browser Test Assistant')!
     expect(connection.shops).toEqual([shop.shop_id])
     expect(connection.tools.sort()).toEqual(['createList', 'getShopSps'])
+
+    // The same signed-in browser revokes it on the connections page.
+    await page.goto(`${base}/oauth/connections`)
+    await page.screenshot({ path: 'test-results/connector-connections.png' })
+    await Promise.all([page.waitForNavigation(), page.click(`form:has(input[value="${connection.connection_id}"]) button`)])
+    expect(state.connector.data.connections[connection.connection_id]!.revoked_at).not.toBeNull()
+    expect(await page.content()).toContain('revoked')
   }, 60_000)
 })

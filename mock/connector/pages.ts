@@ -45,7 +45,7 @@ button.danger{color:#b3261e;border-color:#e2b4b0}
 input[type=email],input[type=password]{width:100%;font:inherit;padding:9px 11px;border:1px solid #c4ccd6;border-radius:7px;margin:4px 0 12px}
 table{width:100%;border-collapse:collapse}
 td,th{text-align:left;padding:8px 6px;border-bottom:1px solid #eef1f5;vertical-align:top;font-size:14px}
-.badge{font-size:12px;padding:1px 8px;border-radius:10px;background:#e6f4ea;color:#1e6b34}
+.badge{white-space:nowrap;font-size:12px;padding:1px 8px;border-radius:10px;background:#e6f4ea;color:#1e6b34}
 .badge.revoked{background:#f1f3f4;color:#5f6368}
 `
 
