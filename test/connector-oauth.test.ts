@@ -242,6 +242,12 @@ describe('connector consent scoping and MCP errors', () => {
     expect(ok.body!.result.isError).toBeUndefined()
     expect(ok.body!.result.structuredContent.data.sps).toEqual(expect.any(Number))
   })
+  it('concurrent requests of two connections each see their own consent (servers are reused between requests)', async () => {
+    const one = await tokensFor({ tools: ['getShopSps'] })
+    const two = await tokensFor({ tools: ['listAccountShops', 'getShopStats'] })
+    const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => rpc(i % 2 ? two.access : one.access, 'tools/list')))
+    answers.forEach((a, i) => expect(a.body!.result.tools.map((t: { name: string }) => t.name).sort()).toEqual(i % 2 ? ['getShopStats', 'listAccountShops'] : ['getShopSps']))
+  })
   it('a tool call gets the REST validation error word for word', async () => {
     const { access } = await tokensFor({ tools: ['getShopStats'] })
     const answer = await rpc(access, 'tools/call', { name: 'getShopStats', arguments: { shop_id: shopA!.shop_id, stats: ['no_such_stat'] } })

@@ -138,8 +138,8 @@ export function createMcpEndpoint(state: MockState, { log }: { log?: (error: unk
     return toolResult(result)
   }
 
-  /** Answers one MCP request (POST, GET or DELETE on the endpoint) for an authenticated principal. */
-  async function handle(request: Request, principal: ConnectorPrincipal): Promise<Response> {
+  /** A Server whose handlers find the principal of each request in its auth info. */
+  function createMcpServer(): Server {
     const server = new Server(
       { name: 'shoptwin-connector', title: 'Shop Analytics assistant connector (shoptwin)', version: '1.0.0' },
       {
@@ -147,24 +147,39 @@ export function createMcpEndpoint(state: MockState, { log }: { log?: (error: unk
         instructions: 'Tools act on the shops this connection was allowed at consent; pass shop_id (from listAccountShops). Every call is recorded in the account activity log.',
       },
     )
-    server.setRequestHandler(ListToolsRequestSchema, () => ({
-      tools: connectorTools(state.contract)
-        .filter((t) => principal.connection.tools.includes(t.name))
-        .map((t) => ({
-          name: t.name,
-          title: t.title,
-          description: t.description,
-          inputSchema: t.inputSchema,
-          annotations: { title: t.title, readOnlyHint: t.kind === 'read', destructiveHint: t.kind === 'write' && t.op.method === 'DELETE', idempotentHint: t.kind === 'read' || t.op.idempotent, openWorldHint: false },
-        })),
-    }))
-    server.setRequestHandler(CallToolRequestSchema, (req) => callTool(principal, req.params.name, (req.params.arguments ?? {}) as Record<string, unknown>))
+    const principalOf = (extra: { authInfo?: AuthInfo }) => extra.authInfo?.extra?.principal as ConnectorPrincipal
+    server.setRequestHandler(ListToolsRequestSchema, (_, extra) => {
+      const { connection } = principalOf(extra)
+      return {
+        tools: connectorTools(state.contract)
+          .filter((t) => connection.tools.includes(t.name))
+          .map((t) => ({
+            name: t.name,
+            title: t.title,
+            description: t.description,
+            inputSchema: t.inputSchema,
+            annotations: { title: t.title, readOnlyHint: t.kind === 'read', destructiveHint: t.kind === 'write' && t.op.method === 'DELETE', idempotentHint: t.kind === 'read' || t.op.idempotent, openWorldHint: false },
+          })),
+      }
+    })
+    server.setRequestHandler(CallToolRequestSchema, (req, extra) => callTool(principalOf(extra), req.params.name, (req.params.arguments ?? {}) as Record<string, unknown>))
+    return server
+  }
+
+  // Servers between requests: a stateless transport serves one request, but a Server can be connected
+  // to the next one once closed (building a Server costs about as much as the rest of a tool call).
+  const idle: Server[] = []
+
+  /** Answers one MCP request (POST, GET or DELETE on the endpoint) for an authenticated principal. */
+  async function handle(request: Request, principal: ConnectorPrincipal): Promise<Response> {
+    const server = idle.pop() ?? createMcpServer()
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true })
     await server.connect(transport)
     try {
-      return await transport.handleRequest(request, { authInfo: principal.authInfo })
+      return await transport.handleRequest(request, { authInfo: { ...principal.authInfo, extra: { principal } } })
     } finally {
       await server.close()
+      if (idle.length < 16) idle.push(server)
     }
   }
 
