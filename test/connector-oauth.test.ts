@@ -267,6 +267,14 @@ describe('connector consent scoping and MCP errors', () => {
     expect(answer.status).toBeLessThan(500)
     expect(answer.body).toMatchObject({ jsonrpc: '2.0', error: { code: expect.any(Number) } })
   })
+  it('GET and DELETE on the MCP endpoint get 405 (stateless: no SSE stream, no session to end)', async () => {
+    const { access } = await tokensFor()
+    for (const method of ['GET', 'DELETE']) {
+      const response = await fetch(`${MCP_BASE}/mcp`, { method, headers: { authorization: `Bearer ${access}`, accept: 'text/event-stream' } })
+      expect(response.status).toBe(405)
+      expect(response.headers.get('allow')).toBe('POST')
+    }
+  })
   it('an unknown method gets JSON-RPC method-not-found', async () => {
     const { access } = await tokensFor()
     const answer = await rpc(access, 'resources/list')

@@ -104,6 +104,9 @@ export function createConnector(state: MockState, { baseUrl, log = (e) => consol
     if (pathname === '/mcp') {
       const problem = rebindingProblem(request, loopback)
       if (problem) return jsonResponse(403, { jsonrpc: '2.0', error: { code: -32000, message: problem }, id: null })
+      // MCP Streamable HTTP: a server without a server-to-client stream answers GET with 405; one without
+      // sessions may answer DELETE with 405. This one is stateless and sends nothing unasked.
+      if (method === 'GET' || method === 'DELETE') return jsonResponse(405, { jsonrpc: '2.0', error: { code: -32000, message: `${method} is not supported: this endpoint is stateless, POST JSON-RPC messages` }, id: null }, { allow: 'POST' })
       const principal = await principalOf(request)
       if (principal instanceof Response) return principal
       return mcp.handle(request, principal)
