@@ -3,7 +3,7 @@
  * and it is valid against the documented schema for that status. Findings on x-inferred
  * operations, responses or schema parts are warnings: the contract guessed there, the spec did not say.
  */
-import { describeAjvError, type Contract, type JsonSchema, type OperationInfo } from '../openapi/index.ts'
+import { describeAjvError, responseKeyOf, type Contract, type JsonSchema, type OperationInfo } from '../openapi/index.ts'
 import type { SchemaFinding } from './types.ts'
 
 /** Checks one response against the contract; returns nothing when it conforms. */
@@ -16,8 +16,8 @@ export function checkResponse(
   const finding = (inferred: boolean, message: string): SchemaFinding[] => [
     { severity: inferred || op.inferred ? 'warning' : 'error', operationId: op.operationId, status, message },
   ]
-  if (!op.statuses.includes(status)) {
-    return finding(false, `status ${status} is not documented for ${op.method} ${op.path} (documented: ${op.statuses.join(', ')})`)
+  if (responseKeyOf(op, status) === undefined) {
+    return finding(false, `status ${status} is not documented for ${op.method} ${op.path} (documented: ${Object.keys(op.operation.responses).join(', ')})`)
   }
   const responseObject = resolveResponse(contract, op, status)
   const responseInferred = responseObject?.['x-inferred'] === true
@@ -40,7 +40,7 @@ export function checkResponse(
 }
 
 function resolveResponse(contract: Contract, op: OperationInfo, status: number): Record<string, unknown> | undefined {
-  let response = op.operation.responses[String(status)] as Record<string, unknown> | undefined
+  let response = op.operation.responses[responseKeyOf(op, status) ?? String(status)] as Record<string, unknown> | undefined
   if (response && typeof response.$ref === 'string') {
     response = contract.doc.components.responses[(response.$ref as string).split('/').pop()!] as Record<string, unknown>
   }

@@ -78,6 +78,17 @@ function resolveParameter(doc: OpenApiDocument, p: Record<string, unknown>): Rec
   return doc.components.parameters[name] as Record<string, unknown>
 }
 
+/**
+ * The key of the response object that documents a status: the exact status, else its range
+ * (`5XX`, OpenAPI 3.1 §4.8.16.2); undefined when the status is not documented.
+ */
+export function responseKeyOf(op: OperationInfo, status: number): string | undefined {
+  const responses = op.operation.responses as Record<string, unknown>
+  if (responses[String(status)]) return String(status)
+  const range = `${Math.floor(status / 100)}XX`
+  return responses[range] ? range : undefined
+}
+
 /** Every operation of the document, in path order. */
 export function indexOperations(doc: OpenApiDocument): OperationInfo[] {
   const out: OperationInfo[] = []
@@ -88,7 +99,8 @@ export function indexOperations(doc: OpenApiDocument): OperationInfo[] {
         params
           .filter((p) => p.in === where)
           .map((p) => ({ name: p.name as string, in: where as ParameterInfo['in'], required: Boolean(p.required), schema: p.schema as JsonSchema, style: p.style as string | undefined }))
-      const statuses = Object.keys(op.responses).map(Number)
+      // Exact statuses; a range key (`5XX`) is looked up by responseKeyOf.
+      const statuses = Object.keys(op.responses).filter((k) => /^\d{3}$/.test(k)).map(Number)
       const security = op.security as unknown[]
       const shopHeader = params.some((p) => p.name === 'x-shop-id')
       out.push({
@@ -171,11 +183,12 @@ export class ContractValidators {
 
   /** The schema of a documented response status, or undefined when the status is not documented. */
   response(op: OperationInfo, status: number): ValidateFunction | undefined {
-    let response = op.operation.responses[String(status)] as Record<string, unknown> | undefined
+    const key = responseKeyOf(op, status)
+    let response = key === undefined ? undefined : (op.operation.responses[key] as Record<string, unknown> | undefined)
     if (!response) return undefined
     if (typeof response.$ref === 'string') response = this.doc.components.responses[(response.$ref as string).split('/').pop()!] as Record<string, unknown>
     const schema = (response.content as Record<string, { schema: JsonSchema }> | undefined)?.['application/json']?.schema
-    return schema ? this.compile(`${op.operationId}:${status}`, schema) : undefined
+    return schema ? this.compile(`${op.operationId}:${key}`, schema) : undefined
   }
 }
 

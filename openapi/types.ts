@@ -1626,9 +1626,15 @@ export interface components {
          * @enum {string}
          */
         SampleStatus: "To Review" | "Ready to Ship" | "Shipped" | "Content Pending" | "Overdue" | "Rejected" | "Delivered" | "Content Posted" | "Pending" | "Approved";
-        /** @enum {string} */
+        /**
+         * @description Bucket size: `day`, `week` (starting Monday) or `month` (calendar months).
+         * @enum {string}
+         */
         Grain: "day" | "week" | "month";
-        /** @enum {string} */
+        /**
+         * @description A dashboard's locked date-range preset.
+         * @enum {string}
+         */
         DateRangePreset: "7d" | "14d" | "30d" | "90d" | "mtd" | "qtd";
         /** @description Stat entry; daily_counts only with charts and only for charted stats. */
         StatEntry: {
@@ -2281,8 +2287,7 @@ export interface components {
             date_from: string;
             /** Format: date */
             date_to: string;
-            /** @enum {string} */
-            granularity: "day" | "week" | "month";
+            granularity: components["schemas"]["Grain"];
             platform_product_id: string | null;
             platform_product_name: string | null;
             halo: components["schemas"]["HaloStats"];
@@ -2604,10 +2609,8 @@ export interface components {
             /** @description Tab order. */
             position: number;
             widget_count: number;
-            /** @enum {string|null} */
-            default_date_range: "7d" | "14d" | "30d" | "90d" | "mtd" | "qtd" | null;
-            /** @enum {string|null} */
-            default_grain: "day" | "week" | "month" | null;
+            default_date_range: components["schemas"]["DateRangePreset"] | null;
+            default_grain: components["schemas"]["Grain"] | null;
             /** @description Always empty on a shop the board is shared to. */
             default_product_ids: string[];
             archived: boolean;
@@ -2778,8 +2781,7 @@ export interface components {
                 date_range: components["schemas"]["DateRange"];
                 /** @description `request`, `board default (<preset>)` or `default (30d)`. */
                 date_range_source: string;
-                /** @enum {string} */
-                grain: "day" | "week" | "month";
+                grain: components["schemas"]["Grain"];
                 product_id: string | null;
                 campaign_id: string | null;
                 only_show_campaign_stats: boolean;
@@ -3031,9 +3033,13 @@ export interface components {
              */
             status: "active" | "paused";
             /** @description The trigger (shape not shown). */
-            trigger: Record<string, never>;
+            trigger: {
+                [key: string]: unknown;
+            };
             /** @description The step graph (shape not shown). */
-            steps: Record<string, never>[];
+            steps: {
+                [key: string]: unknown;
+            }[];
             /** Format: date-time */
             created_at?: string;
             /** Format: date-time */
@@ -3083,7 +3089,9 @@ export interface components {
             /** Format: date */
             end_date?: string | null;
             /** @description Type-specific settings (prizes, targets, boards...): not shown. */
-            settings?: Record<string, never>;
+            settings?: {
+                [key: string]: unknown;
+            };
             /** Format: date-time */
             created_at?: string;
             /** Format: date-time */
@@ -3238,6 +3246,15 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description A server error. The spec says 5xx responses happen (spec: States and transitions, Idempotency: they are not cached, so a retry can succeed); the mock answers 500 for an injected fault or, in strict mode, a response that breaks the contract, and 503 for an injected outage. */
+        ServerError: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description Over 10 requests per second or 1,000,000 per day per key, measured per shop. Back off briefly and retry. */
         TooManyRequests: {
             headers: {
@@ -3302,6 +3319,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     listAccountShops: {
@@ -3330,6 +3348,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     listBoostedCreativesGet: {
@@ -3383,6 +3402,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     listBoostedCreatives: {
@@ -3466,6 +3486,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     listAdCampaigns: {
@@ -3562,6 +3583,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     listAdCreatives: {
@@ -3677,6 +3699,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     listExcludedCreativesGet: {
@@ -3728,6 +3751,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     listExcludedCreatives: {
@@ -3806,6 +3830,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     listCrmAffiliates: {
@@ -3880,6 +3905,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     listAffiliateLives: {
@@ -3957,6 +3983,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     sendCreatorDm: {
@@ -3973,7 +4000,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: {
+        requestBody: {
             content: {
                 "application/json": {
                     creator_id?: string;
@@ -4005,6 +4032,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     approveSampleRequests: {
@@ -4021,7 +4049,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: {
+        requestBody: {
             content: {
                 "application/json": {
                     /** @description apply_id values of the sample requests. */
@@ -4050,6 +4078,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     getSampleFunnel: {
@@ -4111,6 +4140,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     ignoreSampleRequests: {
@@ -4127,7 +4157,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: {
+        requestBody: {
             content: {
                 "application/json": {
                     /** @description apply_id values of the sample requests. */
@@ -4161,6 +4191,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     listSampleRequests: {
@@ -4247,6 +4278,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     listRefundableSampleRequests: {
@@ -4336,6 +4368,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     rejectSampleRequests: {
@@ -4352,7 +4385,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: {
+        requestBody: {
             content: {
                 "application/json": {
                     /** @description apply_id values of the sample requests. */
@@ -4381,6 +4414,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     unignoreSampleRequests: {
@@ -4427,6 +4461,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     listAffiliateSlideshows: {
@@ -4487,6 +4522,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     listAffiliateVideos: {
@@ -4562,6 +4598,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     createAutomation: {
@@ -4626,6 +4663,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     deleteAutomation: {
@@ -4642,7 +4680,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: {
+        requestBody: {
             content: {
                 "application/json": {
                     campaign_id: string;
@@ -4673,6 +4711,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     listAutomations: {
@@ -4715,6 +4754,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     updateAutomation: {
@@ -4731,7 +4771,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: {
+        requestBody: {
             content: {
                 "application/json": {
                     campaign_id: string;
@@ -4772,6 +4812,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     createCommunityCampaign: {
@@ -4788,7 +4829,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: {
+        requestBody: {
             content: {
                 "application/json": {
                     title: string;
@@ -4805,7 +4846,9 @@ export interface operations {
                     /** Format: date */
                     end_date?: string;
                     /** @description Type-specific settings (not shown). */
-                    settings?: Record<string, never>;
+                    settings?: {
+                        [key: string]: unknown;
+                    };
                 };
             };
         };
@@ -4827,6 +4870,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     deleteCommunityCampaign: {
@@ -4843,7 +4887,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: {
+        requestBody: {
             content: {
                 "application/json": {
                     campaign_id: string;
@@ -4874,6 +4918,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     updateCommunityCampaign: {
@@ -4890,7 +4935,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: {
+        requestBody: {
             content: {
                 "application/json": {
                     campaign_id: string;
@@ -4905,7 +4950,9 @@ export interface operations {
                     start_date?: string;
                     /** Format: date */
                     end_date?: string;
-                    settings?: Record<string, never>;
+                    settings?: {
+                        [key: string]: unknown;
+                    };
                 };
             };
         };
@@ -4928,6 +4975,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     authorizeCommunityPayout: {
@@ -4942,7 +4990,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: {
+        requestBody: {
             content: {
                 "application/json": {
                     campaign_id: string;
@@ -4974,6 +5022,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     createCreatorBrief: {
@@ -4990,7 +5039,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: {
+        requestBody: {
             content: {
                 "application/json": {
                     title?: string;
@@ -5025,6 +5074,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     deleteCreatorBrief: {
@@ -5041,7 +5091,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: {
+        requestBody: {
             content: {
                 "application/json": {
                     brief_id: string;
@@ -5072,6 +5122,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     updateCreatorBrief: {
@@ -5088,7 +5139,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: {
+        requestBody: {
             content: {
                 "application/json": {
                     brief_id: string;
@@ -5119,6 +5170,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     createDashboard: {
@@ -5133,16 +5185,14 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: {
+        requestBody: {
             content: {
                 "application/json": {
                     /** @description 1-60 characters, unique among the boards of the shop (else 409). */
                     name: string;
                     widgets?: components["schemas"]["DashboardWidgetInput"][];
-                    /** @enum {string} */
-                    default_date_range?: "7d" | "14d" | "30d" | "90d" | "mtd" | "qtd";
-                    /** @enum {string} */
-                    default_grain?: "day" | "week" | "month";
+                    default_date_range?: components["schemas"]["DateRangePreset"];
+                    default_grain?: components["schemas"]["Grain"];
                     /** @description Locked products, up to 50; 400 on a shop the board is only shared to. */
                     default_product_ids?: string[];
                 };
@@ -5166,6 +5216,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     getDashboardData: {
@@ -5180,13 +5231,12 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: {
+        requestBody: {
             content: {
                 "application/json": {
                     dashboard_id: string;
                     date_range?: components["schemas"]["DateRange"];
-                    /** @enum {string} */
-                    grain?: "day" | "week" | "month";
+                    grain?: components["schemas"]["Grain"];
                     /** @description null ignores the board's locked product. */
                     product_id?: string | null;
                     campaign_id?: string;
@@ -5216,6 +5266,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     deleteDashboard: {
@@ -5230,7 +5281,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: {
+        requestBody: {
             content: {
                 "application/json": {
                     dashboard_id: string;
@@ -5260,6 +5311,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     getDashboardGet: {
@@ -5294,6 +5346,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     getDashboard: {
@@ -5308,7 +5361,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: {
+        requestBody: {
             content: {
                 "application/json": {
                     dashboard_id: string;
@@ -5333,6 +5386,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     listDashboardsGet: {
@@ -5370,6 +5424,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     listDashboards: {
@@ -5413,6 +5468,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     updateDashboard: {
@@ -5427,7 +5483,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: {
+        requestBody: {
             content: {
                 "application/json": {
                     dashboard_id: string;
@@ -5439,16 +5495,8 @@ export interface operations {
                     remove_widget_ids?: string[];
                     /** @description Complete new list; omitted widgets are removed. */
                     widgets?: components["schemas"]["DashboardWidgetUpdateEntry"][];
-                    /**
-                     * @description null stops locking.
-                     * @enum {string|null}
-                     */
-                    default_date_range?: "7d" | "14d" | "30d" | "90d" | "mtd" | "qtd" | null;
-                    /**
-                     * @description null stops locking.
-                     * @enum {string|null}
-                     */
-                    default_grain?: "day" | "week" | "month" | null;
+                    default_date_range?: components["schemas"]["DateRangePreset"] | null;
+                    default_grain?: components["schemas"]["Grain"] | null;
                     /** @description Locked products, up to 50; 400 on a shop the board is only shared to. */
                     default_product_ids?: string[];
                     /**
@@ -5479,6 +5527,7 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     createEmailCampaign: {
@@ -5533,6 +5582,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     deleteEmailCampaign: {
@@ -5549,7 +5599,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: {
+        requestBody: {
             content: {
                 "application/json": {
                     campaign_id: string;
@@ -5580,6 +5630,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     updateEmailCampaign: {
@@ -5596,7 +5647,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: {
+        requestBody: {
             content: {
                 "application/json": {
                     campaign_id: string;
@@ -5636,6 +5687,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     createCustomEmailSender: {
@@ -5652,7 +5704,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: {
+        requestBody: {
             content: {
                 "application/json": {
                     /** Format: email */
@@ -5682,6 +5734,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     listEnterpriseBrands: {
@@ -5696,7 +5749,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: {
+        requestBody: {
             content: {
                 "application/json": {
                     region: components["schemas"]["Region"];
@@ -5742,6 +5795,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     listEnterpriseCreators: {
@@ -5756,7 +5810,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: {
+        requestBody: {
             content: {
                 "application/json": {
                     region: components["schemas"]["Region"];
@@ -5802,6 +5856,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     listEnterpriseProducts: {
@@ -5816,7 +5871,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: {
+        requestBody: {
             content: {
                 "application/json": {
                     region: components["schemas"]["Region"];
@@ -5862,6 +5917,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     createGroup: {
@@ -5878,7 +5934,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: {
+        requestBody: {
             content: {
                 "application/json": {
                     name: string;
@@ -5904,6 +5960,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     deleteGroup: {
@@ -5920,7 +5977,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: {
+        requestBody: {
             content: {
                 "application/json": {
                     group_id: string;
@@ -5951,6 +6008,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     listGroups: {
@@ -5967,7 +6025,9 @@ export interface operations {
         };
         requestBody?: {
             content: {
-                "application/json": Record<string, never>;
+                "application/json": {
+                    [key: string]: unknown;
+                };
             };
         };
         responses: {
@@ -5990,6 +6050,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     getHaloReportGet: {
@@ -5998,7 +6059,7 @@ export interface operations {
                 date_range?: components["schemas"]["DateRange"];
                 platform_product_id?: string;
                 exclude_platform_gmv?: boolean | ("storefront" | "marketplace")[] | string;
-                granularity?: "day" | "week" | "month";
+                granularity?: components["schemas"]["Grain"];
                 include_top_videos?: boolean;
                 format?: "json" | "csv";
                 columns?: string[];
@@ -6032,6 +6093,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     getHaloReport: {
@@ -6057,9 +6119,8 @@ export interface operations {
                     /**
                      * @description `week` starts on Monday. Affects `series` only.
                      * @default day
-                     * @enum {string}
                      */
-                    granularity?: "day" | "week" | "month";
+                    granularity?: components["schemas"]["Grain"];
                     /** @description Adds `top_videos_per_day`. */
                     include_top_videos?: boolean;
                     /**
@@ -6091,6 +6152,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     listHaloProductLinks: {
@@ -6126,6 +6188,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     getHealth: {
@@ -6149,6 +6212,7 @@ export interface operations {
                     "application/json": components["schemas"]["Health"];
                 };
             };
+            "5XX": components["responses"]["ServerError"];
         };
     };
     getIdempotencyRecord: {
@@ -6183,6 +6247,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     createList: {
@@ -6199,7 +6264,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: {
+        requestBody: {
             content: {
                 "application/json": {
                     title: string;
@@ -6226,6 +6291,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     deleteList: {
@@ -6242,7 +6308,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: {
+        requestBody: {
             content: {
                 "application/json": {
                     title: string;
@@ -6273,6 +6339,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     mergeLists: {
@@ -6289,7 +6356,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: {
+        requestBody: {
             content: {
                 "application/json": {
                     source_titles: string[];
@@ -6316,6 +6383,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     listShopProducts: {
@@ -6367,6 +6435,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     listShopSkus: {
@@ -6417,6 +6486,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     getShopSps: {
@@ -6450,6 +6520,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     getShopStats: {
@@ -6464,7 +6535,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: {
+        requestBody: {
             content: {
                 "application/json": {
                     date_range: components["schemas"]["DateRange"];
@@ -6485,9 +6556,8 @@ export interface operations {
                     /**
                      * @description Bucket size of `daily_counts`; weeks start Monday, months are calendar months.
                      * @default day
-                     * @enum {string}
                      */
-                    grain?: "day" | "week" | "month";
+                    grain?: components["schemas"]["Grain"];
                 };
             };
         };
@@ -6510,6 +6580,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     listSocialAds: {
@@ -6621,6 +6692,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     listSocialAdsets: {
@@ -6724,6 +6796,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     listSocialCampaigns: {
@@ -6827,6 +6900,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     listCreatorPrograms: {
@@ -6920,6 +6994,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     listProgramCreators: {
@@ -7015,6 +7090,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     listSparkCodesGet: {
@@ -7128,6 +7204,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     listSparkCodes: {
@@ -7284,6 +7361,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     addTag: {
@@ -7298,7 +7376,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: {
+        requestBody: {
             content: {
                 "application/json": {
                     /** @description Tag name, 1-60 characters, case preserved (`VIP` and `vip` differ). */
@@ -7328,6 +7406,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     listTags: {
@@ -7370,6 +7449,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     removeTag: {
@@ -7384,7 +7464,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: {
+        requestBody: {
             content: {
                 "application/json": {
                     /** @description Tag name, 1-60 characters, case preserved (`VIP` and `vip` differ). */
@@ -7415,6 +7495,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     searchTimeseriesAffiliates: {
@@ -7470,6 +7551,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     searchTimeseriesProducts: {
@@ -7521,6 +7603,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     searchTimeseriesSkus: {
@@ -7574,6 +7657,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     searchTimeseriesSlideshows: {
@@ -7588,7 +7672,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: {
+        requestBody: {
             content: {
                 "application/json": {
                     page_size?: number;
@@ -7629,6 +7713,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     searchTimeseriesVideos: {
@@ -7682,6 +7767,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     listBoostedCreativesGetV1: {
@@ -7735,6 +7821,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     listBoostedCreativesV1: {
@@ -7818,6 +7905,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     listAdCampaignsV1: {
@@ -7914,6 +8002,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     listAdCreativesV1: {
@@ -8029,6 +8118,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     listExcludedCreativesGetV1: {
@@ -8080,6 +8170,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     listExcludedCreativesV1: {
@@ -8158,6 +8249,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     createWorkflow: {
@@ -8172,14 +8264,18 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: {
+        requestBody: {
             content: {
                 "application/json": {
                     name?: string;
                     /** @description Trigger (shape not shown). */
-                    trigger: Record<string, never>;
+                    trigger: {
+                        [key: string]: unknown;
+                    };
                     /** @description Step graph (shape not shown). */
-                    steps?: Record<string, never>[];
+                    steps?: {
+                        [key: string]: unknown;
+                    }[];
                     /** @description Start active (default false: paused). */
                     active?: boolean;
                 };
@@ -8202,6 +8298,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     deleteWorkflow: {
@@ -8216,7 +8313,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: {
+        requestBody: {
             content: {
                 "application/json": {
                     workflow_id: string;
@@ -8246,6 +8343,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     getWorkflow: {
@@ -8260,7 +8358,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: {
+        requestBody: {
             content: {
                 "application/json": {
                     workflow_id: string;
@@ -8285,6 +8383,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     listWorkflows: {
@@ -8327,6 +8426,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
     toggleWorkflow: {
@@ -8341,7 +8441,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: {
+        requestBody: {
             content: {
                 "application/json": {
                     workflow_id: string;
@@ -8367,6 +8467,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
+            "5XX": components["responses"]["ServerError"];
         };
     };
 }

@@ -41,8 +41,8 @@ export const commonSchemas: Record<string, Schema> = {
   Region: enumOf(REGIONS, { description: 'Lowercase country code of the Enterprise market.' }),
   DeliveryStatus: enumOf(DELIVERY_STATUSES, { description: 'Ad delivery status of a sponsored-video code or sales-max creative.' }),
   SampleStatus: enumOf(SAMPLE_STATUSES, { description: 'Sample request status; the last four are legacy values.' }),
-  Grain: enumOf(GRAINS),
-  DateRangePreset: enumOf(DATE_RANGE_PRESETS),
+  Grain: enumOf(GRAINS, { description: 'Bucket size: `day`, `week` (starting Monday) or `month` (calendar months).' }),
+  DateRangePreset: enumOf(DATE_RANGE_PRESETS, { description: 'A dashboard\'s locked date-range preset.' }),
   StatEntry: obj(
     {
       key: str(),

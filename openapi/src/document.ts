@@ -39,6 +39,7 @@ const errorResponses: Record<string, Schema> = {
     ...errorResponse('The request body is larger than the server accepts (the mock: 10 MB). Not shown by the spec; inferred, as every HTTP server has such a limit.'),
     'x-inferred': true,
   },
+  ServerError: errorResponse('A server error. The spec says 5xx responses happen (spec: States and transitions, Idempotency: they are not cached, so a retry can succeed); the mock answers 500 for an injected fault or, in strict mode, a response that breaks the contract, and 503 for an injected outage.'),
   TooManyRequests: {
     ...errorResponse('Over 10 requests per second or 1,000,000 per day per key, measured per shop. Back off briefly and retry.'),
     headers: {
@@ -85,7 +86,15 @@ function parameterObject(param: QueryParam, location: 'query' | 'path'): Schema 
   return out
 }
 
-function operationObject(op: OperationSpec, tag: string): Schema {
+/** Whether a body schema names required fields (following `#/components/schemas` refs and allOf). */
+function hasRequiredFields(schema: Schema, schemas: Record<string, Schema>): boolean {
+  const ref = schema.$ref
+  if (typeof ref === 'string') return hasRequiredFields(schemas[ref.split('/').pop()!] ?? {}, schemas)
+  if (Array.isArray(schema.required) && schema.required.length > 0) return true
+  return Array.isArray(schema.allOf) && (schema.allOf as Schema[]).some((s) => hasRequiredFields(s, schemas))
+}
+
+function operationObject(op: OperationSpec, tag: string, schemas: Record<string, Schema>): Schema {
   const auth = op.auth ?? 'key+shop'
   const parameters: Schema[] = []
   if (auth === 'key+shop') parameters.push({ $ref: '#/components/parameters/ShopId' })
@@ -102,6 +111,7 @@ function operationObject(op: OperationSpec, tag: string): Schema {
   for (const status of errorStatusesOf(op)) {
     responses[String(status)] = { $ref: `#/components/responses/${errorResponseNames[status]}` }
   }
+  responses['5XX'] = { $ref: '#/components/responses/ServerError' }
 
   const out: Schema = {
     operationId: op.operationId,
@@ -114,7 +124,8 @@ function operationObject(op: OperationSpec, tag: string): Schema {
     parameters,
   }
   if (op.requestBody) {
-    out.requestBody = { required: false, content: { 'application/json': { schema: op.requestBody } } }
+    // A body whose schema has required fields is required: without it the request cannot be valid.
+    out.requestBody = { required: hasRequiredFields(op.requestBody, schemas), content: { 'application/json': { schema: op.requestBody } } }
   }
   out.responses = responses
   if (op.inferred) out['x-inferred'] = true
@@ -136,12 +147,14 @@ export function buildDocument(): Schema {
       if (schemas[name]) throw new Error(`schema ${name} is defined twice (area ${area.name})`)
       schemas[name] = schema
     }
+  }
+  for (const area of areas) {
     for (const op of area.operations) {
       if (seenIds.has(op.operationId)) throw new Error(`operationId ${op.operationId} is used twice`)
       seenIds.add(op.operationId)
       const item = (paths[op.path] ??= {})
       if (item[op.method]) throw new Error(`${op.method.toUpperCase()} ${op.path} is defined twice`)
-      item[op.method] = operationObject(op, area.name)
+      item[op.method] = operationObject(op, area.name, schemas)
     }
   }
   const sortedPaths = Object.fromEntries(Object.keys(paths).sort().map((p) => [p, paths[p]]))

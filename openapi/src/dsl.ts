@@ -59,6 +59,9 @@ export function obj(properties: Record<string, Schema>, options: ObjectOptions =
   const out: Schema = { type: 'object', properties }
   if (required.length) out.required = required
   if (additionalProperties !== undefined) out.additionalProperties = additionalProperties
+  // A shape the spec does not show is open: said explicitly, so typed clients get an open record
+  // rather than `Record<string, never>`.
+  else if (Object.keys(properties).length === 0) out.additionalProperties = true
   if (description) out.description = description
   if (inferred) out['x-inferred'] = true
   return out

@@ -1,7 +1,7 @@
 /** Dashboards: the shop's boards, their widgets and the numbers behind them (spec: Dashboards). */
 import type { Area } from '../document.ts'
 import { arr, body, bool, data, dateTime, enumOf, getForm, int, nullable, num, obj, operation, ref, str, type OperationSpec, type Schema } from '../dsl.ts'
-import { DATE_RANGE_PRESETS, GRAINS, WIDGET_SIZES, WIDGET_TYPES_EDITABLE, dateRange } from '../common.ts'
+import { WIDGET_SIZES, WIDGET_TYPES_EDITABLE, dateRange } from '../common.ts'
 
 const TAG = 'Dashboards'
 const SECTION = 'Dashboards'
@@ -96,8 +96,8 @@ export const dashboards: Area = {
         shared_with: arr({}, { description: 'The shops the board is shared with; item shape not shown.' }),
         position: num({ description: 'Tab order.' }),
         widget_count: int({ minimum: 0 }),
-        default_date_range: nullable(enumOf(DATE_RANGE_PRESETS)),
-        default_grain: nullable(enumOf(GRAINS)),
+        default_date_range: nullable(ref('DateRangePreset')),
+        default_grain: nullable(ref('Grain')),
         default_product_ids: arr(str(), { description: 'Always empty on a shop the board is shared to.' }),
         archived: bool(),
         archived_at: nullable(dateTime()),
@@ -190,7 +190,7 @@ export const dashboards: Area = {
         filters: obj({
           date_range: dateRange(),
           date_range_source: str({ description: '`request`, `board default (<preset>)` or `default (30d)`.' }),
-          grain: enumOf(GRAINS),
+          grain: ref('Grain'),
           product_id: nullable(str()),
           campaign_id: nullable(str()),
           only_show_campaign_stats: bool(),
@@ -234,7 +234,7 @@ export const dashboards: Area = {
         {
           dashboard_id: dashboardId(),
           date_range: dateRange(),
-          grain: enumOf(GRAINS),
+          grain: ref('Grain'),
           product_id: nullable(str({ description: 'null ignores the board\'s locked product.' })),
           campaign_id: str(),
           only_show_campaign_stats: bool(),
@@ -258,8 +258,8 @@ export const dashboards: Area = {
         {
           name: boardName(),
           widgets: arr(ref('DashboardWidgetInput'), { maxItems: WIDGETS_ON_CREATE_MAX }),
-          default_date_range: enumOf(DATE_RANGE_PRESETS),
-          default_grain: enumOf(GRAINS),
+          default_date_range: ref('DateRangePreset'),
+          default_grain: ref('Grain'),
           default_product_ids: defaultProductIds(),
         },
         { required: ['name'] },
@@ -284,8 +284,8 @@ export const dashboards: Area = {
             add_widgets: arr(ref('DashboardWidgetInput'), { description: 'Appended.' }),
             remove_widget_ids: arr(str(), { description: 'Any type; 400 if one is not on the board.' }),
             widgets: arr(ref('DashboardWidgetUpdateEntry'), { description: 'Complete new list; omitted widgets are removed.' }),
-            default_date_range: nullable(enumOf(DATE_RANGE_PRESETS, { description: 'null stops locking.' })),
-            default_grain: nullable(enumOf(GRAINS, { description: 'null stops locking.' })),
+            default_date_range: nullable({ ...ref('DateRangePreset'), description: 'null stops locking.' }),
+            default_grain: nullable({ ...ref('Grain'), description: 'null stops locking.' }),
             default_product_ids: defaultProductIds(),
             expected_updated_at: dateTime({ description: 'If the board changed since, 412.' }),
           },

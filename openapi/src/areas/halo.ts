@@ -3,7 +3,7 @@ import type { Area } from '../document.ts'
 import {
   arr, body, bool, data, date, enumOf, getForm, int, nullable, num, obj, operation, queryParam, ref, str, type Schema,
 } from '../dsl.ts'
-import { GRAINS, HALO_STATUSES, csvFields, dateRange } from '../common.ts'
+import { HALO_STATUSES, csvFields, dateRange } from '../common.ts'
 
 const TAG = 'Halo'
 const SECTION = 'Off-platform sales correlation'
@@ -35,7 +35,7 @@ const getHaloReport = operation({
       ],
       description: 'true for all, or a list or comma string of `storefront` and `marketplace`: subtracts each day\'s platform shop GMV from that platform\'s revenue, floored at 0.',
     },
-    granularity: enumOf(GRAINS, { default: 'day', description: '`week` starts on Monday. Affects `series` only.' }),
+    granularity: { ...ref('Grain'), default: 'day', description: '`week` starts on Monday. Affects `series` only.' },
     include_top_videos: bool({ description: 'Adds `top_videos_per_day`.' }),
     ...csvFields(),
   }, { description: 'Halo report request. A date range is required: `date_range` here, or `date_from`/`date_to` in the GET form.' }),
@@ -101,7 +101,7 @@ export const halo: Area = {
       {
         date_from: date(),
         date_to: date(),
-        granularity: enumOf(GRAINS),
+        granularity: ref('Grain'),
         platform_product_id: nullable(str()),
         platform_product_name: nullable(str()),
         halo: ref('HaloStats'),

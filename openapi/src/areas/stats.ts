@@ -1,7 +1,7 @@
 /** Shop statistics: `POST /shop/stats` and its stat keys (spec: `POST /shop/stats`). */
 import type { Area } from '../document.ts'
 import { arr, body, bool, data, enumOf, num, obj, operation, ref, str } from '../dsl.ts'
-import { GRAINS, dateRange } from '../common.ts'
+import { dateRange } from '../common.ts'
 
 /** Every stat key of the spec's table, in the table's order. */
 export const STAT_KEYS = [
@@ -54,7 +54,7 @@ export const stats: Area = {
           timezone: str({
             description: 'IANA time zone name; default the shop\'s registered zone. An unrecognised name returns 400 (checked by the server). Re-cuts days only for events timestamped by the service itself.',
           }),
-          grain: enumOf(GRAINS, { default: 'day', description: 'Bucket size of `daily_counts`; weeks start Monday, months are calendar months.' }),
+          grain: { ...ref('Grain'), default: 'day', description: 'Bucket size of `daily_counts`; weeks start Monday, months are calendar months.' },
         },
         // spec: POST /shop/stats: date_range, include_charts and stats are listed without "optional". A missing
         // include_charts is read as false (lenient, inferred); date_range and stats are required.
