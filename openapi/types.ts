@@ -3453,7 +3453,7 @@ export interface operations {
                      */
                     format?: "json" | "csv";
                     /** @description Fields to export. */
-                    columns?: string[];
+                    columns?: ("session_id" | "rule_id" | "rule_name" | "campaign_id" | "campaign_name" | "video_id" | "product_id" | "handle" | "title" | "url" | "video_link" | "budget_per_day" | "spend" | "revenue" | "orders" | "roas" | "active" | "created_at" | "ended_at" | "exit_reason" | "view_count" | "like_count" | "comment_count" | "video_gmv" | "ctr" | "units_sold" | "post_time")[];
                     /** @description Cap on exported rows. */
                     csv_limit?: number;
                 };
@@ -3798,7 +3798,7 @@ export interface operations {
                      */
                     format?: "json" | "csv";
                     /** @description Fields to export. */
-                    columns?: string[];
+                    columns?: ("video_id" | "campaign_id" | "campaign_name" | "product_ids" | "handle" | "title" | "url" | "video_link" | "rule_id" | "rule_name" | "reason" | "created_at" | "view_count" | "like_count" | "comment_count" | "video_gmv" | "units_sold" | "ctr" | "post_time")[];
                     /** @description Cap on exported rows. */
                     csv_limit?: number;
                 };
@@ -3853,8 +3853,11 @@ export interface operations {
                     page_number?: number;
                     just_count?: boolean;
                     date_range?: components["schemas"]["DateRange"];
-                    /** @description Sort field; `gmv` is the one shown, the others are not enumerated. */
-                    sort_by?: string;
+                    /**
+                     * @description Sort field. The spec does not enumerate the CRM list (`gmv` is the one shown)'s sort fields; these are inferred (the mock refuses others with 400).
+                     * @enum {string}
+                     */
+                    sort_by?: "gmv" | "video_gmv" | "live_gmv" | "commission" | "units_sold" | "video_count" | "live_count" | "live_duration" | "follower_cnt" | "med_gmv_revenue" | "brand_collaborations" | "video_engagement" | "video_avg_view_cnt" | "post_rate" | "last_post" | "last_live" | "handle";
                     /** @enum {string} */
                     sort_direction?: "asc" | "desc";
                     filters?: {
@@ -3928,10 +3931,16 @@ export interface operations {
                     page_number?: number;
                     just_count?: boolean;
                     filters?: {
-                        /** @description Sort field; values not enumerated. */
-                        sort_by?: string;
-                        /** @description asc or desc (case not shown for this list). */
-                        sort_direction?: string;
+                        /**
+                         * @description Sort field. The spec does not enumerate the LIVE list's sort fields; these are inferred (the mock refuses others with 400).
+                         * @enum {string}
+                         */
+                        sort_by?: "gmv" | "start_time" | "duration" | "units_sold" | "views" | "likes" | "comments" | "ctr";
+                        /**
+                         * @description asc or desc; the case is not shown for this list, so both are accepted (inferred).
+                         * @enum {string}
+                         */
+                        sort_direction?: "asc" | "desc" | "ASC" | "DESC";
                         handle?: string;
                         /** @description Product id or ids; exact shape not shown. */
                         product_filter?: string | string[];
@@ -4215,8 +4224,11 @@ export interface operations {
                     page_number?: number;
                     /** @enum {string} */
                     sort_by?: "timestamp" | "med_gmv_revenue" | "med_gmv_revenue_range" | "follower_cnt" | "post_rate" | "pps" | "gpm" | "average_gmv_per_video" | "expire_date" | "shop_gmv" | "engagement";
-                    /** @description asc or desc (the accepted case and the handling of other values are not shown). */
-                    sort_direction?: string;
+                    /**
+                     * @description asc or desc; the accepted case is not shown, so both are accepted, and other values are refused with 400 (inferred).
+                     * @enum {string}
+                     */
+                    sort_direction?: "asc" | "desc" | "ASC" | "DESC";
                     just_count?: boolean;
                     filters?: {
                         /** @description `[ignore]` shows only ignored requests. */
@@ -4302,8 +4314,11 @@ export interface operations {
                     page_number?: number;
                     /** @enum {string} */
                     sort_by?: "timestamp" | "sample_shipped" | "sample_received" | "refund_time" | "refund_amount" | "commission_rate" | "review_expire_time" | "follower_cnt" | "shop_gmv";
-                    /** @description asc or desc (the accepted case and the handling of other values are not shown). */
-                    sort_direction?: string;
+                    /**
+                     * @description asc or desc; the accepted case is not shown, so both are accepted, and other values are refused with 400 (inferred).
+                     * @enum {string}
+                     */
+                    sort_direction?: "asc" | "desc" | "ASC" | "DESC";
                     /**
                      * @description The timestamp filters.date_range applies to.
                      * @default timestamp
@@ -4489,8 +4504,11 @@ export interface operations {
                          * @enum {string}
                          */
                         sort_by?: "gmv" | "post_time" | "view_count" | "like_count" | "comment_count" | "units_sold" | "ctr" | "engagement_rate";
-                        /** @description asc or desc (case not shown for this list). */
-                        sort_direction?: string;
+                        /**
+                         * @description asc or desc; the case is not shown for this list, so both are accepted (inferred).
+                         * @enum {string}
+                         */
+                        sort_direction?: "asc" | "desc" | "ASC" | "DESC";
                         handle?: string;
                         /** @description Product id or ids; exact shape not shown. */
                         product_filter?: string | string[];
@@ -4545,10 +4563,16 @@ export interface operations {
                     page_number?: number;
                     just_count?: boolean;
                     filters?: {
-                        /** @description Sort field; values not enumerated. */
-                        sort_by?: string;
-                        /** @description asc or desc (case not shown for this list). */
-                        sort_direction?: string;
+                        /**
+                         * @description Sort field. The spec does not enumerate the video list's sort fields; these are inferred (the mock refuses others with 400).
+                         * @enum {string}
+                         */
+                        sort_by?: "gmv" | "post_time" | "view_count" | "units_sold" | "ctr" | "like_count" | "comment_count";
+                        /**
+                         * @description asc or desc; the case is not shown for this list, so both are accepted (inferred).
+                         * @enum {string}
+                         */
+                        sort_direction?: "asc" | "desc" | "ASC" | "DESC";
                         handle?: string;
                         /** @description Product id or ids; exact shape not shown. */
                         product_filter?: string | string[];
@@ -6129,7 +6153,7 @@ export interface operations {
                      */
                     format?: "json" | "csv";
                     /** @description Fields to export. */
-                    columns?: string[];
+                    columns?: ("date" | "platform_views" | "platform_gmv" | "storefront_revenue" | "marketplace_revenue" | "off_platform_revenue")[];
                     /** @description Cap on exported rows. */
                     csv_limit?: number;
                 };
@@ -6631,7 +6655,7 @@ export interface operations {
                      */
                     format?: "json" | "csv";
                     /** @description Fields to export. */
-                    columns?: string[];
+                    columns?: ("ad_id" | "campaign_id" | "campaign_name" | "adset_id" | "adset_name" | "program_id" | "handle" | "video_id" | "title" | "view_count" | "like_count" | "comment_count" | "post_time" | "pushed_time" | "video_link" | "spend" | "impressions" | "clicks" | "purchases" | "purchase_value" | "ctr" | "roas" | "cost_per_purchase")[];
                     /** @description Cap on exported rows. */
                     csv_limit?: number;
                     /** @description camelCase alias of `date_range`. */
@@ -6739,7 +6763,7 @@ export interface operations {
                      */
                     format?: "json" | "csv";
                     /** @description Fields to export. */
-                    columns?: string[];
+                    columns?: ("adset_id" | "adset_name" | "campaign_id" | "campaign_name" | "pushed_ads" | "spend" | "impressions" | "clicks" | "purchases" | "purchase_value" | "ctr" | "roas" | "cost_per_purchase")[];
                     /** @description Cap on exported rows. */
                     csv_limit?: number;
                     /** @description camelCase alias of `date_range`. */
@@ -6844,7 +6868,7 @@ export interface operations {
                      */
                     format?: "json" | "csv";
                     /** @description Fields to export. */
-                    columns?: string[];
+                    columns?: ("campaign_id" | "campaign_name" | "pushed_ads" | "spend" | "impressions" | "clicks" | "purchases" | "purchase_value" | "ctr" | "roas" | "cost_per_purchase")[];
                     /** @description Cap on exported rows. */
                     csv_limit?: number;
                     /** @description camelCase alias of `date_range`. */
@@ -6945,7 +6969,7 @@ export interface operations {
                      */
                     format?: "json" | "csv";
                     /** @description Fields to export. */
-                    columns?: string[];
+                    columns?: ("program_id" | "name" | "description" | "short_id" | "join_url" | "status" | "approval_mode" | "cadence" | "commission_rules" | "created_at" | "last_payout_at" | "members_approved" | "members_pending" | "spend" | "sales" | "roas" | "earnings_paid" | "earnings_pending")[];
                     /** @description Cap on exported rows. */
                     csv_limit?: number;
                     /** @description camelCase alias of `date_range`. */
@@ -7041,7 +7065,7 @@ export interface operations {
                      */
                     format?: "json" | "csv";
                     /** @description Fields to export. */
-                    columns?: string[];
+                    columns?: ("creator_id" | "handle" | "status" | "program_id" | "program_name" | "commission_pct" | "commission_rules" | "joined_at" | "approved_at" | "earnings_paid" | "ads_count" | "ig_usernames")[];
                     /** @description Cap on exported rows. */
                     csv_limit?: number;
                     /** @description camelCase alias of `program_id`. */
@@ -7680,8 +7704,11 @@ export interface operations {
                     page_number?: number;
                     search_params: {
                         date_range: components["schemas"]["DateRange"];
-                        /** @description Values not enumerated by the spec; examples: gmv, views, likes, comments, units_sold, commission. */
-                        sort_by?: string;
+                        /**
+                         * @description The spec gives examples (gmv, views, likes, comments, units_sold, commission); the other values are inferred (the mock refuses others with 400).
+                         * @enum {string}
+                         */
+                        sort_by?: "gmv" | "commission" | "views" | "likes" | "comments" | "units_sold" | "engagement_rate" | "conversion_rate" | "avg_gmv_per_view" | "avg_order_value" | "post_time";
                         /** @enum {string} */
                         sort_direction?: "ASC" | "DESC";
                         /** @description Optional filter. */
@@ -7736,8 +7763,11 @@ export interface operations {
                     page_number?: number;
                     search_params?: {
                         date_range?: components["schemas"]["DateRange"];
-                        /** @description Values not enumerated by the spec; examples: gmv, views, units_sold. */
-                        sort_by?: string;
+                        /**
+                         * @description The spec gives examples (gmv, views, units_sold); the other values are inferred (the mock refuses others with 400).
+                         * @enum {string}
+                         */
+                        sort_by?: "gmv" | "commission" | "views" | "likes" | "comments" | "units_sold" | "engagement_rate" | "conversion_rate" | "avg_gmv_per_view" | "avg_order_value" | "post_time";
                         /** @enum {string} */
                         sort_direction?: "ASC" | "DESC";
                         /** @description Optional filter. */
@@ -7872,7 +7902,7 @@ export interface operations {
                      */
                     format?: "json" | "csv";
                     /** @description Fields to export. */
-                    columns?: string[];
+                    columns?: ("session_id" | "rule_id" | "rule_name" | "campaign_id" | "campaign_name" | "video_id" | "product_id" | "handle" | "title" | "url" | "video_link" | "budget_per_day" | "spend" | "revenue" | "orders" | "roas" | "active" | "created_at" | "ended_at" | "exit_reason" | "view_count" | "like_count" | "comment_count" | "video_gmv" | "ctr" | "units_sold" | "post_time")[];
                     /** @description Cap on exported rows. */
                     csv_limit?: number;
                 };
@@ -8217,7 +8247,7 @@ export interface operations {
                      */
                     format?: "json" | "csv";
                     /** @description Fields to export. */
-                    columns?: string[];
+                    columns?: ("video_id" | "campaign_id" | "campaign_name" | "product_ids" | "handle" | "title" | "url" | "video_link" | "rule_id" | "rule_name" | "reason" | "created_at" | "view_count" | "like_count" | "comment_count" | "video_gmv" | "units_sold" | "ctr" | "post_time")[];
                     /** @description Cap on exported rows. */
                     csv_limit?: number;
                 };

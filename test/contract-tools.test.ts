@@ -12,6 +12,7 @@ import { describe, expect, it } from 'vitest'
 import { createMockState } from '../mock/index.ts'
 import { responseKeyOf } from '../openapi/index.ts'
 import { createInProcessClient } from './support/in-process.ts'
+import { exampleFromSchema } from '../mock/testing.ts'
 
 const run = promisify(execFile)
 const root = fileURLToPath(new URL('../', import.meta.url))
@@ -115,5 +116,87 @@ describe('mock: agrees with the contract on required bodies (issue 15)', () => {
       else if (!/required|Missing/.test(body.error)) problems.push(`${op.operationId}: 400 does not name the missing field: ${body.error}`)
     }
     expect(problems).toEqual([])
+  })
+})
+
+describe('mock: refuses no value the contract allows, and accepts every value it enumerates (issue 15)', () => {
+  const shop = state.world.shops.find((s) => s.is_active && s.plan === 'scale')!
+  const client = createInProcessClient(state)
+  const headers = { 'content-type': 'application/json', 'x-api-key': 'demo-enterprise-key', 'x-shop-id': shop.shop_id }
+  const schemas = doc.components.schemas
+  const resolve = (s: any): any => (typeof s?.$ref === 'string' ? resolve(schemas[s.$ref.split('/').pop()]) : s)
+  /** Fields refused by what they refer to or combine with, not by their value's form: ids of the world, time zones, brief kinds. */
+  const REFERENCES = [
+    'createCreatorBrief video_ids', 'createCreatorBrief product_id', 'createDashboard default_product_ids', 'getShopStats timezone',
+  ]
+
+  /** String fields (or string arrays) of a body schema, two levels deep, with their schema. */
+  function fieldsOf(schema: any, prefix: string[] = [], out: Array<{ path: string[]; array: boolean; schema: any }> = []) {
+    schema = resolve(schema)
+    if (schema?.type !== 'object' || !schema.properties) return out
+    for (const [name, raw] of Object.entries<any>(schema.properties)) {
+      const field = resolve(raw)
+      const types = Array.isArray(field?.type) ? field.type : [field?.type]
+      const items = resolve(field?.items)
+      if (types.includes('string')) out.push({ path: [...prefix, name], array: false, schema: field })
+      else if (types.includes('array') && items?.type === 'string') out.push({ path: [...prefix, name], array: true, schema: items })
+      else if (types.includes('object') && prefix.length < 2) fieldsOf(field, [...prefix, name], out)
+    }
+    return out
+  }
+  const withValue = (base: any, path: string[], value: unknown) => {
+    const copy = structuredClone(base)
+    let node = copy
+    for (const key of path.slice(0, -1)) node = node[key] ??= {}
+    node[path[path.length - 1]] = value
+    return copy
+  }
+
+  it('a free-form string the contract accepts is never refused for its form; every enumerated value is accepted', async () => {
+    const refusedFreeForm: string[] = []
+    const refusedEnumerated: string[] = []
+    let cases = 0
+    for (const op of contract.operations.filter((o) => o.hasBody && o.requestSchema)) {
+      const base = (exampleFromSchema(contract, op.requestSchema, state.today) ?? {}) as Record<string, unknown>
+      if ((await client.call(op, { headers, body: JSON.stringify(base) })).status >= 400) continue
+      const validBody = contract.validators.requestBody(op)!
+      for (const field of fieldsOf(op.requestSchema)) {
+        const name = field.path[field.path.length - 1]
+        const free = !field.schema.enum && !field.schema.pattern && !field.schema.format && !('const' in field.schema)
+        const values: unknown[] = free ? ['zz_unknown_value'] : (field.schema.enum ?? []).filter((v: unknown) => v !== null)
+        for (const value of values) {
+          const body = withValue(base, field.path, field.array ? [value] : value)
+          if (!validBody(body)) continue
+          cases++
+          const answer = await client.call(op, { headers, body: JSON.stringify(body) })
+          if (answer.status !== 400 || !answer.text.includes(name)) continue
+          if (free) refusedFreeForm.push(`${op.operationId} ${field.path.join('.')}`)
+          else refusedEnumerated.push(`${op.operationId} ${field.path.join('.')}=${String(value)}: ${answer.text.slice(0, 100)}`)
+        }
+      }
+    }
+    expect(cases).toBeGreaterThan(500)
+    expect(refusedFreeForm.filter((f) => !REFERENCES.includes(f))).toEqual([])
+    expect(refusedEnumerated).toEqual([])
+  })
+
+  it('CSV exports: columns are enumerated in the contract, and the mock refuses exactly the columns the contract does not list', async () => {
+    const csvOps = contract.operations.filter((o) => o.operation['x-csv'] === true && o.hasBody)
+    expect(csvOps.length).toBeGreaterThan(0)
+    for (const op of csvOps) {
+      const columns = resolve(resolve(op.requestSchema)?.properties?.columns)
+      expect(resolve(columns?.items)?.enum, `${op.operationId} columns`).toBeInstanceOf(Array)
+      const base = (exampleFromSchema(contract, op.requestSchema, state.today) ?? {}) as Record<string, unknown>
+      // Where the range may come in another form (halo's date_from/date_to), the example leaves it out.
+      if (resolve(op.requestSchema).properties?.date_range) base.date_range = { from: state.today, to: state.today }
+      const validBody = contract.validators.requestBody(op)!
+      for (const column of resolve(columns.items).enum as string[]) {
+        const listed = { ...base, format: 'csv', columns: [column] }
+        expect(validBody(listed), `${op.operationId} ${column}`).toBe(true)
+        const answer = await client.call(op, { headers, body: JSON.stringify(listed) })
+        expect(answer.status, `${op.operationId} ${column}: ${answer.text.slice(0, 200)}`).toBeLessThan(400)
+      }
+      expect(validBody({ ...base, format: 'csv', columns: ['zz_unknown_value'] }), op.operationId).toBe(false)
+    }
   })
 })

@@ -94,6 +94,27 @@ function hasRequiredFields(schema: Schema, schemas: Record<string, Schema>): boo
   return Array.isArray(schema.allOf) && (schema.allOf as Schema[]).some((s) => hasRequiredFields(s, schemas))
 }
 
+/**
+ * The columns of a CSV export: the exported row's fields, an object-valued field (social `metrics`)
+ * flattened into its own fields (spec: Conventions 5: `columns`, the fields to export).
+ */
+function csvColumnsOf(rowSchema: string, schemas: Record<string, Schema>): string[] {
+  const row = schemas[rowSchema]
+  if (!row) throw new Error(`CSV row schema ${rowSchema} is not defined`)
+  return Object.entries(row.properties as Record<string, Schema>).flatMap(([name, field]) => {
+    const target = typeof field.$ref === 'string' ? schemas[field.$ref.split('/').pop()!] : undefined
+    return target?.type === 'object' ? Object.keys(target.properties as Record<string, Schema>) : [name]
+  })
+}
+
+/** The body schema with its `columns` (and camelCase twin, if any) limited to the export's columns. */
+function withCsvColumns(body: Schema, columns: string[]): Schema {
+  const properties = { ...(body.properties as Record<string, Schema>) }
+  if (!properties.columns) throw new Error('a CSV operation\'s body has no columns field')
+  properties.columns = { ...properties.columns, items: { type: 'string', enum: columns } }
+  return { ...body, properties }
+}
+
 function operationObject(op: OperationSpec, tag: string, schemas: Record<string, Schema>): Schema {
   const auth = op.auth ?? 'key+shop'
   const parameters: Schema[] = []
@@ -125,7 +146,8 @@ function operationObject(op: OperationSpec, tag: string, schemas: Record<string,
   }
   if (op.requestBody) {
     // A body whose schema has required fields is required: without it the request cannot be valid.
-    out.requestBody = { required: hasRequiredFields(op.requestBody, schemas), content: { 'application/json': { schema: op.requestBody } } }
+    const schema = op.success.csv ? withCsvColumns(op.requestBody, csvColumnsOf(op.success.csv, schemas)) : op.requestBody
+    out.requestBody = { required: hasRequiredFields(op.requestBody, schemas), content: { 'application/json': { schema } } }
   }
   out.responses = responses
   if (op.inferred) out['x-inferred'] = true

@@ -100,7 +100,13 @@ export interface OperationSpec {
   /** Path parameters, e.g. the idempotency key. */
   pathParams?: QueryParam[]
   /** Success status and body. */
-  success: { status: 200 | 201; schema: Schema; description?: string; csv?: boolean }
+  success: {
+    status: 200 | 201
+    schema: Schema
+    description?: string
+    /** CSV export (spec: Conventions 5): the component schema of an exported row; its fields are the `columns`. */
+    csv?: string
+  }
   /** Error statuses besides the cross-cutting ones added by the builder (see build.ts). */
   errors?: ErrorStatus[]
   /** Security: 'none' for GET /health, 'key' for GET /account/shops, default 'key+shop'. */

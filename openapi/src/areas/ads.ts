@@ -175,7 +175,7 @@ const listExcludedCreatives = operation({
   paging: CREATIVE_LIST_PAGING,
   success: {
     status: 200,
-    csv: true,
+    csv: 'ExcludedCreative',
     schema: {
       anyOf: [
         data(obj({ exclusions: arr(ref('ExcludedCreative')), ...pageEcho(), ...sortEcho() })),
@@ -212,7 +212,7 @@ const listBoostedCreatives = operation({
   paging: CREATIVE_LIST_PAGING,
   success: {
     status: 200,
-    csv: true,
+    csv: 'BoostSession',
     schema: {
       anyOf: [
         data(obj({ sessions: arr(ref('BoostSession')), ...pageEcho(), include_ended: bool(), ...sortEcho() })),

@@ -8,6 +8,18 @@ const SECTION = 'CRM, videos, slideshows, LIVEs'
 
 // spec: POST /affiliate/slideshows/list: ad metrics roi, cpa, ad_spend are unavailable as sort fields.
 export const SLIDESHOW_SORT_KEYS = ['gmv', 'post_time', 'view_count', 'like_count', 'comment_count', 'units_sold', 'ctr', 'engagement_rate'] as const
+/** Inferred: the spec shows only `gmv` for the CRM; these are the row's sortable numbers, dates and handle. */
+const CRM_SORT_KEYS = [
+  'gmv', 'video_gmv', 'live_gmv', 'commission', 'units_sold', 'video_count', 'live_count', 'live_duration',
+  'follower_cnt', 'med_gmv_revenue', 'brand_collaborations', 'video_engagement', 'video_avg_view_cnt', 'post_rate',
+  'last_post', 'last_live', 'handle',
+] as const
+/** Inferred: the video list's sort fields are not enumerated; the Video row's metrics and post time. */
+const VIDEO_SORT_KEYS = ['gmv', 'post_time', 'view_count', 'units_sold', 'ctr', 'like_count', 'comment_count'] as const
+/** Inferred likewise for LIVEs: the LIVE row's metrics and start time. */
+const LIVE_SORT_KEYS = ['gmv', 'start_time', 'duration', 'units_sold', 'views', 'likes', 'comments', 'ctr'] as const
+const inferredSortBy = (values: readonly string[], what: string): Schema =>
+  enumOf(values, { description: `Sort field. The spec does not enumerate the ${what}'s sort fields; these are inferred (the mock refuses others with 400).`, 'x-inferred': true })
 
 const DEPTH_NOTE = 'No page-size maximum is documented: results stop at 10,000 rows (page_number x page_size).'
 
@@ -34,7 +46,8 @@ const videoFields: Record<string, Schema> = {
 
 
 const productFilter = (): Schema => strOrArr({ description: 'Product id or ids; exact shape not shown.' })
-const sortDirectionAnyCase = (): Schema => str({ description: 'asc or desc (case not shown for this list).' })
+const sortDirectionAnyCase = (): Schema =>
+  enumOf(['asc', 'desc', 'ASC', 'DESC'], { description: 'asc or desc; the case is not shown for this list, so both are accepted (inferred).', 'x-inferred': true })
 
 /** `{data: {results, has_more, page_size, page_offset, ...}}` or, with just_count, CountOnly. */
 const pagedResults = (row: string, extra: Record<string, Schema> = {}): Schema => ({
@@ -45,12 +58,12 @@ const pagedResults = (row: string, extra: Record<string, Schema> = {}): Schema =
 })
 
 /** The search body of the video and LIVE lists (spec: LIVEs take filters "as videos"). */
-const contentSearchBody = (): Schema =>
+const contentSearchBody = (sortKeys: readonly string[], what: string): Schema =>
   body({
     ...pageFields(),
     just_count: bool(),
     filters: body({
-      sort_by: str({ description: 'Sort field; values not enumerated.' }),
+      sort_by: inferredSortBy(sortKeys, what),
       sort_direction: sortDirectionAnyCase(),
       handle: str(),
       product_filter: productFilter(),
@@ -146,7 +159,7 @@ export const content: Area = {
         ...pageFields(),
         just_count: bool(),
         date_range: dateRange(),
-        sort_by: str({ description: 'Sort field; `gmv` is the one shown, the others are not enumerated.' }),
+        sort_by: inferredSortBy(CRM_SORT_KEYS, 'CRM list (`gmv` is the one shown)'),
         sort_direction: enumOf(SORT_DIRECTION_LOWER),
         filters: body({
           handle: str(),
@@ -176,7 +189,7 @@ export const content: Area = {
       specSection: SECTION,
       summary: 'Search creator videos',
       description: `Sort and filters go inside \`filters\`. ${DEPTH_NOTE}`,
-      requestBody: contentSearchBody(),
+      requestBody: contentSearchBody(VIDEO_SORT_KEYS, 'video list'),
       paging: CLAMPED_PAGING,
       success: { status: 200, schema: pagedResults('Video') },
     }),
@@ -211,7 +224,7 @@ export const content: Area = {
       specSection: SECTION,
       summary: 'Search creator LIVE streams',
       description: `Filters as for videos. The response also echoes \`sort_by\` and \`sort_direction\`. ${DEPTH_NOTE}`,
-      requestBody: contentSearchBody(),
+      requestBody: contentSearchBody(LIVE_SORT_KEYS, 'LIVE list'),
       paging: CLAMPED_PAGING,
       success: { status: 200, schema: pagedResults('LiveStream', { sort_by: str(), sort_direction: str() }) },
     }),

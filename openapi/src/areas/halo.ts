@@ -41,7 +41,7 @@ const getHaloReport = operation({
   }, { description: 'Halo report request. A date range is required: `date_range` here, or `date_from`/`date_to` in the GET form.' }),
   success: {
     status: 200,
-    csv: true,
+    csv: 'HaloSeriesRow',
     schema: { anyOf: [data(ref('HaloReport')), ref('CsvExport')] },
   },
 })

@@ -33,7 +33,8 @@ const pageFields = (): Record<string, Schema> => ({
   page_number: int({ minimum: 1, description: `1-based; page_number x page_size must not exceed ${SAMPLE_DEPTH_CAP}.` }),
 })
 
-const sortDirection = (): Schema => str({ description: 'asc or desc (the accepted case and the handling of other values are not shown).' })
+const sortDirection = (): Schema =>
+  enumOf(['asc', 'desc', 'ASC', 'DESC'], { description: 'asc or desc; the accepted case is not shown, so both are accepted, and other values are refused with 400 (inferred).', 'x-inferred': true })
 
 const samplePaging = { sizeParam: 'page_size', pageParam: 'page_number', max: SAMPLE_PAGE_MAX, mode: 'reject', depthCap: SAMPLE_DEPTH_CAP } as const
 const pagingText = `page_size max ${SAMPLE_PAGE_MAX} (larger is refused with 400, no clamping); page_number x page_size must not exceed ${SAMPLE_DEPTH_CAP} (spec: Limits, sample list depth).`

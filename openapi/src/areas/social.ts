@@ -189,7 +189,7 @@ export const social: Area = {
         sort_direction: sortDirection(),
       }, true),
       paging: paging(100, 10),
-      success: { status: 200, csv: true, schema: csvOr(listEnvelope('campaigns', ref('SocialCampaign'))) },
+      success: { status: 200, csv: 'SocialCampaign', schema: csvOr(listEnvelope('campaigns', ref('SocialCampaign'))) },
     }),
     operation({
       method: 'post',
@@ -211,7 +211,7 @@ export const social: Area = {
         sort_direction: sortDirection(),
       }, true),
       paging: paging(100),
-      success: { status: 200, csv: true, schema: csvOr(listEnvelope('adsets', ref('SocialAdset'))) },
+      success: { status: 200, csv: 'SocialAdset', schema: csvOr(listEnvelope('adsets', ref('SocialAdset'))) },
     }),
     operation({
       method: 'post',
@@ -236,7 +236,7 @@ export const social: Area = {
         sort_direction: sortDirection(),
       }, true),
       paging: paging(1000),
-      success: { status: 200, csv: true, schema: csvOr(listEnvelope('ads', ref('SocialAd'))) },
+      success: { status: 200, csv: 'SocialAd', schema: csvOr(listEnvelope('ads', ref('SocialAd'))) },
     }),
     operation({
       method: 'post',
@@ -255,7 +255,7 @@ export const social: Area = {
         sort_direction: sortDirection(),
       }, false),
       paging: paging(100),
-      success: { status: 200, csv: true, schema: csvOr(listEnvelope('programs', ref('CreatorProgram'))) },
+      success: { status: 200, csv: 'CreatorProgram', schema: csvOr(listEnvelope('programs', ref('CreatorProgram'))) },
     }),
     operation({
       method: 'post',
@@ -276,7 +276,7 @@ export const social: Area = {
         sort_direction: sortDirection(),
       }, false),
       paging: paging(100),
-      success: { status: 200, csv: true, schema: csvOr(listEnvelope('creators', ref('ProgramCreator'))) },
+      success: { status: 200, csv: 'ProgramCreator', schema: csvOr(listEnvelope('creators', ref('ProgramCreator'))) },
     }),
   ],
 }

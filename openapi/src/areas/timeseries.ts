@@ -100,10 +100,13 @@ const affiliateRow: Record<string, Schema> = {
   tags: arr(str(), { description: 'The shop\'s tags on the creator.' }),
 }
 
-const sortBy = (values: readonly string[] | null, examples: string[] = []): Schema =>
-  values
-    ? enumOf(values)
-    : str({ description: `Values not enumerated by the spec; examples: ${examples.join(', ')}.` })
+/** The video and slideshow searches' sort fields: the spec gives examples (`e.g.`); the rest of the row's metrics are inferred. */
+const CONTENT_TIMESERIES_SORT_KEYS = ['gmv', 'commission', 'views', 'likes', 'comments', 'units_sold', 'engagement_rate', 'conversion_rate', 'avg_gmv_per_view', 'avg_order_value', 'post_time'] as const
+
+const sortBy = (values: readonly string[], examples?: string[]): Schema =>
+  examples
+    ? enumOf(values, { description: `The spec gives examples (${examples.join(', ')}); the other values are inferred (the mock refuses others with 400).`, 'x-inferred': true })
+    : enumOf(values)
 
 /** `search_params`: date range, sort and the search's own filters (spec: Timeseries searches). */
 function searchParams(sort: Schema, filters: string[], dateRangeRequired = false): Schema {
@@ -217,7 +220,7 @@ export const timeseries: Area = {
       operationId: 'searchTimeseriesVideos',
       summary: 'Per-video metrics over a window',
       row: 'VideoTimeseriesRow',
-      sort: sortBy(null, ['gmv', 'views', 'units_sold']),
+      sort: sortBy(CONTENT_TIMESERIES_SORT_KEYS, ['gmv', 'views', 'units_sold']),
       filters: ['handle', 'product_id'],
       totalsShown: false,
     }),
@@ -226,7 +229,7 @@ export const timeseries: Area = {
       operationId: 'searchTimeseriesSlideshows',
       summary: 'Per-slideshow metrics over a window (date_range required)',
       row: 'SlideshowTimeseriesRow',
-      sort: sortBy(null, ['gmv', 'views', 'likes', 'comments', 'units_sold', 'commission']),
+      sort: sortBy(CONTENT_TIMESERIES_SORT_KEYS, ['gmv', 'views', 'likes', 'comments', 'units_sold', 'commission']),
       filters: ['handle', 'product_id', 'campaign_id'],
       totalsShown: false,
       dateRangeRequired: true,
