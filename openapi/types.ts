@@ -920,13 +920,13 @@ export interface paths {
         };
         /**
          * Correlation of platform video views with off-platform (storefront, marketplace) sales (GET form with query parameters)
-         * @description A date range is required, as `date_range` {from, to} (inclusive, at most 366 days) or, in the GET form, `date_from`/`date_to`; the server refuses a request with neither (400). `granularity` affects `series` only; halo statistics always use daily data. CSV: `format: csv` returns the `series` rows as a presigned download. Missing data is null, never 0. Read-only.
+         * @description A date range is required, as `date_range` {from, to} (inclusive, at most 366 days) or `date_from`/`date_to` instead (body and GET form alike); the server refuses a request with neither (400). `granularity` affects `series` only; halo statistics always use daily data. CSV: `format: csv` returns the `series` rows as a presigned download. Missing data is null, never 0. Read-only.
          */
         get: operations["getHaloReportGet"];
         put?: never;
         /**
          * Correlation of platform video views with off-platform (storefront, marketplace) sales
-         * @description A date range is required, as `date_range` {from, to} (inclusive, at most 366 days) or, in the GET form, `date_from`/`date_to`; the server refuses a request with neither (400). `granularity` affects `series` only; halo statistics always use daily data. CSV: `format: csv` returns the `series` rows as a presigned download. Missing data is null, never 0. Read-only.
+         * @description A date range is required, as `date_range` {from, to} (inclusive, at most 366 days) or `date_from`/`date_to` instead (body and GET form alike); the server refuses a request with neither (400). `granularity` affects `series` only; halo statistics always use daily data. CSV: `format: csv` returns the `series` rows as a presigned download. Missing data is null, never 0. Read-only.
          */
         post: operations["getHaloReport"];
         delete?: never;
@@ -6081,6 +6081,8 @@ export interface operations {
         parameters: {
             query?: {
                 date_range?: components["schemas"]["DateRange"];
+                date_from?: string;
+                date_to?: string;
                 platform_product_id?: string;
                 exclude_platform_gmv?: boolean | ("storefront" | "marketplace")[] | string;
                 granularity?: components["schemas"]["Grain"];
@@ -6088,8 +6090,6 @@ export interface operations {
                 format?: "json" | "csv";
                 columns?: string[];
                 csv_limit?: number;
-                date_from?: string;
-                date_to?: string;
             };
             header: {
                 /** @description Internal shop id returned as shop_id by GET /account/shops (not the platform's own shop id). Missing: 400 `Missing X-Shop-Id header`; malformed: 400 `Invalid shop_id`. The id format is not shown; the mock uses UUIDs (inferred). */
@@ -6136,6 +6136,16 @@ export interface operations {
             content: {
                 "application/json": {
                     date_range?: components["schemas"]["DateRange"];
+                    /**
+                     * Format: date
+                     * @description Start of the range (inclusive), instead of `date_range.from` (spec: "date_from/date_to accepted instead of date_range").
+                     */
+                    date_from?: string;
+                    /**
+                     * Format: date
+                     * @description End of the range (inclusive), instead of `date_range.to`.
+                     */
+                    date_to?: string;
                     /** @description Narrows platform numbers to that product and the platform blocks to the storefront products/variants and marketplace items linked to it. */
                     platform_product_id?: string;
                     /** @description true for all, or a list or comma string of `storefront` and `marketplace`: subtracts each day's platform shop GMV from that platform's revenue, floored at 0. */

@@ -169,6 +169,7 @@ const crmSum = (data: ShopData, index: CrmIndex, i: number, metric: CrmMetric, w
 function lowerBound(days: Int32Array, day: number): number {
   let lo = 0
   let hi = days.length
+  // Terminates: binary search, hi - lo halves each turn.
   while (lo < hi) {
     const mid = (lo + hi) >> 1
     if (days[mid]! < day) lo = mid + 1
@@ -468,6 +469,7 @@ function firstInOrder(items: number[], count: number, compare: (a: number, b: nu
   // A max-heap of the best `count` so far: its root is the worst of them.
   const heap: number[] = []
   const siftDown = (at: number) => {
+    // Terminates: `at` at least doubles each turn and the loop returns past the heap's end.
     for (;;) {
       const left = 2 * at + 1
       if (left >= heap.length) return

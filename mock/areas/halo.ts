@@ -544,7 +544,7 @@ const listHaloProductLinks: AreaHandler = (ctx) => {
   }
 }
 
-/** GET form: `date_from`/`date_to` instead of `date_range` (a `date_range` present wins). */
+/** spec: Off-platform sales correlation: `date_from`/`date_to` accepted instead of `date_range`, in the POST body and the GET query (a `date_range` present wins). */
 const acceptFlatDates: InputNormalizer = (input) => {
   const { date_from, date_to, ...rest } = input
   if (rest.date_range !== undefined || (date_from === undefined && date_to === undefined)) return rest
@@ -576,6 +576,6 @@ const availabilityAction: AdminAction = (state, input) => {
 
 export const halo: AreaModule = {
   handlers: { getHaloReport, listHaloProductLinks },
-  normalizers: { getHaloReportGet: acceptFlatDates },
+  normalizers: { getHaloReport: acceptFlatDates, getHaloReportGet: acceptFlatDates },
   adminActions: { 'halo/config': configAction, 'halo/availability': availabilityAction },
 }

@@ -62,6 +62,16 @@ interface SparkEntry {
   postDay: string | null
 }
 
+/**
+ * When the joined row's lifetime figures were computed: a property of the data, not of the request,
+ * so identical reads are identical (inferred: the daily analysis runs at the start of the world's
+ * today, UTC; never after the clock's now).
+ */
+function analysisTimeOf(today: string, now: Date): string {
+  const start = Date.parse(`${today}T00:00:00.000Z`)
+  return new Date(Math.min(start, now.getTime())).toISOString()
+}
+
 /** spec: video_data: the joined content row (lifetime figures), post_time and analysis_time as ISO timestamps. */
 function videoDataOf(world: World, data: ShopData, video: Video, analysisTime: string): SparkVideoData {
   const f = postFigures(world, data, video, 'videos')
@@ -181,7 +191,7 @@ const listSparkCodes: AreaHandler = (ctx) => {
   const { pageSize, depthCap } = ctx.page!
   const offset: number = typeof input.page_number === 'number' ? ctx.page!.offset : (input.page_offset ?? 0)
   const { rows, hasMore } = paginate(sorted, { ...ctx.page!, offset, limit: Math.max(0, Math.min(pageSize, depthCap - offset)) })
-  const analysisTime = ctx.now.toISOString()
+  const analysisTime = analysisTimeOf(ctx.state.today, ctx.now)
   const results = rows.map((e) => toRow(ctx.world, data, e, analysisTime))
   return {
     status: 200,

@@ -324,6 +324,7 @@ export const connectorOperations = {
     const entry: ActivityEntry = { id: data.next_activity_id++, time: input.time, actor: input.actor, shop_id: input.shop_id, operation_id: input.operation_id, tool: input.tool, status: input.status, idempotent_replay: input.idempotent_replay }
     data.activity.push(entry)
     // shift() drops the oldest in place (V8 trims the array's start); splice would copy the rest each time.
+    // Terminates: each turn drops one entry until the log is at its cap.
     while (data.activity.length > ACTIVITY_MAX) data.activity.shift()
     return entry
   },

@@ -61,6 +61,7 @@ export function createIdempotencyStore(clock: Clock, { ttlMs = 24 * 60 * 60 * 10
       if (live(entry, now)) break
       records.delete(id)
     }
+    // Terminates: each turn deletes one record until the store is at its cap.
     while (records.size > maxRecords) records.delete(records.keys().next().value as string)
   }
 

@@ -53,6 +53,7 @@ export function createJournal({ max = 1000 } = {}): Journal {
         full.id = nextId++
       } else full = { id: nextId++, ...entry }
       entries.push(full)
+      // Terminates: each turn drops one entry until the journal is at its cap.
       while (entries.length > max) entries.shift()
       return full
     },

@@ -50,6 +50,7 @@ export function createRateLimiter(clock: Clock, { perSecond = 10, perDay = 1_000
         u.day = today
         u.dayCount = 0
       }
+      // Terminates: each turn removes one of the finitely many recorded instants.
       while (u.recent.length && now - u.recent[0] >= 1000) u.recent.shift()
       // A clock set backwards must not leave future timestamps blocking the window forever.
       while (u.recent.length && u.recent[u.recent.length - 1] > now) u.recent.pop()

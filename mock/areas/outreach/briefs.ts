@@ -49,7 +49,7 @@ const createCreatorBrief: AreaHandler = (ctx) => {
   if (data.briefs.length >= MAX_BRIEFS) throw apiError(400, BRIEF_LIMIT_REACHED)
   const content = briefContent(data, input.type, input)
   // Short codes are public links: unique across every shop of the world.
-  const taken = (code: string) => Object.values(ctx.world.shopData).some((d) => d.briefs.some((b) => b.short_code === code))
+  const taken = new Set(Object.values(ctx.world.shopData).flatMap((d) => d.briefs.map((b) => b.short_code)))
   const shortCode = newCode(ctx, shopId, 'brief-code', 8, taken, 'hex')
   const now = ctx.now.toISOString()
   const brief: CreatorBrief = {

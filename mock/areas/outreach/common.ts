@@ -62,16 +62,39 @@ export function newId(ctx: RequestContext, shopId: string, kind: string): string
 }
 
 const BASE36 = '0123456789abcdefghijklmnopqrstuvwxyz'
+/** Codes one shop can make of each kind; a shop's codes are a block of the code space of this size. */
+const CODES_PER_SHOP = 1 << 20
 
-/** A new public code of `length` characters ([a-z0-9], or hex), unused by `taken`. */
-export function newCode(ctx: RequestContext, shopId: string, kind: string, length: number, taken: (code: string) => boolean, alphabet: 'hex' | 'base36'): string {
+/**
+ * A new public code of `length` characters ([a-z0-9], or hex), unique across the world and unused by
+ * `taken` (codes made by the fixtures). Made by construction, never by retrying at random: the
+ * shop's position and its own counter of this kind name one number of the code space, and an affine
+ * bijection of the code space (a multiplier coprime with its size, an offset from the seed) turns it
+ * into the code. Distinct (shop, counter) pairs give distinct codes, so the loop below skips at most
+ * `taken.size` codes before it finds a free one.
+ */
+export function newCode(ctx: RequestContext, shopId: string, kind: string, length: number, taken: ReadonlySet<string>, alphabet: 'hex' | 'base36'): string {
   const letters = alphabet === 'hex' ? BASE36.slice(0, 16) : BASE36
-  for (;;) {
-    const seed = `${ctx.state.seed}/${shopId}/${kind}/${nextSequence(ctx, shopId)}`
+  const size = BigInt(letters.length) ** BigInt(length)
+  const shopIndex = BigInt(ctx.world.shops.findIndex((s) => s.shop_id === shopId))
+  const counter = ctx.state.shopState(shopId, `outreach/code/${kind}`, () => ({ next: 0 }))
+  // Coprime with 16^n and 36^n (odd, not a multiple of 3); the offset makes codes differ per seed.
+  const multiplier = (BigInt(fnv1a(`${ctx.state.seed}/${kind}/multiplier`)) * 6n + 1n) % size
+  const offset = BigInt(fnv1a(`${ctx.state.seed}/${kind}/offset`)) % size
+  for (let skipped = 0; skipped <= taken.size; skipped++) {
+    if (counter.next >= CODES_PER_SHOP || (shopIndex + 1n) * BigInt(CODES_PER_SHOP) > size) {
+      throw apiError(400, `No ${kind} code is left for this shop (${CODES_PER_SHOP} per shop)`)
+    }
+    let value = (shopIndex * BigInt(CODES_PER_SHOP) + BigInt(counter.next++)) * multiplier + offset
+    value %= size
     let code = ''
-    for (let i = 0; code.length < length; i++) code += letters[fnv1a(`${seed}#${i}`) % letters.length]
-    if (!taken(code)) return code
+    for (let i = 0; i < length; i++) {
+      code = letters[Number(value % BigInt(letters.length))] + code
+      value /= BigInt(letters.length)
+    }
+    if (!taken.has(code)) return code
   }
+  throw new Error(`newCode: ${taken.size + 1} distinct codes were all taken (the bijection is broken)`)
 }
 
 // spec: Rules of the named resources: Lists: handles validated against [a-z0-9._], at most 30 characters.

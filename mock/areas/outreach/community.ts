@@ -35,7 +35,7 @@ const createCommunityCampaign: AreaHandler = (ctx) => {
   const title = nonBlank(input.title)
   if (!title) throw apiError(400, 'title must not be blank')
   // The community hub is shared by every shop: slugs are unique across the world.
-  const taken = (slug: string) => Object.values(ctx.world.shopData).some((d) => d.communityCampaigns.some((c) => c.slug === slug))
+  const taken = new Set(Object.values(ctx.world.shopData).flatMap((d) => d.communityCampaigns.map((c) => c.slug)))
   const slug = newCode(ctx, shopId, 'community-slug', 6, taken, 'base36')
   const now = ctx.now.toISOString()
   const campaign = {

@@ -20,12 +20,14 @@ const getHaloReport = operation({
   specSection: SECTION,
   summary: 'Correlation of platform video views with off-platform (storefront, marketplace) sales',
   description: [
-    'A date range is required, as `date_range` {from, to} (inclusive, at most 366 days) or, in the GET form, `date_from`/`date_to`;',
+    'A date range is required, as `date_range` {from, to} (inclusive, at most 366 days) or `date_from`/`date_to` instead (body and GET form alike);',
     'the server refuses a request with neither (400). `granularity` affects `series` only; halo statistics always use daily data.',
     'CSV: `format: csv` returns the `series` rows as a presigned download. Missing data is null, never 0. Read-only.',
   ].join(' '),
   requestBody: body({
     date_range: dateRange(),
+    date_from: date({ description: 'Start of the range (inclusive), instead of `date_range.from` (spec: "date_from/date_to accepted instead of date_range").' }),
+    date_to: date({ description: 'End of the range (inclusive), instead of `date_range.to`.' }),
     platform_product_id: str({ description: 'Narrows platform numbers to that product and the platform blocks to the storefront products/variants and marketplace items linked to it.' }),
     exclude_platform_gmv: {
       anyOf: [
@@ -38,7 +40,7 @@ const getHaloReport = operation({
     granularity: { ...ref('Grain'), default: 'day', description: '`week` starts on Monday. Affects `series` only.' },
     include_top_videos: bool({ description: 'Adds `top_videos_per_day`.' }),
     ...csvFields(),
-  }, { description: 'Halo report request. A date range is required: `date_range` here, or `date_from`/`date_to` in the GET form.' }),
+  }, { description: 'Halo report request. A date range is required: `date_range`, or `date_from`/`date_to` instead (in the body as in the GET form).' }),
   success: {
     status: 200,
     csv: 'HaloSeriesRow',
@@ -46,13 +48,8 @@ const getHaloReport = operation({
   },
 })
 
-/** GET form: `date_range` as a deep object, plus the flat `date_from`/`date_to` the spec allows instead. */
-const getHaloReportGetForm = getForm(getHaloReport, 'getHaloReportGet', {
-  query: [
-    queryParam('date_from', date({ description: 'Start of the range (inclusive), instead of date_range[from].' })),
-    queryParam('date_to', date({ description: 'End of the range (inclusive), instead of date_range[to].' })),
-  ],
-})
+/** GET form: every body field as a query parameter, `date_range` as a deep object (`date_from`/`date_to` come from the body). */
+const getHaloReportGetForm = getForm(getHaloReport, 'getHaloReportGet')
 const getHaloReportGet = {
   ...getHaloReportGetForm,
   query: getHaloReportGetForm.query!.map((p) => (p.name === 'date_range' ? { ...p, style: 'deepObject' as const } : p)),

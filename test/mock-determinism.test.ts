@@ -1,0 +1,123 @@
+/**
+ * Every answer is a function of the seed, `today`, the state and the mock clock only (issue 15,
+ * items 4 and 5): two mocks given the same sequence answer the same bytes; the same read twice on a
+ * running clock is byte-identical where the spec does not tie the answer to the moment; and the
+ * documented input forms are accepted in every form of an operation.
+ */
+import { describe, expect, it } from 'vitest'
+import type { OperationInfo } from '../openapi/index.ts'
+import { createMockState, type MockState } from '../mock/index.ts'
+import { exampleFromSchema } from '../mock/testing.ts'
+import { createInProcessClient } from './support/in-process.ts'
+
+const OPTIONS = { seed: 7, scale: 'small', today: '2026-11-20', now: '2026-11-20T15:20:00.000Z', rateLimit: false } as const
+
+/** A minimal valid request for every operation, from its schemas (as the contract sweep builds them). */
+function minimalCall(state: MockState, op: OperationInfo): { path: string; query: string; body?: string } {
+  let path = op.path
+  for (const p of op.pathParams) path = path.replace(`{${p.name}}`, 'no-such-key')
+  const query = new URLSearchParams()
+  for (const p of op.query.filter((q) => q.required)) {
+    const value = exampleFromSchema(state.contract, p.schema, state.today, p.name)
+    if (value && typeof value === 'object' && !Array.isArray(value)) for (const [k, v] of Object.entries(value)) query.append(`${p.name}[${k}]`, String(v))
+    else query.append(p.name, String(value))
+  }
+  const body = op.hasBody ? JSON.stringify(exampleFromSchema(state.contract, op.requestSchema, state.today) ?? {}) : undefined
+  return { path, query: query.toString(), body }
+}
+
+const readOperations = (state: MockState) => state.contract.operations.filter((op) => !op.idempotent && !/^(create|update|delete|merge|toggle|approve|reject|ignore|unignore|send|authorize|tag|untag)/.test(op.operationId))
+
+/** Every reading operation answered once, as `operationId status body` lines. */
+async function readAll(state: MockState): Promise<string[]> {
+  const client = createInProcessClient(state)
+  const shop = state.world.shops.find((s) => s.is_active && s.plan === 'scale')!
+  const headers = { 'content-type': 'application/json', 'x-api-key': 'demo-enterprise-key', 'x-shop-id': shop.shop_id }
+  const out: string[] = []
+  for (const op of readOperations(state)) {
+    const answer = await client.call(op, { ...minimalCall(state, op), headers })
+    out.push(`${op.operationId} ${answer.status} ${answer.text}`)
+  }
+  return out
+}
+
+describe('determinism: answers depend on seed, today, state and clock only (issue 15)', () => {
+  it('two mocks with the same seed, today and frozen clock answer a sequence of reads, writes and reads again byte for byte', async () => {
+    const sequence = async (state: MockState) => {
+      const before = await readAll(state)
+      const client = createInProcessClient(state)
+      const shop = state.world.shops.find((s) => s.is_active && s.plan === 'scale')!
+      const headers = { 'content-type': 'application/json', 'x-api-key': 'demo-key', 'x-shop-id': shop.shop_id }
+      const writes = [
+        ['createList', { title: 'determinism', handles: [] }],
+        ['createDashboard', { name: 'Determinism board' }],
+        ['createCreatorBrief', { type: 'static', title: 'brief', video_mode: 'auto' }],
+        ['createCommunityCampaign', { title: 'race', type: 'race' }],
+        ['createAutomation', { title: 'hello', message_type: 'dm', outreach_audience: 'new_affiliates', dm_messages: [{ type: 'text', content: 'Hi' }] }],
+      ] as const
+      const written: string[] = []
+      for (const [id, body] of writes) written.push((await client.call(state.contract.byId.get(id)!, { headers, body: JSON.stringify(body) })).text)
+      return [...before, ...written, ...(await readAll(state))]
+    }
+    const first = await sequence(createMockState(OPTIONS))
+    const second = await sequence(createMockState(OPTIONS))
+    expect(first.length).toBeGreaterThan(100)
+    expect(second).toEqual(first)
+  })
+
+  it('the same read twice, the clock having moved on a second, is byte-identical (every reading operation)', async () => {
+    const state = createMockState(OPTIONS)
+    const first = await readAll(state)
+    state.clock.advance(1_000)
+    const second = await readAll(state)
+    const differing = first.filter((line, i) => line !== second[i]).map((line) => line.split(' ')[0])
+    // The moment is the answer: /health says when it answered; the activity log has recorded the first reads.
+    expect(differing).toEqual(['listAccountActivity', 'getHealth'])
+  })
+})
+
+describe('input forms: every documented form is accepted in each form of the operation (issue 15; spec: Conventions 4, Off-platform sales correlation)', () => {
+  const state = createMockState(OPTIONS)
+  const client = createInProcessClient(state)
+  const shop = state.world.shops.find((s) => s.is_active && s.plan === 'scale')!
+  const headers = { 'content-type': 'application/json', 'x-api-key': 'demo-key', 'x-shop-id': shop.shop_id }
+  const call = (id: string, input: { body?: unknown; query?: string }) =>
+    client.call(state.contract.byId.get(id)!, { headers, query: input.query, body: input.body === undefined ? undefined : JSON.stringify(input.body) })
+  const data = (text: string) => JSON.parse(text).data
+
+  it('halo: date_from/date_to instead of date_range, in the POST body as in the GET query, give the same report', async () => {
+    const canonical = await call('getHaloReport', { body: { date_range: { from: '2026-10-01', to: '2026-10-31' } } })
+    const flatPost = await call('getHaloReport', { body: { date_from: '2026-10-01', date_to: '2026-10-31' } })
+    const flatGet = await call('getHaloReportGet', { query: 'date_from=2026-10-01&date_to=2026-10-31' })
+    expect(canonical.status).toBe(200)
+    expect(flatPost.status, flatPost.text).toBe(200)
+    expect(flatGet.status, flatGet.text).toBe(200)
+    expect(data(flatPost.text)).toEqual(data(canonical.text))
+    expect(data(flatGet.text)).toEqual(data(canonical.text))
+  })
+
+  it.each([
+    ['listAdCampaigns', { date_range: { from: '2026-10-01', to: '2026-10-31' }, page_size: 3, sort_by: 'budget' }, { dateRange: { from: '2026-10-01', to: '2026-10-31' }, pageSize: 3, sortBy: 'budget' }],
+    ['listAdCreatives', { posted_date: { from: '2026-01-01', to: '2026-10-31' }, page_size: 3 }, { date_range: { from: '2026-01-01', to: '2026-10-31' }, pageSize: 3 }],
+    ['listSocialCampaigns', { date_range: { from: '2026-10-01', to: '2026-10-31' }, page_size: 3 }, { dateRange: { from: '2026-10-01', to: '2026-10-31' }, pageSize: 3 }],
+  ] as const)('%s: camelCase and legacy keys give the canonical answer', async (id, canonicalBody, aliasBody) => {
+    const canonical = await call(id, { body: canonicalBody })
+    const alias = await call(id, { body: aliasBody })
+    expect(canonical.status, canonical.text).toBe(200)
+    expect(alias.text).toBe(canonical.text)
+  })
+
+  it('every /v1/ads alias and GET form answers as its canonical operation (with no body)', async () => {
+    const aliases = state.contract.operations.filter((op) => op.aliasOf)
+    expect(aliases.length).toBeGreaterThan(4)
+    const differing: string[] = []
+    for (const alias of aliases) {
+      const canonical = state.contract.byId.get(alias.aliasOf!)!
+      if (canonical.hasBody && canonical.requestSchema && (canonical.operation as any).requestBody?.required) continue
+      const a = await client.call(alias, { headers, body: alias.hasBody ? '{}' : undefined })
+      const b = await client.call(canonical, { headers, body: canonical.hasBody ? '{}' : undefined })
+      if (a.text !== b.text || a.status !== b.status) differing.push(`${alias.operationId} ${a.status} vs ${canonical.operationId} ${b.status}`)
+    }
+    expect(differing).toEqual([])
+  })
+})
