@@ -120,7 +120,7 @@ export function createMockState(options: MockStateOptions = {}): MockState {
   let scale = options.scale ?? 'small'
   let fixedToday = options.today
   let today = fixedToday ?? clock.today()
-  let world = buildWorld({ seed, scale, today })
+  let world = buildWorld({ seed, scale, today, asOf: clock.now().toISOString() })
   let shopBags = new Map<string, Record<string, unknown>>()
   let connector = createConnectorStore(buildConnectorFixtures(world))
 
@@ -168,7 +168,7 @@ export function createMockState(options: MockStateOptions = {}): MockState {
       scale = next.scale ?? scale
       if (next.today !== undefined) fixedToday = next.today
       today = fixedToday ?? clock.today()
-      world = buildWorld({ seed, scale, today })
+      world = buildWorld({ seed, scale, today, asOf: clock.now().toISOString() })
       shopBags = new Map()
       connector = createConnectorStore(buildConnectorFixtures(world))
       cache?.invalidate()

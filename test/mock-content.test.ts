@@ -154,7 +154,7 @@ describe('CRM list (spec: CRM, videos, slideshows, LIVEs: POST /affiliate/crm/li
     expect(isSorted(rows.map((r) => r.gmv), 'desc')).toBe(true)
     const bad = await post('/affiliate/crm/list', { sort_by: 'charisma' })
     expect(bad.status).toBe(400)
-    expect(bad.json.error).toMatch(/^sort_by must be one of gmv, /)
+    expect(bad.json.error).toMatch(/^sort_by must be one of "gmv", /)
   })
 
   it('crm: just_count returns only total_count, the number of matching rows (spec: Conventions 3)', async () => {
@@ -216,7 +216,7 @@ describe('videos list (spec: CRM, videos, slideshows, LIVEs: POST /affiliate/vid
     const days = byDate.map((r) => data.videos.find((v) => v.video_id === r.video_id)!.post_day)
     expect(isSorted(days, 'asc')).toBe(true)
     expect((await post('/affiliate/videos/list', { filters: { sort_by: 'charisma' } })).status).toBe(400)
-    expect((await post('/affiliate/videos/list', { filters: { sort_direction: 'sideways' } })).json.error).toBe('filters.sort_direction must be asc or desc')
+    expect((await post('/affiliate/videos/list', { filters: { sort_direction: 'sideways' } })).json.error).toBe('filters.sort_direction must be one of "asc", "desc", "ASC", "DESC"')
   })
 })
 

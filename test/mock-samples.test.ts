@@ -290,7 +290,7 @@ describe('samples list (spec: Samples; States: sample request ignored)', () => {
   it('samples: 400 for a sort_direction other than asc or desc (spec: Samples)', async () => {
     const res = await call('listSampleRequests', { sort_direction: 'sideways' })
     expect(res.status).toBe(400)
-    expect(res.json).toEqual({ error: 'sort_direction must be asc or desc' })
+    expect(res.json).toEqual({ error: 'sort_direction must be one of "asc", "desc", "ASC", "DESC"' })
     expect((await call('listSampleRequests', { sort_direction: 'ASC' })).status).toBe(200)
   })
 })

@@ -328,7 +328,7 @@ describe('timeseries: videos and slideshows (spec: Timeseries searches; Resource
     expect(isSorted(byProduct.map((r) => r.views), 'ASC')).toBe(true)
     const bad = await post('/timeseries/videos', { search_params: { sort_by: 'nonsense' } })
     expect(bad.status).toBe(400)
-    expect(bad.json.error).toMatch(/^search_params.sort_by must be one of gmv, /)
+    expect(bad.json.error).toMatch(/^search_params.sort_by must be one of "gmv", /)
   })
 
   it('timeseries: slideshows require date_range: 400 Missing date_range (from/to) without it (spec: Timeseries searches)', async () => {
