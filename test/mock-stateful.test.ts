@@ -42,7 +42,11 @@ const title = fc.constantFrom('alpha', 'beta', 'gamma', 'Delta list', 'ε')
 const key = fc.constantFrom('k-1', 'k-2', 'k-3', 'retry-A')
 
 class CreateList implements fc.AsyncCommand<Model, Real> {
-  constructor(readonly title: string, readonly key: string | undefined) {}
+  readonly title: string
+  readonly key: string | undefined
+  constructor(title: string, key: string | undefined) {
+    this.title = title; this.key = key
+  }
   check = () => true
   async run(m: Model, r: Real) {
     const body = { title: this.title, handles: [] }
@@ -62,7 +66,10 @@ class CreateList implements fc.AsyncCommand<Model, Real> {
 }
 
 class DeleteList implements fc.AsyncCommand<Model, Real> {
-  constructor(readonly title: string) {}
+  readonly title: string
+  constructor(title: string) {
+    this.title = title
+  }
   check = () => true
   async run(m: Model, r: Real) {
     const a = await r.call('deleteList', { title: this.title })
@@ -74,7 +81,10 @@ class DeleteList implements fc.AsyncCommand<Model, Real> {
 }
 
 class CreateBoard implements fc.AsyncCommand<Model, Real> {
-  constructor(readonly name: string) {}
+  readonly name: string
+  constructor(name: string) {
+    this.name = name
+  }
   check = () => true
   async run(m: Model, r: Real) {
     const a = await r.call('createDashboard', { name: this.name })
@@ -87,7 +97,10 @@ class CreateBoard implements fc.AsyncCommand<Model, Real> {
 }
 
 class DeleteBoard implements fc.AsyncCommand<Model, Real> {
-  constructor(readonly pick: number) {}
+  readonly pick: number
+  constructor(pick: number) {
+    this.pick = pick
+  }
   check = (m: Readonly<Model>) => m.boards.size > 0
   async run(m: Model, r: Real) {
     const id = [...m.boards.keys()][this.pick % m.boards.size]!
@@ -100,7 +113,10 @@ class DeleteBoard implements fc.AsyncCommand<Model, Real> {
 }
 
 class CreateBriefs implements fc.AsyncCommand<Model, Real> {
-  constructor(readonly count: number) {}
+  readonly count: number
+  constructor(count: number) {
+    this.count = count
+  }
   check = () => true
   async run(m: Model, r: Real) {
     for (let i = 0; i < this.count; i++) {
@@ -117,7 +133,11 @@ class CreateBriefs implements fc.AsyncCommand<Model, Real> {
 }
 
 class InvalidWrite implements fc.AsyncCommand<Model, Real> {
-  constructor(readonly op: string, readonly body: unknown) {}
+  readonly op: string
+  readonly body: unknown
+  constructor(op: string, body: unknown) {
+    this.op = op; this.body = body
+  }
   check = () => true
   async run(_m: Model, r: Real) {
     const a = await r.call(this.op, this.body)
@@ -128,7 +148,10 @@ class InvalidWrite implements fc.AsyncCommand<Model, Real> {
 }
 
 class AdvanceClock implements fc.AsyncCommand<Model, Real> {
-  constructor(readonly ms: number) {}
+  readonly ms: number
+  constructor(ms: number) {
+    this.ms = ms
+  }
   check = () => true
   async run(m: Model, r: Real) {
     r.state.clock.advance(this.ms)
