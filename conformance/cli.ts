@@ -29,6 +29,7 @@ const USAGE = `usage: shoptwin conformance --base-url URL --api-key KEY --shop-i
   --rps N                    requests per second to stay under (default 8)
   --halo-bound SECONDS       how long the halo report may stay refreshing (default 60)
   --rule-timeout SECONDS     longest run of one rule (default 120)
+  --require-certified        exit 1 for anything short of CERTIFIED (a partial run too)
   --list                     print the rule catalogue and exit
   --mcp-url URL              check an assistant connector instead (rules in conformance/rules/connector/)
 `
@@ -52,6 +53,7 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
         rps: { type: 'string' },
         'halo-bound': { type: 'string' },
         'rule-timeout': { type: 'string' },
+        'require-certified': { type: 'boolean', default: false },
         list: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
@@ -82,6 +84,7 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
     rps,
     haloBoundSeconds,
     ruleTimeoutSeconds,
+    requireCertified: Boolean(v['require-certified']),
   }
   if (help || list) return { options, list, help }
   if (!options.baseUrl) return { error: '--base-url is required' }
@@ -162,6 +165,7 @@ export async function main(argv: string[]): Promise<number> {
   terminal.start(redactText(options.baseUrl, secrets), selectRules(options.rules).length)
   const { outcomes, runErrors } = await runWithVitest(options, (o) => terminal.outcome(o))
   const report = buildReport(loadContract(), options, outcomes, runErrors.map((e) => redactText(e, secrets)), startedAt)
+  report.commandLine = redactText(['shoptwin conformance', ...argv.map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`))].join(' '), secrets)
   const written = options.reportDir ? await writeReports(report, resolve(options.reportDir), secrets) : []
   terminal.summary(report, written)
   return report.exitCode

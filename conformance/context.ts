@@ -149,11 +149,11 @@ export async function runRule(rule: Rule, env: RunEnvironment): Promise<RuleOutc
     contract: env.contract,
     request,
     enterpriseKey() {
-      if (!env.options.enterpriseApiKey) throw new Skip('no --enterprise-api-key given')
+      if (!env.options.enterpriseApiKey) throw new Skip('no --enterprise-api-key')
       return env.options.enterpriseApiKey
     },
     limitedKey() {
-      if (!env.options.limitedApiKey) throw new Skip('no --limited-api-key given')
+      if (!env.options.limitedApiKey) throw new Skip('no --limited-api-key')
       return env.options.limitedApiKey
     },
     fail(failure) {
@@ -183,7 +183,7 @@ export async function runRule(rule: Rule, env: RunEnvironment): Promise<RuleOutc
 
   let result: RuleOutcome
   try {
-    if (rule.writes && !env.options.allowWrites) throw new Skip('writes: run with --allow-writes')
+    if (rule.writes && !env.options.allowWrites) throw new Skip('writes without --allow-writes')
     await rule.run(t)
     result = outcome(failures.length ? 'fail' : 'pass')
   } catch (error) {

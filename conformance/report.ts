@@ -2,8 +2,11 @@
  * The result of a run as the reporters see it: the target, the contract version, every rule's
  * outcome, which operations were exercised, the verdict and the exit code.
  */
+import { createHash } from 'node:crypto'
+import { readFileSync } from 'node:fs'
 import type { Contract } from '../openapi/index.ts'
-import type { RuleOutcome, RunOptions } from './types.ts'
+import { catalogue } from './catalogue.ts'
+import type { Rule, RuleOutcome, RunOptions } from './types.ts'
 
 export interface CoverageEntry {
   operationId: string
@@ -14,8 +17,24 @@ export interface CoverageEntry {
   exercisedBy: string[]
 }
 
+/** shoptwin's own version (package.json), for the certificate's run metadata. */
+const toolVersion = (): string => {
+  try {
+    return (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version
+  } catch {
+    return 'unknown'
+  }
+}
+
 export interface RunReport {
   tool: string
+  toolVersion: string
+  /** The command line, keys redacted (set by the CLI). */
+  commandLine?: string
+  /** SHA-256 of the contract document (its JSON), so a reader knows exactly what was checked against. */
+  contractSha256: string
+  rps: number
+  durationMs: number
   target: string
   shopId: string
   startedAt: string
@@ -29,15 +48,36 @@ export interface RunReport {
   /** Errors vitest reported outside any rule. */
   runErrors: string[]
   summary: { total: number; passed: number; failed: number; errored: number; skipped: number; mustFailed: number; shouldFailed: number; warnings: number; exercised: number; operations: number }
-  /** certified: every MUST rule passed. */
-  verdict: 'certified' | 'not certified'
+  /**
+   * certified: every MUST rule of the catalogue ran to its end and passed, and every operation of
+   * the contract was exercised; not certified: a MUST rule failed; passed, not certified: nothing
+   * failed but the run was partial (`incomplete` says what is missing).
+   */
+  verdict: 'certified' | 'passed, not certified' | 'not certified'
+  /** The verdict as one line, naming what a partial run left out. */
+  verdictText: string
+  /** Whether the run checked everything a certificate needs. */
+  complete: boolean
+  /** What a partial run did not check. */
+  incomplete: { mustNotRun: Array<{ id: string; reason: string }>; operationsNotExercised: string[] }
   exitCode: 0 | 1
+}
+
+/** Why a MUST rule of the catalogue has no finished outcome in this run. */
+function notRunReason(rule: Rule, outcome: RuleOutcome | undefined): string | undefined {
+  if (!outcome) return 'not selected (--rules)'
+  return outcome.status === 'skip' ? (outcome.reason ?? 'skipped') : undefined
+}
+
+/** `no --enterprise-api-key; no --limited-api-key` from the reasons, each once. */
+function reasonsText(reasons: string[]): string {
+  return [...new Set(reasons)].join('; ')
 }
 
 /** Whether an outcome fails the certification (a MUST rule failed or could not run to the end). */
 export const failsCertification = (o: RuleOutcome) => o.level === 'MUST' && (o.status === 'fail' || o.status === 'error')
 
-export function buildReport(contract: Contract, options: RunOptions, outcomes: RuleOutcome[], runErrors: string[], startedAt: Date): RunReport {
+export function buildReport(contract: Contract, options: RunOptions, outcomes: RuleOutcome[], runErrors: string[], startedAt: Date, rules: readonly Rule[] = catalogue): RunReport {
   const exercised = new Map<string, Set<string>>()
   for (const outcome of outcomes) {
     for (const operationId of outcome.operations) {
@@ -54,12 +94,39 @@ export function buildReport(contract: Contract, options: RunOptions, outcomes: R
   }))
   const count = (status: RuleOutcome['status']) => outcomes.filter((o) => o.status === status).length
   const mustFailed = outcomes.filter(failsCertification).length + (runErrors.length ? 1 : 0)
+  const byId = new Map(outcomes.map((o) => [o.id, o]))
+  const mustNotRun = rules
+    .filter((r) => r.level === 'MUST')
+    .flatMap((r) => {
+      const reason = notRunReason(r, byId.get(r.id))
+      return reason === undefined ? [] : [{ id: r.id, reason }]
+    })
+  const operationsNotExercised = coverage.filter((c) => !c.exercisedBy.length).map((c) => c.operationId)
+  const complete = mustNotRun.length === 0 && operationsNotExercised.length === 0 && runErrors.length === 0
+  const verdict: RunReport['verdict'] = mustFailed ? 'not certified' : complete ? 'certified' : 'passed, not certified'
+  const exercisedCount = coverage.length - operationsNotExercised.length
+  const partial = [
+    ...(mustNotRun.length ? [`${mustNotRun.length} MUST rule${mustNotRun.length > 1 ? 's' : ''} not run (${reasonsText(mustNotRun.map((m) => m.reason))})`] : []),
+    `${exercisedCount}/${coverage.length} operations`,
+  ].join(', ')
+  const verdictText =
+    verdict === 'certified'
+      ? `CERTIFIED: every MUST rule passed, ${coverage.length}/${coverage.length} operations exercised`
+      : verdict === 'not certified'
+        ? `NOT CERTIFIED: ${mustFailed} MUST rule${mustFailed > 1 ? 's' : ''} failed${complete ? '' : `; ${partial}`}`
+        : `PASSED, NOT CERTIFIED: ${partial}`
+  const exitCode: 0 | 1 = mustFailed || (options.requireCertified && verdict !== 'certified') ? 1 : 0
+  const finishedAt = new Date()
   return {
     tool: 'shoptwin conformance',
+    toolVersion: toolVersion(),
+    contractSha256: createHash('sha256').update(JSON.stringify(contract.doc)).digest('hex'),
+    rps: options.rps,
+    durationMs: finishedAt.getTime() - startedAt.getTime(),
     target: options.baseUrl,
     shopId: options.shopId,
     startedAt: startedAt.toISOString(),
-    finishedAt: new Date().toISOString(),
+    finishedAt: finishedAt.toISOString(),
     contractTitle: contract.doc.info.title,
     contractVersion: contract.doc.info.version,
     allowWrites: options.allowWrites,
@@ -79,7 +146,10 @@ export function buildReport(contract: Contract, options: RunOptions, outcomes: R
       exercised: coverage.filter((c) => c.exercisedBy.length).length,
       operations: coverage.length,
     },
-    verdict: mustFailed ? 'not certified' : 'certified',
-    exitCode: mustFailed ? 1 : 0,
+    verdict,
+    verdictText,
+    complete,
+    incomplete: { mustNotRun, operationsNotExercised },
+    exitCode,
   }
 }

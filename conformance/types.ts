@@ -25,6 +25,8 @@ export interface RunOptions {
   haloBoundSeconds: number
   /** Seconds a rule may take before it is failed as timed out. */
   ruleTimeoutSeconds: number
+  /** Exit 1 for anything short of CERTIFIED (a CI gate that must not pass a partial run). */
+  requireCertified?: boolean
 }
 
 /** One request the suite made and the answer it got, with the key already redacted. */

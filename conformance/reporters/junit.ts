@@ -25,8 +25,17 @@ function testcase(o: RuleOutcome): string {
   return lines.join('\n')
 }
 
+/** MUST rules of the catalogue the run did not select: skipped testcases, so CI shows what was not checked. */
+function notSelected(report: RunReport): string[] {
+  const ran = new Set(report.outcomes.map((o) => o.id))
+  return report.incomplete.mustNotRun
+    .filter((m) => !ran.has(m.id))
+    .map((m) => `    <testcase classname="conformance.${escapeXml(m.id.split('.')[0]!)}" name="${escapeXml(`${m.id} [MUST]`)}" time="0.000">\n      <skipped message="${escapeXml(m.reason)}"/>\n    </testcase>`)
+}
+
 export function junitReport(report: RunReport): string {
   const areas = [...new Set(report.outcomes.map((o) => o.area))]
+  const unselected = notSelected(report)
   const suites = areas.map((area) => {
     const outcomes = report.outcomes.filter((o) => o.area === area)
     const failures = outcomes.filter((o) => o.level === 'MUST' && o.status === 'fail').length
@@ -39,10 +48,14 @@ export function junitReport(report: RunReport): string {
       '  </testsuite>',
     ].join('\n')
   })
+  if (unselected.length) {
+    suites.push([`  <testsuite name="conformance.not-selected" tests="${unselected.length}" failures="0" errors="0" skipped="${unselected.length}" time="0.000" timestamp="${report.startedAt}">`, ...unselected, '  </testsuite>'].join('\n'))
+  }
   const s = report.summary
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
-    `<testsuites name="${escapeXml(`${report.tool}: ${report.target}`)}" tests="${s.total}" failures="${report.outcomes.filter((o) => o.level === 'MUST' && o.status === 'fail').length}" errors="${report.outcomes.filter((o) => o.level === 'MUST' && o.status === 'error').length}" skipped="${s.skipped}">`,
+    `<!-- ${escapeXml(report.verdictText).replace(/--/g, '- -')} -->`,
+    `<testsuites name="${escapeXml(`${report.tool}: ${report.target}`)}" tests="${s.total + unselected.length}" failures="${report.outcomes.filter((o) => o.level === 'MUST' && o.status === 'fail').length}" errors="${report.outcomes.filter((o) => o.level === 'MUST' && o.status === 'error').length}" skipped="${s.skipped + unselected.length}">`,
     ...suites,
     '</testsuites>',
     '',

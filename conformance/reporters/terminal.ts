@@ -15,13 +15,22 @@ export function createTerminalReporter({ write = (s) => process.stdout.write(s),
     if (o.level === 'SHOULD') return paint(33, 'WARN')
     return paint(31, o.status === 'error' ? 'ERR ' : 'FAIL')
   }
+  let done = 0
+  let total = 0
   return {
     start(target: string, ruleCount: number): void {
+      total = ruleCount
       write(`shoptwin conformance: ${ruleCount} rules against ${target}\n`)
     },
+    /** A rule that polls says what it waits for (`halo.refreshing-then-ok: waiting for the storefront build, 12 s of 60 s`). */
+    waiting(ruleId: string, what: string): void {
+      write(`${paint(90, `[${done + 1}/${total}]`)} ${paint(90, `${ruleId}: ${what}`)}\n`)
+    },
     outcome(o: RuleOutcome): void {
+      done++
+      const counter = `[${String(done).padStart(String(total).length)}/${total}]`
       const ops = o.operations.length ? ` ${paint(90, o.operations.slice(0, 3).join(', ') + (o.operations.length > 3 ? ` +${o.operations.length - 3}` : ''))}` : ''
-      write(`${mark(o)} ${o.id} [${o.level}]${ops} ${paint(90, `${o.durationMs} ms`)}\n`)
+      write(`${counter} ${mark(o)} ${o.id} [${o.level}]${ops} ${paint(90, `${o.durationMs} ms`)}\n`)
       if (o.status === 'skip' && o.reason) write(`     ${paint(90, o.reason)}\n`)
       if (o.status === 'error' && o.reason) write(`     ${o.reason}\n`)
       for (const f of o.failures.slice(0, 3)) write(`     ${f.operation ? `${f.operation}: ` : ''}${f.message}\n       expected ${f.expected}\n       received ${f.received.slice(0, 200)}\n`)
@@ -33,7 +42,11 @@ export function createTerminalReporter({ write = (s) => process.stdout.write(s),
       write(`operations exercised: ${s.exercised}/${s.operations}\n`)
       for (const error of report.runErrors) write(`run error: ${error}\n`)
       for (const path of written) write(`report: ${path}\n`)
-      write(`${report.verdict === 'certified' ? paint(32, 'CERTIFIED') : paint(31, 'NOT CERTIFIED')}: ${s.mustFailed ? `${s.mustFailed} MUST rule(s) not met` : 'every MUST rule passed'}\n`)
+      const [head, ...rest] = report.verdictText.split(': ')
+      const tone = report.verdict === 'certified' ? 32 : report.verdict === 'not certified' ? 31 : 33
+      write(`${paint(tone, head!)}: ${rest.join(': ')}\n`)
+      for (const m of report.incomplete.mustNotRun.slice(0, 10)) write(`     ${paint(90, `not run: ${m.id} (${m.reason})`)}\n`)
+      if (report.incomplete.mustNotRun.length > 10) write(`     ${paint(90, `… ${report.incomplete.mustNotRun.length - 10} more`)}\n`)
     },
   }
 }
