@@ -37,7 +37,7 @@ function outcomes(failing: boolean): RuleOutcome[] {
       id: rule.id, title: rule.title, spec: rule.spec, level: rule.level, writes: rule.writes, area: rule.id.split('.')[0]!,
       status: failed ? 'fail' : 'pass', failures: failed ? [{ operation: 'getShopSps', message: 'the spec\'s exact message', expected: 'HTTP 400 {"error":"Missing X-Shop-Id header"}', received: 'HTTP 400 {"error":"shop?"}', exchange: exchange(i, 400) }] : [],
       warnings: [], operations: i === 0 ? contract.operations.map((o) => o.operationId) : ['getShopSps'], exchanges: [exchange(i, 200)], durationMs: 12,
-    } as RuleOutcome
+    } as unknown as RuleOutcome
   })
 }
 
