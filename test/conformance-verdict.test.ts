@@ -74,7 +74,7 @@ describe('conformance verdicts (issue 14: honest verdicts)', () => {
 
   it('the HTML certificate: the badge says the verdict, every in-page link lands on an element, passing rules carry collapsed evidence', () => {
     const exchange = { seq: 1, rule: 'auth.missing-key', operationId: 'getShopSps', method: 'GET', url: 'https://staging.example.com/shop/sps', requestHeaders: { 'x-api-key': '<redacted>' }, status: 401, responseHeaders: { 'content-type': 'application/json' }, responseExcerpt: '{"error":"Missing API key"}', durationMs: 3, curl: 'curl -sS https://staging.example.com/shop/sps', findings: [] }
-    const outcomes = [outcome('auth.missing-key', 'pass', { exchanges: [exchange as never], operations: ['getShopSps'] }), outcome('auth.enterprise-refused', 'fail', { failures: [{ operation: 'getShopSps', message: 'wrong status', expected: '403', received: '200' }] }), outcome('auth.limited-key-scope', 'skip', { reason: 'no --limited-api-key' })]
+    const outcomes = [outcome('auth.missing-key', 'pass', { exchanges: [exchange as never], operations: ['getShopSps'] }), outcome('auth.enterprise-refused', 'fail', { failures: [{ rule: 'auth.enterprise-refused', operation: 'getShopSps', message: 'wrong status', expected: '403', received: '200' }] }), outcome('auth.limited-key-scope', 'skip', { reason: 'no --limited-api-key' })]
     for (const report of [buildReport(contract, options, outcomes, [], new Date(), RULES), buildReport(contract, options, everything(RULES.map((r) => outcome(r.id, 'pass'))), [], new Date(), RULES)]) {
       const html = htmlReport(report)
       const ids = new Set([...html.matchAll(/\sid="([^"]+)"/g)].map((m) => m[1]))
