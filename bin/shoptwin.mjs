@@ -1,4 +1,6 @@
 #!/usr/bin/env node
-// The CLI is TypeScript run by Node 24's type stripping (the project's own Node, see package.json).
-const { main } = await import('../mock/cli.ts')
+// In the repository the CLI is TypeScript run by Node 24's type stripping (the project's own Node);
+// installed as a package (Node strips no types under node_modules) it is the compiled dist/.
+const installed = import.meta.url.includes('/node_modules/')
+const { main } = await import(installed ? '../dist/mock/cli.js' : '../mock/cli.ts')
 await main(process.argv.slice(2))

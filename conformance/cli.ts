@@ -13,7 +13,6 @@ import { htmlReport } from './reporters/html.ts'
 import { jsonReport } from './reporters/json.ts'
 import { junitReport } from './reporters/junit.ts'
 import { createTerminalReporter } from './reporters/terminal.ts'
-import { runWithVitest } from './runner/vitest.ts'
 import type { RunOptions } from './types.ts'
 
 const USAGE = `usage: shoptwin conformance --base-url URL --api-key KEY --shop-id ID [options]
@@ -163,6 +162,8 @@ export async function main(argv: string[]): Promise<number> {
   const terminal = createTerminalReporter()
   const startedAt = new Date()
   terminal.start(redactText(options.baseUrl, secrets), selectRules(options.rules).length)
+  // The runner loads vitest: only when rules run, so --help and --list need nothing beyond the CLI.
+  const { runWithVitest } = await import('./runner/vitest.ts')
   const { outcomes, runErrors } = await runWithVitest(options, (o) => terminal.outcome(o))
   const report = buildReport(loadContract(), options, outcomes, runErrors.map((e) => redactText(e, secrets)), startedAt)
   report.commandLine = redactText(['shoptwin conformance', ...argv.map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`))].join(' '), secrets)

@@ -20,7 +20,14 @@ export interface CoverageEntry {
 /** shoptwin's own version (package.json), for the certificate's run metadata. */
 const toolVersion = (): string => {
   try {
-    return (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version
+    // conformance/report.ts in the repository, dist/conformance/report.js in the package.
+    for (const path of ['../package.json', '../../package.json']) {
+      try {
+        const pkg = JSON.parse(readFileSync(new URL(path, import.meta.url), 'utf8')) as { name?: string; version: string }
+        if (pkg.name === 'shoptwin') return pkg.version
+      } catch {}
+    }
+    return 'unknown'
   } catch {
     return 'unknown'
   }

@@ -8,6 +8,8 @@ import type { RuleOutcome, RunOptions } from '../types.ts'
 import { OutcomeCollector } from './collector.ts'
 
 const projectRoot = fileURLToPath(new URL('../../', import.meta.url))
+// The suite file beside this one: suite.ts in the repository, suite.js in the installed package.
+const suiteFile = fileURLToPath(new URL(`./suite${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url))
 
 /** Runs the selected rules in a vitest worker; returns their outcomes in order. */
 export async function runWithVitest(options: RunOptions, onOutcome?: (outcome: RuleOutcome) => void): Promise<{ outcomes: RuleOutcome[]; runErrors: string[] }> {
@@ -18,7 +20,9 @@ export async function runWithVitest(options: RunOptions, onOutcome?: (outcome: R
       root: projectRoot,
       config: false,
       watch: false,
-      include: ['conformance/runner/suite.ts'],
+      include: [suiteFile],
+      // Installed, the suite lives under node_modules, which vitest excludes by default.
+      exclude: [],
       reporters: [collector],
       pool: 'forks',
       fileParallelism: false,

@@ -1,0 +1,31 @@
+/**
+ * The conformance suite from code (`import { runConformance } from 'shoptwin/conformance'`): run
+ * the rules against a target and get the report as data — the same verdict, outcomes and coverage
+ * the CLI prints and writes.
+ */
+import { loadContract } from '../openapi/index.ts'
+import { redactText } from './client.ts'
+import { buildReport, type RunReport } from './report.ts'
+import type { RuleOutcome, RunOptions } from './types.ts'
+
+export { catalogue, selectRules } from './catalogue.ts'
+export { htmlReport } from './reporters/html.ts'
+export { junitReport } from './reporters/junit.ts'
+export type { RunReport } from './report.ts'
+export type { Rule, RuleOutcome, RunOptions } from './types.ts'
+
+export interface ConformanceOptions extends Partial<Omit<RunOptions, 'baseUrl' | 'apiKey' | 'shopId'>> {
+  baseUrl: string
+  apiKey: string
+  shopId: string
+}
+
+/** Runs the selected rules (default: all) against `options.baseUrl`; resolves to the report. */
+export async function runConformance(options: ConformanceOptions, hooks: { onOutcome?: (outcome: RuleOutcome) => void } = {}): Promise<RunReport> {
+  const full: RunOptions = { allowWrites: false, rules: [], rps: 8, haloBoundSeconds: 60, ruleTimeoutSeconds: 120, ...options }
+  const secrets = [full.apiKey, full.enterpriseApiKey, full.limitedApiKey].filter((s): s is string => Boolean(s))
+  const startedAt = new Date()
+  const { runWithVitest } = await import('./runner/vitest.ts')
+  const { outcomes, runErrors } = await runWithVitest(full, hooks.onOutcome)
+  return buildReport(loadContract(), full, outcomes, runErrors.map((e) => redactText(e, secrets)), startedAt)
+}
