@@ -3,11 +3,17 @@
  * fresh client project outside the repository, used there with the consumer's Node 24 and Node 22
  * (the npm package `node@22`, as this repository gets its own Node): MSW handlers under the client's
  * vitest exactly as the README shows, plain `node` imports, the CLI (serve on port 0, a request, a
- * clean stop; conformance --list; fixtures), and the client's own strict `tsc` with an
- * openapi-fetch client typed by `shoptwin/openapi`.
+ * clean stop; conformance --list; fixtures), the client's own strict `tsc` with an openapi-fetch
+ * client typed by `shoptwin/openapi`, and a bundled page running MSW's `setupWorker` with
+ * `shoptwin/mock` in a real browser (Debian's headless Chromium through puppeteer-core).
  */
 import { execFile, spawn } from 'node:child_process'
-import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises'
+import { existsSync, mkdirSync } from 'node:fs'
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { build } from 'esbuild'
+import puppeteer from 'puppeteer-core'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -97,6 +103,31 @@ export async function main(): Promise<number> {
 }
 `
 
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
+
+const BROWSER_PAGE = `
+import { setupWorker } from 'msw/browser'
+import { createHandlers, createMockState } from 'shoptwin/mock'
+
+const state = createMockState({ seed: 42, scale: 'small', today: '2026-11-20', now: '2026-11-20T10:00:00Z', rateLimit: false })
+const base = location.origin + '/api'
+const worker = setupWorker(...createHandlers(state, { baseUrl: base }))
+await worker.start({ quiet: true, onUnhandledRequest: 'bypass' })
+const shop = state.world.shops.find((s) => s.is_active && s.plan === 'scale').shop_id
+const headers = { 'content-type': 'application/json', 'x-api-key': 'demo-key', 'x-shop-id': shop }
+const shops = await fetch(base + '/account/shops', { headers: { 'x-api-key': 'demo-key' } })
+const missing = await fetch(base + '/shop/sps', { headers: { 'x-api-key': 'demo-key' } })
+const write = () => fetch(base + '/lists/create', { method: 'POST', headers: { ...headers, 'idempotency-key': 'browser-1' }, body: JSON.stringify({ title: 'browser', handles: [] }) })
+const first = await write()
+const again = await write()
+window.results = {
+  list: { status: shops.status, count: (await shops.json()).data.length },
+  error: { status: missing.status, body: await missing.json() },
+  replay: { first: first.status, same: (await first.text()) === (await again.text()), again: again.status },
+}
+document.body.textContent = JSON.stringify(window.results)
+`
+
 describe('shoptwin installed in a client project (issue 14)', () => {
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'shoptwin-consumer-'))
@@ -131,6 +162,40 @@ describe('shoptwin installed in a client project (issue 14)', () => {
 
   it('the client\'s strict tsc (skipLibCheck false) accepts the package\'s types and an openapi-fetch client typed by shoptwin/openapi', async () => {
     await sh(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.json'])
+  }, 120_000)
+
+  it.skipIf(!existsSync(CHROMIUM) && !process.env.CI)('in the browser: a bundled page with MSW\'s setupWorker and shoptwin/mock answers its fetch calls (a list, a 400 {error}, a replay)', async () => {
+    const site = join(dir, 'public')
+    await mkdir(site, { recursive: true })
+    await sh(process.execPath, ['node_modules/msw/cli/index.js', 'init', 'public', '--no-save'])
+    await writeFile(join(dir, 'page.mjs'), BROWSER_PAGE)
+    await build({ absWorkingDir: dir, entryPoints: ['page.mjs'], bundle: true, platform: 'browser', format: 'esm', outfile: join(site, 'page.js'), logLevel: 'silent' })
+    await writeFile(join(site, 'index.html'), '<!doctype html><meta charset="utf-8"><title>client</title><body>loading</body><script type="module" src="/page.js"></script>')
+    const types: Record<string, string> = { '.html': 'text/html', '.js': 'text/javascript' }
+    const server = createServer(async (req, res) => {
+      const path = join(site, new URL(req.url ?? '/', 'http://x').pathname)
+      const body = await readFile(path).catch(() => undefined)
+      if (body === undefined) res.writeHead(404).end()
+      else res.writeHead(200, { 'content-type': types[path.slice(path.lastIndexOf('.'))] ?? 'application/octet-stream' }).end(body)
+    })
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    const browser = await puppeteer.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] })
+    try {
+      const page = await browser.newPage()
+      await page.goto(`http://127.0.0.1:${(server.address() as AddressInfo).port}/index.html`)
+      await page.waitForFunction(() => (window as unknown as { results?: unknown }).results !== undefined, { timeout: 30_000 })
+      const results = await page.evaluate(() => (window as unknown as { results: unknown }).results)
+      expect(results).toEqual({
+        list: { status: 200, count: 4 },
+        error: { status: 400, body: { error: 'Missing X-Shop-Id header' } },
+        replay: { first: 201, same: true, again: 201 },
+      })
+      mkdirSync(join(root, 'test-results'), { recursive: true })
+      await page.screenshot({ path: join(root, 'test-results', 'consumer-browser.png') })
+    } finally {
+      await browser.close()
+      await new Promise((resolve) => server.close(resolve))
+    }
   }, 120_000)
 
   it.each([
