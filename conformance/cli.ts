@@ -164,7 +164,7 @@ export async function main(argv: string[]): Promise<number> {
   terminal.start(redactText(options.baseUrl, secrets), selectRules(options.rules).length)
   // The runner loads vitest: only when rules run, so --help and --list need nothing beyond the CLI.
   const { runWithVitest } = await import('./runner/vitest.ts')
-  const { outcomes, runErrors } = await runWithVitest(options, (o) => terminal.outcome(o))
+  const { outcomes, runErrors } = await runWithVitest(options, (o) => terminal.outcome(o), (ruleId, message) => terminal.waiting(ruleId, message))
   const report = buildReport(loadContract(), options, outcomes, runErrors.map((e) => redactText(e, secrets)), startedAt)
   report.commandLine = redactText(['shoptwin conformance', ...argv.map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`))].join(' '), secrets)
   const written = options.reportDir ? await writeReports(report, resolve(options.reportDir), secrets) : []

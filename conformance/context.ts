@@ -23,6 +23,8 @@ export interface RunEnvironment {
   secrets: string[]
   keyVariables: Map<string, string>
   nextSeq: () => number
+  /** Where a waiting rule's progress goes (the vitest worker forwards it to the terminal). */
+  onProgress?: (ruleId: string, message: string) => void
 }
 
 /** Prepares a run: loads the contract and creates the paced client. */
@@ -178,6 +180,7 @@ export async function runRule(rule: Rule, env: RunEnvironment): Promise<RuleOutc
     },
     quiet: () => env.client.quiet(),
     sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+    progress: (message) => env.onProgress?.(rule.id, message),
     facts: createFacts(env.factCache, request),
   }
 

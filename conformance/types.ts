@@ -152,6 +152,8 @@ export interface RuleContext {
   quiet(): Promise<void>
   /** Waits on the wall clock (bounded waits only: the limit window, the halo bound). */
   sleep(ms: number): Promise<void>
+  /** Says, while the rule waits, what it waits for (a live line on the terminal). */
+  progress(message: string): void
   /** Facts about the target shared between rules (shops, ids found by reading). */
   facts: Facts
 }

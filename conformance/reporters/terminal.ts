@@ -24,7 +24,7 @@ export function createTerminalReporter({ write = (s) => process.stdout.write(s),
     },
     /** A rule that polls says what it waits for (`halo.refreshing-then-ok: waiting for the storefront build, 12 s of 60 s`). */
     waiting(ruleId: string, what: string): void {
-      write(`${paint(90, `[${done + 1}/${total}]`)} ${paint(90, `${ruleId}: ${what}`)}\n`)
+      write(`${paint(90, `[${String(done + 1).padStart(String(total).length)}/${total}]`)} ${paint(90, `${ruleId}: ${what}`)}\n`)
     },
     outcome(o: RuleOutcome): void {
       done++

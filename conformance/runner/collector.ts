@@ -5,8 +5,12 @@
 import type { Reporter, TestCase, TestModule } from 'vitest/node'
 import type { RuleOutcome } from '../types.ts'
 
+/** Marks a console line of the worker as a rule's progress, not the rule's own output. */
+export const PROGRESS_MARK = '\u0000shoptwin-progress '
+
 export interface CollectorEvents {
   onOutcome?: (outcome: RuleOutcome) => void
+  onProgress?: (ruleId: string, message: string) => void
 }
 
 export class OutcomeCollector implements Reporter {
@@ -33,6 +37,12 @@ export class OutcomeCollector implements Reporter {
     }
     this.outcomes.push(outcome)
     this.events.onOutcome?.(outcome)
+  }
+
+  onUserConsoleLog(log: { content: string }): void {
+    if (!log.content.startsWith(PROGRESS_MARK)) return
+    const { ruleId, message } = JSON.parse(log.content.slice(PROGRESS_MARK.length)) as { ruleId: string; message: string }
+    this.events.onProgress?.(ruleId, message)
   }
 
   onTestRunEnd(testModules: ReadonlyArray<TestModule>, unhandledErrors: ReadonlyArray<{ message?: string }>): void {

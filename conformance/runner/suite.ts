@@ -8,6 +8,7 @@ import { selectRules } from '../catalogue.ts'
 import { createRunEnvironment, runRule } from '../context.ts'
 import type { RunOptions } from '../types.ts'
 import { describeOutcome } from './describe.ts'
+import { PROGRESS_MARK } from './collector.ts'
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -17,6 +18,8 @@ declare module 'vitest' {
 
 const options = inject('conformance')
 const env = createRunEnvironment(options)
+// Progress crosses from this worker to the terminal as a marked console line (see collector.ts).
+env.onProgress = (ruleId, message) => console.log(`${PROGRESS_MARK}${JSON.stringify({ ruleId, message })}`)
 
 for (const rule of selectRules(options.rules)) {
   const timeout = (rule.timeoutSeconds ?? options.ruleTimeoutSeconds) * 1000

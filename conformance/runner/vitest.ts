@@ -12,8 +12,8 @@ const projectRoot = fileURLToPath(new URL('../../', import.meta.url))
 const suiteFile = fileURLToPath(new URL(`./suite${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url))
 
 /** Runs the selected rules in a vitest worker; returns their outcomes in order. */
-export async function runWithVitest(options: RunOptions, onOutcome?: (outcome: RuleOutcome) => void): Promise<{ outcomes: RuleOutcome[]; runErrors: string[] }> {
-  const collector = new OutcomeCollector({ onOutcome })
+export async function runWithVitest(options: RunOptions, onOutcome?: (outcome: RuleOutcome) => void, onProgress?: (ruleId: string, message: string) => void): Promise<{ outcomes: RuleOutcome[]; runErrors: string[] }> {
+  const collector = new OutcomeCollector({ onOutcome, onProgress })
   const vitest = await startVitest(
     [],
     {

@@ -37,6 +37,7 @@ export const refreshingThenOk: Rule = {
     if (!found) {
       return t.warn({ operation: 'POST /halo-effect', message: 'no block was refreshing on any shop: the refreshing → ok transition was not observable (snapshots exist)', expected: 'a first report on a store without a snapshot', received: 'ok on the first call' })
     }
+    const storefrontOrMarketplace = (r: typeof reply) => PLATFORMS.filter((p) => statusOf(r, p) === 'refreshing').join(' and ') || 'report'
     let { reply } = found
     const deadline = Date.now() + t.options.haloBoundSeconds * 1000
     while (refreshing(reply)) {
@@ -53,6 +54,8 @@ export const refreshingThenOk: Rule = {
           exchange: reply.exchange,
         })
       }
+      const waited = Math.round((Date.now() - (deadline - t.options.haloBoundSeconds * 1000)) / 1000)
+      t.progress(`waiting for the ${storefrontOrMarketplace(reply)} build, ${waited} s of ${t.options.haloBoundSeconds} s`)
       await t.sleep(Math.min(2000, t.options.haloBoundSeconds * 250))
       reply = await t.request('POST /halo-effect', { body, shopId: found.shopId })
       if (!expectSuccess(t, reply, 'the halo report is served while refreshing')) return
