@@ -9,6 +9,7 @@ import type { OperationInfo } from '../openapi/index.ts'
 import { createMockState, type MockState } from '../mock/index.ts'
 import { exampleFromSchema } from '../mock/testing.ts'
 import { createInProcessClient } from './support/in-process.ts'
+import { createServer } from '../mock/server.ts'
 
 const OPTIONS = { seed: 7, scale: 'small', today: '2026-11-20', now: '2026-11-20T15:20:00.000Z', rateLimit: false } as const
 
@@ -63,6 +64,40 @@ describe('determinism: answers depend on seed, today, state and clock only (issu
     const second = await sequence(createMockState(OPTIONS))
     expect(first.length).toBeGreaterThan(100)
     expect(second).toEqual(first)
+  })
+
+  it('two listening servers with the same seed, today and frozen clock answer every reading operation, writes and the reads again byte for byte over HTTP', async () => {
+    const servers = [createServer({ stateOptions: OPTIONS }), createServer({ stateOptions: OPTIONS })]
+    try {
+      const bases = await Promise.all(servers.map((s) => s.listen(0, '127.0.0.1')))
+      const state = servers[0]!.state
+      const shop = state.world.shops.find((s) => s.is_active && s.plan === 'scale')!
+      const headers = { 'content-type': 'application/json', 'x-api-key': 'demo-enterprise-key', 'x-shop-id': shop.shop_id }
+      const requests = readOperations(state).map((op) => ({ op, ...minimalCall(state, op) }))
+      const writes = [
+        { path: '/lists/create', body: JSON.stringify({ title: 'over http', handles: [] }) },
+        { path: '/dashboards/create', body: JSON.stringify({ name: 'Over HTTP' }) },
+        { path: '/creator-briefs/create', body: JSON.stringify({ type: 'static', title: 'b', video_mode: 'auto' }) },
+      ]
+      const sequence = async (base: string) => {
+        const out: string[] = []
+        const read = async () => {
+          for (const r of requests) {
+            const response = await fetch(`${base}${r.path}${r.query ? `?${r.query}` : ''}`, { method: r.op.method, headers, body: r.body })
+            out.push(`${r.op.operationId} ${response.status} ${await response.text()}`)
+          }
+        }
+        await read()
+        for (const w of writes) out.push(await (await fetch(`${base}${w.path}`, { method: 'POST', headers, body: w.body })).text())
+        await read()
+        return out
+      }
+      const [first, second] = [await sequence(bases[0]!), await sequence(bases[1]!)]
+      expect(first.length).toBeGreaterThan(100)
+      expect(second).toEqual(first)
+    } finally {
+      await Promise.all(servers.map((s) => s.close()))
+    }
   })
 
   it('the same read twice, the clock having moved on a second, is byte-identical (every reading operation)', async () => {
