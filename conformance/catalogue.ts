@@ -1,7 +1,8 @@
 /**
- * Every rule of the suite, in the order they run. Reading rules come first, then writing ones;
- * the rate-limit burst runs late so its window cannot disturb other rules; the schema verdict
- * over every response of the run comes last.
+ * Every rule of the suite, in the order they run (rules/index.ts): area by area, reading and
+ * writing rules mixed (each cleans up after itself); the rate-limit burst runs second to last so
+ * its window cannot disturb other rules, and the schema verdict over every response of the run
+ * comes last.
  */
 import type { Rule } from './types.ts'
 import { rules } from './rules/index.ts'

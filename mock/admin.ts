@@ -80,7 +80,7 @@ export function createAdmin(state: MockState, initialActions: Record<string, Adm
     },
     async run(name, input = {}) {
       const action = actions.get(name)
-      if (!action) throw apiError(501, `Not implemented in the mock yet: admin action ${name}`)
+      if (!action) throw apiError(404, `No such control action: ${name} (GET /__admin/ lists them)`)
       return action(state, input)
     },
   }

@@ -135,23 +135,9 @@ async function fixtures(args: string[]): Promise<void> {
 }
 
 async function conformance(args: string[]): Promise<void> {
-  const cliPath = ['..', 'conformance', 'cli.ts'].join('/')
-  let mod: { main?: (argv: string[]) => unknown; default?: (argv: string[]) => unknown }
-  try {
-    mod = (await import(cliPath)) as typeof mod
-  } catch (error) {
-    if ((error as { code?: string }).code === 'ERR_MODULE_NOT_FOUND' && String((error as Error).message).includes('conformance/cli.ts')) {
-      console.error('shoptwin: the conformance suite is not available in this build yet (conformance/cli.ts)')
-      process.exitCode = 2
-      return
-    }
-    throw error
-  }
-  const main = mod.main ?? mod.default
-  if (typeof main === 'function') {
-    const code = await main(args)
-    if (typeof code === 'number') process.exitCode = code
-  }
+  // Loaded on demand: `serve` never loads the suite's runner.
+  const { main } = await import('../conformance/cli.ts')
+  process.exitCode = await main(args)
 }
 
 /** Runs the CLI with `argv` (without node and the script). */

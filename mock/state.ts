@@ -148,7 +148,7 @@ export function createMockState(options: MockStateOptions = {}): MockState {
     faults: createFaultStore(),
     responseCache: cache,
     cacheableReads: new Map(Object.entries(areaCacheableReads).filter(([id]) => !Object.hasOwn(handlers, id))),
-    handlers: new Map(Object.entries({ ...areaHandlers, listAccountActivity, ...handlers })),
+    handlers: handlerIndex(contract, { ...areaHandlers, listAccountActivity, ...handlers }),
     normalizers: new Map(Object.entries(areaNormalizers)),
     admin: undefined as unknown as Admin,
     rateLimit,
@@ -209,4 +209,11 @@ export function createMockState(options: MockStateOptions = {}): MockState {
   }
   ;(state as { admin: Admin }).admin = admin
   return state
+}
+
+/** The handlers by operationId; every canonical operation of the contract must have one (aliases use their canonical's). */
+function handlerIndex(contract: Contract, handlers: Record<string, AreaHandler>): Map<string, AreaHandler> {
+  const missing = contract.operations.filter((op) => !op.aliasOf && !Object.hasOwn(handlers, op.operationId)).map((op) => op.operationId)
+  if (missing.length) throw new Error(`shoptwin mock: no handler for ${missing.join(', ')}`)
+  return new Map(Object.entries(handlers))
 }

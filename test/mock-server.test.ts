@@ -125,10 +125,12 @@ describe('control API (/__admin/)', () => {
     expect((await request(url).get('/__admin/requests')).body.requests).toEqual([])
     mock.state.reset({ seed: 11 })
   })
-  it('admin: area actions such as samples/arrive answer 501 until their area adds them', async () => {
-    const res = await request(url).post('/__admin/samples/arrive').send({})
-    if (mock.state.admin.actions().includes('samples/arrive')) expect(res.status).toBeLessThan(300)
-    else expect(res.status).toBe(501)
+  it('admin: an area action answers; an unknown control action is 404 {error} naming it', async () => {
+    expect(mock.state.admin.actions()).toContain('samples/arrive')
+    expect((await request(url).post('/__admin/samples/arrive').send({})).status).toBeLessThan(300)
+    const res = await request(url).post('/__admin/samples/no-such-action').send({})
+    expect(res.status).toBe(404)
+    expect(res.body.error).toContain('samples/no-such-action')
   })
 })
 

@@ -1,6 +1,5 @@
 /**
- * Review of issue 5 (mock semantics, part 1: the read endpoints): the rules its tests pinned only
- * weakly. Expected values are computed here from the world's records and fact rows, never through
+ * The read endpoints against the world's own records. Expected values are computed here from the world's records and fact rows, never through
  * the mock's own helpers (spec: Account and shop; POST /shop/stats, stat-key table).
  */
 import { getResponse } from 'msw'
