@@ -44,6 +44,12 @@ function haloNote(body: string): string | undefined {
 /** Starts a session: the world is prepared now, and every request from here on is recorded. */
 export async function startCertification(state: MockState, profile: Profile, seed: number): Promise<CertificationSession> {
   const main = state.world.shops[0]!
+  if (profile.haloRefreshMs > 0) {
+    // The main shop's storefront was never built: its first report call starts a build that answers
+    // `refreshing` for haloRefreshMs (spec: States and transitions: Halo platform block refreshing).
+    // Edited before any request reads the shop; the admin calls below empty the response cache.
+    for (const store of state.world.shopData[main.shop_id]?.stores ?? []) if (store.platform === 'storefront' && store.connected) (store as { snapshot: unknown }).snapshot = null
+  }
   for (const shop of state.world.shops) if (shop.is_active) await state.admin.run('dashboards/open', { shop_id: shop.shop_id })
   for (let i = 0; i < profile.deepListingRows; i++) await state.admin.run('samples/arrive', { shop_id: main.shop_id })
   await state.admin.run('halo/config', { refresh_ms: profile.haloRefreshMs })

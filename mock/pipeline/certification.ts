@@ -63,24 +63,29 @@ export interface CertificationHooks {
   keyId(key: string): string
 }
 
-const sessions = new WeakMap<MockState, CertificationHooks>()
+interface Session {
+  hooks: CertificationHooks
+  nextSeq: number
+}
+const sessions = new WeakMap<MockState, Session>()
 const entries = new WeakMap<PipelineContext, RecordedRequest>()
-let nextSeq = 1
 
 /** Attaches a certification session to a state (one at a time); returns the function that detaches it. */
 export function attachCertification(state: MockState, hooks: CertificationHooks): () => void {
-  sessions.set(state, hooks)
+  const session = { hooks, nextSeq: 1 }
+  sessions.set(state, session)
   return () => {
-    if (sessions.get(state) === hooks) sessions.delete(state)
+    if (sessions.get(state) === session) sessions.delete(state)
   }
 }
 
 const MAX_BODY = 64 * 1024
 
-function entryOf(ctx: PipelineContext, hooks: CertificationHooks): RecordedRequest {
+function entryOf(ctx: PipelineContext, session: Session): RecordedRequest {
+  const { hooks } = session
   const key = ctx.headers.get('x-api-key')
   return {
-    seq: nextSeq++,
+    seq: session.nextSeq++,
     atMs: ctx.receivedAt.getTime(),
     method: ctx.method,
     path: ctx.url.pathname,
@@ -107,8 +112,9 @@ const errorMessage = (result: ApiResult): string | undefined => {
   }
 }
 
-async function certified(ctx: PipelineContext, hooks: CertificationHooks, next: Next): Promise<ApiResult> {
-  const entry = entryOf(ctx, hooks)
+async function certified(ctx: PipelineContext, session: Session, next: Next): Promise<ApiResult> {
+  const { hooks } = session
+  const entry = entryOf(ctx, session)
   entries.set(ctx, entry)
   const adversity = hooks.adversity(entry, ctx.op)
   let result: ApiResult
@@ -136,8 +142,8 @@ async function certified(ctx: PipelineContext, hooks: CertificationHooks, next: 
 /** Records the request and applies the session's adversity; outermost of the steps that answer. */
 export const certification = (): Step =>
   function certification(ctx, next) {
-    const hooks = sessions.get(ctx.state)
-    return hooks ? certified(ctx, hooks, next) : next()
+    const session = sessions.get(ctx.state)
+    return session ? certified(ctx, session, next) : next()
   }
 
 /** Notes whether an idempotent write acted: last step before the handler, so replays and refusals never reach it. */

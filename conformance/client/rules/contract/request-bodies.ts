@@ -1,8 +1,15 @@
-import { describeAjvError } from '../../../../openapi/index.ts'
+import { describeAjvError, type OperationInfo } from '../../../../openapi/index.ts'
 import { querySchema } from '../../../../mock/pipeline/validate.ts'
 import { describeRequest, graded, notExercised } from '../../support.ts'
 import type { ClientFailure, ClientRule } from '../../types.ts'
 import { withoutLegacyKeys } from '../outreach/no-legacy-keys.ts'
+
+/** Page sizes over their maximum are paging.page-size-max's finding, not this rule's. */
+function withinPageLimits(op: OperationInfo, input: Record<string, any>): Record<string, any> {
+  const paging = op.paging
+  if (!paging || typeof input[paging.sizeParam] !== 'number' || input[paging.sizeParam] <= paging.max) return input
+  return { ...input, [paging.sizeParam]: paging.max }
+}
 
 export const requestBodies: ClientRule = {
   id: 'contract.request-bodies',
@@ -20,7 +27,7 @@ export const requestBodies: ClientRule = {
       }
       // Legacy automation keys are outreach.no-legacy-keys' finding, not this rule's.
       const validate = r.op.hasBody ? contract.validators.requestBody(r.op) : contract.validators.compile(`${r.op.operationId}:query`, querySchema(r.op))
-      if (validate && !validate(withoutLegacyKeys(r.op, r.input))) {
+      if (validate && !validate(withinPageLimits(r.op, withoutLegacyKeys(r.op, r.input)))) {
         const error = describeAjvError(validate.errors![0]!, r.op.hasBody ? 'body' : 'query')
         failures.push({ message: `${describeRequest(r)}: ${error}`, expected: `a ${r.op.hasBody ? 'body' : 'query'} valid against ${r.op.operationId}'s schema`, received: error, requests: [r.seq] })
       }
