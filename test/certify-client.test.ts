@@ -102,3 +102,35 @@ describe('certify-client: the recording and the schedule', () => {
     expect(report.exitCode).toBe(0)
   })
 })
+
+describe('certify-client: a client nobody here wrote (openapi-fetch)', () => {
+  it('openapi-fetch used as documented fails the pacing, Retry-After and retry rules, and passes headers, bodies and paging', async () => {
+    const { runOpenapiFetchSync } = await import('./certify-client/openapi-fetch-sync.ts')
+    mock = createServer({ stateOptions: { seed: 42, scale: 'small', now: '2026-11-20T12:00:00Z', today: '2026-11-20' } })
+    const url = await mock.listen(0, '127.0.0.1')
+    const { state } = mock
+    const session = await startCertification(state, PROFILES.standard, 7)
+    await runOpenapiFetchSync({ baseUrl: url, apiKey: 'demo-key', shopId: state.world.shops[0]!.shop_id, now: () => state.clock.nowMs() })
+    const report = gradeRecording(session.finish())
+    const status = Object.fromEntries(report.outcomes.map((o) => [o.id, o.status]))
+    // What the README reports: no pacing (every request at once on the twin's frozen clock), the 429s
+    // not waited out, failed writes never retried; what it is given it sends well formed.
+    expect(status).toEqual({
+      'headers.every-call': 'pass',
+      'contract.request-bodies': 'pass',
+      'idempotency.key-format': 'not exercised',
+      'idempotency.retry-same-key': 'fail',
+      'idempotency.conflict-retry-later': 'not exercised',
+      'ratelimit.retry-after': 'fail',
+      'ratelimit.pace': 'fail',
+      'paging.depth-cap': 'pass',
+      'paging.page-size-max': 'pass',
+      'dashboards.reread-after-412': 'not exercised',
+      'outreach.no-legacy-keys': 'pass',
+      'halo.poll-backoff': 'not exercised',
+      'limits.scoped-reads': 'pass',
+      'auth.enterprise-after-403': 'pass',
+    })
+    expect(report.verdictText).toMatch(/^NOT CERTIFIED: 3 MUST rules failed/)
+  })
+})
