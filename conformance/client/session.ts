@@ -76,6 +76,8 @@ export async function startCertification(state: MockState, profile: Profile, see
   let inFlight = profile.inFlight409
   let stale = profile.stale412
   const attempted = new Set<string>()
+  // A hash per request would cost more than the rest of the recording.
+  const keyIds = new Map<string, string>()
 
   const writeAdversity = (request: RecordedRequest): Adversity | undefined => {
     const keyed = request.idempotencyKey !== null && KEY_PATTERN.test(request.idempotencyKey)
@@ -103,6 +105,7 @@ export async function startCertification(state: MockState, profile: Profile, see
         return { kind: 'status', situation: '429 after a burst', status: 429, message: 'Too many requests: over 10 per second for this key and shop', headers: { 'retry-after': String(retryAfterSeconds) } }
       }
     }
+    if (!op.idempotent && op.operationId !== 'updateDashboard') return undefined
     // A retry (same operation, shop and body) passes: each situation comes once per write.
     const attempt = `${op.operationId} ${request.shopId} ${request.bodyText}`
     if (attempted.has(attempt)) return undefined
@@ -135,7 +138,11 @@ export async function startCertification(state: MockState, profile: Profile, see
     adversity,
     note: (op, body) => (op.path === HALO_PATH ? haloNote(body()) : undefined),
     record: (entry) => recording.requests.push(entry),
-    keyId: keyIdOf,
+    keyId: (key) => {
+      let id = keyIds.get(key)
+      if (id === undefined) keyIds.set(key, (id = keyIdOf(key)))
+      return id
+    },
   })
   return {
     recording,

@@ -7,7 +7,7 @@
 import type { OperationInfo } from '../../openapi/index.ts'
 import { apiError, isApiError, serializeBody, type ApiResult } from '../respond.ts'
 import type { MockState } from '../state.ts'
-import type { Next, PipelineContext, Step } from './compose.ts'
+import type { Awaitable, Next, PipelineContext, Step } from './compose.ts'
 
 /** One request of a certification session, as the client rules read it. */
 export interface RecordedRequest {
@@ -112,23 +112,33 @@ const errorMessage = (result: ApiResult): string | undefined => {
   }
 }
 
-async function certified(ctx: PipelineContext, session: Session, next: Next): Promise<ApiResult> {
+function certified(ctx: PipelineContext, session: Session, next: Next): Awaitable<ApiResult> {
   const { hooks } = session
   const entry = entryOf(ctx, session)
   entries.set(ctx, entry)
   const adversity = hooks.adversity(entry, ctx.op)
-  let result: ApiResult
-  if (!adversity) result = await next()
-  else {
-    entry.injected = adversity.situation
-    if (adversity.kind === 'before') {
-      await adversity.run()
-      result = await next()
-    } else {
-      if (adversity.apply) await next()
-      result = adversity.kind === 'drop' ? { status: 0, dropConnection: true } : apiError(adversity.status, adversity.message, adversity.headers)
-    }
+  if (!adversity) {
+    // The common case without a promise of its own: the recording's cost stays small.
+    const result = next()
+    return result instanceof Promise ? result.then((r) => finish(ctx, hooks, entry, r)) : finish(ctx, hooks, entry, result)
   }
+  return withAdversity(ctx, hooks, entry, adversity, next)
+}
+
+async function withAdversity(ctx: PipelineContext, hooks: CertificationHooks, entry: RecordedRequest, adversity: Adversity, next: Next): Promise<ApiResult> {
+  entry.injected = adversity.situation
+  let result: ApiResult
+  if (adversity.kind === 'before') {
+    await adversity.run()
+    result = await next()
+  } else {
+    if (adversity.apply) await next()
+    result = adversity.kind === 'drop' ? { status: 0, dropConnection: true } : apiError(adversity.status, adversity.message, adversity.headers)
+  }
+  return finish(ctx, hooks, entry, result)
+}
+
+function finish(ctx: PipelineContext, hooks: CertificationHooks, entry: RecordedRequest, result: ApiResult): ApiResult {
   entry.status = result.status
   const retryAfter = result.headers?.['retry-after']
   if (retryAfter !== undefined) entry.retryAfter = Number(retryAfter)
