@@ -153,7 +153,8 @@ function finish(ctx: PipelineContext, hooks: CertificationHooks, entry: Recorded
 export const certification = (): Step =>
   function certification(ctx, next) {
     const session = sessions.get(ctx.state)
-    return session ? certified(ctx, session, next) : next()
+    // Calls through the assistant connector are the connector's, not the REST client's under grading.
+    return session && !ctx.connector ? certified(ctx, session, next) : next()
   }
 
 /** Notes whether an idempotent write acted: last step before the handler, so replays and refusals never reach it. */
