@@ -54,6 +54,11 @@ describe('shoptwin certify-client', () => {
     expect(junit).toContain('<skipped message="not exercised: ')
     expect(html).toContain('NOT CERTIFIED')
     expect(html).toContain('429 after a burst')
+    // Every in-page link of the certificate resolves.
+    const ids = new Set([...html!.matchAll(/ id="([^"]+)"/g)].map((m) => m[1]))
+    const links = [...html!.matchAll(/href="#([^"]+)"/g)].map((m) => m[1])
+    expect(links.length).toBeGreaterThan(0)
+    expect(links.filter((l) => !ids.has(l))).toEqual([])
   })
 
   it('a command that fails is a run error: exit 1', async () => {
@@ -97,5 +102,11 @@ describe('shoptwin certify-client', () => {
     expect(stdout).toMatch(/1 requests;/)
     expect(stdout).toMatch(/PASSED, NOT CERTIFIED: \d+ MUST rules not exercised/)
     expect(code).toBe(0)
+  })
+
+  it('--require-certified: a partial run (rules not exercised) exits 1', async () => {
+    const { code, stdout } = await certifyClient(['--require-certified', '--', process.execPath, '-e', ''])
+    expect(stdout).toMatch(/PASSED, NOT CERTIFIED/)
+    expect(code).toBe(1)
   })
 })

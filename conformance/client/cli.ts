@@ -1,9 +1,10 @@
 /**
  * `shoptwin certify-client [--profile standard|strict|FILE] [--report-dir DIR] [--port N] [--seed N]
- * [--scale S] [-- <command>]`: starts the twin on 127.0.0.1, runs the command with the twin's URL,
+ * [--scale S] [--require-certified] [-- <command>]`: starts the twin on 127.0.0.1, runs the command with the twin's URL,
  * keys and shop ids in its environment (or, without a command, serves until SIGINT or
  * `POST /__admin/certification/finish`), records every request, grades, writes the reports.
- * Exit 0 when no MUST rule failed, 1 when one did (or the command failed), 2 on bad usage.
+ * Exit 0 when no MUST rule failed, 1 when one did (or the command failed; with --require-certified,
+ * anything short of CERTIFIED), 2 on bad usage.
  */
 import { spawn } from 'node:child_process'
 import { mkdirSync, writeFileSync } from 'node:fs'
@@ -15,7 +16,7 @@ import { loadProfile, type Profile } from './profile.ts'
 import { clientHtml, clientJson, clientJunit } from './reporters.ts'
 import { startCertification } from './session.ts'
 
-const USAGE = `usage: shoptwin certify-client [--profile standard|strict|FILE] [--report-dir DIR] [--port N] [--seed N] [--scale small|default|large] [-- <command>]`
+const USAGE = `usage: shoptwin certify-client [--profile standard|strict|FILE] [--report-dir DIR] [--port N] [--seed N] [--scale small|default|large] [--require-certified] [-- <command>]`
 
 const usage = (message: string): 2 => {
   console.error(`certify-client: ${message}\n${USAGE}`)
@@ -37,7 +38,7 @@ export async function main(argv: string[]): Promise<number> {
   const command = dash >= 0 ? argv.slice(dash + 1) : undefined
   let values: Record<string, string | undefined>
   try {
-    values = parseArgs({ args: dash >= 0 ? argv.slice(0, dash) : argv, options: { profile: { type: 'string' }, 'report-dir': { type: 'string' }, port: { type: 'string' }, seed: { type: 'string' }, scale: { type: 'string' } }, strict: true }).values
+    values = parseArgs({ args: dash >= 0 ? argv.slice(0, dash) : argv, options: { profile: { type: 'string' }, 'report-dir': { type: 'string' }, port: { type: 'string' }, seed: { type: 'string' }, scale: { type: 'string' }, 'require-certified': { type: 'boolean' } }, strict: true }).values as Record<string, string | undefined>
   } catch (error) {
     return usage((error as Error).message)
   }
@@ -97,7 +98,8 @@ export async function main(argv: string[]): Promise<number> {
   report.commandLine = `shoptwin certify-client ${argv.join(' ')}`
   await mock.close()
   write(report, values['report-dir'], state.world.apiKeys.map((k) => k.key))
-  return report.exitCode
+  // As the server suite's --require-certified: a gate that must not pass a partial run.
+  return values['require-certified'] && report.verdict !== 'certified' ? 1 : report.exitCode
 }
 
 function write(report: ClientReport, dir: string | undefined, secrets: string[]): void {
