@@ -69,6 +69,7 @@ export async function main(argv: string[]): Promise<number> {
     SHOPTWIN_BASE_URL: url,
     SHOPTWIN_API_KEY: key('standard', /every route/),
     SHOPTWIN_ENTERPRISE_API_KEY: key('enterprise'),
+    SHOPTWIN_LIMITED_API_KEY: key('standard', /limited/),
     SHOPTWIN_SHOP_ID: state.world.shops[0]!.shop_id,
     SHOPTWIN_SHOP_IDS: state.world.shops.map((s) => s.shop_id).join(','),
     SHOPTWIN_ADMIN_URL: `${url}/__admin`,
