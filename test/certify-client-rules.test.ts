@@ -42,6 +42,9 @@ describe('client rules at their boundaries', () => {
     ['idempotency.conflict-retry-later: never retried', 'idempotency.conflict-retry-later', [write(1, 0, { status: 409, applied: false })], 'fail'],
     ['idempotency.retry-same-key: a 503 retried with its key', 'idempotency.retry-same-key', [write(1, 0, { status: 503, applied: false }), write(2, 500)], 'pass'],
     ['idempotency.retry-same-key: a drop retried without a key', 'idempotency.retry-same-key', [write(1, 0, { status: 0, idempotencyKey: null }), write(2, 500, { idempotencyKey: null })], 'fail'],
+    ['idempotency.retry-same-key: a slow write waited out', 'idempotency.retry-same-key', [write(1, 0, { injected: 'slow write (applied late)' })], 'not exercised'],
+    ['idempotency.retry-same-key: a slow write timed out and retried with its key (409 in flight)', 'idempotency.retry-same-key', [write(2, 0, { injected: 'slow write (applied late)' }), write(3, 100, { status: 409, applied: false })], 'pass'],
+    ['idempotency.retry-same-key: a slow write timed out and retried with a new key (two effects)', 'idempotency.retry-same-key', [write(2, 0, { injected: 'slow write (applied late)' }), write(3, 100, { idempotencyKey: 'k-2' })], 'fail'],
     ['idempotency.key-format: 128 characters', 'idempotency.key-format', [write(1, 0, { idempotencyKey: 'a'.repeat(128) })], 'pass'],
     ['idempotency.key-format: 129 characters', 'idempotency.key-format', [write(1, 0, { idempotencyKey: 'a'.repeat(129) })], 'fail'],
     ['paging.depth-cap: page 10 x 100 on the sample list', 'paging.depth-cap', [samples(1, 10)], 'pass'],
@@ -56,6 +59,37 @@ describe('client rules at their boundaries', () => {
     ['limits.scoped-reads: the sample list scanned whole once, then narrowed', 'limits.scoped-reads', [samples(1, 1), samples(2, 2), req(3, 900, { path: '/affiliate/samples/list', operationId: 'listSampleRequests', bodyText: '{"page_number":1,"page_size":100,"filters":{"handle":"ann"}}' }), req(4, 1000, { path: '/affiliate/samples/list', operationId: 'listSampleRequests', bodyText: '{"page_number":2,"page_size":100,"filters":{"handle":"ann"}}' })], 'pass'],
   ])('%s', (_title, ruleId, requests, expected) => {
     expect(grade(ruleId, requests)).toBe(expected)
+  })
+})
+
+describe('the slow write in process (MSW)', () => {
+  it('a client that times out and retries with the same key meets the first attempt in flight or its replay, never a second effect', async () => {
+    const state = createMockState({ seed: 42, scale: 'small', now: '2026-11-20T12:00:00Z', today: '2026-11-20' })
+    const server = setupServer(...createHandlers(state, { baseUrl: 'https://api.example.com' }))
+    server.listen()
+    const recorded: RecordedRequest[] = []
+    let held = 0
+    let bothRecorded!: () => void
+    const done = new Promise<void>((resolve) => (bothRecorded = resolve))
+    const record = (e: RecordedRequest) => {
+      recorded.push(e)
+      if (recorded.length === 2) bothRecorded()
+    }
+    const detach = attachCertification(state, { adversity: (_r, op) => (op.operationId === 'createAutomation' && held++ === 0 ? { kind: 'slow', situation: 'slow write (applied late)', ms: 200 } : undefined), record, keyId: () => 'key-test' })
+    const send = (signal?: AbortSignal) => fetch('https://api.example.com/automations/create', { method: 'POST', signal, headers: { 'x-api-key': 'demo-key', 'x-shop-id': state.world.shops[0]!.shop_id, 'content-type': 'application/json', 'idempotency-key': 'slow-1' }, body: JSON.stringify({ title: 'slow', message_type: 'dm', outreach_audience: 'new_affiliates' }) })
+    try {
+      // The client's timeout (5 ms) always fires before the twin's 200 ms hold ends.
+      await expect(send(AbortSignal.timeout(5))).rejects.toThrow()
+      const retry = await send()
+      expect([409, 201]).toContain(retry.status)
+      // The held attempt finishes on its own (its client is gone): its entry comes when it does.
+      await done
+      expect(recorded.filter((e) => e.applied)).toHaveLength(1)
+      expect(recorded.find((e) => e.injected)).toMatchObject({ idempotencyKey: 'slow-1', applied: true })
+    } finally {
+      detach()
+      server.close()
+    }
   })
 })
 

@@ -5,9 +5,14 @@
  */
 import { readFileSync } from 'node:fs'
 
-/** A fault on an idempotent write's first attempt: `503` (not applied), `500-applied`, `drop`, `drop-applied`. */
-export type WriteFault = '503' | '500-applied' | 'drop' | 'drop-applied'
-const WRITE_FAULTS: WriteFault[] = ['503', '500-applied', 'drop', 'drop-applied']
+/**
+ * A fault on an idempotent write's first attempt: `503` (not applied), `500-applied`, `drop`,
+ * `drop-applied`, or `slow` (held `slowMs` on the wall clock after claiming its key, then applied: a
+ * client that times out and retries meets a real 409 in flight). `slow` is in no preset: it costs
+ * wall time; name it in a profile file.
+ */
+export type WriteFault = '503' | '500-applied' | 'drop' | 'drop-applied' | 'slow'
+const WRITE_FAULTS: WriteFault[] = ['503', '500-applied', 'drop', 'drop-applied', 'slow']
 
 export interface Profile {
   name: string
@@ -15,6 +20,8 @@ export interface Profile {
   burst429: { after: [number, number]; every: number; times: number; retryAfterSeconds: number }
   /** Faults on the first attempts of idempotent writes, in the order the seed shuffles them. */
   writeFaults: WriteFault[]
+  /** How long a `slow` write is held, wall-clock milliseconds (longer than the client's timeout). */
+  slowMs: number
   /** How many keyed idempotent writes (first attempts) answer 409: a request with the same key in flight. */
   inFlight409: number
   /** How many dashboard updates carrying expected_updated_at meet a change of the board first (so 412). */
@@ -30,6 +37,7 @@ export const PROFILES: Record<'standard' | 'strict', Profile> = {
     name: 'standard',
     burst429: { after: [6, 10], every: 0, times: 1, retryAfterSeconds: 1 },
     writeFaults: ['503', '500-applied', 'drop-applied'],
+    slowMs: 30_000,
     inFlight409: 1,
     stale412: 1,
     haloRefreshMs: 5_000,
@@ -39,6 +47,7 @@ export const PROFILES: Record<'standard' | 'strict', Profile> = {
     name: 'strict',
     burst429: { after: [4, 8], every: 25, times: 3, retryAfterSeconds: 2 },
     writeFaults: ['503', '500-applied', 'drop', 'drop-applied', '503'],
+    slowMs: 30_000,
     inFlight409: 2,
     stale412: 2,
     haloRefreshMs: 20_000,
@@ -58,7 +67,7 @@ export function loadProfile(nameOrFile: string): Profile {
   if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error('--profile file must hold a JSON object')
   const profile = { ...PROFILES.standard, name: nameOrFile, ...(parsed as Partial<Profile>) }
   for (const fault of profile.writeFaults) if (!WRITE_FAULTS.includes(fault)) throw new Error(`writeFaults: ${String(fault)} is not one of ${WRITE_FAULTS.join(', ')}`)
-  for (const field of ['inFlight409', 'stale412', 'haloRefreshMs', 'deepListingRows'] as const) {
+  for (const field of ['inFlight409', 'stale412', 'haloRefreshMs', 'deepListingRows', 'slowMs'] as const) {
     if (!Number.isInteger(profile[field]) || profile[field] < 0) throw new Error(`${field} must be an integer >= 0`)
   }
   return profile

@@ -89,6 +89,7 @@ export async function startCertification(state: MockState, profile: Profile, see
     }
     const fault = writeFaults.shift()
     if (fault === undefined) return undefined
+    if (fault === 'slow') return { kind: 'slow', situation: 'slow write (applied late)', ms: profile.slowMs }
     if (fault === 'drop' || fault === 'drop-applied') return { kind: 'drop', situation: `dropped connection${fault === 'drop-applied' ? ' (applied)' : ''}`, apply: fault === 'drop-applied' }
     const status = fault === '503' ? 503 : 500
     return { kind: 'status', situation: `${status}${fault === '500-applied' ? ' (applied)' : ''}`, status, message: status === 503 ? 'Service temporarily unavailable' : 'Internal error', apply: fault === '500-applied' }

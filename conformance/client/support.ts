@@ -15,6 +15,9 @@ export function graded(failures: ClientFailure[], evidence: Iterable<number>): G
 /** A write that failed in transit: a 5xx answer or a dropped connection. */
 export const failedInTransit = (r: GradedRequest): boolean => r.status === 0 || r.status >= 500
 
+/** A write the twin held back (`slow`): the client may have timed out; a retry shows it did. */
+export const heldBack = (r: GradedRequest): boolean => r.injected?.startsWith('slow') === true
+
 /** The same write again: same operation, shop and body. */
 export const sameWrite = (a: GradedRequest, b: GradedRequest): boolean => a.op.operationId === b.op.operationId && a.shopId === b.shopId && a.bodyText === b.bodyText
 

@@ -49,6 +49,8 @@ export type Adversity =
   | { kind: 'status'; situation: string; status: number; message: string; headers?: Record<string, string>; apply?: boolean }
   /** Drops the connection without an answer; `apply` runs the operation first. */
   | { kind: 'drop'; situation: string; apply?: boolean }
+  /** Holds the write `ms` (wall clock) after it claimed its Idempotency-Key, then runs it: a client timing out retries into a 409 in flight. */
+  | { kind: 'slow'; situation: string; ms: number }
   /** Changes the world before the operation runs (a board edited by someone else). */
   | { kind: 'before'; situation: string; run: () => Promise<unknown> | unknown }
 
@@ -69,6 +71,10 @@ interface Session {
 }
 const sessions = new WeakMap<MockState, Session>()
 const entries = new WeakMap<PipelineContext, RecordedRequest>()
+/** Writes the schedule holds back, and for how long. */
+const slow = new WeakMap<PipelineContext, number>()
+// A plain timer rather than node:timers, so the handlers also run in the browser (setupWorker).
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
 
 /** Attaches a certification session to a state (one at a time); returns the function that detaches it. */
 export function attachCertification(state: MockState, hooks: CertificationHooks): () => void {
@@ -117,7 +123,11 @@ function certified(ctx: PipelineContext, session: Session, next: Next): Awaitabl
   const entry = entryOf(ctx, session)
   entries.set(ctx, entry)
   const adversity = hooks.adversity(entry, ctx.op)
-  if (!adversity) {
+  if (adversity?.kind === 'slow') {
+    entry.injected = adversity.situation
+    slow.set(ctx, adversity.ms)
+  }
+  if (!adversity || adversity.kind === 'slow') {
     // The common case without a promise of its own: the recording's cost stays small.
     const result = next()
     return result instanceof Promise ? result.then((r) => finish(ctx, hooks, entry, r)) : finish(ctx, hooks, entry, result)
@@ -128,6 +138,7 @@ function certified(ctx: PipelineContext, session: Session, next: Next): Awaitabl
 async function withAdversity(ctx: PipelineContext, hooks: CertificationHooks, entry: RecordedRequest, adversity: Adversity, next: Next): Promise<ApiResult> {
   entry.injected = adversity.situation
   let result: ApiResult
+  if (adversity.kind === 'slow') throw new Error('slow writes are held by certificationEffect')
   if (adversity.kind === 'before') {
     await adversity.run()
     result = await next()
@@ -157,12 +168,14 @@ export const certification = (): Step =>
     return session && !ctx.connector ? certified(ctx, session, next) : next()
   }
 
-/** Notes whether an idempotent write acted: last step before the handler, so replays and refusals never reach it. */
+/** Notes whether an idempotent write acted (and holds a slow one): last step before the handler, so replays and refusals never reach it. */
 export const certificationEffect = (): Step =>
   function certificationEffect(ctx, next) {
     const entry = entries.get(ctx)
     if (!entry || (!ctx.op.idempotent && !ctx.canonical.idempotent)) return next()
-    return Promise.resolve(next()).then((result) => {
+    const hold = slow.get(ctx)
+    const run = hold === undefined ? next() : sleep(hold).then(next)
+    return Promise.resolve(run).then((result) => {
       if (result.status < 400) entry.applied = true
       return result
     })
