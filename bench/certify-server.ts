@@ -5,8 +5,8 @@
  * recording's cost alone.
  */
 import { createServer } from '../mock/server.ts'
-import { PROFILES } from '../conformance/client/profile.ts'
-import { startCertification } from '../conformance/client/session.ts'
+import { PROFILES } from '../conformance/certify-client/profile.ts'
+import { startCertification } from '../conformance/certify-client/session.ts'
 
 const [port = '0', host = '127.0.0.1', mode = 'off'] = process.argv.slice(2)
 const mock = createServer({ stateOptions: { seed: 42, scale: 'default', rateLimit: false, responseCache: true } })

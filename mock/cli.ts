@@ -168,7 +168,7 @@ export async function main(argv: string[]): Promise<void> {
     case 'conformance':
       return conformance(rest)
     case 'certify-client': {
-      const { main: certifyClient } = (await import(['..', 'conformance', 'client', 'cli.ts'].join('/'))) as { main: (argv: string[]) => Promise<number> }
+      const { main: certifyClient } = (await import(['..', 'conformance', 'certify-client', 'cli.ts'].join('/'))) as { main: (argv: string[]) => Promise<number> }
       process.exitCode = await certifyClient(rest)
       return
     }

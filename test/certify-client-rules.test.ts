@@ -4,10 +4,10 @@
  */
 import { setupServer } from 'msw/node'
 import { describe, expect, it } from 'vitest'
-import { gradeRecording } from '../conformance/client/grade.ts'
-import { PROFILES } from '../conformance/client/profile.ts'
-import { clientRules } from '../conformance/client/rules/index.ts'
-import type { Recording } from '../conformance/client/session.ts'
+import { gradeRecording } from '../conformance/certify-client/grade.ts'
+import { PROFILES } from '../conformance/certify-client/profile.ts'
+import { clientRules } from '../conformance/certify-client/rules/index.ts'
+import type { Recording } from '../conformance/certify-client/session.ts'
 import { createHandlers, createMockState } from '../mock/index.ts'
 import { attachCertification, type RecordedRequest } from '../mock/pipeline/certification.ts'
 

@@ -5,10 +5,10 @@
  * 127.0.0.1; the client's waits advance the twin's clock, never the wall clock.
  */
 import { afterEach, describe, expect, it } from 'vitest'
-import { gradeRecording, type ClientReport } from '../conformance/client/grade.ts'
-import { PROFILES, type Profile } from '../conformance/client/profile.ts'
-import { clientRules } from '../conformance/client/rules/index.ts'
-import { startCertification } from '../conformance/client/session.ts'
+import { gradeRecording, type ClientReport } from '../conformance/certify-client/grade.ts'
+import { PROFILES, type Profile } from '../conformance/certify-client/profile.ts'
+import { clientRules } from '../conformance/certify-client/rules/index.ts'
+import { startCertification } from '../conformance/certify-client/session.ts'
 import { createServer, type MockServer } from '../mock/server.ts'
 import { runIntegration } from './certify-client/partner-client.ts'
 

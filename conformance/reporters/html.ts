@@ -9,7 +9,7 @@ import type { Exchange, Failure, RuleOutcome } from '../types.ts'
 
 export const esc = (s: unknown) => String(s ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!)
 
-/** The certificate's look, shared with the client certificate (conformance/client/reporters.ts). */
+/** The certificate's look, shared with the client certificate (conformance/certify-client/reporters.ts). */
 export const CERTIFICATE_STYLE = `body{font:14px/1.45 system-ui,-apple-system,Segoe UI,sans-serif;margin:2rem auto;max-width:1200px;padding:0 1rem;color:#1d2430}
 h1{margin-bottom:.2rem}table{border-collapse:collapse;width:100%;margin:.6rem 0}td,th{border-bottom:1px solid #e3e6eb;padding:.35rem .5rem;text-align:left;vertical-align:top}
 .pass{color:#126b2f;font-weight:600}.fail{color:#b3261e;font-weight:700}.warn{color:#8a5a00;font-weight:600}.skip{color:#6b7280}

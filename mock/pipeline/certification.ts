@@ -1,5 +1,5 @@
 /**
- * Client certification (shoptwin certify-client, conformance/client/): while a session is attached to
+ * Client certification (shoptwin certify-client, conformance/certify-client/): while a session is attached to
  * a state, every request is recorded for grading (never the API key: a short id of it) and the
  * session's adversity schedule may answer in the service's documented ways (429, 5xx, a dropped
  * connection, 409, a real change before an update). Without a session both steps only call next().

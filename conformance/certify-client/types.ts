@@ -41,7 +41,7 @@ export type Grade = { exercised: false; reason: string } | { exercised: true; fa
 
 /** A behavioural rule a client of the service must follow: one object in one file. */
 export interface ClientRule {
-  /** `<area>.<behaviour>`, the file's path under conformance/client/rules/. */
+  /** `<area>.<behaviour>`, the file's path under conformance/certify-client/rules/. */
   id: string
   title: string
   /** Section of the service document the rule comes from. */
