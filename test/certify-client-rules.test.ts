@@ -9,7 +9,7 @@ import { PROFILES } from '../conformance/certify-client/profile.ts'
 import { clientRules } from '../conformance/certify-client/rules/index.ts'
 import type { Recording } from '../conformance/certify-client/session.ts'
 import { createHandlers, createMockState } from '../mock/index.ts'
-import { attachCertification, type RecordedRequest } from '../mock/pipeline/certification.ts'
+import { attachCertification, type Adversity, type RecordedRequest } from '../mock/pipeline/certification.ts'
 
 const SHOP = 'ab0153b5-18eb-4860-80c5-d9f2b540b71e'
 const T0 = Date.parse('2026-11-20T12:00:00Z')
@@ -62,56 +62,57 @@ describe('client rules at their boundaries', () => {
   })
 })
 
-describe('the slow write in process (MSW)', () => {
-  it('a client that times out and retries with the same key meets the first attempt in flight or its replay, never a second effect', async () => {
-    const state = createMockState({ seed: 42, scale: 'small', now: '2026-11-20T12:00:00Z', today: '2026-11-20' })
-    const server = setupServer(...createHandlers(state, { baseUrl: 'https://api.example.com' }))
-    server.listen()
-    const recorded: RecordedRequest[] = []
-    let held = 0
-    let bothRecorded!: () => void
-    const done = new Promise<void>((resolve) => (bothRecorded = resolve))
-    const record = (e: RecordedRequest) => {
+/**
+ * A mock in process behind MSW whose first automation create meets `adversity`; `send(key)` creates
+ * an automation with that Idempotency-Key. `recorded` resolves `settled(n)` once n requests are recorded.
+ */
+async function inProcess(adversity: Adversity, run: (t: { send(key: string, signal?: AbortSignal): Promise<Response>; recorded: RecordedRequest[]; settled(n: number): Promise<void> }) => Promise<void>): Promise<void> {
+  const state = createMockState({ seed: 42, scale: 'small', now: '2026-11-20T12:00:00Z', today: '2026-11-20' })
+  const server = setupServer(...createHandlers(state, { baseUrl: 'https://api.example.com' }))
+  server.listen()
+  const recorded: RecordedRequest[] = []
+  const waiting: Array<{ n: number; resolve: () => void }> = []
+  let first = true
+  const detach = attachCertification(state, {
+    adversity: (_r, op) => (op.operationId === 'createAutomation' && first ? ((first = false), adversity) : undefined),
+    record: (e) => {
       recorded.push(e)
-      if (recorded.length === 2) bothRecorded()
-    }
-    const detach = attachCertification(state, { adversity: (_r, op) => (op.operationId === 'createAutomation' && held++ === 0 ? { kind: 'slow', situation: 'slow write (applied late)', ms: 200 } : undefined), record, keyId: () => 'key-test' })
-    const send = (signal?: AbortSignal) => fetch('https://api.example.com/automations/create', { method: 'POST', signal, headers: { 'x-api-key': 'demo-key', 'x-shop-id': state.world.shops[0]!.shop_id, 'content-type': 'application/json', 'idempotency-key': 'slow-1' }, body: JSON.stringify({ title: 'slow', message_type: 'dm', outreach_audience: 'new_affiliates' }) })
-    try {
+      for (const w of waiting) if (recorded.length >= w.n) w.resolve()
+    },
+    keyId: () => 'key-test',
+  })
+  const send = (key: string, signal?: AbortSignal) =>
+    fetch('https://api.example.com/automations/create', { method: 'POST', signal, headers: { 'x-api-key': 'demo-key', 'x-shop-id': state.world.shops[0]!.shop_id, 'content-type': 'application/json', 'idempotency-key': key }, body: JSON.stringify({ title: key, message_type: 'dm', outreach_audience: 'new_affiliates' }) })
+  const settled = (n: number) => new Promise<void>((resolve) => (recorded.length >= n ? resolve() : waiting.push({ n, resolve })))
+  try {
+    await run({ send, recorded, settled })
+  } finally {
+    detach()
+    server.close()
+  }
+}
+
+describe('adversity in process (MSW)', () => {
+  it('a slow write: a client that times out and retries with the same key meets it in flight or its replay, never a second effect', async () => {
+    await inProcess({ kind: 'slow', situation: 'slow write (applied late)', ms: 200 }, async ({ send, recorded, settled }) => {
       // The client's timeout (5 ms) always fires before the twin's 200 ms hold ends.
-      await expect(send(AbortSignal.timeout(5))).rejects.toThrow()
-      const retry = await send()
+      await expect(send('slow-1', AbortSignal.timeout(5))).rejects.toThrow()
+      const retry = await send('slow-1')
       expect([409, 201]).toContain(retry.status)
       // The held attempt finishes on its own (its client is gone): its entry comes when it does.
-      await done
+      await settled(2)
       expect(recorded.filter((e) => e.applied)).toHaveLength(1)
       expect(recorded.find((e) => e.injected)).toMatchObject({ idempotencyKey: 'slow-1', applied: true })
-    } finally {
-      detach()
-      server.close()
-    }
+    })
   })
-})
 
-describe('the dropped connection in process (MSW)', () => {
-  it('a write the schedule drops after it acted rejects the fetch, and is recorded as acted with no answer', async () => {
-    const state = createMockState({ seed: 42, scale: 'small', now: '2026-11-20T12:00:00Z', today: '2026-11-20' })
-    const server = setupServer(...createHandlers(state, { baseUrl: 'https://api.example.com' }))
-    server.listen()
-    const recorded: RecordedRequest[] = []
-    let dropped = 0
-    const detach = attachCertification(state, { adversity: (_r, op) => (op.operationId === 'createAutomation' && dropped++ === 0 ? { kind: 'drop', situation: 'dropped connection (applied)', apply: true } : undefined), record: (e) => recorded.push(e), keyId: () => 'key-test' })
-    try {
-      const attempt = fetch('https://api.example.com/automations/create', { method: 'POST', headers: { 'x-api-key': 'demo-key', 'x-shop-id': state.world.shops[0]!.shop_id, 'content-type': 'application/json', 'idempotency-key': 'drop-1' }, body: JSON.stringify({ title: 'dropped', message_type: 'dm', outreach_audience: 'new_affiliates' }) })
-      await expect(attempt).rejects.toThrow()
+  it('a write dropped after it acted rejects the fetch, is recorded as acted with no answer, and its key replays', async () => {
+    await inProcess({ kind: 'drop', situation: 'dropped connection (applied)', apply: true }, async ({ send, recorded }) => {
+      await expect(send('drop-1')).rejects.toThrow()
       expect(recorded).toMatchObject([{ operationId: 'createAutomation', status: 0, applied: true, injected: 'dropped connection (applied)', idempotencyKey: 'drop-1', keyId: 'key-test' }])
-      // It acted: the same key now replays the stored answer.
-      const replay = await fetch('https://api.example.com/automations/create', { method: 'POST', headers: { 'x-api-key': 'demo-key', 'x-shop-id': state.world.shops[0]!.shop_id, 'content-type': 'application/json', 'idempotency-key': 'drop-1' }, body: JSON.stringify({ title: 'dropped', message_type: 'dm', outreach_audience: 'new_affiliates' }) })
+      const replay = await send('drop-1')
       expect(replay.status).toBe(201)
       expect(replay.headers.get('idempotent-replayed')).toBe('true')
-    } finally {
-      detach()
-      server.close()
-    }
+    })
   })
 })
