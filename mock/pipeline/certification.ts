@@ -135,10 +135,9 @@ function certified(ctx: PipelineContext, session: Session, next: Next): Awaitabl
   return withAdversity(ctx, hooks, entry, adversity, next)
 }
 
-async function withAdversity(ctx: PipelineContext, hooks: CertificationHooks, entry: RecordedRequest, adversity: Adversity, next: Next): Promise<ApiResult> {
+async function withAdversity(ctx: PipelineContext, hooks: CertificationHooks, entry: RecordedRequest, adversity: Exclude<Adversity, { kind: 'slow' }>, next: Next): Promise<ApiResult> {
   entry.injected = adversity.situation
   let result: ApiResult
-  if (adversity.kind === 'slow') throw new Error('slow writes are held by certificationEffect')
   if (adversity.kind === 'before') {
     await adversity.run()
     result = await next()
