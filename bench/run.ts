@@ -29,8 +29,11 @@ const scales = (process.env.BENCH_SCALES ?? 'small,default,large').split(',')
 const HOST = '127.0.0.1'
 const API_KEY = 'demo-key'
 
+/** The targets of the main table (the certification pair is measured apart). */
+type Measured = 'bare' | 'prism' | 'shoptwin' | 'uncached'
+
 interface Target {
-  name: 'bare' | 'prism' | 'shoptwin' | 'uncached'
+  name: 'bare' | 'prism' | 'shoptwin' | 'uncached' | 'certify-on' | 'certify-off'
   child: ChildProcess
   url: string
 }
@@ -72,7 +75,9 @@ function spawnServer(name: Target['name'], port: number, extra: string[] = []): 
   const args =
     name === 'shoptwin' || name === 'uncached'
       ? [join(root, 'mock/cli.ts'), 'serve', '--port', String(port), '--host', HOST, '--scale', 'default', '--rate-limit', 'off', ...(name === 'uncached' ? ['--response-cache', 'off'] : []), ...extra]
-      : name === 'prism'
+      : name === 'certify-on' || name === 'certify-off'
+        ? [join(root, 'bench/certify-server.ts'), String(port), HOST, name === 'certify-on' ? 'on' : 'off']
+        : name === 'prism'
         ? [join(root, 'node_modules/@stoplight/prism-cli/dist/index.js'), 'mock', join(root, 'openapi/openapi.yaml'), '-p', String(port), '-h', HOST, '-v', 'silent']
         : [join(root, 'bench/bare-server.ts'), String(port), HOST, ...extra]
   return spawn(node, args, { stdio: ['ignore', 'ignore', 'inherit'] })
@@ -169,7 +174,7 @@ async function main(): Promise<void> {
 
   const rows: Array<Record<string, string | number | null>> = []
   const measured: Array<{ op: Operation; byTarget: Record<Target['name'], Load> }> = []
-  let rss: Record<Target['name'], number | null> | undefined
+  let rss: Record<Measured, number | null> | undefined
   try {
     for (const op of operations) {
       const byTarget = {} as Record<Target['name'], Load>
@@ -239,12 +244,35 @@ async function main(): Promise<void> {
 
   console.log('\ntargets of issue 8, on this run:')
   for (const line of verdicts(measured, rss!, startup)) console.log(line)
+
+  console.log('\nclient certification (issue 18): throughput with a session recording every request vs without')
+  for (const line of await certificationCost(operations.slice(0, 2), shopId)) console.log(line)
+}
+
+/** req/s of the twin with a certification session recording (profile producing nothing) over without; goal >= 0.8. */
+async function certificationCost(ops: Operation[], shopId: string): Promise<string[]> {
+  const lines: string[] = []
+  for (const op of ops) {
+    const rps: Record<string, number> = {}
+    for (const name of ['certify-off', 'certify-on'] as const) {
+      const target = await start(name)
+      try {
+        await load(target, op, shopId, 3)
+        rps[name] = (await load(target, op, shopId, duration)).rps
+      } finally {
+        await stop(target)
+      }
+    }
+    const ratio = rps['certify-on']! / rps['certify-off']!
+    lines.push(`${ratio >= 0.8 ? '✓' : '✗'} ${op.name}: ${rps['certify-on']} req/s recording, ${rps['certify-off']} without, ratio ${ratio.toFixed(2)} (goal >= 0.8)`)
+  }
+  return lines
 }
 
 type Load = Awaited<ReturnType<typeof load>>
 
 /** One line per target, ✓ or ✗, with the figures it was judged on (and the ceiling's, where it explains a miss). */
-function verdicts(measured: Array<{ op: Operation; byTarget: Record<Target['name'], Load> }>, rss: Record<Target['name'], number | null>, startup: Record<string, number>): string[] {
+function verdicts(measured: Array<{ op: Operation; byTarget: Record<Target['name'], Load> }>, rss: Record<Measured, number | null>, startup: Record<string, number>): string[] {
   const line = (ok: boolean, text: string) => `${ok ? '✓' : '✗'} ${text}`
   const out: string[] = []
   const health = measured.find((m) => m.op.path === '/health')!.byTarget

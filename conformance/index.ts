@@ -13,6 +13,12 @@ export { htmlReport } from './reporters/html.ts'
 export { junitReport } from './reporters/junit.ts'
 export type { RunReport } from './report.ts'
 export type { Rule, RuleOutcome, RunOptions } from './types.ts'
+// Client certification in process (the CLI is `shoptwin certify-client`): a session on a mock state, then the grade.
+export { startCertification, type CertificationSession, type Recording } from './certify-client/session.ts'
+export { gradeRecording, type ClientReport, type ClientRuleOutcome } from './certify-client/grade.ts'
+export { PROFILES, loadProfile, type Profile } from './certify-client/profile.ts'
+export { clientRules } from './certify-client/rules/index.ts'
+export { clientHtml, clientJson, clientJunit } from './certify-client/reporters.ts'
 
 export interface ConformanceOptions extends Partial<Omit<RunOptions, 'baseUrl' | 'apiKey' | 'shopId'>> {
   baseUrl: string

@@ -22,6 +22,9 @@ commands:
                any write, control-API call or clock move)
   fixtures     write a seeded world to files: --seed 42 --scale small --today YYYY-MM-DD --out DIR
   conformance  run the conformance suite against a server (see conformance/)
+  certify-client  grade a client: the twin records its requests and produces the documented
+               situations: [--profile standard|strict|FILE] [--report-dir DIR] [--port N]
+               [--seed N] [-- <command>]  (see README: Certify a client)
 `
 
 function fail(message: string): never {
@@ -150,6 +153,11 @@ export async function main(argv: string[]): Promise<void> {
       return fixtures(rest)
     case 'conformance':
       return conformance(rest)
+    case 'certify-client': {
+      const { main: certifyClient } = (await import(['..', 'conformance', 'certify-client', 'cli.ts'].join('/'))) as { main: (argv: string[]) => Promise<number> }
+      process.exitCode = await certifyClient(rest)
+      return
+    }
     case undefined:
     case '-h':
     case '--help':

@@ -16,6 +16,8 @@ export interface ApiResult {
    */
   rawBytes?: Uint8Array
   headers?: Record<string, string>
+  /** No answer: the connection is dropped (client certification's adversity). */
+  dropConnection?: boolean
 }
 
 /** An error response `{error: message}` that can be thrown or returned. */
@@ -56,6 +58,7 @@ export function serializeBody(result: ApiResult): string {
 
 /** A fetch Response for an ApiResult (MSW handlers return these). */
 export function toResponse(result: ApiResult): Response {
+  if (result.dropConnection) return Response.error()
   const headers = new Headers(result.headers)
   if (!headers.has('content-type')) headers.set('content-type', 'application/json')
   return new Response(result.status === 204 ? null : serializeBody(result), { status: result.status, headers })

@@ -145,6 +145,7 @@ function fetchHeaders(raw: IncomingHttpHeaders): Headers {
 const EMPTY = new Uint8Array(0)
 
 function sendResult(res: ServerResponse, result: ApiResult): void {
+  if (result.dropConnection) return void res.socket?.destroy()
   const { status } = result
   // A fetch Response refuses these: the same 500 as on the MSW path.
   if (status < 200 || status > 599 || !Number.isInteger(status)) throw new RangeError(`init["status"] must be in the range of 200 to 599, inclusive.`)
@@ -159,6 +160,7 @@ function sendResult(res: ServerResponse, result: ApiResult): void {
 }
 
 async function send(res: ServerResponse, response: Response): Promise<void> {
+  if (response.type === 'error') return void res.socket?.destroy()
   const body = Buffer.from(await response.arrayBuffer())
   const headers: Record<string, string> = { ...CORS_HEADERS }
   response.headers.forEach((value, name) => {

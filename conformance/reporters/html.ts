@@ -7,7 +7,22 @@
 import type { RunReport } from '../report.ts'
 import type { Exchange, Failure, RuleOutcome } from '../types.ts'
 
-const esc = (s: unknown) => String(s ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!)
+export const esc = (s: unknown) => String(s ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!)
+
+/** The certificate's look, shared with the client certificate (conformance/certify-client/reporters.ts). */
+export const CERTIFICATE_STYLE = `body{font:14px/1.45 system-ui,-apple-system,Segoe UI,sans-serif;margin:2rem auto;max-width:1200px;padding:0 1rem;color:#1d2430}
+h1{margin-bottom:.2rem}table{border-collapse:collapse;width:100%;margin:.6rem 0}td,th{border-bottom:1px solid #e3e6eb;padding:.35rem .5rem;text-align:left;vertical-align:top}
+.pass{color:#126b2f;font-weight:600}.fail{color:#b3261e;font-weight:700}.warn{color:#8a5a00;font-weight:600}.skip{color:#6b7280}
+.badge{display:flex;gap:1rem;align-items:center;border-radius:8px;padding:1rem 1.2rem;margin:1rem 0;color:#fff}.badge b{font-size:1.6rem;letter-spacing:.04em}.badge span{font-size:1rem}
+.badge.certified{background:#126b2f}.badge.partial{background:#8a5a00}.badge.not-certified{background:#b3261e}
+pre{background:#f6f8fa;padding:.6rem;overflow:auto;white-space:pre-wrap;word-break:break-all;font-size:12px;max-height:24rem}.curl{background:#eef2ff}
+.grid{display:grid;grid-template-columns:1fr 1fr;gap:.8rem}.finding{border-left:4px solid #b3261e;padding:.2rem .8rem;margin:.8rem 0}.finding.warning{border-color:#d69e00}
+.kv th{width:7rem;color:#555}.kv code{white-space:pre-wrap;word-break:break-all}.meta{color:#555}tr.uncovered td{background:#fff4f4}
+dl.facts{display:grid;grid-template-columns:13rem 1fr;gap:.2rem .8rem}dl.facts dt{color:#555}dl.facts dd{margin:0;word-break:break-all}
+section.rule{border:1px solid #e3e6eb;border-radius:6px;margin:.4rem 0;padding:.3rem .7rem}section.rule>details>summary{cursor:pointer}
+nav.toc ul{columns:3;list-style:none;padding:0}nav.toc li{margin:.15rem 0}
+@media print{details{display:block}details>*{display:block}.badge{-webkit-print-color-adjust:exact;print-color-adjust:exact}}
+`
 
 const STATUS_LABEL: Record<RuleOutcome['status'], string> = { pass: 'pass', fail: 'FAIL', error: 'ERROR', skip: 'skipped' }
 
@@ -74,19 +89,7 @@ export function htmlReport(report: RunReport): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>${esc(verdictHead)} — conformance of ${esc(report.target)}</title>
 <style>
-body{font:14px/1.45 system-ui,-apple-system,Segoe UI,sans-serif;margin:2rem auto;max-width:1200px;padding:0 1rem;color:#1d2430}
-h1{margin-bottom:.2rem}table{border-collapse:collapse;width:100%;margin:.6rem 0}td,th{border-bottom:1px solid #e3e6eb;padding:.35rem .5rem;text-align:left;vertical-align:top}
-.pass{color:#126b2f;font-weight:600}.fail{color:#b3261e;font-weight:700}.warn{color:#8a5a00;font-weight:600}.skip{color:#6b7280}
-.badge{display:flex;gap:1rem;align-items:center;border-radius:8px;padding:1rem 1.2rem;margin:1rem 0;color:#fff}.badge b{font-size:1.6rem;letter-spacing:.04em}.badge span{font-size:1rem}
-.badge.certified{background:#126b2f}.badge.partial{background:#8a5a00}.badge.not-certified{background:#b3261e}
-pre{background:#f6f8fa;padding:.6rem;overflow:auto;white-space:pre-wrap;word-break:break-all;font-size:12px;max-height:24rem}.curl{background:#eef2ff}
-.grid{display:grid;grid-template-columns:1fr 1fr;gap:.8rem}.finding{border-left:4px solid #b3261e;padding:.2rem .8rem;margin:.8rem 0}.finding.warning{border-color:#d69e00}
-.kv th{width:7rem;color:#555}.kv code{white-space:pre-wrap;word-break:break-all}.meta{color:#555}tr.uncovered td{background:#fff4f4}
-dl.facts{display:grid;grid-template-columns:13rem 1fr;gap:.2rem .8rem}dl.facts dt{color:#555}dl.facts dd{margin:0;word-break:break-all}
-section.rule{border:1px solid #e3e6eb;border-radius:6px;margin:.4rem 0;padding:.3rem .7rem}section.rule>details>summary{cursor:pointer}
-nav.toc ul{columns:3;list-style:none;padding:0}nav.toc li{margin:.15rem 0}
-@media print{details{display:block}details>*{display:block}.badge{-webkit-print-color-adjust:exact;print-color-adjust:exact}}
-</style></head><body>
+${CERTIFICATE_STYLE}</style></head><body>
 <h1>Conformance certification report</h1>
 <p class="meta">${esc(report.contractTitle)} — checked by ${esc(report.tool)} ${esc(report.toolVersion)}</p>
 <div class="badge ${VERDICT_CLASS[report.verdict]}" role="status"><b>${esc(verdictHead)}</b><span>${esc(verdictRest.join(': '))}</span></div>

@@ -1,10 +1,11 @@
 /**
  * The request pipeline, composed in one place. Order matters:
- * journal → activity log → error boundary → (strict) response check → faults → Prefer → auth → rate limit →
- * response cache → validation → paging → idempotency → cache invalidation → the area handler.
+ * journal → activity log → certification (a client's session, when attached) → error boundary → (strict) response check → faults → Prefer → auth → rate limit →
+ * response cache → validation → paging → idempotency → cache invalidation → certification effect → the area handler.
  */
 import { activity } from './activity.ts'
 import { auth } from './auth.ts'
+import { certification, certificationEffect } from './certification.ts'
 import type { ApiResult } from '../respond.ts'
 import { compose, type PipelineContext, type Step } from './compose.ts'
 import { dispatch } from './dispatch.ts'
@@ -32,6 +33,7 @@ export function createPipeline({ log }: PipelineOptions = {}): (ctx: PipelineCon
   const steps: Step[] = [
     journal(),
     activity(),
+    certification(),
     errorBoundary(log ? { log } : {}),
     responseCheck(),
     faults(),
@@ -43,6 +45,7 @@ export function createPipeline({ log }: PipelineOptions = {}): (ctx: PipelineCon
     paging(),
     idempotency(),
     cacheInvalidation(),
+    certificationEffect(),
   ]
   const run = compose(steps, dispatch())
   // The journal, first of the steps, is async: this is the promise it returned.

@@ -1,0 +1,119 @@
+/**
+ * `shoptwin certify-client [--profile standard|strict|FILE] [--report-dir DIR] [--port N] [--seed N]
+ * [--scale S] [--require-certified] [-- <command>]`: starts the twin on 127.0.0.1, runs the command with the twin's URL,
+ * keys and shop ids in its environment (or, without a command, serves until SIGINT or
+ * `POST /__admin/certification/finish`), records every request, grades, writes the reports.
+ * Exit 0 when no MUST rule failed, 1 when one did (or the command failed; with --require-certified,
+ * anything short of CERTIFIED), 2 on bad usage.
+ */
+import { spawn } from 'node:child_process'
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { parseArgs } from 'node:util'
+import { createServer } from '../../mock/server.ts'
+import { gradeRecording, type ClientReport } from './grade.ts'
+import { loadProfile, type Profile } from './profile.ts'
+import { clientHtml, clientJson, clientJunit } from './reporters.ts'
+import { startCertification } from './session.ts'
+
+const USAGE = `usage: shoptwin certify-client [--profile standard|strict|FILE] [--report-dir DIR] [--port N] [--seed N] [--scale small|default|large] [--require-certified] [-- <command>]`
+
+const usage = (message: string): 2 => {
+  console.error(`certify-client: ${message}\n${USAGE}`)
+  return 2
+}
+
+/** Runs the command; resolves with its exit code, or an error line when it could not start. */
+function run(command: string[], env: NodeJS.ProcessEnv): Promise<number | string> {
+  return new Promise((resolve) => {
+    // One argument with spaces is a shell line (`-- "npm test"`); several are the argv.
+    const child = command.length === 1 && /\s/.test(command[0]!) ? spawn(command[0]!, { stdio: 'inherit', env, shell: true }) : spawn(command[0]!, command.slice(1), { stdio: 'inherit', env })
+    child.on('error', (error) => resolve(`cannot run ${command[0]}: ${error.message}`))
+    child.on('exit', (code, signal) => resolve(code ?? `the command was killed by ${signal}`))
+  })
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const dash = argv.indexOf('--')
+  const command = dash >= 0 ? argv.slice(dash + 1) : undefined
+  let values: Record<string, string | undefined>
+  try {
+    values = parseArgs({ args: dash >= 0 ? argv.slice(0, dash) : argv, options: { profile: { type: 'string' }, 'report-dir': { type: 'string' }, port: { type: 'string' }, seed: { type: 'string' }, scale: { type: 'string' }, 'require-certified': { type: 'boolean' } }, strict: true }).values as Record<string, string | undefined>
+  } catch (error) {
+    return usage((error as Error).message)
+  }
+  if (command && !command.length) return usage('nothing after --')
+  const seed = Number(values.seed ?? 42)
+  const port = Number(values.port ?? 0)
+  if (!Number.isInteger(seed)) return usage(`--seed must be an integer, got ${values.seed}`)
+  if (!Number.isInteger(port) || port < 0 || port > 65535) return usage(`--port must be a port number, got ${values.port}`)
+  let profile: Profile
+  try {
+    profile = loadProfile(values.profile ?? 'standard')
+  } catch (error) {
+    return usage((error as Error).message)
+  }
+
+  let mock
+  try {
+    mock = createServer({ stateOptions: { seed, scale: values.scale ?? 'default', responseCache: true } })
+  } catch (error) {
+    return usage((error as Error).message)
+  }
+  const url = await mock.listen(port, '127.0.0.1').catch((error: Error) => error)
+  if (url instanceof Error) return usage(`cannot listen on 127.0.0.1:${port}: ${url.message}`)
+  const { state } = mock
+  const session = await startCertification(state, profile, seed)
+  const key = (tier: string, label?: RegExp) => state.world.apiKeys.find((k) => k.tier === tier && (!label || label.test(k.label)))?.key ?? ''
+  const env = {
+    SHOPTWIN_BASE_URL: url,
+    SHOPTWIN_API_KEY: key('standard', /every route/),
+    SHOPTWIN_ENTERPRISE_API_KEY: key('enterprise'),
+    SHOPTWIN_LIMITED_API_KEY: key('standard', /limited/),
+    SHOPTWIN_SHOP_ID: state.world.shops[0]!.shop_id,
+    SHOPTWIN_SHOP_IDS: state.world.shops.map((s) => s.shop_id).join(','),
+    SHOPTWIN_ADMIN_URL: `${url}/__admin`,
+  }
+
+  const runErrors: string[] = []
+  if (command) {
+    console.log(`certify-client: twin at ${url} (profile ${profile.name}, seed ${seed}); running ${command.join(' ')}`)
+    const code = await run(command, { ...process.env, ...env })
+    if (typeof code === 'string' && code.startsWith('cannot run')) {
+      await mock.close()
+      return usage(code)
+    }
+    if (code !== 0) runErrors.push(typeof code === 'number' ? `the command exited with ${code}` : code)
+  } else {
+    console.log([`certify-client: twin at ${url} (profile ${profile.name}, seed ${seed}); recording until Ctrl-C or POST ${url}/__admin/certification/finish`, 'Environment for your integration:', ...Object.entries(env).map(([k, v]) => `  ${k}=${v}`)].join('\n'))
+    await new Promise<void>((resolve) => {
+      state.admin.register('certification/finish', () => {
+        setImmediate(resolve)
+        return { finishing: true }
+      })
+      process.once('SIGINT', () => resolve())
+      process.once('SIGTERM', () => resolve())
+    })
+  }
+  const report = gradeRecording(session.finish(), { runErrors })
+  report.commandLine = `shoptwin certify-client ${argv.join(' ')}`
+  await mock.close()
+  write(report, values['report-dir'], state.world.apiKeys.map((k) => k.key))
+  // As the server suite's --require-certified: a gate that must not pass a partial run.
+  return values['require-certified'] && report.verdict !== 'certified' ? 1 : report.exitCode
+}
+
+function write(report: ClientReport, dir: string | undefined, secrets: string[]): void {
+  // A last pass, as the server suite's: a key a client echoed in a body never reaches a file.
+  const redact = (text: string) => secrets.reduce((out, secret) => (secret ? out.split(secret).join('<redacted>') : out), text)
+  const lines = report.outcomes.map((o) => `${o.status === 'pass' ? 'PASS' : o.status === 'not exercised' ? 'N/E ' : o.level === 'MUST' ? 'FAIL' : 'WARN'} ${o.id} [${o.level}]${o.reason ? `  (${o.reason})` : ''}${o.failures.length ? `\n     ${o.failures[0]!.message}` : ''}`)
+  const written: string[] = []
+  if (dir) {
+    mkdirSync(dir, { recursive: true })
+    for (const [name, text] of [['junit.xml', clientJunit(report)], ['report.json', clientJson(report)], ['report.html', clientHtml(report)]] as const) {
+      writeFileSync(join(dir, name), redact(text))
+      written.push(join(dir, name))
+    }
+  }
+  console.log(redact([...lines, '', `${report.summary.requests} requests; produced: ${Object.entries(report.situations).map(([k, v]) => `${k} x${v.length}`).join(', ') || 'nothing'}`, ...report.runErrors.map((e) => `run error: ${e}`), ...written.map((p) => `report: ${p}`), report.verdictText].join('\n')))
+}

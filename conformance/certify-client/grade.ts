@@ -1,0 +1,127 @@
+/**
+ * Grades a recording: every client rule, its outcome (pass, fail, or not exercised when the
+ * situation never arose), the verdict and the exit code, as the server suite's report does.
+ */
+import { createHash } from 'node:crypto'
+import { loadContract, type Contract, type OperationInfo } from '../../openapi/index.ts'
+import { areaNormalizers } from '../../mock/areas/index.ts'
+import { parseQuery, schemaResolver } from '../../mock/pipeline/query.ts'
+import type { RecordedRequest } from '../../mock/pipeline/certification.ts'
+import { areaOf, type RuleLevel } from '../types.ts'
+import { clientRules } from './rules/index.ts'
+import { safeJson, type Recording } from './session.ts'
+import type { ClientFailure, ClientRule, GradedRequest } from './types.ts'
+
+export type ClientRuleStatus = 'pass' | 'fail' | 'not exercised'
+
+export interface ClientRuleOutcome {
+  id: string
+  title: string
+  spec: string
+  level: RuleLevel
+  area: string
+  status: ClientRuleStatus
+  /** Why the rule was not exercised. */
+  reason?: string
+  failures: ClientFailure[]
+  /** The requests behind the outcome (seq numbers; the failures name theirs too). */
+  evidence: number[]
+}
+
+export interface ClientReport {
+  tool: string
+  contractTitle: string
+  contractVersion: string
+  contractSha256: string
+  /** The command run, keys redacted (set by the CLI). */
+  commandLine?: string
+  profile: string
+  seed: number
+  startedAt: string
+  finishedAt: string
+  /** What the twin produced, by situation, with the requests it was produced on. */
+  situations: Record<string, number[]>
+  outcomes: ClientRuleOutcome[]
+  /** Every request of the session (key ids, never keys). */
+  requests: RecordedRequest[]
+  /** Errors outside the rules (the command's exit status). */
+  runErrors: string[]
+  summary: { rules: number; passed: number; failed: number; notExercised: number; mustFailed: number; shouldFailed: number; requests: number }
+  verdict: 'certified' | 'passed, not certified' | 'not certified'
+  verdictText: string
+  exitCode: 0 | 1
+}
+
+function enrich(requests: RecordedRequest[], contract: Contract): GradedRequest[] {
+  const resolve = schemaResolver(contract.doc)
+  return requests.flatMap((r) => {
+    const op = contract.byId.get(r.operationId)
+    if (!op) return []
+    let canonical: OperationInfo = op
+    for (let hops = 0; canonical.aliasOf && contract.byId.has(canonical.aliasOf) && hops < 5; hops++) canonical = contract.byId.get(canonical.aliasOf)!
+    const body = op.hasBody ? safeJson(r.bodyText) : undefined
+    let input: Record<string, any> = op.hasBody ? (body ?? {}) : op.query.length ? parseQuery(new URLSearchParams(r.query), op.query, resolve) : {}
+    // camelCase keys read as the service reads them (spec: Conventions 4).
+    const normalize = areaNormalizers[op.operationId] ?? areaNormalizers[canonical.operationId]
+    if (normalize) {
+      try {
+        input = normalize(structuredClone(input), op)
+      } catch {
+        // A refusal of the normalizer: the raw input is judged.
+      }
+    }
+    return [{ ...r, op, input, canonicalId: canonical.operationId, parseError: op.hasBody && r.bodyText !== '' && body === undefined }]
+  })
+}
+
+function outcomeOf(rule: ClientRule, requests: GradedRequest[], recording: Recording, contract: Contract): ClientRuleOutcome {
+  const base = { id: rule.id, title: rule.title, spec: rule.spec, level: rule.level, area: areaOf(rule.id) }
+  const grade = rule.grade({ recording, requests, contract })
+  if (!grade.exercised) return { ...base, status: 'not exercised', reason: grade.reason, failures: [], evidence: [] }
+  return { ...base, status: grade.failures.length ? 'fail' : 'pass', failures: grade.failures, evidence: grade.evidence }
+}
+
+/** The report of a finished recording. */
+export function gradeRecording(recording: Recording, { contract = loadContract(), rules = clientRules, runErrors = [] as string[] } = {}): ClientReport {
+  const requests = enrich(recording.requests, contract)
+  const outcomes = rules.map((rule) => outcomeOf(rule, requests, recording, contract))
+  const must = outcomes.filter((o) => o.level === 'MUST')
+  const mustFailed = must.filter((o) => o.status === 'fail').length + (runErrors.length ? 1 : 0)
+  const notExercised = must.filter((o) => o.status === 'not exercised')
+  const verdict: ClientReport['verdict'] = mustFailed ? 'not certified' : notExercised.length ? 'passed, not certified' : 'certified'
+  const partial = `${notExercised.length} MUST rule${notExercised.length === 1 ? '' : 's'} not exercised (${notExercised.map((o) => o.id).join(', ')})`
+  const verdictText =
+    verdict === 'certified'
+      ? `CERTIFIED: every MUST rule exercised and passed (${must.length}/${must.length}), profile ${recording.profile.name}`
+      : verdict === 'not certified'
+        ? `NOT CERTIFIED: ${mustFailed} MUST rule${mustFailed > 1 ? 's' : ''} failed${runErrors.length ? ' or the run failed' : ''}${notExercised.length ? `; ${partial}` : ''}`
+        : `PASSED, NOT CERTIFIED: ${partial}`
+  const situations: Record<string, number[]> = {}
+  for (const r of recording.requests) if (r.injected) (situations[r.injected] ??= []).push(r.seq)
+  return {
+    tool: 'shoptwin certify-client',
+    contractTitle: contract.doc.info.title,
+    contractVersion: contract.doc.info.version,
+    contractSha256: createHash('sha256').update(JSON.stringify(contract.doc)).digest('hex'),
+    profile: recording.profile.name,
+    seed: recording.seed,
+    startedAt: recording.startedAt,
+    finishedAt: recording.finishedAt ?? recording.startedAt,
+    situations,
+    outcomes,
+    requests: recording.requests,
+    runErrors,
+    summary: {
+      rules: outcomes.length,
+      passed: outcomes.filter((o) => o.status === 'pass').length,
+      failed: outcomes.filter((o) => o.status === 'fail').length,
+      notExercised: outcomes.filter((o) => o.status === 'not exercised').length,
+      mustFailed,
+      shouldFailed: outcomes.filter((o) => o.level === 'SHOULD' && o.status === 'fail').length,
+      requests: recording.requests.length,
+    },
+    verdict,
+    verdictText,
+    exitCode: mustFailed ? 1 : 0,
+  }
+}

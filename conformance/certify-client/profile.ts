@@ -1,0 +1,86 @@
+/**
+ * Adversity profiles: which documented situations the twin produces for a client under
+ * certification, and how often. Deterministic per seed: the seed orders the write faults and places
+ * the 429, so two runs of one client with one seed meet the same situations on the same requests.
+ */
+import { readFileSync } from 'node:fs'
+
+/**
+ * A fault on an idempotent write's first attempt: `503` (not applied), `500-applied`, `drop`,
+ * `drop-applied`, or `slow` (held `slowMs` on the wall clock after claiming its key, then applied: a
+ * client that times out and retries meets a real 409 in flight). `slow` is in no preset: it costs
+ * wall time; name it in a profile file.
+ */
+export type WriteFault = '503' | '500-applied' | 'drop' | 'drop-applied' | 'slow'
+const WRITE_FAULTS: WriteFault[] = ['503', '500-applied', 'drop', 'drop-applied', 'slow']
+
+export interface Profile {
+  name: string
+  /** A 429 with Retry-After on the Nth request to a key and shop (N drawn from `after`), `times` times, `every` requests apart. */
+  burst429: { after: [number, number]; every: number; times: number; retryAfterSeconds: number }
+  /** Faults on the first attempts of idempotent writes, in the order the seed shuffles them. */
+  writeFaults: WriteFault[]
+  /** How long a `slow` write is held, wall-clock milliseconds (longer than the client's timeout). */
+  slowMs: number
+  /** How many keyed idempotent writes (first attempts) answer 409: a request with the same key in flight. */
+  inFlight409: number
+  /** How many dashboard updates carrying expected_updated_at meet a change of the board first (so 412). */
+  stale412: number
+  /** How long, on the twin's clock, a halo storefront build takes (the report stays `refreshing`). */
+  haloRefreshMs: number
+  /** Sample requests that arrive before the session, so the sample list reaches its 1,000-row depth cap. */
+  deepListingRows: number
+}
+
+export const PROFILES: Record<'standard' | 'strict', Profile> = {
+  standard: {
+    name: 'standard',
+    burst429: { after: [6, 10], every: 0, times: 1, retryAfterSeconds: 1 },
+    writeFaults: ['503', '500-applied', 'drop-applied'],
+    slowMs: 30_000,
+    inFlight409: 1,
+    stale412: 1,
+    haloRefreshMs: 5_000,
+    deepListingRows: 1_100,
+  },
+  strict: {
+    name: 'strict',
+    burst429: { after: [4, 8], every: 25, times: 3, retryAfterSeconds: 2 },
+    writeFaults: ['503', '500-applied', 'drop', 'drop-applied', '503'],
+    slowMs: 30_000,
+    inFlight409: 2,
+    stale412: 2,
+    haloRefreshMs: 20_000,
+    deepListingRows: 1_500,
+  },
+}
+
+/** A preset by name, or a JSON file whose fields override the standard profile's. */
+export function loadProfile(nameOrFile: string): Profile {
+  if (nameOrFile === 'standard' || nameOrFile === 'strict') return PROFILES[nameOrFile]
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(readFileSync(nameOrFile, 'utf8'))
+  } catch (error) {
+    throw new Error(`--profile must be standard, strict or a JSON file: ${(error as Error).message}`)
+  }
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error('--profile file must hold a JSON object')
+  const profile = { ...PROFILES.standard, name: nameOrFile, ...(parsed as Partial<Profile>) }
+  for (const fault of profile.writeFaults) if (!WRITE_FAULTS.includes(fault)) throw new Error(`writeFaults: ${String(fault)} is not one of ${WRITE_FAULTS.join(', ')}`)
+  for (const field of ['inFlight409', 'stale412', 'haloRefreshMs', 'deepListingRows', 'slowMs'] as const) {
+    if (!Number.isInteger(profile[field]) || profile[field] < 0) throw new Error(`${field} must be an integer >= 0`)
+  }
+  return profile
+}
+
+/** mulberry32: a small seeded generator, enough to place faults. */
+export function seededRandom(seed: number): () => number {
+  let a = seed >>> 0
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0
+    let t = a
+    t = Math.imul(t ^ (t >>> 15), t | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+}

@@ -1,0 +1,33 @@
+/** Every client rule, in report order. */
+import type { ClientRule } from '../types.ts'
+import { enterpriseAfter403 } from './auth/enterprise-after-403.ts'
+import { requestBodies } from './contract/request-bodies.ts'
+import { rereadAfter412 } from './dashboards/reread-after-412.ts'
+import { pollBackoff } from './halo/poll-backoff.ts'
+import { everyCall } from './headers/every-call.ts'
+import { conflictRetryLater } from './idempotency/conflict-retry-later.ts'
+import { keyFormat } from './idempotency/key-format.ts'
+import { retrySameKey } from './idempotency/retry-same-key.ts'
+import { scopedReads } from './limits/scoped-reads.ts'
+import { noLegacyKeys } from './outreach/no-legacy-keys.ts'
+import { depthCap } from './paging/depth-cap.ts'
+import { pageSizeMax } from './paging/page-size-max.ts'
+import { pace } from './ratelimit/pace.ts'
+import { retryAfter } from './ratelimit/retry-after.ts'
+
+export const clientRules: readonly ClientRule[] = [
+  everyCall,
+  requestBodies,
+  keyFormat,
+  retrySameKey,
+  conflictRetryLater,
+  retryAfter,
+  pace,
+  depthCap,
+  pageSizeMax,
+  rereadAfter412,
+  noLegacyKeys,
+  pollBackoff,
+  scopedReads,
+  enterpriseAfter403,
+]

@@ -1,0 +1,20 @@
+import { describeRequest, graded, notExercised } from '../../support.ts'
+import type { ClientFailure, ClientRule } from '../../types.ts'
+
+export const retryAfter: ClientRule = {
+  id: 'ratelimit.retry-after',
+  title: 'After a 429 nothing is sent to that shop before Retry-After has passed',
+  spec: 'Limits: request rate; Errors: 429 (back off briefly and retry)',
+  level: 'MUST',
+  grade({ requests }) {
+    const limited = requests.filter((r) => r.status === 429 && r.shopId)
+    if (!limited.length) return notExercised('the client never got a 429')
+    const failures: ClientFailure[] = []
+    for (const l of limited) {
+      const until = l.atMs + (l.retryAfter ?? 1) * 1000
+      const early = requests.filter((r) => r.seq > l.seq && r.shopId === l.shopId && r.atMs < until)
+      if (early.length) failures.push({ message: `${describeRequest(l)} (Retry-After ${l.retryAfter ?? 1} s) followed by ${early.length} request(s) to the shop within it, first ${describeRequest(early[0]!)} after ${early[0]!.atMs - l.atMs} ms`, expected: `nothing to shop ${l.shopId} for ${(l.retryAfter ?? 1) * 1000} ms`, received: `${early.length} request(s) after ${early[0]!.atMs - l.atMs} ms`, requests: [l.seq, ...early.map((r) => r.seq)] })
+    }
+    return graded(failures, limited.map((r) => r.seq))
+  },
+}

@@ -1,0 +1,51 @@
+/**
+ * The vocabulary of client certification: a client rule grades a recording of the requests a
+ * client made to the twin, and returns its findings as data, with the requests that show them.
+ */
+import type { Contract, OperationInfo } from '../../openapi/index.ts'
+import type { RecordedRequest } from '../../mock/pipeline/certification.ts'
+import type { RuleLevel } from '../types.ts'
+import type { Recording } from './session.ts'
+
+/** A recorded request with what grading derives from it. */
+export interface GradedRequest extends RecordedRequest {
+  op: OperationInfo
+  /** The JSON body, or the GET form's query as an object; {} when neither. */
+  input: Record<string, any>
+  /** The operationId whose handler answers (the canonical one for aliases: GET forms, /v1). */
+  canonicalId: string
+  /** The body was sent but is not a JSON object. */
+  parseError: boolean
+}
+
+/** What a rule sees: the recording, its requests enriched, and the contract. */
+export interface GradingContext {
+  recording: Recording
+  requests: GradedRequest[]
+  contract: Contract
+}
+
+/** A failed expectation, with the requests that show it (their seq numbers). */
+export interface ClientFailure {
+  message: string
+  expected: string
+  received: string
+  requests: number[]
+}
+
+/**
+ * What a rule found. `exercised: false` when the situation the rule judges never arose in the
+ * recording: such a rule is reported "not exercised", never "passed".
+ */
+export type Grade = { exercised: false; reason: string } | { exercised: true; failures: ClientFailure[]; evidence: number[] }
+
+/** A behavioural rule a client of the service must follow: one object in one file. */
+export interface ClientRule {
+  /** `<area>.<behaviour>`, the file's path under conformance/certify-client/rules/. */
+  id: string
+  title: string
+  /** Section of the service document the rule comes from. */
+  spec: string
+  level: RuleLevel
+  grade(t: GradingContext): Grade
+}
