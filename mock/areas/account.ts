@@ -3,30 +3,11 @@
  * products, SKUs and the idempotency lookup. The example area: handlers are closures over the
  * request context; they read the world and refuse with apiError.
  */
-import type { AreaHandler, AreaModule, RequestContext } from '../context.ts'
+import type { AreaHandler, AreaModule } from '../context.ts'
 import { apiError } from '../respond.ts'
-import { sortRows } from '../sort.ts'
-import type { World } from '../world.ts'
-
-/** The shop's per-shop data of the world. */
-export function shopDataOf(world: World, shopId: string) {
-  const data = world.shopData[shopId]
-  if (!data) throw new Error(`the world has no data for shop ${shopId}`)
-  return data
-}
-
-/** Case-insensitive fuzzy match: every word of the query appears in the text. */
-export function fuzzyMatch(text: string, query: string | undefined): boolean {
-  if (!query?.trim()) return true
-  const hay = text.toLowerCase()
-  return query.toLowerCase().split(/\s+/).filter(Boolean).every((word) => hay.includes(word))
-}
-
-
-const requireShop = (ctx: RequestContext) => {
-  if (!ctx.shop) throw new Error(`${ctx.op.operationId} ran without a shop`)
-  return ctx.shop
-}
+import { fuzzyMatch } from '../lib/filters.ts'
+import { requireShop, shopDataOf } from '../lib/shop.ts'
+import { sortRows } from '../lib/sort.ts'
 
 // spec: Health is not shown; `{status: "ok", time}` is inferred.
 const getHealth: AreaHandler = ({ now }) => ({ status: 200, body: { status: 'ok', time: now.toISOString() } })

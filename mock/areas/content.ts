@@ -11,27 +11,15 @@ import { paginate } from '../pipeline/paging.ts'
 import { apiError } from '../respond.ts'
 import type { MockState } from '../state.ts'
 import type { World } from '../world.ts'
-import { shopDataOf } from './account.ts'
-import {
-  creatorContent,
-  creatorOf,
-  dayWindow,
-  handleMatches,
-  inWindow,
-  lookupsOf,
-  postRateOf,
-  ratio,
-  round2,
-  shopOf,
-  sortDirectionOf,
-  sortKeyOf,
-  sortRows,
-  usDateOf,
-  type DayWindow,
-  type SortDirection,
-  type SortValue,
-} from './timeseries.ts'
-import { compareText } from '../sort.ts'
+import { dayWindow, inWindow, usDateOf, type DayWindow } from '../lib/dates.ts'
+import { hasBounds, matchesAffiliatePerformance, matchesShopPerformance, sameRecords, type Bounds } from '../lib/filters.ts'
+import { postFigures, postRateOf, shopLifetime, type PostFigures } from '../lib/figures.ts'
+import { handleContains } from '../lib/handles.ts'
+import { creatorContent, creatorOf, lookupsOf } from '../lib/lookups.ts'
+import { round2 } from '../lib/numbers.ts'
+import { countOnly, offsetResultsPage } from '../lib/pages.ts'
+import { shopDataFor, shopDataOf } from '../lib/shop.ts'
+import { compareText, sortDirectionOf, sortKeyOf, sortRows, type SortDirection, type SortValue } from '../lib/sort.ts'
 
 type Schemas = components['schemas']
 /** A CRM row as the contract returns it (spec: Resources: Affiliate (CRM row)). */
@@ -39,37 +27,6 @@ export type CrmRow = Schemas['Affiliate']
 export type VideoRow = Schemas['Video']
 export type SlideshowRow = Schemas['Slideshow']
 export type LiveRow = Schemas['LiveStream']
-
-type Bounds = Record<string, number | undefined> | undefined
-
-/** Inclusive `min_<name>`/`max_<name>` bounds of a performance filter (unset bounds match everything). */
-const within = (value: number, bounds: Bounds, name: string): boolean => {
-  const min = bounds?.[`min_${name}`]
-  const max = bounds?.[`max_${name}`]
-  return (typeof min !== 'number' || value >= min) && (typeof max !== 'number' || value <= max)
-}
-
-// spec: affiliate_performance: platform-wide 30-day GMV across all brands and followers.
-const matchesAffiliatePerformance = (creator: Creator, bounds: Bounds): boolean =>
-  within(creator.med_gmv_revenue, bounds, 'gmv') && within(creator.follower_cnt, bounds, 'followers')
-
-/** A creator's lifetime figures for the shop (spec: shop_performance: shop lifetime). */
-interface ShopLifetime {
-  gmv: number
-  video_gmv: number
-  live_gmv: number
-  units_sold: number
-}
-
-function shopLifetime(world: World, data: ShopData, creatorId: string): ShopLifetime {
-  const sum = (metric: 'gmv' | 'video_gmv' | 'live_gmv' | 'units_sold') => round2(data.facts.affiliates.sum(metric, creatorId, 0, world.axis.todayIndex))
-  return { gmv: sum('gmv'), video_gmv: sum('video_gmv'), live_gmv: sum('live_gmv'), units_sold: sum('units_sold') }
-}
-
-const matchesShopPerformance = (lifetime: ShopLifetime, bounds: Bounds): boolean =>
-  within(lifetime.gmv, bounds, 'gmv') && within(lifetime.video_gmv, bounds, 'video_gmv') && within(lifetime.live_gmv, bounds, 'live_gmv') && within(lifetime.units_sold, bounds, 'units_sold')
-
-const hasBounds = (bounds: Bounds): boolean => !!bounds && Object.values(bounds).some((v) => typeof v === 'number')
 
 // ---- CRM ----
 
@@ -117,10 +74,6 @@ interface CrmRowParts {
 const MAX_SORT_CACHE = 256
 
 const crmIndexes = new WeakMap<ShopData, CrmIndex>()
-
-/** True while `records` still holds exactly the records a cache was built from. */
-export const sameRecords = <T>(snapshot: readonly T[], records: readonly T[]): boolean =>
-  snapshot.length === records.length && snapshot.every((record, i) => record === records[i])
 
 function crmIndexOf(world: World, data: ShopData): CrmIndex {
   let index = crmIndexes.get(data)
@@ -337,7 +290,7 @@ function matchingAffiliates(world: World, data: ShopData, index: CrmIndex, filte
   const affiliates = data.affiliates
   for (let i = 0; i < affiliates.length; i++) {
     const affiliate = affiliates[i]!
-    if (wantsHandle && !handleMatches(affiliate.handle, f.handle)) continue
+    if (wantsHandle && !handleContains(affiliate.handle, f.handle)) continue
     if (include.length && !affiliate.tags.some((t) => include.includes(t))) continue
     if (exclude.length && affiliate.tags.some((t) => exclude.includes(t))) continue
     if (wantsAffiliatePerformance && !matchesAffiliatePerformance(index.creators[i]!, f.affiliate_performance)) continue
@@ -512,9 +465,6 @@ export function filterCrmAffiliates(state: MockState, shopId: string, filters: R
   return sorted.map((i) => crmRow(world, data, index, i, window))
 }
 
-/** `{data: {total_count}}` for `just_count: true` (spec: Conventions 3). */
-const countOnly = (total: number) => ({ status: 200, body: { data: { total_count: total } } })
-
 const listCrmAffiliates: AreaHandler = (ctx) => {
   const { input, world } = ctx
   const sortBy = sortKeyOf(input.sort_by, CRM_SORT_KEYS, 'sort_by', 'gmv')
@@ -574,25 +524,6 @@ function creatorPerformanceFilter(world: World, data: ShopData, filters: Record<
   }
 }
 
-/** A post's lifetime figures from its facts (ctr = clicks / views, percent, as LIVEs); spark's video_data joins them too. */
-export type PostFigures = ReturnType<typeof postFigures>
-export function postFigures(world: World, data: ShopData, post: Video, kind: 'videos' | 'slideshows') {
-  const sum = (metric: 'gmv' | 'views' | 'likes' | 'comments' | 'units_sold' | 'commission' | 'clicks') => round2(data.facts[kind].sum(metric, post.video_id, 0, world.axis.todayIndex))
-  const views = sum('views')
-  const likes = sum('likes')
-  const comments = sum('comments')
-  return {
-    gmv: sum('gmv'),
-    view_count: views,
-    units_sold: sum('units_sold'),
-    ctr: ratio(sum('clicks'), views, 100),
-    like_count: likes,
-    comment_count: comments,
-    commission: sum('commission'),
-    engagement_rate: ratio(likes + comments, views, 100),
-  }
-}
-
 /** spec: Video: the resource's fields. */
 function videoRow(world: World, post: Video, { commission: _commission, engagement_rate: _engagement, ...figures }: PostFigures): VideoRow {
   return {
@@ -614,18 +545,11 @@ type PostSortKey = (typeof VIDEO_SORT_KEYS)[number] | 'engagement_rate'
 const postSortValue = (row: VideoRow | SlideshowRow, post: Video, key: PostSortKey): SortValue =>
   key === 'post_time' ? post.posted_at : (row as SlideshowRow)[key]
 
-/** `{data: {results, has_more, page_size, page_offset, ...extra}}` of one page. */
-function contentPage<T>(ctx: RequestContext, sorted: readonly T[], extra: Record<string, unknown> = {}) {
-  if (ctx.input.just_count === true) return countOnly(sorted.length)
-  const { rows, hasMore } = paginate(sorted, ctx.page!)
-  return { status: 200, body: { data: { results: rows, has_more: hasMore, page_size: ctx.page!.pageSize, page_offset: ctx.page!.offset, ...extra } } }
-}
-
 const postMatches = (post: Video, products: string[], window: DayWindow | undefined, handle: unknown): boolean =>
-  handleMatches(post.handle, handle) && (!products.length || post.products.some((p) => products.includes(p))) && (!window || inWindow(post.post_day, window))
+  handleContains(post.handle, handle) && (!products.length || post.products.some((p) => products.includes(p))) && (!window || inWindow(post.post_day, window))
 
 const listAffiliateVideos: AreaHandler = (ctx) => {
-  const data = shopOf(ctx)
+  const data = shopDataFor(ctx)
   const { filters, products, window, direction } = contentFiltersOf(ctx)
   const sortBy = sortKeyOf(filters.sort_by, VIDEO_SORT_KEYS, 'filters.sort_by', 'gmv')
   const creatorOk = creatorPerformanceFilter(ctx.world, data, filters)
@@ -634,7 +558,7 @@ const listAffiliateVideos: AreaHandler = (ctx) => {
     .filter((v) => !v.is_brand && postMatches(v, products, window, filters.handle) && creatorOk(v.creator_id))
     .map((post) => ({ post, row: videoRow(ctx.world, post, postFigures(ctx.world, data, post, 'videos')) }))
   const sorted = sortRows(rows, (r) => postSortValue(r.row, r.post, sortBy), direction, (r) => r.post.video_id)
-  return contentPage(ctx, sorted.map((r) => r.row))
+  return offsetResultsPage(ctx, sorted.map((r) => r.row))
 }
 
 // spec: POST /affiliate/slideshows/list: ad metrics roi, cpa, ad_spend are unavailable as sort fields.
@@ -648,7 +572,7 @@ const refuseAdMetricSort: InputNormalizer = (input) => {
 }
 
 const listAffiliateSlideshows: AreaHandler = (ctx) => {
-  const data = shopOf(ctx)
+  const data = shopDataFor(ctx)
   const { filters, products, window, direction } = contentFiltersOf(ctx)
   const sortBy = sortKeyOf(filters.sort_by, SLIDESHOW_SORT_KEYS, 'filters.sort_by', 'gmv')
   const campaignId = typeof filters.campaign_id === 'string' && filters.campaign_id !== '' ? filters.campaign_id : undefined
@@ -660,7 +584,7 @@ const listAffiliateSlideshows: AreaHandler = (ctx) => {
       return { post, row }
     })
   const sorted = sortRows(rows, (r) => postSortValue(r.row, r.post, sortBy), direction, (r) => r.post.video_id)
-  return contentPage(ctx, sorted.map((r) => r.row))
+  return offsetResultsPage(ctx, sorted.map((r) => r.row))
 }
 
 const LIVE_SORT_KEYS = ['gmv', 'start_time', 'duration', 'units_sold', 'views', 'likes', 'comments', 'ctr'] as const
@@ -685,17 +609,17 @@ const liveRow = (world: World, live: LiveStream): LiveRow => ({
 })
 
 const listAffiliateLives: AreaHandler = (ctx) => {
-  const data = shopOf(ctx)
+  const data = shopDataFor(ctx)
   const { filters, products, window, direction } = contentFiltersOf(ctx)
   const sortBy = sortKeyOf(filters.sort_by, LIVE_SORT_KEYS, 'filters.sort_by', 'gmv')
   const creatorOk = creatorPerformanceFilter(ctx.world, data, filters)
   const lives = data.lives.filter(
-    (l) => handleMatches(l.handle, filters.handle) && (!products.length || l.products.some((p) => products.includes(p))) && (!window || inWindow(l.start_day, window)) && creatorOk(l.creator_id),
+    (l) => handleContains(l.handle, filters.handle) && (!products.length || l.products.some((p) => products.includes(p))) && (!window || inWindow(l.start_day, window)) && creatorOk(l.creator_id),
   )
   const value = (l: LiveStream): SortValue => (sortBy === 'start_time' ? l.started_at : sortBy === 'ctr' ? round2(l.ctr) : l[sortBy])
   const sorted = sortRows(lives, value, direction, (l) => l.live_id).map((l) => liveRow(ctx.world, l))
   // spec: the LIVE list echoes sort_by and sort_direction (the ones applied, defaults included).
-  return contentPage(ctx, sorted, { sort_by: sortBy, sort_direction: filters.sort_direction ?? direction })
+  return offsetResultsPage(ctx, sorted, { sort_by: sortBy, sort_direction: filters.sort_direction ?? direction })
 }
 
 export const content: AreaModule = {

@@ -16,7 +16,9 @@ import { apiError } from '../respond.ts'
 import type { MockState } from '../state.ts'
 import type { ShopRecord } from '../world.ts'
 import { computeShopStats, isTimeZone } from './stats.ts'
-import { compareText } from '../sort.ts'
+import { assertRangeOrder, dateInZone } from '../lib/dates.ts'
+import { requireShop } from '../lib/shop.ts'
+import { compareText } from '../lib/sort.ts'
 
 type Schemas = components['schemas']
 type Preset = NonNullable<Dashboard['default_date_range']>
@@ -172,8 +174,7 @@ function boardView(store: DashboardStore, board: Dashboard, shopId: string, with
 
 /** The asking shop and the account's boards. */
 function scope(ctx: RequestContext): { shop: ShopRecord; store: DashboardStore } {
-  if (!ctx.shop) throw new Error(`${ctx.op.operationId} ran without a shop`)
-  return { shop: ctx.shop, store: dashboardStore(ctx.state) }
+  return { shop: requireShop(ctx), store: dashboardStore(ctx.state) }
 }
 
 /** The board `dashboard_id` names if the shop shows it; 404 otherwise (status inferred). */
@@ -446,11 +447,6 @@ const addDays = (date: string, days: number): string => {
   return d.toISOString().slice(0, 10)
 }
 
-/** The calendar date of an instant in a timezone (YYYY-MM-DD). */
-function localDate(instant: Date, timeZone: string): string {
-  return new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(instant)
-}
-
 /**
  * A preset counted back from `today`, ending two days ago (spec: Dashboards: data):
  * `Nd` is the N days ending then; `mtd` runs from the first of that end day's month, `qtd` from the
@@ -491,10 +487,10 @@ const getDashboardData: AreaHandler = (ctx) => {
   const absent = input.widget_ids?.find((id) => !onBoard.has(id))
   if (absent !== undefined) throw apiError(400, `widget_ids: widget ${absent} is not on the board`)
   if (input.timezone !== undefined && !isTimeZone(input.timezone)) throw apiError(400, `timezone: unrecognised IANA timezone "${input.timezone}"`)
-  if (input.date_range && input.date_range.from > input.date_range.to) throw apiError(400, 'date_range.from must not be after date_range.to')
+  if (input.date_range) assertRangeOrder(input.date_range.from, input.date_range.to, 'date_range')
 
   // Request filters override the board's.
-  const today = localDate(ctx.now, input.timezone ?? shop.timezone)
+  const today = dateInZone(ctx.now, input.timezone ?? shop.timezone)
   const preset = board.default_date_range
   const [dateRange, dateRangeSource] = input.date_range
     ? [input.date_range, 'request']

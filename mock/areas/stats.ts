@@ -13,8 +13,11 @@ import type { AreaHandler, AreaModule } from '../context.ts'
 import { apiError } from '../respond.ts'
 import type { MockState } from '../state.ts'
 import type { ShopRecord } from '../world.ts'
+import { assertRangeOrder } from '../lib/dates.ts'
+import { round2NoNegativeZero } from '../lib/numbers.ts'
+import { requireShop } from '../lib/shop.ts'
 import { statShape, statTitle } from './stats/keys.ts'
-import { GRAINS, buckets, percentChange, round2, summarize, type Grain } from './stats/shapes.ts'
+import { GRAINS, buckets, percentChange, summarize, type Grain } from './stats/shapes.ts'
 import { zoneCalendar, type StatWindow } from './stats/window.ts'
 
 export type StatEntry = components['schemas']['StatEntry']
@@ -75,7 +78,7 @@ export function computeShopStats(state: MockState, shop: ShopRecord, request: Sh
   if (!range || typeof range !== 'object' || range.from === undefined || range.to === undefined) throw apiError(400, 'Missing date_range (from/to)')
   const fromMs = parseDate(range.from, 'date_range.from')
   const toMs = parseDate(range.to, 'date_range.to')
-  if (fromMs > toMs) throw apiError(400, 'date_range.from must not be after date_range.to')
+  assertRangeOrder(fromMs, toMs, 'date_range')
   const days = Math.round((toMs - fromMs) / 86_400_000) + 1
   if (days > MAX_RANGE_DAYS) throw apiError(400, `date_range must span at most ${MAX_RANGE_DAYS} days`)
 
@@ -117,14 +120,14 @@ export function computeShopStats(state: MockState, shop: ShopRecord, request: Sh
     const shape = statShape(w, key)
     const total = summarize(shape, current) ?? 0
     const before = summarize(shape, previous) ?? 0
-    const entry: StatEntry = { key, title: statTitle(key), total_count: round2(total), percent_change: round2(percentChange(total, before)) }
+    const entry: StatEntry = { key, title: statTitle(key), total_count: round2NoNegativeZero(total), percent_change: round2NoNegativeZero(percentChange(total, before)) }
     if (request.include_charts && !CHARTLESS.has(key)) {
       entry.daily_counts = []
       for (const bucket of points) {
         const count = summarize(shape, bucket)
         // spec: rule 3: days with no report are skipped for summed stats; rates and AOV give null.
         if (count === null && shape.kind === 'sum') continue
-        entry.daily_counts.push({ date: bucket.date, count: count === null ? null : round2(count) })
+        entry.daily_counts.push({ date: bucket.date, count: count === null ? null : round2NoNegativeZero(count) })
       }
     }
     return entry
@@ -132,8 +135,7 @@ export function computeShopStats(state: MockState, shop: ShopRecord, request: Sh
 }
 
 const getShopStats: AreaHandler = (ctx) => {
-  if (!ctx.shop) throw new Error('getShopStats ran without a shop')
-  return { status: 200, body: { data: { stats: computeShopStats(ctx.state, ctx.shop, ctx.input as ShopStatsRequest) } } }
+  return { status: 200, body: { data: { stats: computeShopStats(ctx.state, requireShop(ctx), ctx.input as ShopStatsRequest) } } }
 }
 
 // The stats read the world, the shop's records and events and the request, never the clock.

@@ -38,7 +38,8 @@ import {
   videoWindowSeries,
   type DailyKeys,
 } from './sources.ts'
-import { ratio, summarize, type StatShape } from './shapes.ts'
+import { ratio } from '../../lib/numbers.ts'
+import { summarize, type StatShape } from './shapes.ts'
 import { addTo, combine, memo, zeros, zerosOnAxis, zoneDay, type Daily, type StatWindow } from './window.ts'
 
 interface StatDefinition {
