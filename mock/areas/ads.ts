@@ -3,20 +3,18 @@
  * and boost sessions, every metric summed from the daily facts for the requested window. The `/v1`
  * aliases and GET forms reach these handlers through the registry; the plan gate is the pipeline's.
  */
-import { AD_DELIVERY_STATUSES, toUsDate, type AdDeliveryStatus, type BoostSession, type ShopData, type Video } from '../../fixtures/index.ts'
+import { AD_DELIVERY_STATUSES, type AdDeliveryStatus, type BoostSession, type ShopData } from '../../fixtures/index.ts'
 import type { components } from '../../openapi/types.ts'
-import type { AdminAction, AreaHandler, AreaModule, RequestContext } from '../context.ts'
+import type { AdminAction, AreaHandler, AreaModule } from '../context.ts'
 import type { MockState } from '../state.ts'
 import { acceptCamelCase } from '../normalize.ts'
-import { paginate } from '../pipeline/paging.ts'
 import { requireDateRange } from '../pipeline/validate.ts'
-import { apiError, type ApiResult } from '../respond.ts'
+import { apiError } from '../respond.ts'
 import { csvExport, wantsCsv } from '../csv.ts'
 import { sortRows } from '../lib/sort.ts'
 import { assertNotAfter, assertRangeOrder, dayIndexes } from '../lib/dates.ts'
 import { contentStats } from '../lib/figures.ts'
 import { idSetOf, sameRecords } from '../lib/filters.ts'
-import { videoOf } from '../lib/lookups.ts'
 import { positiveRatio, round2 } from '../lib/numbers.ts'
 import { numberedPage } from '../lib/pages.ts'
 import { adminShop, shopDataFor } from '../lib/shop.ts'

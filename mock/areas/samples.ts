@@ -10,7 +10,6 @@ import { OPEN_SAMPLE_STATUSES, type Creator, type ProductRecord, type Refundable
 import type { components } from '../../openapi/types.ts'
 import type { AdminAction, AreaHandler, AreaModule, RequestContext } from '../context.ts'
 import { recordEvent } from '../events.ts'
-import { paginate } from '../pipeline/paging.ts'
 import { apiError } from '../respond.ts'
 import type { MockState } from '../state.ts'
 import type { World } from '../world.ts'
