@@ -5,7 +5,7 @@
  * and every chart bucket.
  */
 import type { DayAxis } from '../../../fixtures/days.ts'
-import { ratio } from '../../lib/numbers.ts'
+import { ratio } from '../numbers.ts'
 import type { DailyKeys } from './sources.ts'
 import type { Daily } from './window.ts'
 
