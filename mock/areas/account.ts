@@ -4,6 +4,7 @@
  * request context; they read the world and refuse with apiError.
  */
 import type { AreaHandler, AreaModule } from '../context.ts'
+import { messages } from '../messages.ts'
 import { apiError } from '../respond.ts'
 import { fuzzyMatch } from '../lib/filters.ts'
 import { requireShop, shopDataOf } from '../lib/shop.ts'
@@ -48,7 +49,7 @@ const listShopSkus: AreaHandler = (ctx) => {
 // spec: Idempotency: scoped to the shop in x-shop-id; 404 when never made or expired.
 const getIdempotencyRecord: AreaHandler = (ctx) => {
   const entry = ctx.state.idempotency.lookup(requireShop(ctx).shop_id, ctx.params.key)
-  if (!entry) return apiError(404, 'No stored response for that key')
+  if (!entry) return apiError(404, messages.noStoredResponse)
   const idempotency =
     entry.status === 'completed'
       ? { status: 'completed', response_status: entry.responseStatus, response_body: JSON.parse(entry.rawBody!) as unknown }

@@ -11,6 +11,7 @@ import { describeAjvError, loadContract, STAT_KEYS } from '../../openapi/index.t
 import type { components } from '../../openapi/types.ts'
 import type { AreaHandler, AreaModule, InputNormalizer, RequestContext } from '../context.ts'
 import { acceptCamelCase } from '../normalize.ts'
+import { messages } from '../messages.ts'
 import { apiError } from '../respond.ts'
 import type { MockState } from '../state.ts'
 import type { ShopRecord } from '../world.ts'
@@ -386,7 +387,7 @@ const updateDashboard: AreaHandler = (ctx) => {
 
   // spec: Errors: 412 when expected_updated_at is older than the board's updated_at.
   if (input.expected_updated_at !== undefined && Date.parse(input.expected_updated_at) < Date.parse(board.updated_at)) {
-    throw apiError(412, `The dashboard changed since expected_updated_at (updated_at is now ${board.updated_at}); re-read it and reapply the change`)
+    throw apiError(412, messages.dashboardChanged(board.updated_at))
   }
 
   const next: Dashboard = structuredClone(board)

@@ -3,12 +3,13 @@
  * every range of the spec refuses a reversed range with.
  */
 import { DAY_MS, timeZoneOffsetMs, toUsDate, type DayAxis, type ShopData } from '../../fixtures/index.ts'
+import { messages } from '../messages.ts'
 import { apiError } from '../respond.ts'
 import type { World } from '../world.ts'
 
 /** 400 `<fromName> must not be after <toName>` when `from` is after `to` (ISO dates, day indexes or epoch ms). */
 export function assertNotAfter<T extends number | string>(from: T, to: T, fromName: string, toName: string): void {
-  if (from > to) throw apiError(400, `${fromName} must not be after ${toName}`)
+  if (from > to) throw apiError(400, messages.rangeOrder(fromName, toName))
 }
 
 /** 400 `<field>.from must not be after <field>.to` when `from` is after `to`. */

@@ -8,6 +8,7 @@
  */
 import { CHARTLESS_STAT_KEYS, STAT_KEYS, type StatKey } from '../../../openapi/index.ts'
 import type { components } from '../../../openapi/types.ts'
+import { messages } from '../../messages.ts'
 import { apiError } from '../../respond.ts'
 import type { MockState } from '../../state.ts'
 import type { ShopRecord } from '../../world.ts'
@@ -72,7 +73,7 @@ const idFilter = (value: unknown): string | null => (typeof value === 'string' &
 /** The stat entries of a request, in the requested order (duplicates once); throws apiError(400) on bad input. */
 export function computeShopStats(state: MockState, shop: ShopRecord, request: ShopStatsRequest): StatEntry[] {
   const range = request.date_range as Partial<ShopStatsRequest['date_range']> | undefined
-  if (!range || typeof range !== 'object' || range.from === undefined || range.to === undefined) throw apiError(400, 'Missing date_range (from/to)')
+  if (!range || typeof range !== 'object' || range.from === undefined || range.to === undefined) throw apiError(400, messages.missingDateRange)
   const fromMs = parseDate(range.from, 'date_range.from')
   const toMs = parseDate(range.to, 'date_range.to')
   assertRangeOrder(fromMs, toMs, 'date_range')
