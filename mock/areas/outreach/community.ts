@@ -9,12 +9,11 @@ import type { AreaHandler, RequestContext } from '../../context.ts'
 import { apiError } from '../../respond.ts'
 import { deleteById, findRecord, knownCreator, newCode, newId, nonBlank } from './common.ts'
 import { listHandle } from '../../lib/handles.ts'
-import { shopScope } from '../../lib/shop.ts'
+import { dateInZone } from '../../lib/dates.ts'
+import { requireShop, shopScope } from '../../lib/shop.ts'
 
 /** The shop's local date of the request (a campaign going live starts that day). */
-function shopToday(ctx: RequestContext): string {
-  return new Intl.DateTimeFormat('en-CA', { timeZone: ctx.shop!.timezone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(ctx.now)
-}
+const shopToday = (ctx: RequestContext): string => dateInZone(ctx.now, requireShop(ctx).timezone)
 
 const findCampaign = (data: ShopData, campaignId: string) => findRecord(data.communityCampaigns, 'campaign_id', campaignId, 'community campaign')
 
