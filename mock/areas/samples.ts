@@ -14,7 +14,8 @@ import { apiError } from '../respond.ts'
 import type { MockState } from '../state.ts'
 import type { World } from '../world.ts'
 import { assertNotAfter, shopLocalDate } from '../lib/dates.ts'
-import { fuzzyMatch, idArraySet, inBounds } from '../lib/filters.ts'
+import { fuzzyMatch, idArraySet, inBounds, matchesShopPerformance, type ShopLifetime } from '../lib/filters.ts'
+import { shopLifetime } from '../lib/figures.ts'
 import { handleContains, handleKey } from '../lib/handles.ts'
 import { percent2, round2 } from '../lib/numbers.ts'
 import { numberedResultsPage } from '../lib/pages.ts'
@@ -64,32 +65,19 @@ function findCreator(world: World, by: { creator_id?: unknown; handle?: unknown 
   return -1
 }
 
-/** What the creator did for this shop, lifetime (spec: CRM: shop_performance), 0 outside the CRM. */
-interface ShopPerformance {
-  gmv: number
-  video_gmv: number
-  live_gmv: number
-  units_sold: number
-}
-
 /** The per-request reads of one call: the creator's profile and shop lifetime totals, memoized. */
 function profiles(world: World, data: ShopData) {
   const index = creatorIndexOf(world)
-  const facts = data.facts.affiliates
-  const last = world.axis.todayIndex
-  const shopPerf = new Map<string, ShopPerformance>()
+  const shopPerf = new Map<string, ShopLifetime>()
   return {
     creator(creatorId: string): Creator | undefined {
       const i = index.byId.get(creatorId)
       return i === undefined ? undefined : world.creators[i]
     },
-    shop(creatorId: string): ShopPerformance {
+    /** What the creator did for this shop, lifetime (spec: CRM: shop_performance), 0 outside the CRM. */
+    shop(creatorId: string): ShopLifetime {
       let perf = shopPerf.get(creatorId)
-      if (!perf) {
-        const sum = (m: 'gmv' | 'video_gmv' | 'live_gmv' | 'units_sold') => round2(facts.sum(m, creatorId, 0, last))
-        perf = { gmv: sum('gmv'), video_gmv: sum('video_gmv'), live_gmv: sum('live_gmv'), units_sold: sum('units_sold') }
-        shopPerf.set(creatorId, perf)
-      }
+      if (!perf) shopPerf.set(creatorId, (perf = shopLifetime(world, data, creatorId)))
       return perf
     },
   }
@@ -128,16 +116,7 @@ function matchesPerformance(creatorId: string, filters: Record<string, any>, loo
     if (!inBounds(c?.med_gmv_revenue ?? 0, a.min_gmv, a.max_gmv) || !inBounds(c?.follower_cnt ?? 0, a.min_followers, a.max_followers)) return false
   }
   const s = filters.shop_performance
-  if (s) {
-    const p = lookup.shop(creatorId)
-    if (
-      !inBounds(p.gmv, s.min_gmv, s.max_gmv) ||
-      !inBounds(p.video_gmv, s.min_video_gmv, s.max_video_gmv) ||
-      !inBounds(p.live_gmv, s.min_live_gmv, s.max_live_gmv) ||
-      !inBounds(p.units_sold, s.min_units_sold, s.max_units_sold)
-    )
-      return false
-  }
+  if (s && !matchesShopPerformance(lookup.shop(creatorId), s)) return false
   return true
 }
 
