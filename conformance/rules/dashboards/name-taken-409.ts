@@ -2,7 +2,7 @@ import { createDashboard } from '../../resources.ts'
 import { expectError, expectSuccess } from '../../support.ts'
 import type { Rule } from '../../types.ts'
 
-export const nameTaken: Rule = {
+export const nameTaken409: Rule = {
   id: 'dashboards.name-taken-409',
   title: 'Creating or renaming a board to a name already used on the shop gets 409',
   spec: 'Dashboards: create, update; Errors',

@@ -2,7 +2,7 @@ import { createDashboard } from '../../resources.ts'
 import { describe, expectError, expectSuccess } from '../../support.ts'
 import type { Rule } from '../../types.ts'
 
-export const staleUpdate: Rule = {
+export const staleUpdate412: Rule = {
   id: 'dashboards.stale-update-412',
   title: 'An update whose expected_updated_at is older than the board\'s updated_at gets 412; a current one succeeds',
   spec: 'Dashboards: POST /dashboards/update; Errors',

@@ -2,7 +2,7 @@ import { automationBody, automationsTitled, cleanupAutomationsTitled, createAuto
 import { describe, errorMessage, isSuccess } from '../../support.ts'
 import type { Rule } from '../../types.ts'
 
-export const concurrentConflict: Rule = {
+export const concurrent409: Rule = {
   id: 'idempotency.concurrent-409',
   title: 'Concurrent requests with one key: one acts, the others get 409 while it is in flight or its replay after',
   spec: 'Idempotency; Errors (409 in flight); Limits (60-second window)',
