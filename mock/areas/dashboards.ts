@@ -9,12 +9,12 @@ import { Rng } from '../../fixtures/random.ts'
 import type { Dashboard, DashboardWidget } from '../../fixtures/types.ts'
 import { describeAjvError, loadContract, STAT_KEYS } from '../../openapi/index.ts'
 import type { components } from '../../openapi/types.ts'
-import type { AreaHandler, AreaModule, InputNormalizer, RequestContext } from '../context.ts'
+import { defineAreaState, type AreaHandler, type AreaModule, type InputNormalizer, type RequestContext } from '../context.ts'
 import { acceptCamelCase } from '../normalize.ts'
 import { messages } from '../messages.ts'
 import { apiError } from '../respond.ts'
 import type { MockState } from '../state.ts'
-import type { ShopRecord } from '../world.ts'
+import type { ShopRecord, World } from '../world.ts'
 import { computeShopStats, isTimeZone } from '../lib/stats/compute.ts'
 import { assertRangeOrder, dateInZone } from '../lib/dates.ts'
 import { requireShop } from '../lib/shop.ts'
@@ -52,27 +52,29 @@ const RANGE_END_DAYS_AGO = 2
 // ---------------------------------------------------------------------------------------------
 // The store
 
-/** The account's dashboard store, built from the world on first use (dropped by reset). */
-function dashboardStore(state: MockState): DashboardStore {
-  const world = state.world
-  return state.shopState(`account:${world.account.account_id}`, 'dashboards', () => {
-    const boards = new Map<string, Dashboard>()
-    const defaultsCreated = new Set<string>()
-    for (const shop of world.shops) {
-      const seeded = world.shopData[shop.shop_id]?.dashboards
-      if (!seeded) continue
-      if (seeded.defaultsCreated) defaultsCreated.add(shop.shop_id)
-      for (const board of seeded.boards) boards.set(board.id, structuredClone(board))
-    }
-    const tabs = new Map<string, string[]>()
-    for (const shop of world.shops) {
-      const shown = [...boards.values()].filter((b) => showsOn(b, shop.shop_id))
-      shown.sort((a, b) => a.position - b.position || compareText(a.created_at, b.created_at) || compareText(a.id, b.id))
-      tabs.set(shop.shop_id, shown.map((b) => b.id))
-    }
-    return { boards, tabs, defaultsCreated, lastStampMs: 0, ids: Rng.scoped(state.seed, 'mock', 'dashboards') }
-  })
-}
+/**
+ * The account's boards (spec: Dashboards: boards belong to the account and show on its shops): a
+ * copy of the world's seeded boards, made on the area's first use and dropped by reset.
+ */
+const dashboardsState = defineAreaState('dashboards', (world: World): DashboardStore => {
+  const boards = new Map<string, Dashboard>()
+  const defaultsCreated = new Set<string>()
+  for (const shop of world.shops) {
+    const seeded = world.shopData[shop.shop_id]?.dashboards
+    if (!seeded) continue
+    if (seeded.defaultsCreated) defaultsCreated.add(shop.shop_id)
+    for (const board of seeded.boards) boards.set(board.id, structuredClone(board))
+  }
+  const tabs = new Map<string, string[]>()
+  for (const shop of world.shops) {
+    const shown = [...boards.values()].filter((b) => showsOn(b, shop.shop_id))
+    shown.sort((a, b) => a.position - b.position || compareText(a.created_at, b.created_at) || compareText(a.id, b.id))
+    tabs.set(shop.shop_id, shown.map((b) => b.id))
+  }
+  return { boards, tabs, defaultsCreated, lastStampMs: 0, ids: Rng.scoped(world.options.seed, 'mock', 'dashboards') }
+})
+
+const dashboardStore = (state: MockState): DashboardStore => state.areaState(dashboardsState)
 
 const showsOn = (board: Dashboard, shopId: string): boolean => board.home_shop_id === shopId || board.shared_with.includes(shopId)
 
