@@ -7,7 +7,7 @@ import type { AreaHandler, AreaModule } from '../context.ts'
 import { messages } from '../messages.ts'
 import { apiError } from '../respond.ts'
 import { fuzzyMatch } from '../lib/filters.ts'
-import { requireShop, shopDataOf } from '../lib/shop.ts'
+import { requireShop, shopDataFor } from '../lib/shop.ts'
 import { sortRows } from '../lib/sort.ts'
 
 // spec: Health is not shown; `{status: "ok", time}` is inferred.
@@ -26,7 +26,7 @@ const getShopSps: AreaHandler = (ctx) => ({ status: 200, body: { data: { sps: re
 
 const listShopProducts: AreaHandler = (ctx) => {
   const { search, is_open_plan = null, sort_by = 'units_sold', sort_direction = 'desc' } = ctx.input
-  const products = shopDataOf(ctx.world, requireShop(ctx).shop_id).products
+  const products = shopDataFor(ctx).products
     .filter((p) => fuzzyMatch(p.product_name, search))
     .filter((p) => is_open_plan === null || p.is_open_plan === is_open_plan)
   const data = sortRows(products, (p) => p[sort_by as 'price' | 'units_sold'], sort_direction, (p) => p.product_id).map(({ product_id, product_name, status, is_open_plan, price, units_sold, stock }) => ({
@@ -37,7 +37,7 @@ const listShopProducts: AreaHandler = (ctx) => {
 
 const listShopSkus: AreaHandler = (ctx) => {
   const { search, product_id = null, sort_by = 'stock', sort_direction = 'desc' } = ctx.input
-  const skus = shopDataOf(ctx.world, requireShop(ctx).shop_id).skus
+  const skus = shopDataFor(ctx).skus
     .filter((s) => fuzzyMatch(`${s.sku_name} ${s.product_name}`, search))
     .filter((s) => product_id === null || s.product_id === product_id)
   const data = sortRows(skus, (k) => k[sort_by as 'price' | 'stock'], sort_direction, (k) => k.sku_id).map(({ sku_id, sku_name, product_id, product_name, price, custom_cogs, stock }) => ({

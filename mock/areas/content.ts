@@ -18,7 +18,7 @@ import { handleContains } from '../lib/handles.ts'
 import { creatorOf, lookupsOf } from '../lib/lookups.ts'
 import { round2 } from '../lib/numbers.ts'
 import { countOnly, offsetResultsPage } from '../lib/pages.ts'
-import { shopDataFor, shopDataOf } from '../lib/shop.ts'
+import { shopDataFor } from '../lib/shop.ts'
 import { sortDirectionOf, sortKeyOf, sortRows, type SortValue } from '../lib/sort.ts'
 
 type Schemas = components['schemas']
@@ -32,7 +32,7 @@ const listCrmAffiliates: AreaHandler = (ctx) => {
   const { input, world } = ctx
   const sortBy = sortKeyOf(input.sort_by, CRM_SORT_KEYS, 'sort_by', 'gmv')
   const direction = sortDirectionOf(input.sort_direction, 'sort_direction')
-  const data = shopDataOf(world, ctx.shop!.shop_id)
+  const data = shopDataFor(ctx)
   const window = dayWindow(world, input.date_range)
   const index = crmIndexOf(world, data)
   const matching = matchingAffiliates(world, data, index, input.filters ?? {}, window)

@@ -19,7 +19,7 @@ import { shopLifetime } from '../lib/figures.ts'
 import { handleContains, handleKey } from '../lib/handles.ts'
 import { percent2, round2 } from '../lib/numbers.ts'
 import { numberedResultsPage } from '../lib/pages.ts'
-import { shopDataOf, shopScope } from '../lib/shop.ts'
+import { MIN_SPS_TO_MESSAGE, shopDataOf, shopScope } from '../lib/shop.ts'
 import { compareText, sortDirectionOf, sortRows } from '../lib/sort.ts'
 
 type Schemas = components['schemas']
@@ -27,8 +27,6 @@ type SampleRequestView = Schemas['SampleRequest']
 type RefundableView = Schemas['RefundableSampleRequest']
 type Funnel = Schemas['SampleFunnel']
 
-/** spec: Account and shop: below 3.5 the shop is restricted from sending messages to creators. */
-const MIN_DM_SPS = 3.5
 /** spec: Samples: expiring_soon = expire_date within 3 days. */
 const EXPIRING_SOON_DAYS = 3
 const RANGE_ORDER = ['$0-$100', '$100-$1K', '$1K-$10K', '$10K-$100K', '$100K+']
@@ -512,8 +510,8 @@ interface SentDm {
 
 const sendCreatorDm: AreaHandler = (ctx) => {
   const { shop } = shopScope(ctx)
-  if (shop.sps < MIN_DM_SPS) {
-    return apiError(403, `Shop SPS is ${shop.sps}, below ${MIN_DM_SPS}: the shop is restricted from sending messages to creators`)
+  if (shop.sps < MIN_SPS_TO_MESSAGE) {
+    return apiError(403, `Shop SPS is ${shop.sps}, below ${MIN_SPS_TO_MESSAGE}: the shop is restricted from sending messages to creators`)
   }
   const { creator_id, handle, message } = ctx.input
   const index = findCreator(ctx.world, { creator_id, handle })

@@ -8,6 +8,9 @@ import { apiError } from '../respond.ts'
 import type { MockState } from '../state.ts'
 import type { ShopRecord, World } from '../world.ts'
 
+/** spec: Account and shop (GET /shop/sps): below 3.5 the shop is restricted from sending messages to creators. */
+export const MIN_SPS_TO_MESSAGE = 3.5
+
 /** The per-shop data of the world for a shop id. */
 export function shopDataOf(world: World, shopId: string): ShopData {
   const data = world.shopData[shopId]

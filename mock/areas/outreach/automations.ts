@@ -10,7 +10,7 @@ import { campaignOrdinalTable, countShopEvents } from '../../events.ts'
 import { apiError } from '../../respond.ts'
 import { deleteById, findRecord, groupMembers, newId, nonBlank } from './common.ts'
 import { localDayStartMs } from '../../lib/dates.ts'
-import { shopScope } from '../../lib/shop.ts'
+import { MIN_SPS_TO_MESSAGE, shopScope } from '../../lib/shop.ts'
 
 type OutreachAudience = components['schemas']['OutreachAudience']
 type OutreachFilters = components['schemas']['OutreachFilters'] & Record<string, unknown>
@@ -21,8 +21,6 @@ type OutreachFilters = components['schemas']['OutreachFilters'] & Record<string,
  */
 export const DAILY_DM_ALLOWANCE = 200
 const DM_KINDS: readonly EventKind[] = ['dm_sent', 'open_plan_card', 'followup_dm']
-/** spec: GET /shop/sps: below 3.5 the shop is restricted from sending messages to creators. */
-const MIN_SPS_TO_MESSAGE = 3.5
 
 /** The shop's DM allowance left for its current local day (0 when its SPS restricts messaging). */
 export function messagesRemaining(ctx: RequestContext, shopId: string): number {
