@@ -1,9 +1,9 @@
 /**
- * Review of issue 6 (mock semantics, part 2: writes): the rules its tests pinned only weakly, end to
- * end through the HTTP operations. A write on one area is read back through another area's read
- * endpoint (spec: Samples; POST /shop/stats; Endpoints whose shapes are incomplete or absent: Email
- * campaigns; States: sample request ignored), and every write of the spec's Idempotency list is
- * replayed with its key (spec: Idempotency; States and transitions: Idempotency completed).
+ * Writes, end to end through the HTTP operations (first written as the review of issue 6). A write
+ * on one area is read back through another area's read endpoint (spec: Samples; POST /shop/stats;
+ * Endpoints whose shapes are incomplete or absent: Email campaigns; States: sample request
+ * ignored), and every write of the spec's Idempotency list is replayed with its key (spec:
+ * Idempotency; States and transitions: Idempotency completed).
  */
 import { describe, expect, it } from 'vitest'
 import { mockHarness, type Params } from './support/harness.ts'
@@ -52,7 +52,7 @@ function emailableOutsiders(n: number): string[] {
   return state.world.creators.filter((c) => !crm.has(c.handle) && c.email !== null).slice(0, n).map((c) => c.handle)
 }
 
-describe('review issue 6: a write is visible through the other areas\' read endpoints', () => {
+describe('writes: a write is visible through the other areas\' read endpoints', () => {
   it('samples: an approve through the API counts in the samples_approved stat of POST /shop/stats, for its product and campaign too (spec: Samples; POST /shop/stats, stat keys)', async () => {
     mutating()
     const target = (await toReview()).find((r) => r.campaign_id !== null) ?? (await toReview())[0]!
@@ -282,7 +282,7 @@ const WRITES: IdempotentWrite[] = [
   { operationId: 'sendCreatorDm', setup: async () => ({ creator_id: state.world.creators[9]!.creator_id, message: 'Once only' }), observe: async () => statToday('dms_sent') },
 ]
 
-describe('review issue 6: replaying every idempotent write with its Idempotency-Key (spec: Idempotency; States and transitions)', () => {
+describe('idempotency: replaying every idempotent write with its Idempotency-Key (spec: Idempotency; States and transitions)', () => {
   it('idempotency: the table covers exactly the contract\'s writes that take the Idempotency-Key header (spec: Idempotency: write endpoints)', () => {
     const idempotent = state.contract.operations.filter((o) => o.idempotent).map((o) => o.operationId).sort()
     expect(WRITES.map((w) => w.operationId).sort()).toEqual(idempotent)

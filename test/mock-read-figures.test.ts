@@ -1,7 +1,7 @@
 /**
- * Review of issue 5 (mock semantics, part 1: the read endpoints): the rules its tests pinned only
- * weakly. Expected values are computed here from the world's records and fact rows, never through
- * the mock's own helpers (spec: Account and shop; POST /shop/stats, stat-key table).
+ * The read endpoints' figures against the world (first written as the review of issue 5). Expected
+ * values are computed here from the world's records and fact rows, never through the mock's own
+ * helpers (spec: Account and shop; POST /shop/stats, stat-key table).
  */
 import { getResponse } from 'msw'
 import { describe, expect, it } from 'vitest'
