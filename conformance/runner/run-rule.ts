@@ -3,10 +3,10 @@
  * its schema findings, runs the rule's clean-ups whatever happened, and returns the outcome.
  */
 import { randomBytes } from 'node:crypto'
-import { loadContract, type Contract, type OperationInfo } from '../openapi/index.ts'
-import { createClient, curlFor, redactHeaders, redactText, TargetUnreachable, type Client, type OutgoingRequest } from './client.ts'
-import { checkResponse } from './schema.ts'
-import { areaOf, type Exchange, type Facts, type Failure, type Reply, type RequestOptions, type Rule, type RuleContext, type RuleOutcome, type RunOptions } from './types.ts'
+import { loadContract, type Contract, type OperationInfo } from '../../openapi/index.ts'
+import { createClient, curlFor, redactHeaders, redactText, TargetUnreachable, type Client, type OutgoingRequest } from '../client.ts'
+import { checkResponse } from '../schema.ts'
+import { areaOf, type Exchange, type Facts, type Failure, type Reply, type RequestOptions, type Rule, type RuleContext, type RuleOutcome, type RunOptions } from '../types.ts'
 
 /** Longest response excerpt kept in the records. */
 const EXCERPT = 2000
