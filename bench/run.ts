@@ -148,7 +148,7 @@ async function main(): Promise<void> {
   const today = ((await (await fetch(`${shoptwin.url}/__admin/clock`)).json()) as { today?: string; now?: string }).now?.slice(0, 10) ?? new Date().toISOString().slice(0, 10)
   const daysBefore = (n: number) => new Date(Date.parse(`${today}T00:00:00Z`) - n * 86_400_000).toISOString().slice(0, 10)
 
-  const statsKeys = ((await import('../openapi/src/areas/stats.ts')) as { STAT_KEYS: readonly string[] }).STAT_KEYS
+  const statsKeys = ((await import('../openapi/index.ts')) as { STAT_KEYS: readonly string[] }).STAT_KEYS
   const operations: Operation[] = [
     { name: 'GET /health', method: 'GET', path: '/health' },
     { name: 'POST /affiliate/crm/list (50, filtered)', method: 'POST', path: '/affiliate/crm/list', body: { page_size: 50, page_number: 1, filters: { min_videos: 1 } } },

@@ -1,8 +1,9 @@
 /**
- * Every rule of the suite, in the order they run (rules/index.ts): area by area, reading and
- * writing rules mixed (each cleans up after itself); the rate-limit burst runs second to last so
- * its window cannot disturb other rules, and the schema verdict over every response of the run
- * comes last.
+ * Every rule of the suite, in the order they run: area by area as rules/index.ts lists them
+ * (auth, idempotency, dashboards, paging, sorting, dates, aliases, then the areas' own rules and
+ * the contract's), reading and writing rules mixed (each rule cleans up after its writes); the
+ * rate-limit burst runs late so its window cannot disturb other rules; the schema verdict over
+ * every response of the run comes last.
  */
 import type { Rule } from './types.ts'
 import { rules } from './rules/index.ts'

@@ -53,6 +53,20 @@ export type InputNormalizer = (input: Record<string, any>, op: OperationInfo) =>
 /** A control-API action an area adds (`POST /__admin/<name>`, `state.admin.run(name, input)`). */
 export type AdminAction = (state: MockState, input: Record<string, any>) => unknown | Promise<unknown>
 
+/**
+ * An area's mutable state, typed: `createState(world)` builds it from the world on the area's first
+ * use; the MockState owns it (`state.areaState(def)`) and drops it on reset. The world itself stays
+ * read-only: what requests change lives here.
+ */
+export interface AreaState<T> {
+  /** The area it belongs to (one state per definition). */
+  readonly area: string
+  createState(world: World): T
+}
+
+/** Declares an area's typed state (see AreaState). */
+export const defineAreaState = <T>(area: string, createState: (world: World) => T): AreaState<T> => ({ area, createState })
+
 /** What an area module exports (mock/areas/<area>.ts), collected by mock/areas/index.ts. */
 export interface AreaModule {
   handlers: Record<string, AreaHandler>

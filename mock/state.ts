@@ -10,7 +10,7 @@ import { connectorAdminActions } from './connector/admin.ts'
 import { listAccountActivity } from './connector/activity.ts'
 import { createConnectorStore, type ConnectorStore } from './connector/store.ts'
 import { buildConnectorFixtures } from '../fixtures/connector.ts'
-import type { AreaHandler, InputNormalizer } from './context.ts'
+import type { AreaHandler, AreaState, InputNormalizer } from './context.ts'
 import { createFaultStore, type FaultStore } from './stores/faults.ts'
 import { createIdempotencyStore, type IdempotencyStore, type IdempotencyStoreOptions } from './stores/idempotency.ts'
 import { createJournal, type Journal } from './stores/journal.ts'
@@ -89,6 +89,8 @@ export interface MockState {
   readonly admin: Admin
   rateLimit: boolean
   strict: boolean
+  /** An area's typed state (`defineAreaState`), created from the current world on first use, dropped by reset. */
+  areaState<T>(definition: AreaState<T>): T
   /** The mutable per-shop bag areas keep their state in, created on first use. */
   shopState(shopId: string): Record<string, unknown>
   /** One named slot of the shop's bag, created with `init` on first use. */
@@ -122,6 +124,7 @@ export function createMockState(options: MockStateOptions = {}): MockState {
   let today = fixedToday ?? clock.today()
   let world = buildWorld({ seed, scale, today, asOf: clock.now().toISOString() })
   let shopBags = new Map<string, Record<string, unknown>>()
+  let areaStates = new Map<AreaState<unknown>, unknown>()
   let connector = createConnectorStore(buildConnectorFixtures(world))
 
   const state: MockState = {
@@ -153,6 +156,10 @@ export function createMockState(options: MockStateOptions = {}): MockState {
     admin: undefined as unknown as Admin,
     rateLimit,
     strict,
+    areaState<T>(definition: AreaState<T>): T {
+      if (!areaStates.has(definition)) areaStates.set(definition, definition.createState(world))
+      return areaStates.get(definition) as T
+    },
     shopState(shopId: string, slot?: string, init?: () => unknown): any {
       let bag = shopBags.get(shopId)
       if (!bag) shopBags.set(shopId, (bag = {}))
@@ -170,6 +177,7 @@ export function createMockState(options: MockStateOptions = {}): MockState {
       today = fixedToday ?? clock.today()
       world = buildWorld({ seed, scale, today, asOf: clock.now().toISOString() })
       shopBags = new Map()
+      areaStates = new Map()
       connector = createConnectorStore(buildConnectorFixtures(world))
       cache?.invalidate()
       state.idempotency.clear()

@@ -10,6 +10,8 @@ import addFormatsModule from 'ajv-formats'
 import bundledDocument from './openapi.json' with { type: 'json' }
 
 export type { paths, components, operations } from './types.ts'
+// The stat-key table the contract's enums are built from (spec: POST /shop/stats): the mock computes every key of it.
+export { STAT_KEYS, CHARTLESS_STAT_KEYS, type StatKey } from './src/areas/stats.ts'
 
 // ajv-formats is CommonJS; under NodeNext its default import is the module object.
 const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule) as unknown as (ajv: Ajv2020) => Ajv2020

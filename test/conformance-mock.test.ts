@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { catalogue } from '../conformance/catalogue.ts'
-import { createRunEnvironment, runRule, type RunEnvironment } from '../conformance/runner/context.ts'
+import { createRunEnvironment, runRule, type RunEnvironment } from '../conformance/runner/run-rule.ts'
 import { describeOutcome } from '../conformance/runner/describe.ts'
 import { demoOptions, startMock, type RunningMock } from '../conformance/testing/harness.ts'
 

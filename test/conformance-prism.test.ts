@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { catalogue } from '../conformance/catalogue.ts'
-import { createRunEnvironment, runRule, type RunEnvironment } from '../conformance/runner/context.ts'
+import { createRunEnvironment, runRule, type RunEnvironment } from '../conformance/runner/run-rule.ts'
 import { demoOptions, startMock, type RunningMock } from '../conformance/testing/harness.ts'
 import type { Exchange } from '../conformance/types.ts'
 

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import type { Affiliate, Creator, FactTable, ShopData } from '../fixtures/index.ts'
-import { filterCrmAffiliates } from '../mock/areas/content.ts'
+import { filterCrmAffiliates } from '../mock/lib/crm.ts'
 import { mockHarness } from './support/harness.ts'
 
 const { state, mainShop: shop, post } = mockHarness()

@@ -1,8 +1,9 @@
 /**
- * The mock's cross-cutting rules, end to end: auth rule order and the limited key's scope on the real operations, Prefer's side effects,
- * Retry-After exactness on both rate windows, the page-size rules of every paged operation against
- * the Limits table, fault latency, the loopback-only control API, journal redaction and the CLI's
- * defaults (spec: Authentication; Errors; Limits; issue 4: the mock's clock and control API).
+ * The mock's cross-cutting rules at their edges (first written as the review of issue 4). Auth rule
+ * order and the limited key's scope on the real operations, Prefer's side effects, Retry-After
+ * exactness on both rate windows, the page-size rules of every paged operation against the Limits
+ * table, fault latency, the loopback-only control API, journal redaction and the CLI's defaults
+ * (spec: Authentication; Errors; Limits; issue 4: the mock's clock and control API).
  */
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'

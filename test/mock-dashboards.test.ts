@@ -8,13 +8,13 @@ import { getResponse } from 'msw'
 import { beforeEach, describe, expect, it, vi } from 'vitest'
 import { defaultDashboardTemplates } from '../fixtures/dashboards.ts'
 import { presetRange } from '../mock/areas/dashboards.ts'
-import type { ShopStatsRequest } from '../mock/areas/stats.ts'
+import type { ShopStatsRequest } from '../mock/lib/stats/compute.ts'
 import { createHandlers, createMockState, type ShopRecord } from '../mock/index.ts'
 import { contractProblem } from '../mock/testing.ts'
 
 const statsCalls = vi.hoisted(() => [] as Array<{ shopId: string; request: ShopStatsRequest }>)
-vi.mock('../mock/areas/stats.ts', async (importOriginal) => {
-  const actual = await importOriginal<typeof import('../mock/areas/stats.ts')>()
+vi.mock('../mock/lib/stats/compute.ts', async (importOriginal) => {
+  const actual = await importOriginal<typeof import('../mock/lib/stats/compute.ts')>()
   return {
     ...actual,
     computeShopStats: (...args: Parameters<typeof actual.computeShopStats>) => {

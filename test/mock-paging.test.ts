@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest'
 import { loadContract, type OperationInfo } from '../openapi/index.ts'
 import { acceptCamelCase, createClock, paginate, pageWindow, requireDateRange } from '../mock/index.ts'
 import { ApiError } from '../mock/respond.ts'
-import { sortRows } from '../mock/sort.ts'
+import { sortRows } from '../mock/lib/sort.ts'
 
 const base = loadContract().byId.get('getShopSps')!
 const withPaging = (paging: OperationInfo['paging']): OperationInfo => ({ ...base, paging })

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createServer, type MockServer } from '../mock/index.ts'
 import { createResponseCache } from '../mock/stores/response-cache.ts'
-import { STAT_KEYS } from '../openapi/src/areas/stats.ts'
+import { STAT_KEYS } from '../openapi/index.ts'
 
 const NOW = '2026-03-10T12:00:00.000Z'
 let cached: MockServer

@@ -1,8 +1,9 @@
 /**
- * Writes, end to end through the HTTP operations. A write on one area is read back through another area's read
- * endpoint (spec: Samples; POST /shop/stats; Endpoints whose shapes are incomplete or absent: Email
- * campaigns; States: sample request ignored), and every write of the spec's Idempotency list is
- * replayed with its key (spec: Idempotency; States and transitions: Idempotency completed).
+ * Writes, end to end through the HTTP operations (first written as the review of issue 6). A write
+ * on one area is read back through another area's read endpoint (spec: Samples; POST /shop/stats;
+ * Endpoints whose shapes are incomplete or absent: Email campaigns; States: sample request
+ * ignored), and every write of the spec's Idempotency list is replayed with its key (spec:
+ * Idempotency; States and transitions: Idempotency completed).
  */
 import { describe, expect, it } from 'vitest'
 import { mockHarness, type Params } from './support/harness.ts'

@@ -11,7 +11,7 @@ import { missingShopHeader as auth_missingShopHeader } from './auth/missing-shop
 import { scalePlanGate as auth_scalePlanGate } from './auth/scale-plan-gate.ts'
 import { shopNotOwned as auth_shopNotOwned } from './auth/shop-not-owned.ts'
 import { unknownKey as auth_unknownKey } from './auth/unknown-key.ts'
-import { concurrent409 as idempotency_concurrentConflict } from './idempotency/concurrent-409.ts'
+import { concurrent409 as idempotency_concurrent409 } from './idempotency/concurrent-409.ts'
 import { headerFormat as idempotency_headerFormat } from './idempotency/header-format.ts'
 import { keyFormat as idempotency_keyFormat } from './idempotency/key-format.ts'
 import { lookupStates as idempotency_lookupStates } from './idempotency/lookup-states.ts'
@@ -19,8 +19,8 @@ import { noSecondEffect as idempotency_noSecondEffect } from './idempotency/no-s
 import { replayIdentical as idempotency_replayIdentical } from './idempotency/replay-identical.ts'
 import { shopScoped as idempotency_shopScoped } from './idempotency/shop-scoped.ts'
 import { unknownKey as idempotency_unknownKey } from './idempotency/unknown-key.ts'
-import { nameTaken409 as dashboards_nameTaken } from './dashboards/name-taken-409.ts'
-import { staleUpdate412 as dashboards_staleUpdate } from './dashboards/stale-update-412.ts'
+import { nameTaken409 as dashboards_nameTaken409 } from './dashboards/name-taken-409.ts'
+import { staleUpdate412 as dashboards_staleUpdate412 } from './dashboards/stale-update-412.ts'
 import { widgetValidation as dashboards_widgetValidation } from './dashboards/widget-validation.ts'
 import { depthCap as paging_depthCap } from './paging/depth-cap.ts'
 import { hasMoreTotalCount as paging_hasMoreTotalCount } from './paging/has-more-total-count.ts'
@@ -67,7 +67,7 @@ export const rules: Rule[] = [
   auth_scalePlanGate,
   auth_shopNotOwned,
   auth_unknownKey,
-  idempotency_concurrentConflict,
+  idempotency_concurrent409,
   idempotency_headerFormat,
   idempotency_keyFormat,
   idempotency_lookupStates,
@@ -75,8 +75,8 @@ export const rules: Rule[] = [
   idempotency_replayIdentical,
   idempotency_shopScoped,
   idempotency_unknownKey,
-  dashboards_nameTaken,
-  dashboards_staleUpdate,
+  dashboards_nameTaken409,
+  dashboards_staleUpdate412,
   dashboards_widgetValidation,
   paging_depthCap,
   paging_hasMoreTotalCount,

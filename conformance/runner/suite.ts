@@ -5,7 +5,7 @@
  */
 import { inject, test } from 'vitest'
 import { selectRules } from '../catalogue.ts'
-import { createRunEnvironment, runRule } from './context.ts'
+import { createRunEnvironment, runRule } from './run-rule.ts'
 import type { RunOptions } from '../types.ts'
 import { describeOutcome } from './describe.ts'
 import { PROGRESS_MARK } from './collector.ts'

@@ -4,7 +4,7 @@
  */
 import { createServer as createHttpServer, type IncomingMessage, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { createRunEnvironment, runRule } from '../runner/context.ts'
+import { createRunEnvironment, runRule } from '../runner/run-rule.ts'
 import type { Rule, RuleOutcome, RunOptions } from '../types.ts'
 
 /** The demo keys of the mock (fixed for every seed). */

@@ -3,30 +3,12 @@
  * products, SKUs and the idempotency lookup. The example area: handlers are closures over the
  * request context; they read the world and refuse with apiError.
  */
-import type { AreaHandler, AreaModule, RequestContext } from '../context.ts'
+import type { AreaHandler, AreaModule } from '../context.ts'
+import { messages } from '../messages.ts'
 import { apiError } from '../respond.ts'
-import { sortRows } from '../sort.ts'
-import type { World } from '../world.ts'
-
-/** The shop's per-shop data of the world. */
-export function shopDataOf(world: World, shopId: string) {
-  const data = world.shopData[shopId]
-  if (!data) throw new Error(`the world has no data for shop ${shopId}`)
-  return data
-}
-
-/** Case-insensitive fuzzy match: every word of the query appears in the text. */
-export function fuzzyMatch(text: string, query: string | undefined): boolean {
-  if (!query?.trim()) return true
-  const hay = text.toLowerCase()
-  return query.toLowerCase().split(/\s+/).filter(Boolean).every((word) => hay.includes(word))
-}
-
-
-const requireShop = (ctx: RequestContext) => {
-  if (!ctx.shop) throw new Error(`${ctx.op.operationId} ran without a shop`)
-  return ctx.shop
-}
+import { fuzzyMatch } from '../lib/filters.ts'
+import { requireShop, shopDataFor } from '../lib/shop.ts'
+import { sortRows } from '../lib/sort.ts'
 
 // spec: Health is not shown; `{status: "ok", time}` is inferred.
 const getHealth: AreaHandler = ({ now }) => ({ status: 200, body: { status: 'ok', time: now.toISOString() } })
@@ -44,7 +26,7 @@ const getShopSps: AreaHandler = (ctx) => ({ status: 200, body: { data: { sps: re
 
 const listShopProducts: AreaHandler = (ctx) => {
   const { search, is_open_plan = null, sort_by = 'units_sold', sort_direction = 'desc' } = ctx.input
-  const products = shopDataOf(ctx.world, requireShop(ctx).shop_id).products
+  const products = shopDataFor(ctx).products
     .filter((p) => fuzzyMatch(p.product_name, search))
     .filter((p) => is_open_plan === null || p.is_open_plan === is_open_plan)
   const data = sortRows(products, (p) => p[sort_by as 'price' | 'units_sold'], sort_direction, (p) => p.product_id).map(({ product_id, product_name, status, is_open_plan, price, units_sold, stock }) => ({
@@ -55,7 +37,7 @@ const listShopProducts: AreaHandler = (ctx) => {
 
 const listShopSkus: AreaHandler = (ctx) => {
   const { search, product_id = null, sort_by = 'stock', sort_direction = 'desc' } = ctx.input
-  const skus = shopDataOf(ctx.world, requireShop(ctx).shop_id).skus
+  const skus = shopDataFor(ctx).skus
     .filter((s) => fuzzyMatch(`${s.sku_name} ${s.product_name}`, search))
     .filter((s) => product_id === null || s.product_id === product_id)
   const data = sortRows(skus, (k) => k[sort_by as 'price' | 'stock'], sort_direction, (k) => k.sku_id).map(({ sku_id, sku_name, product_id, product_name, price, custom_cogs, stock }) => ({
@@ -67,7 +49,7 @@ const listShopSkus: AreaHandler = (ctx) => {
 // spec: Idempotency: scoped to the shop in x-shop-id; 404 when never made or expired.
 const getIdempotencyRecord: AreaHandler = (ctx) => {
   const entry = ctx.state.idempotency.lookup(requireShop(ctx).shop_id, ctx.params.key)
-  if (!entry) return apiError(404, 'No stored response for that key')
+  if (!entry) return apiError(404, messages.noStoredResponse)
   const idempotency =
     entry.status === 'completed'
       ? { status: 'completed', response_status: entry.responseStatus, response_body: JSON.parse(entry.rawBody!) as unknown }

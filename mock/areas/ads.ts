@@ -2,133 +2,25 @@
  * Sales-max ads (spec: Sales-max ads; Versioning): campaigns, per-video creatives, excluded creatives
  * and boost sessions, every metric summed from the daily facts for the requested window. The `/v1`
  * aliases and GET forms reach these handlers through the registry; the plan gate is the pipeline's.
- * Also the helpers social.ts shares (sorting with nulls last, CSV links, date windows, content rows).
  */
-import { AD_DELIVERY_STATUSES, toUsDate, type AdDeliveryStatus, type BoostSession, type ShopData, type Video } from '../../fixtures/index.ts'
+import { AD_DELIVERY_STATUSES, type AdDeliveryStatus, type BoostSession, type ShopData } from '../../fixtures/index.ts'
 import type { components } from '../../openapi/types.ts'
-import type { AdminAction, AreaHandler, AreaModule, RequestContext } from '../context.ts'
+import type { AdminAction, AreaHandler, AreaModule } from '../context.ts'
 import type { MockState } from '../state.ts'
 import { acceptCamelCase } from '../normalize.ts'
-import { paginate } from '../pipeline/paging.ts'
 import { requireDateRange } from '../pipeline/validate.ts'
-import { apiError, type ApiResult } from '../respond.ts'
+import { apiError } from '../respond.ts'
 import { csvExport, wantsCsv } from '../csv.ts'
-import { sortRows } from '../sort.ts'
-import { sameRecords } from './content.ts'
+import { sortRows } from '../lib/sort.ts'
+import { assertNotAfter, assertRangeOrder, dayIndexes } from '../lib/dates.ts'
+import { contentStats } from '../lib/figures.ts'
+import { idSetOf, sameRecords } from '../lib/filters.ts'
+import { positiveRatio, round2 } from '../lib/numbers.ts'
+import { numberedPage } from '../lib/pages.ts'
+import { adminShop, shopDataFor } from '../lib/shop.ts'
+import { sortKeyOr, upperDirectionOf } from '../lib/sort.ts'
 
 type Schemas = components['schemas']
-export type SortDirection = 'ASC' | 'DESC'
-
-// --- Shared helpers (also used by social.ts) ------------------------------------------------------
-
-/** The shop's data; handlers of key+shop operations always have a shop. */
-export function shopDataOf(ctx: RequestContext): ShopData {
-  const shop = ctx.shop
-  if (!shop) throw new Error(`${ctx.op.operationId} ran without a shop`)
-  const data = ctx.world.shopData[shop.shop_id]
-  if (!data) throw new Error(`the world has no data for shop ${shop.shop_id}`)
-  return data
-}
-
-export const cents = (value: number): number => Math.round(value * 100) / 100
-export const ratio = (numerator: number, denominator: number): number => (denominator > 0 ? numerator / denominator : 0)
-
-/** A "string or array" filter as a set; absent or empty means no filter. */
-export function idSet(...values: unknown[]): Set<string> | undefined {
-  const ids = values.flatMap((v) => (typeof v === 'string' ? [v] : Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []))
-  return ids.length ? new Set(ids) : undefined
-}
-
-/** Day indexes of an inclusive `{from, to}` window; 400 when from is after to. */
-export function dayWindow(data: ShopData, range: { from: string; to: string }, field: string): { fromDay: number; toDay: number } {
-  if (range.from > range.to) throw apiError(400, `${field}.from must not be after ${field}.to`)
-  const axis = data.facts.campaigns.axis
-  return { fromDay: axis.dayIndex(range.from), toDay: axis.dayIndex(range.to) }
-}
-
-/** The valid sort key, or the spec's fallback for anything else. */
-export function sortKey<K extends string>(requested: unknown, keys: readonly K[], fallback: K): K {
-  return typeof requested === 'string' && (keys as readonly string[]).includes(requested) ? (requested as K) : fallback
-}
-
-export const direction = (value: unknown, fallback: SortDirection = 'DESC'): SortDirection => (value === 'ASC' || value === 'DESC' ? value : fallback)
-
-/** `{page, page_size}` of the answer and the rows of the requested page. */
-export function pageOf<T>(ctx: RequestContext, rows: readonly T[]): { rows: T[]; page: number; page_size: number } {
-  const window = ctx.page!
-  return { rows: paginate(rows, window).rows, page: window.page, page_size: window.pageSize }
-}
-
-// FNV-1a: a dependency-free hash so the mock runs in browsers too (no node:crypto).
-function fnv1a(text: string, seed = 0x811c9dc5): string {
-  let h = seed >>> 0
-  for (let i = 0; i < text.length; i++) {
-    h ^= text.charCodeAt(i)
-    h = Math.imul(h, 0x01000193) >>> 0
-  }
-  return h.toString(16).padStart(8, '0')
-}
-
-/** A deterministic hex digest of some text (`length` up to 32). */
-export function digest(text: string, length = 16): string {
-  let out = ''
-  for (let seed = 0x811c9dc5; out.length < length; seed = (seed + 0x9e3779b9) >>> 0) out += fnv1a(text, seed)
-  return out.slice(0, length)
-}
-
-
-const videoIndexes = new WeakMap<ShopData, Map<string, Video>>()
-
-/** The shop's video (content row) by id. */
-export function videoOf(data: ShopData, videoId: string): Video | undefined {
-  let index = videoIndexes.get(data)
-  if (!index) videoIndexes.set(data, (index = new Map(data.videos.map((v) => [v.video_id, v]))))
-  return index.get(videoId)
-}
-
-/** A content row's lifetime numbers (every fact day up to today); zeros and no post time without a row. */
-export interface ContentStats {
-  view_count: number
-  like_count: number
-  comment_count: number
-  video_gmv: number
-  units_sold: number
-  /** clicks / views x 100 (percent, as the Video resource), null without views. */
-  ctr: number | null
-  /** MM/DD/YYYY, as the Video resource shows post_time; '' without a content row. */
-  post_time: string
-}
-
-/** Lifetime content numbers of a video from the video facts. */
-export function contentStats(data: ShopData, videoId: string): ContentStats {
-  const video = videoOf(data, videoId)
-  const table = data.facts.videos
-  if (!video || table.indexOf(videoId) < 0) {
-    return { view_count: 0, like_count: 0, comment_count: 0, video_gmv: 0, units_sold: 0, ctr: null, post_time: video ? toUsDate(table.axis.date(video.post_day)) : '' }
-  }
-  const last = table.axis.todayIndex
-  const sum = (metric: 'views' | 'likes' | 'comments' | 'gmv' | 'units_sold' | 'clicks') => table.sum(metric, videoId, 0, last)
-  const views = Math.round(sum('views'))
-  const clicks = Math.round(sum('clicks'))
-  return {
-    view_count: views,
-    like_count: Math.round(sum('likes')),
-    comment_count: Math.round(sum('comments')),
-    video_gmv: cents(sum('gmv')),
-    units_sold: Math.round(sum('units_sold')),
-    ctr: views > 0 ? (clicks / views) * 100 : null,
-    post_time: toUsDate(table.axis.date(video.post_day)),
-  }
-}
-
-/** The shop for a control-API action (`shop_id` in its input). */
-export function adminShop(state: MockState, input: Record<string, unknown>): ShopData {
-  const shopId = input.shop_id
-  if (typeof shopId !== 'string') throw apiError(400, 'shop_id is required')
-  const shop = state.findShop(shopId)
-  if (!shop) throw apiError(404, `No shop ${shopId} on the account`)
-  return state.world.shopData[shop.shop_id]!
-}
 
 // --- Campaigns ------------------------------------------------------------------------------------
 
@@ -148,30 +40,30 @@ function campaignTotals(data: ShopData, fromDay: number, toDay: number): SpendSu
     spend += table.sum('ad_spend', c.campaign_id, fromDay, toDay)
     revenue += table.sum('ad_revenue', c.campaign_id, fromDay, toDay)
   }
-  const ad_spend = cents(spend)
-  const ad_revenue = cents(revenue)
-  return { ad_spend, ad_roi: ratio(ad_revenue, ad_spend), ad_revenue }
+  const ad_spend = round2(spend)
+  const ad_revenue = round2(revenue)
+  return { ad_spend, ad_roi: positiveRatio(ad_revenue, ad_spend), ad_revenue }
 }
 
 // spec: Sales-max ads: POST /ads/campaigns.
 const listAdCampaigns: AreaHandler = (ctx) => {
-  const data = shopDataOf(ctx)
-  const { fromDay, toDay } = dayWindow(data, requireDateRange(ctx.input), 'date_range')
+  const data = shopDataFor(ctx)
+  const { fromDay, toDay } = dayIndexes(data.facts.campaigns.axis, requireDateRange(ctx.input), 'date_range')
   const table = data.facts.campaigns
   const campaigns: Array<Schemas['AdCampaign']> = data.campaigns.map((c) => {
-    const ad_spend = cents(table.sum('ad_spend', c.campaign_id, fromDay, toDay))
-    const ad_revenue = cents(table.sum('ad_revenue', c.campaign_id, fromDay, toDay))
+    const ad_spend = round2(table.sum('ad_spend', c.campaign_id, fromDay, toDay))
+    const ad_revenue = round2(table.sum('ad_revenue', c.campaign_id, fromDay, toDay))
     const orders = Math.round(table.sum('orders', c.campaign_id, fromDay, toDay))
-    return { ...c, item_group_ids: [...c.item_group_ids], ad_spend, ad_revenue, orders, ad_roi: ratio(ad_revenue, ad_spend), cost_per_order: ratio(ad_spend, orders) }
+    return { ...c, item_group_ids: [...c.item_group_ids], ad_spend, ad_revenue, orders, ad_roi: positiveRatio(ad_revenue, ad_spend), cost_per_order: positiveRatio(ad_spend, orders) }
   })
-  const sort_by = sortKey(ctx.input.sort_by, CAMPAIGN_SORT_KEYS, 'ad_spend')
-  const sort_direction = direction(ctx.input.sort_direction)
+  const sort_by = sortKeyOr(ctx.input.sort_by, CAMPAIGN_SORT_KEYS, 'ad_spend')
+  const sort_direction = upperDirectionOf(ctx.input.sort_direction)
   const sorted = sortRows(campaigns, (c) => c[sort_by], sort_direction, (c) => c.campaign_id)
   // spec: prev covers the equal-length period immediately before the range.
   const length = toDay - fromDay + 1
   const { ad_spend, ad_roi, ad_revenue } = campaignTotals(data, fromDay, toDay)
   const prev = campaignTotals(data, fromDay - length, fromDay - 1)
-  const { rows, page, page_size } = pageOf(ctx, sorted)
+  const { rows, page, page_size } = numberedPage(ctx, sorted)
   return {
     status: 200,
     body: {
@@ -225,10 +117,7 @@ export function performanceWindow(input: Record<string, any>, today: string): { 
   const given = (input.performance_date ?? {}) as { from?: string; to?: string }
   const from = given.from ?? monthsBefore(today, 6)
   const to = given.to ?? today
-  if (from > to) {
-    const what = given.from === undefined ? `performance_date.from (default: 6 months ago, ${from})` : 'performance_date.from'
-    throw apiError(400, `${what} must not be after performance_date.to`)
-  }
+  assertNotAfter(from, to, given.from === undefined ? `performance_date.from (default: 6 months ago, ${from})` : 'performance_date.from', 'performance_date.to')
   return { from, to }
 }
 
@@ -243,15 +132,15 @@ type CreativeRow = Schemas['AdCreative']
 
 // spec: Sales-max ads: POST /ads/creatives: one row per video (a video in several campaigns adds up).
 const listAdCreatives: AreaHandler = (ctx) => {
-  const data = shopDataOf(ctx)
+  const data = shopDataFor(ctx)
   const input = ctx.input
   const window = performanceWindow(input, ctx.today)
-  const { fromDay, toDay } = dayWindow(data, window, 'performance_date')
+  const { fromDay, toDay } = dayIndexes(data.facts.campaigns.axis, window, 'performance_date')
   const posted = (input.posted_date ?? {}) as { from?: string; to?: string }
   const postedSet = posted.from !== undefined || posted.to !== undefined
-  if (posted.from !== undefined && posted.to !== undefined && posted.from > posted.to) throw apiError(400, 'posted_date.from must not be after posted_date.to')
-  const productIds = idSet(input.product_ids)
-  const videoIds = idSet(input.video_ids)
+  if (posted.from !== undefined && posted.to !== undefined) assertRangeOrder(posted.from, posted.to, 'posted_date')
+  const productIds = idSetOf(input.product_ids)
+  const videoIds = idSetOf(input.video_ids)
   const campaignId = typeof input.campaign_id === 'string' ? input.campaign_id : undefined
 
   // Filters combine; unknown post dates are excluded when posted_date is set.
@@ -273,12 +162,12 @@ const listAdCreatives: AreaHandler = (ctx) => {
   // spec: available_statuses lists the statuses present before the status filter; total_count is within it.
   const present = new Set(rows.map((r) => r.status).filter((s): s is AdDeliveryStatus => s !== null))
   const available_statuses = AD_DELIVERY_STATUSES.filter((s) => present.has(s))
-  const statuses = idSet(input.statuses)
+  const statuses = idSetOf(input.statuses)
   const filtered = statuses ? rows.filter((r) => r.status !== null && statuses.has(r.status)) : rows
-  const sort_by = sortKey(input.sort_by, CREATIVE_SORT_KEYS, 'ad_spend')
-  const sort_direction = direction(input.sort_direction)
+  const sort_by = sortKeyOr(input.sort_by, CREATIVE_SORT_KEYS, 'ad_spend')
+  const sort_direction = upperDirectionOf(input.sort_direction)
   const sorted = sortRows(filtered, (r) => r[sort_by], sort_direction, (r) => r.video_id)
-  const { rows: creatives, page, page_size } = pageOf(ctx, sorted)
+  const { rows: creatives, page, page_size } = numberedPage(ctx, sorted)
   // JSON.stringify of { data: { creatives, total_count, page, page_size, available_statuses, sort_by, sort_direction } },
   // each row's JSON written once per shop and window.
   const rest = JSON.stringify({ total_count: filtered.length, page, page_size, available_statuses, sort_by, sort_direction })
@@ -359,13 +248,13 @@ function creativeRows(data: ShopData, inScope: ShopData['creatives'], fromDay: n
     }
     const first = (pick: (c: (typeof parts)[number]) => string | null) => parts.map(pick).find((v) => v !== null) ?? null
     const handle = first((c) => c.handle)
-    const ad_spend = cents(sums.spend)
-    const gross_revenue = cents(sums.revenue)
+    const ad_spend = round2(sums.spend)
+    const gross_revenue = round2(sums.revenue)
     const orders = Math.round(sums.orders)
     const impressions = Math.round(sums.impressions)
     const clicks = Math.round(sums.clicks)
-    const cpa = ratio(ad_spend, orders)
-    const average = ([total, weight]: number[]) => ratio(total!, weight!)
+    const cpa = positiveRatio(ad_spend, orders)
+    const average = ([total, weight]: number[]) => positiveRatio(total!, weight!)
     rows.push({
       video_id,
       product_id: first((c) => c.product_id),
@@ -373,13 +262,13 @@ function creativeRows(data: ShopData, inScope: ShopData['creatives'], fromDay: n
       date_posted: first((c) => c.date_posted),
       ad_spend,
       gross_revenue,
-      roi: ratio(gross_revenue, ad_spend),
+      roi: positiveRatio(gross_revenue, ad_spend),
       cpa,
       orders,
       cost_per_order: cpa,
       impressions,
       clicks,
-      click_rate: ratio(clicks, impressions) * 100,
+      click_rate: positiveRatio(clicks, impressions) * 100,
       ad_click_rate: average(weighted.ad_click_rate),
       conversion_rate: average(weighted.conversion_rate),
       view_rate_2s: average(weighted.view_rate_2s),
@@ -408,14 +297,14 @@ const campaignNameOf = (data: ShopData, campaignId: string): string | null => da
 
 // spec: Sales-max ads: POST /ads/excluded-creatives (and GET, /v1): only active exclusions.
 const listExcludedCreatives: AreaHandler = (ctx) => {
-  const data = shopDataOf(ctx)
+  const data = shopDataFor(ctx)
   const { campaign_id, rule_id } = ctx.input
-  const videoIds = idSet(ctx.input.video_ids)
+  const videoIds = idSetOf(ctx.input.video_ids)
   const active = data.exclusions.filter(
     (e) => e.active && (campaign_id === undefined || e.campaign_id === campaign_id) && (rule_id === undefined || e.rule_id === rule_id) && (!videoIds || videoIds.has(e.video_id)),
   )
-  const sort_by = sortKey(ctx.input.sort_by, EXCLUDED_SORT_KEYS, 'created_at')
-  const sort_direction = direction(ctx.input.sort_direction)
+  const sort_by = sortKeyOr(ctx.input.sort_by, EXCLUDED_SORT_KEYS, 'created_at')
+  const sort_direction = upperDirectionOf(ctx.input.sort_direction)
   const sorted = sortRows(active, (e) => e[sort_by], sort_direction, (e) => `${e.campaign_id}:${e.video_id}`)
   const toRow = (e: (typeof sorted)[number]): Schemas['ExcludedCreative'] => {
     return {
@@ -435,7 +324,7 @@ const listExcludedCreatives: AreaHandler = (ctx) => {
     }
   }
   if (wantsCsv(ctx)) return csvExport(ctx, sorted.map(toRow), EXCLUDED_COLUMNS)
-  const { rows, page, page_size } = pageOf(ctx, sorted)
+  const { rows, page, page_size } = numberedPage(ctx, sorted)
   const exclusions = rows.map(toRow)
   return { status: 200, body: { data: { exclusions, total_count: active.length, page, page_size, sort_by, sort_direction } } }
 }
@@ -456,15 +345,15 @@ export function boostSessionsOf(state: MockState, data: ShopData): BoostSession[
 
 // spec: Sales-max ads: POST /ads/boosted-creatives (and GET, /v1): active only unless include_ended.
 const listBoostedCreatives: AreaHandler = (ctx) => {
-  const data = shopDataOf(ctx)
+  const data = shopDataFor(ctx)
   const { campaign_id, rule_id } = ctx.input
   const include_ended = ctx.input.include_ended === true
-  const videoIds = idSet(ctx.input.video_ids)
+  const videoIds = idSetOf(ctx.input.video_ids)
   const matching = boostSessionsOf(ctx.state, data).filter(
     (s) => (include_ended || s.active) && (campaign_id === undefined || s.campaign_id === campaign_id) && (rule_id === undefined || s.rule_id === rule_id) && (!videoIds || videoIds.has(s.video_id)),
   )
-  const sort_by = sortKey(ctx.input.sort_by, BOOSTED_SORT_KEYS, 'created_at')
-  const sort_direction = direction(ctx.input.sort_direction)
+  const sort_by = sortKeyOr(ctx.input.sort_by, BOOSTED_SORT_KEYS, 'created_at')
+  const sort_direction = upperDirectionOf(ctx.input.sort_direction)
   const sorted = sortRows(matching, (s) => s[sort_by], sort_direction, (s) => s.session_id)
   const toRow = (s: (typeof sorted)[number]): Schemas['BoostSession'] => {
     const { ctr, ...content } = contentStats(data, s.video_id)
@@ -495,7 +384,7 @@ const listBoostedCreatives: AreaHandler = (ctx) => {
     }
   }
   if (wantsCsv(ctx)) return csvExport(ctx, sorted.map(toRow), BOOSTED_COLUMNS)
-  const { rows, page, page_size } = pageOf(ctx, sorted)
+  const { rows, page, page_size } = numberedPage(ctx, sorted)
   const sessions = rows.map(toRow)
   return { status: 200, body: { data: { sessions, total_count: matching.length, page, page_size, include_ended, sort_by, sort_direction } } }
 }

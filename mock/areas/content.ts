@@ -2,524 +2,37 @@
  * The affiliate CRM, videos, slideshows and LIVE streams (spec: CRM, videos, slideshows, LIVEs;
  * Resources: Affiliate (CRM row), Video, Slideshow, LIVE stream). Shop metrics are summed from the
  * daily facts (all-time, or within `date_range`); the profile is the platform-wide creator's.
- * `filterCrmAffiliates` is exported so saved groups (outreach) re-resolve the same filter.
+ * The CRM query itself (index, filters, sorts, rows) is mock/lib/crm.ts: outreach re-resolves saved groups with it.
  */
 import type { components } from '../../openapi/types.ts'
 import type { Affiliate, Creator, LiveStream, ShopData, Slideshow, Video } from '../../fixtures/index.ts'
 import type { AreaHandler, AreaModule, InputNormalizer, RequestContext } from '../context.ts'
 import { paginate } from '../pipeline/paging.ts'
 import { apiError } from '../respond.ts'
-import type { MockState } from '../state.ts'
 import type { World } from '../world.ts'
-import { shopDataOf } from './account.ts'
-import {
-  creatorContent,
-  creatorOf,
-  dayWindow,
-  handleMatches,
-  inWindow,
-  lookupsOf,
-  postRateOf,
-  ratio,
-  round2,
-  shopOf,
-  sortDirectionOf,
-  sortKeyOf,
-  sortRows,
-  usDateOf,
-  type DayWindow,
-  type SortDirection,
-  type SortValue,
-} from './timeseries.ts'
-import { compareText } from '../sort.ts'
+import { CRM_SORT_KEYS, crmIndexOf, crmRowsBytes, matchingAffiliates, sortCrm } from '../lib/crm.ts'
+import { dayWindow, inWindow, usDateOf, type DayWindow } from '../lib/dates.ts'
+import { hasBounds, matchesAffiliatePerformance, matchesShopPerformance } from '../lib/filters.ts'
+import { postFigures, shopLifetime, type PostFigures } from '../lib/figures.ts'
+import { handleContains } from '../lib/handles.ts'
+import { creatorOf, lookupsOf } from '../lib/lookups.ts'
+import { round2 } from '../lib/numbers.ts'
+import { countOnly, offsetResultsPage } from '../lib/pages.ts'
+import { shopDataFor } from '../lib/shop.ts'
+import { sortDirectionOf, sortKeyOf, sortRows, type SortValue } from '../lib/sort.ts'
 
 type Schemas = components['schemas']
-/** A CRM row as the contract returns it (spec: Resources: Affiliate (CRM row)). */
-export type CrmRow = Schemas['Affiliate']
 export type VideoRow = Schemas['Video']
 export type SlideshowRow = Schemas['Slideshow']
 export type LiveRow = Schemas['LiveStream']
 
-type Bounds = Record<string, number | undefined> | undefined
-
-/** Inclusive `min_<name>`/`max_<name>` bounds of a performance filter (unset bounds match everything). */
-const within = (value: number, bounds: Bounds, name: string): boolean => {
-  const min = bounds?.[`min_${name}`]
-  const max = bounds?.[`max_${name}`]
-  return (typeof min !== 'number' || value >= min) && (typeof max !== 'number' || value <= max)
-}
-
-// spec: affiliate_performance: platform-wide 30-day GMV across all brands and followers.
-const matchesAffiliatePerformance = (creator: Creator, bounds: Bounds): boolean =>
-  within(creator.med_gmv_revenue, bounds, 'gmv') && within(creator.follower_cnt, bounds, 'followers')
-
-/** A creator's lifetime figures for the shop (spec: shop_performance: shop lifetime). */
-interface ShopLifetime {
-  gmv: number
-  video_gmv: number
-  live_gmv: number
-  units_sold: number
-}
-
-function shopLifetime(world: World, data: ShopData, creatorId: string): ShopLifetime {
-  const sum = (metric: 'gmv' | 'video_gmv' | 'live_gmv' | 'units_sold') => round2(data.facts.affiliates.sum(metric, creatorId, 0, world.axis.todayIndex))
-  return { gmv: sum('gmv'), video_gmv: sum('video_gmv'), live_gmv: sum('live_gmv'), units_sold: sum('units_sold') }
-}
-
-const matchesShopPerformance = (lifetime: ShopLifetime, bounds: Bounds): boolean =>
-  within(lifetime.gmv, bounds, 'gmv') && within(lifetime.video_gmv, bounds, 'video_gmv') && within(lifetime.live_gmv, bounds, 'live_gmv') && within(lifetime.units_sold, bounds, 'units_sold')
-
-const hasBounds = (bounds: Bounds): boolean => !!bounds && Object.values(bounds).some((v) => typeof v === 'number')
-
 // ---- CRM ----
-
-/**
- * What the CRM reads of each affiliate that no request changes (the world's content is fixed; only
- * tags are edited, and they are read at request time): its creator, fact-table entity, posts, LIVEs,
- * last post and LIVE days, and its handle's rank in sort order. Built once per shop of a world, on
- * the first CRM request (a reset builds a new world, so a new index).
- */
-interface CrmIndex {
-  /** The affiliate records indexed (a test may add some to the world: then the index is rebuilt). */
-  affiliates: Affiliate[]
-  creators: Creator[]
-  /** Entity index in `facts.affiliates` (-1 without facts). */
-  entities: Int32Array
-  videos: Video[][]
-  lives: LiveStream[][]
-  /** Day of the last video or slideshow, -1 for none. */
-  lastPost: Int32Array
-  /** Day of the last LIVE, -1 for none. */
-  lastLive: Int32Array
-  /** Position of the handle in code-point order (the tie-break of every CRM sort). */
-  handleRank: Int32Array
-  /** Each affiliate's post days (videos), ascending: a window's video count is two binary searches. */
-  videoDays: Int32Array[]
-  /** Sort values of every affiliate for a key of FIXED_SORT_KEYS by window (`key|from|to`), computed on first use (bounded). */
-  sortValues: Map<string, Float64Array>
-  /** Every affiliate in sort order by key, direction and window, built when a sort repeats (bounded). */
-  sortOrders: Map<string, { uses: number; order?: Int32Array }>
-  /** The UTF-8 bytes of each row's fixed parts, built on first use (see crmRowBytes). */
-  rowParts: (CrmRowParts | undefined)[]
-}
-
-/** The fixed parts of a CRM row, encoded once, with the record fields they were built from. */
-interface CrmRowParts {
-  /** crmRowSources when the parts were built. */
-  sources: unknown[]
-  /** `{"shop_id":…,"showcasing":…,"units_sold":` */
-  head: Buffer
-  /** `,"last_post":…,"last_live":…,"email":…,"bio":…,"tags":` */
-  tail: Buffer
-}
-
-/** Most sort values / orders kept per shop (windows are client input). */
-const MAX_SORT_CACHE = 256
-
-const crmIndexes = new WeakMap<ShopData, CrmIndex>()
-
-/** True while `records` still holds exactly the records a cache was built from. */
-export const sameRecords = <T>(snapshot: readonly T[], records: readonly T[]): boolean =>
-  snapshot.length === records.length && snapshot.every((record, i) => record === records[i])
-
-function crmIndexOf(world: World, data: ShopData): CrmIndex {
-  let index = crmIndexes.get(data)
-  if (index && sameRecords(index.affiliates, data.affiliates)) return index
-  const n = data.affiliates.length
-  const lastDayOf = (days: number[]) => (days.length ? Math.max(...days) : -1)
-  index = {
-    affiliates: [...data.affiliates],
-    creators: data.affiliates.map((a) => creatorOf(world, a)),
-    entities: Int32Array.from(data.affiliates, (a) => data.facts.affiliates.indexOf(a.creator_id)),
-    videos: [],
-    lives: [],
-    lastPost: new Int32Array(n),
-    lastLive: new Int32Array(n),
-    handleRank: new Int32Array(n),
-    videoDays: [],
-    sortValues: new Map(),
-    sortOrders: new Map(),
-    rowParts: new Array<CrmRowParts | undefined>(n),
-  }
-  data.affiliates.forEach((affiliate, i) => {
-    const { videos, slideshows, lives } = creatorContent(world, data, affiliate.creator_id)
-    index!.videos.push(videos)
-    index!.videoDays.push(Int32Array.from(videos, (v) => v.post_day).sort())
-    index!.lives.push(lives)
-    index!.lastPost[i] = lastDayOf([...videos, ...slideshows].map((p) => p.post_day))
-    index!.lastLive[i] = lastDayOf(lives.map((l) => l.start_day))
-  })
-  const byHandle = data.affiliates.map((a, i) => ({ handle: a.handle, i })).sort((a, b) => compareText(a.handle, b.handle))
-  byHandle.forEach(({ handle, i }, k) => {
-    // Equal handles share a rank, as they tie.
-    index!.handleRank[i] = k > 0 && byHandle[k - 1]!.handle === handle ? index!.handleRank[byHandle[k - 1]!.i]! : k
-  })
-  crmIndexes.set(data, index)
-  return index
-}
-
-type CrmMetric = 'gmv' | 'video_gmv' | 'live_gmv' | 'commission' | 'units_sold'
-
-const crmSum = (data: ShopData, index: CrmIndex, i: number, metric: CrmMetric, w: DayWindow): number => {
-  const entity = index.entities[i]!
-  return entity < 0 ? 0 : round2(data.facts.affiliates.sum(metric, entity, w.from, w.to))
-}
-
-/** The first position in ascending `days` whose day is at least `day`. */
-function lowerBound(days: Int32Array, day: number): number {
-  let lo = 0
-  let hi = days.length
-  // Terminates: binary search, hi - lo halves each turn.
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1
-    if (days[mid]! < day) lo = mid + 1
-    else hi = mid
-  }
-  return lo
-}
-
-const videoCount = (index: CrmIndex, i: number, w: DayWindow): number => {
-  const days = index.videoDays[i]!
-  if (days.length === 0 || w.to < w.from) return 0
-  return lowerBound(days, w.to + 1) - lowerBound(days, w.from)
-}
-
-const windowLivesOf = (index: CrmIndex, i: number, w: DayWindow): LiveStream[] => index.lives[i]!.filter((l) => inWindow(l.start_day, w))
-
-const lastDayText = (world: World, day: number): string | null => (day < 0 ? null : usDateOf(world, day))
-
-/** spec: Affiliate (CRM row): shop metrics all-time or within the window, the public profile, the shop's tags. */
-function crmRow(world: World, data: ShopData, index: CrmIndex, i: number, w: DayWindow): CrmRow {
-  const affiliate = data.affiliates[i]!
-  const creator = index.creators[i]!
-  const sum = (metric: CrmMetric) => crmSum(data, index, i, metric, w)
-  const windowLives = windowLivesOf(index, i, w)
-  return {
-    shop_id: data.shop.shop_id,
-    handle: affiliate.handle,
-    creator_id: affiliate.creator_id,
-    nickname: creator.nickname,
-    showcasing: affiliate.showcasing,
-    units_sold: sum('units_sold'),
-    video_count: videoCount(index, i, w),
-    live_count: windowLives.length,
-    live_duration: windowLives.reduce((total, l) => total + l.duration, 0),
-    gmv: sum('gmv'),
-    video_gmv: sum('video_gmv'),
-    live_gmv: sum('live_gmv'),
-    commission: sum('commission'),
-    // Most recent post (video or slideshow) and LIVE, whatever the window.
-    last_post: lastDayText(world, index.lastPost[i]!),
-    last_live: lastDayText(world, index.lastLive[i]!),
-    // spec: email falls back to the public profile email; null when unknown.
-    email: affiliate.email ?? creator.email,
-    phone_number: affiliate.phone_number ?? creator.phone_number,
-    med_gmv_revenue: creator.med_gmv_revenue,
-    follower_cnt: creator.follower_cnt,
-    brand_collaborations: creator.brand_collaborations,
-    post_rate: postRateOf(creator),
-    video_engagement: creator.video_engagement,
-    video_avg_view_cnt: creator.video_avg_view_cnt,
-    category: creator.category,
-    category_splits: { ...creator.category_splits },
-    regional_geography: [...creator.regional_geography],
-    gender: creator.gender,
-    age: creator.age,
-    race: creator.race,
-    body_type: creator.body_type,
-    economic_status: creator.economic_status,
-    top_follower_gender: creator.top_follower_gender,
-    top_follower_ages: creator.top_follower_ages,
-    bio: creator.bio,
-    // Read at request time: the tags area edits the records.
-    tags: [...affiliate.tags],
-  }
-}
-
-/** The metrics of a CRM row that depend on the window, in the row's order (contiguous in crmRow). */
-const CRM_WINDOW_FIELDS = ['units_sold', 'video_count', 'live_count', 'live_duration', 'gmv', 'video_gmv', 'live_gmv', 'commission'] as const
-
-/** A number as JSON.stringify writes it. */
-const jsonNumber = (x: number): string => (Number.isFinite(x) ? String(x) : 'null')
-
-/**
- * Every record field the fixed parts of a CRM row are made of (see crmRow), nested values flattened:
- * the parts are rebuilt when one differs, so an edit of the records in place (tests do) shows at once.
- */
-function crmRowSources(a: Affiliate, c: Creator): unknown[] {
-  const sources: unknown[] = [
-    a.handle, a.creator_id, a.showcasing, a.email, a.phone_number,
-    c.nickname, c.email, c.phone_number, c.med_gmv_revenue, c.follower_cnt, c.brand_collaborations, c.post_rate,
-    c.video_engagement, c.video_avg_view_cnt, c.category, c.gender, c.age, c.race, c.body_type, c.economic_status,
-    c.top_follower_gender, c.top_follower_ages, c.bio, c.regional_geography.length, ...c.regional_geography,
-  ]
-  for (const key in c.category_splits) sources.push(key, c.category_splits[key as keyof typeof c.category_splits])
-  return sources
-}
-
-const sameValues = (a: readonly unknown[], b: readonly unknown[]): boolean => a.length === b.length && a.every((v, k) => Object.is(v, b[k]))
-
-/**
- * The encoded fixed parts of affiliate `i`'s row: everything before the window's metrics, and
- * everything after them but the tags (read at request time). Taken from crmRow itself, so the bytes
- * stay those of its JSON; rebuilt when a field they were built from has changed (crmRowSources).
- */
-function crmRowParts(world: World, data: ShopData, index: CrmIndex, i: number): CrmRowParts {
-  const sources = crmRowSources(data.affiliates[i]!, index.creators[i]!)
-  const known = index.rowParts[i]
-  if (known && sameValues(known.sources, sources)) return known
-  const entries = Object.entries(crmRow(world, data, index, i, { from: 0, to: -1, ranged: true }))
-  const first = entries.findIndex(([key]) => key === CRM_WINDOW_FIELDS[0])
-  const fixed = first >= 0 && entries[entries.length - 1]![0] === 'tags' && CRM_WINDOW_FIELDS.every((key, k) => entries[first + k]?.[0] === key)
-  if (!fixed) throw new Error('crmRow no longer lists its window metrics together before its tags')
-  const head = JSON.stringify(Object.fromEntries(entries.slice(0, first)))
-  const tail = JSON.stringify(Object.fromEntries(entries.slice(first + CRM_WINDOW_FIELDS.length, -1)))
-  const parts: CrmRowParts = {
-    sources,
-    head: Buffer.from(`${head.slice(0, -1)}${head.length > 2 ? ',' : ''}"${CRM_WINDOW_FIELDS[0]}":`, 'utf8'),
-    tail: Buffer.from(`${tail.length > 2 ? `,${tail.slice(1, -1)}` : ''},"tags":`, 'utf8'),
-  }
-  index.rowParts[i] = parts
-  return parts
-}
-
-/**
- * `JSON.stringify(crmRow(…))` of each row, joined by commas, as UTF-8: the fixed parts are encoded
- * once per affiliate, only the window's metrics and the tags per request.
- */
-function crmRowsBytes(world: World, data: ShopData, index: CrmIndex, rows: readonly number[], w: DayWindow, before: string, after: string): Buffer {
-  const pieces: Array<Buffer | string> = []
-  let text = before
-  for (let k = 0; k < rows.length; k++) {
-    const i = rows[k]!
-    const parts = crmRowParts(world, data, index, i)
-    const windowLives = windowLivesOf(index, i, w)
-    let liveDuration = 0
-    for (const l of windowLives) liveDuration += l.duration
-    const sum = (metric: CrmMetric) => jsonNumber(crmSum(data, index, i, metric, w))
-    pieces.push(k === 0 ? text : `${text},`, parts.head)
-    pieces.push(
-      `${sum('units_sold')},"video_count":${videoCount(index, i, w)},"live_count":${windowLives.length},"live_duration":${jsonNumber(liveDuration)},` +
-        `"gmv":${sum('gmv')},"video_gmv":${sum('video_gmv')},"live_gmv":${sum('live_gmv')},"commission":${sum('commission')}`,
-      parts.tail,
-    )
-    text = `${JSON.stringify(data.affiliates[i]!.tags)}}`
-  }
-  pieces.push(rows.length ? `${text}${after}` : `${before}${after}`)
-  let size = 0
-  for (const piece of pieces) size += typeof piece === 'string' ? piece.length * 3 : piece.length
-  const bytes = Buffer.allocUnsafe(size)
-  let at = 0
-  for (const piece of pieces) {
-    if (typeof piece === 'string') at += bytes.write(piece, at, 'utf8')
-    else {
-      bytes.set(piece, at)
-      at += piece.length
-    }
-  }
-  return bytes.subarray(0, at)
-}
-
-const tagList = (value: unknown): string[] => (Array.isArray(value) ? value.filter((t): t is string => typeof t === 'string') : [])
-
-/** Indexes of the shop's affiliates matching a CRM `filters` object, in record order (see filterCrmAffiliates). */
-function matchingAffiliates(world: World, data: ShopData, index: CrmIndex, filters: Record<string, any>, window: DayWindow): number[] {
-  const f = filters ?? {}
-  const include = tagList(f.include_tags)
-  const exclude = tagList(f.exclude_tags)
-  // Without a numeric bound every creator is within the performance filters.
-  const wantsAffiliatePerformance = hasBounds(f.affiliate_performance)
-  const wantsShopPerformance = hasBounds(f.shop_performance)
-  const minVideos = typeof f.min_videos === 'number' ? f.min_videos : undefined
-  const wantsHandle = typeof f.handle === 'string' && f.handle.trim() !== ''
-  const videoCounts = minVideos === undefined ? undefined : sortValuesOf(data, index, 'video_count', window)
-  const out: number[] = []
-  const affiliates = data.affiliates
-  for (let i = 0; i < affiliates.length; i++) {
-    const affiliate = affiliates[i]!
-    if (wantsHandle && !handleMatches(affiliate.handle, f.handle)) continue
-    if (include.length && !affiliate.tags.some((t) => include.includes(t))) continue
-    if (exclude.length && affiliate.tags.some((t) => exclude.includes(t))) continue
-    if (wantsAffiliatePerformance && !matchesAffiliatePerformance(index.creators[i]!, f.affiliate_performance)) continue
-    if (wantsShopPerformance && !matchesShopPerformance(shopLifetime(world, data, affiliate.creator_id), f.shop_performance)) continue
-    if (videoCounts && videoCounts[i]! < minVideos!) continue
-    out.push(i)
-  }
-  return out
-}
-
-const CRM_SORT_KEYS = [
-  'gmv', 'video_gmv', 'live_gmv', 'commission', 'units_sold', 'video_count', 'live_count', 'live_duration',
-  'follower_cnt', 'med_gmv_revenue', 'brand_collaborations', 'video_engagement', 'video_avg_view_cnt', 'post_rate',
-  'last_post', 'last_live', 'handle',
-] as const
-type CrmSortKey = (typeof CRM_SORT_KEYS)[number]
-
-/**
- * The value a CRM row sorts by, as a number (NaN for null, sorted last): the row's own field, a
- * last_post / last_live date as its day (same order as the ISO date), a handle as its rank.
- */
-function crmSortNumber(data: ShopData, index: CrmIndex, i: number, key: CrmSortKey, w: DayWindow): number {
-  const creator = index.creators[i]!
-  switch (key) {
-    case 'gmv':
-    case 'video_gmv':
-    case 'live_gmv':
-    case 'commission':
-    case 'units_sold':
-      return crmSum(data, index, i, key, w)
-    case 'video_count':
-      return videoCount(index, i, w)
-    case 'live_count':
-      return windowLivesOf(index, i, w).length
-    case 'live_duration':
-      return windowLivesOf(index, i, w).reduce((total, l) => total + l.duration, 0)
-    case 'post_rate':
-      return typeof creator.post_rate === 'number' ? creator.post_rate : NaN
-    case 'last_post':
-    case 'last_live': {
-      const day = key === 'last_post' ? index.lastPost[i]! : index.lastLive[i]!
-      return day < 0 ? NaN : day
-    }
-    case 'handle':
-      return index.handleRank[i]!
-    default: {
-      const value = creator[key]
-      return typeof value === 'number' ? value : NaN
-    }
-  }
-}
-
-/** Sort keys whose value depends on the window (the others are the affiliate's or its creator's). */
-const WINDOWED_SORT_KEYS: ReadonlySet<CrmSortKey> = new Set(['gmv', 'video_gmv', 'live_gmv', 'commission', 'units_sold', 'video_count', 'live_count', 'live_duration'])
-
-/**
- * Sort keys read from what the CRM index already holds as fixed (facts, posts, LIVEs, handles): their
- * values and orders are kept. The profile keys are read from the creators at every request.
- */
-const FIXED_SORT_KEYS: ReadonlySet<CrmSortKey> = new Set([...WINDOWED_SORT_KEYS, 'last_post', 'last_live', 'handle'])
-
-/** How many sort-value arrays (or orders) a shop keeps: about two million numbers at most. */
-const sortCacheSize = (n: number): number => Math.max(8, Math.min(MAX_SORT_CACHE, Math.floor(2_000_000 / Math.max(1, n))))
-
-/** Bounded insertion: a full map is emptied first (windows are client input). */
-function remember<V>(map: Map<string, V>, limit: number, id: string, value: V): V {
-  if (map.size >= limit) map.clear()
-  map.set(id, value)
-  return value
-}
-
-/**
- * Every affiliate's sort value for a key within a window (see crmSortNumber). The facts, posts and
- * profiles they come from never change, so they are computed once per shop, key and window.
- */
-function sortValuesOf(data: ShopData, index: CrmIndex, key: CrmSortKey, w: DayWindow): Float64Array {
-  const kept = FIXED_SORT_KEYS.has(key)
-  const id = WINDOWED_SORT_KEYS.has(key) ? `${key}|${w.from}|${w.to}` : key
-  const known = kept ? index.sortValues.get(id) : undefined
-  if (known) return known
-  const values = new Float64Array(index.affiliates.length)
-  for (let i = 0; i < values.length; i++) values[i] = crmSortNumber(data, index, i, key, w)
-  return kept ? remember(index.sortValues, sortCacheSize(values.length), id, values) : values
-}
-
-/**
- * The first `count` affiliate indexes in the order sortRows sorts CRM rows: by the key (nulls last in
- * both directions), ties by handle ascending (then record order). Only the sort values are computed,
- * not the rows; a first page is picked with a bounded heap rather than sorting every match. For a key
- * of FIXED_SORT_KEYS, from the second request with the same key, direction and window, every affiliate
- * is sorted once (a total order, so the matches keep their relative order in it) and a page is the
- * first matches along it.
- */
-function sortCrm(data: ShopData, index: CrmIndex, matching: number[], key: CrmSortKey, direction: SortDirection, w: DayWindow, count = matching.length): number[] {
-  const sign = direction === 'asc' ? 1 : -1
-  const values = sortValuesOf(data, index, key, w)
-  const rank = index.handleRank
-  const compare = (a: number, b: number): number => {
-    const x = values[a]!
-    const y = values[b]!
-    const xNull = Number.isNaN(x)
-    const yNull = Number.isNaN(y)
-    if (xNull !== yNull) return xNull ? 1 : -1
-    return (xNull ? 0 : sign * (x - y)) || rank[a]! - rank[b]! || a - b
-  }
-  const n = index.affiliates.length
-  const id = WINDOWED_SORT_KEYS.has(key) ? `${direction}|${key}|${w.from}|${w.to}` : `${direction}|${key}`
-  const sorting = FIXED_SORT_KEYS.has(key) ? (index.sortOrders.get(id) ?? remember(index.sortOrders, sortCacheSize(n), id, { uses: 0 })) : { uses: 0 }
-  sorting.uses++
-  if (!sorting.order && sorting.uses >= 2) {
-    const order = new Int32Array(n)
-    for (let i = 0; i < n; i++) order[i] = i
-    sorting.order = order.sort(compare)
-  }
-  const want = Math.min(Math.max(0, count), matching.length)
-  const order = sorting.order
-  if (!order) return firstInOrder(matching, want, compare)
-  if (matching.length === n) return Array.from(order.subarray(0, want))
-  const matches = new Uint8Array(n)
-  for (const i of matching) matches[i] = 1
-  const out: number[] = []
-  for (let k = 0; k < n && out.length < want; k++) if (matches[order[k]!]) out.push(order[k]!)
-  return out
-}
-
-/** The first `count` items of `items` sorted by `compare` (a total order); `items` may be reordered. */
-function firstInOrder(items: number[], count: number, compare: (a: number, b: number) => number): number[] {
-  if (count * 4 >= items.length) return items.sort(compare).slice(0, count)
-  // A max-heap of the best `count` so far: its root is the worst of them.
-  const heap: number[] = []
-  const siftDown = (at: number) => {
-    // Terminates: `at` at least doubles each turn and the loop returns past the heap's end.
-    for (;;) {
-      const left = 2 * at + 1
-      if (left >= heap.length) return
-      const worse = left + 1 < heap.length && compare(heap[left + 1]!, heap[left]!) > 0 ? left + 1 : left
-      if (compare(heap[worse]!, heap[at]!) <= 0) return
-      ;[heap[at], heap[worse]] = [heap[worse]!, heap[at]!]
-      at = worse
-    }
-  }
-  for (const item of items) {
-    if (heap.length < count) {
-      heap.push(item)
-      for (let at = heap.length - 1; at > 0; ) {
-        const parent = (at - 1) >> 1
-        if (compare(heap[at]!, heap[parent]!) <= 0) break
-        ;[heap[at], heap[parent]] = [heap[parent]!, heap[at]!]
-        at = parent
-      }
-    } else if (count > 0 && compare(item, heap[0]!) < 0) {
-      heap[0] = item
-      siftDown(0)
-    }
-  }
-  return heap.sort(compare)
-}
-
-/**
- * The shop's CRM rows matching a CRM `filters` object (spec: POST /affiliate/crm/list): `handle`
- * (case-insensitive substring), `min_videos` (videos in the window), `include_tags` (any of them,
- * case-sensitive), `exclude_tags` (none of them), `affiliate_performance` (platform-wide 30-day GMV and
- * followers), `shop_performance` (lifetime with the shop). Metrics all-time or within `dateRange`.
- * Ordered by gmv descending, then handle. Outreach re-resolves saved groups with it.
- */
-export function filterCrmAffiliates(state: MockState, shopId: string, filters: Record<string, any>, dateRange?: { from: string; to: string }): CrmRow[] {
-  const world = state.world
-  const data = shopDataOf(world, shopId)
-  const window = dayWindow(world, dateRange)
-  const index = crmIndexOf(world, data)
-  const sorted = sortCrm(data, index, matchingAffiliates(world, data, index, filters, window), 'gmv', 'desc', window)
-  return sorted.map((i) => crmRow(world, data, index, i, window))
-}
-
-/** `{data: {total_count}}` for `just_count: true` (spec: Conventions 3). */
-const countOnly = (total: number) => ({ status: 200, body: { data: { total_count: total } } })
 
 const listCrmAffiliates: AreaHandler = (ctx) => {
   const { input, world } = ctx
   const sortBy = sortKeyOf(input.sort_by, CRM_SORT_KEYS, 'sort_by', 'gmv')
   const direction = sortDirectionOf(input.sort_direction, 'sort_direction')
-  const data = shopDataOf(world, ctx.shop!.shop_id)
+  const data = shopDataFor(ctx)
   const window = dayWindow(world, input.date_range)
   const index = crmIndexOf(world, data)
   const matching = matchingAffiliates(world, data, index, input.filters ?? {}, window)
@@ -574,25 +87,6 @@ function creatorPerformanceFilter(world: World, data: ShopData, filters: Record<
   }
 }
 
-/** A post's lifetime figures from its facts (ctr = clicks / views, percent, as LIVEs); spark's video_data joins them too. */
-export type PostFigures = ReturnType<typeof postFigures>
-export function postFigures(world: World, data: ShopData, post: Video, kind: 'videos' | 'slideshows') {
-  const sum = (metric: 'gmv' | 'views' | 'likes' | 'comments' | 'units_sold' | 'commission' | 'clicks') => round2(data.facts[kind].sum(metric, post.video_id, 0, world.axis.todayIndex))
-  const views = sum('views')
-  const likes = sum('likes')
-  const comments = sum('comments')
-  return {
-    gmv: sum('gmv'),
-    view_count: views,
-    units_sold: sum('units_sold'),
-    ctr: ratio(sum('clicks'), views, 100),
-    like_count: likes,
-    comment_count: comments,
-    commission: sum('commission'),
-    engagement_rate: ratio(likes + comments, views, 100),
-  }
-}
-
 /** spec: Video: the resource's fields. */
 function videoRow(world: World, post: Video, { commission: _commission, engagement_rate: _engagement, ...figures }: PostFigures): VideoRow {
   return {
@@ -614,18 +108,11 @@ type PostSortKey = (typeof VIDEO_SORT_KEYS)[number] | 'engagement_rate'
 const postSortValue = (row: VideoRow | SlideshowRow, post: Video, key: PostSortKey): SortValue =>
   key === 'post_time' ? post.posted_at : (row as SlideshowRow)[key]
 
-/** `{data: {results, has_more, page_size, page_offset, ...extra}}` of one page. */
-function contentPage<T>(ctx: RequestContext, sorted: readonly T[], extra: Record<string, unknown> = {}) {
-  if (ctx.input.just_count === true) return countOnly(sorted.length)
-  const { rows, hasMore } = paginate(sorted, ctx.page!)
-  return { status: 200, body: { data: { results: rows, has_more: hasMore, page_size: ctx.page!.pageSize, page_offset: ctx.page!.offset, ...extra } } }
-}
-
 const postMatches = (post: Video, products: string[], window: DayWindow | undefined, handle: unknown): boolean =>
-  handleMatches(post.handle, handle) && (!products.length || post.products.some((p) => products.includes(p))) && (!window || inWindow(post.post_day, window))
+  handleContains(post.handle, handle) && (!products.length || post.products.some((p) => products.includes(p))) && (!window || inWindow(post.post_day, window))
 
 const listAffiliateVideos: AreaHandler = (ctx) => {
-  const data = shopOf(ctx)
+  const data = shopDataFor(ctx)
   const { filters, products, window, direction } = contentFiltersOf(ctx)
   const sortBy = sortKeyOf(filters.sort_by, VIDEO_SORT_KEYS, 'filters.sort_by', 'gmv')
   const creatorOk = creatorPerformanceFilter(ctx.world, data, filters)
@@ -634,7 +121,7 @@ const listAffiliateVideos: AreaHandler = (ctx) => {
     .filter((v) => !v.is_brand && postMatches(v, products, window, filters.handle) && creatorOk(v.creator_id))
     .map((post) => ({ post, row: videoRow(ctx.world, post, postFigures(ctx.world, data, post, 'videos')) }))
   const sorted = sortRows(rows, (r) => postSortValue(r.row, r.post, sortBy), direction, (r) => r.post.video_id)
-  return contentPage(ctx, sorted.map((r) => r.row))
+  return offsetResultsPage(ctx, sorted.map((r) => r.row))
 }
 
 // spec: POST /affiliate/slideshows/list: ad metrics roi, cpa, ad_spend are unavailable as sort fields.
@@ -648,7 +135,7 @@ const refuseAdMetricSort: InputNormalizer = (input) => {
 }
 
 const listAffiliateSlideshows: AreaHandler = (ctx) => {
-  const data = shopOf(ctx)
+  const data = shopDataFor(ctx)
   const { filters, products, window, direction } = contentFiltersOf(ctx)
   const sortBy = sortKeyOf(filters.sort_by, SLIDESHOW_SORT_KEYS, 'filters.sort_by', 'gmv')
   const campaignId = typeof filters.campaign_id === 'string' && filters.campaign_id !== '' ? filters.campaign_id : undefined
@@ -660,7 +147,7 @@ const listAffiliateSlideshows: AreaHandler = (ctx) => {
       return { post, row }
     })
   const sorted = sortRows(rows, (r) => postSortValue(r.row, r.post, sortBy), direction, (r) => r.post.video_id)
-  return contentPage(ctx, sorted.map((r) => r.row))
+  return offsetResultsPage(ctx, sorted.map((r) => r.row))
 }
 
 const LIVE_SORT_KEYS = ['gmv', 'start_time', 'duration', 'units_sold', 'views', 'likes', 'comments', 'ctr'] as const
@@ -685,17 +172,17 @@ const liveRow = (world: World, live: LiveStream): LiveRow => ({
 })
 
 const listAffiliateLives: AreaHandler = (ctx) => {
-  const data = shopOf(ctx)
+  const data = shopDataFor(ctx)
   const { filters, products, window, direction } = contentFiltersOf(ctx)
   const sortBy = sortKeyOf(filters.sort_by, LIVE_SORT_KEYS, 'filters.sort_by', 'gmv')
   const creatorOk = creatorPerformanceFilter(ctx.world, data, filters)
   const lives = data.lives.filter(
-    (l) => handleMatches(l.handle, filters.handle) && (!products.length || l.products.some((p) => products.includes(p))) && (!window || inWindow(l.start_day, window)) && creatorOk(l.creator_id),
+    (l) => handleContains(l.handle, filters.handle) && (!products.length || l.products.some((p) => products.includes(p))) && (!window || inWindow(l.start_day, window)) && creatorOk(l.creator_id),
   )
   const value = (l: LiveStream): SortValue => (sortBy === 'start_time' ? l.started_at : sortBy === 'ctr' ? round2(l.ctr) : l[sortBy])
   const sorted = sortRows(lives, value, direction, (l) => l.live_id).map((l) => liveRow(ctx.world, l))
   // spec: the LIVE list echoes sort_by and sort_direction (the ones applied, defaults included).
-  return contentPage(ctx, sorted, { sort_by: sortBy, sort_direction: filters.sort_direction ?? direction })
+  return offsetResultsPage(ctx, sorted, { sort_by: sortBy, sort_direction: filters.sort_direction ?? direction })
 }
 
 export const content: AreaModule = {

@@ -7,16 +7,18 @@
  */
 import { Rng } from '../../fixtures/random.ts'
 import type { Dashboard, DashboardWidget } from '../../fixtures/types.ts'
-import { describeAjvError, loadContract } from '../../openapi/index.ts'
-import { STAT_KEYS } from '../../openapi/src/areas/stats.ts'
+import { describeAjvError, loadContract, STAT_KEYS } from '../../openapi/index.ts'
 import type { components } from '../../openapi/types.ts'
-import type { AreaHandler, AreaModule, InputNormalizer, RequestContext } from '../context.ts'
+import { defineAreaState, type AreaHandler, type AreaModule, type InputNormalizer, type RequestContext } from '../context.ts'
 import { acceptCamelCase } from '../normalize.ts'
+import { messages } from '../messages.ts'
 import { apiError } from '../respond.ts'
 import type { MockState } from '../state.ts'
-import type { ShopRecord } from '../world.ts'
-import { computeShopStats, isTimeZone } from './stats.ts'
-import { compareText } from '../sort.ts'
+import type { ShopRecord, World } from '../world.ts'
+import { computeShopStats, isTimeZone } from '../lib/stats/compute.ts'
+import { assertRangeOrder, dateInZone } from '../lib/dates.ts'
+import { requireShop } from '../lib/shop.ts'
+import { compareText } from '../lib/sort.ts'
 
 type Schemas = components['schemas']
 type Preset = NonNullable<Dashboard['default_date_range']>
@@ -50,27 +52,29 @@ const RANGE_END_DAYS_AGO = 2
 // ---------------------------------------------------------------------------------------------
 // The store
 
-/** The account's dashboard store, built from the world on first use (dropped by reset). */
-function dashboardStore(state: MockState): DashboardStore {
-  const world = state.world
-  return state.shopState(`account:${world.account.account_id}`, 'dashboards', () => {
-    const boards = new Map<string, Dashboard>()
-    const defaultsCreated = new Set<string>()
-    for (const shop of world.shops) {
-      const seeded = world.shopData[shop.shop_id]?.dashboards
-      if (!seeded) continue
-      if (seeded.defaultsCreated) defaultsCreated.add(shop.shop_id)
-      for (const board of seeded.boards) boards.set(board.id, structuredClone(board))
-    }
-    const tabs = new Map<string, string[]>()
-    for (const shop of world.shops) {
-      const shown = [...boards.values()].filter((b) => showsOn(b, shop.shop_id))
-      shown.sort((a, b) => a.position - b.position || compareText(a.created_at, b.created_at) || compareText(a.id, b.id))
-      tabs.set(shop.shop_id, shown.map((b) => b.id))
-    }
-    return { boards, tabs, defaultsCreated, lastStampMs: 0, ids: Rng.scoped(state.seed, 'mock', 'dashboards') }
-  })
-}
+/**
+ * The account's boards (spec: Dashboards: boards belong to the account and show on its shops): a
+ * copy of the world's seeded boards, made on the area's first use and dropped by reset.
+ */
+const dashboardsState = defineAreaState('dashboards', (world: World): DashboardStore => {
+  const boards = new Map<string, Dashboard>()
+  const defaultsCreated = new Set<string>()
+  for (const shop of world.shops) {
+    const seeded = world.shopData[shop.shop_id]?.dashboards
+    if (!seeded) continue
+    if (seeded.defaultsCreated) defaultsCreated.add(shop.shop_id)
+    for (const board of seeded.boards) boards.set(board.id, structuredClone(board))
+  }
+  const tabs = new Map<string, string[]>()
+  for (const shop of world.shops) {
+    const shown = [...boards.values()].filter((b) => showsOn(b, shop.shop_id))
+    shown.sort((a, b) => a.position - b.position || compareText(a.created_at, b.created_at) || compareText(a.id, b.id))
+    tabs.set(shop.shop_id, shown.map((b) => b.id))
+  }
+  return { boards, tabs, defaultsCreated, lastStampMs: 0, ids: Rng.scoped(world.options.seed, 'mock', 'dashboards') }
+})
+
+const dashboardStore = (state: MockState): DashboardStore => state.areaState(dashboardsState)
 
 const showsOn = (board: Dashboard, shopId: string): boolean => board.home_shop_id === shopId || board.shared_with.includes(shopId)
 
@@ -172,8 +176,7 @@ function boardView(store: DashboardStore, board: Dashboard, shopId: string, with
 
 /** The asking shop and the account's boards. */
 function scope(ctx: RequestContext): { shop: ShopRecord; store: DashboardStore } {
-  if (!ctx.shop) throw new Error(`${ctx.op.operationId} ran without a shop`)
-  return { shop: ctx.shop, store: dashboardStore(ctx.state) }
+  return { shop: requireShop(ctx), store: dashboardStore(ctx.state) }
 }
 
 /** The board `dashboard_id` names if the shop shows it; 404 otherwise (status inferred). */
@@ -386,7 +389,7 @@ const updateDashboard: AreaHandler = (ctx) => {
 
   // spec: Errors: 412 when expected_updated_at is older than the board's updated_at.
   if (input.expected_updated_at !== undefined && Date.parse(input.expected_updated_at) < Date.parse(board.updated_at)) {
-    throw apiError(412, `The dashboard changed since expected_updated_at (updated_at is now ${board.updated_at}); re-read it and reapply the change`)
+    throw apiError(412, messages.dashboardChanged(board.updated_at))
   }
 
   const next: Dashboard = structuredClone(board)
@@ -446,11 +449,6 @@ const addDays = (date: string, days: number): string => {
   return d.toISOString().slice(0, 10)
 }
 
-/** The calendar date of an instant in a timezone (YYYY-MM-DD). */
-function localDate(instant: Date, timeZone: string): string {
-  return new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(instant)
-}
-
 /**
  * A preset counted back from `today`, ending two days ago (spec: Dashboards: data):
  * `Nd` is the N days ending then; `mtd` runs from the first of that end day's month, `qtd` from the
@@ -491,10 +489,10 @@ const getDashboardData: AreaHandler = (ctx) => {
   const absent = input.widget_ids?.find((id) => !onBoard.has(id))
   if (absent !== undefined) throw apiError(400, `widget_ids: widget ${absent} is not on the board`)
   if (input.timezone !== undefined && !isTimeZone(input.timezone)) throw apiError(400, `timezone: unrecognised IANA timezone "${input.timezone}"`)
-  if (input.date_range && input.date_range.from > input.date_range.to) throw apiError(400, 'date_range.from must not be after date_range.to')
+  if (input.date_range) assertRangeOrder(input.date_range.from, input.date_range.to, 'date_range')
 
   // Request filters override the board's.
-  const today = localDate(ctx.now, input.timezone ?? shop.timezone)
+  const today = dateInZone(ctx.now, input.timezone ?? shop.timezone)
   const preset = board.default_date_range
   const [dateRange, dateRangeSource] = input.date_range
     ? [input.date_range, 'request']

@@ -13,7 +13,7 @@
 import type { MarketBrand, MarketCreator, MarketProduct, Region, RegionMarket } from '../../fixtures/index.ts'
 import type { AreaHandler, AreaModule } from '../context.ts'
 import { paginate } from '../pipeline/paging.ts'
-import { compareText } from '../sort.ts'
+import { compareText } from '../lib/sort.ts'
 
 type MarketRow = MarketBrand | MarketProduct | MarketCreator
 

@@ -21,8 +21,10 @@ import { requireDateRange } from '../pipeline/validate.ts'
 import { apiError } from '../respond.ts'
 import { csvExport, wantsCsv } from '../csv.ts'
 import type { MockState } from '../state.ts'
-import { shopDataOf } from './account.ts'
-import { compareText } from '../sort.ts'
+import { assertRangeOrder } from '../lib/dates.ts'
+import { roundHalfAway } from '../lib/numbers.ts'
+import { shopDataFor, shopDataOf } from '../lib/shop.ts'
+import { compareText } from '../lib/sort.ts'
 
 type Schemas = components['schemas']
 type HaloReport = Schemas['HaloReport']
@@ -195,11 +197,7 @@ function platformDay(view: PlatformView, data: ShopData, metric: 'revenue' | 'or
 // ---------------------------------------------------------------------------------------------
 // Numbers
 
-const round = (value: number, digits = 2): number => {
-  const f = 10 ** digits
-  return Math.round((value + Math.sign(value) * Number.EPSILON) * f) / f
-}
-const roundOrNull = (value: number | null, digits = 2): number | null => (value === null ? null : round(value, digits))
+const roundOrNull = (value: number | null, digits = 2): number | null => (value === null ? null : roundHalfAway(value, digits))
 const sumOrNull = (values: Array<number | null>): number | null => {
   let total: number | null = null
   for (const v of values) if (v !== null) total = (total ?? 0) + v
@@ -261,7 +259,7 @@ function parseRequest(ctx: RequestContext, data: ShopData): ReportRequest {
   const axis = data.calendar.axis
   const fromDay = axis.dayIndex(from)
   const toDay = axis.dayIndex(to)
-  if (fromDay > toDay) throw apiError(400, 'date_range.from must not be after date_range.to')
+  assertRangeOrder(fromDay, toDay, 'date_range')
   // spec: Limits: the range is inclusive and at most 366 days.
   if (toDay - fromDay + 1 > MAX_RANGE_DAYS) throw apiError(400, `date_range must span at most ${MAX_RANGE_DAYS} days`)
   const productId = ctx.input.platform_product_id as string | undefined
@@ -300,9 +298,9 @@ function topVideosPerDay(days: VideoDay[][], req: ReportRequest, date: (i: numbe
     const rest = sorted.slice(TOP_VIDEOS)
     return {
       date: date(i),
-      top_videos: sorted.slice(0, TOP_VIDEOS).map((v) => ({ ...v, gmv: round(v.gmv) })),
+      top_videos: sorted.slice(0, TOP_VIDEOS).map((v) => ({ ...v, gmv: roundHalfAway(v.gmv) })),
       ...(rest.length
-        ? { other: { count: rest.length, views: rest.reduce((s, v) => s + v.views, 0), gmv: round(rest.reduce((s, v) => s + v.gmv, 0)) } }
+        ? { other: { count: rest.length, views: rest.reduce((s, v) => s + v.views, 0), gmv: roundHalfAway(rest.reduce((s, v) => s + v.gmv, 0)) } }
         : {}),
     }
   })
@@ -401,14 +399,14 @@ function platformBlock(
       revenue: roundOrNull(totalRevenue),
       orders: totalOrders,
       units: sumOrNull(units),
-      aov: totalRevenue !== null && totalOrders ? round(totalRevenue / totalOrders) : null,
+      aov: totalRevenue !== null && totalOrders ? roundHalfAway(totalRevenue / totalOrders) : null,
       revenue_change_pct: roundOrNull(halvesChangePct(revenue)),
       orders_change_pct: roundOrNull(halvesChangePct(orders)),
       units_change_pct: roundOrNull(halvesChangePct(units)),
     },
     campaign_impact: campaigns.map((c) => campaignImpact(c, view, data, req)),
     net_of_platform_gmv: netted,
-    halo_revenue: view.status === 'ok' && sample.length ? round(sample.reduce((s, i) => s + net[i]!, 0)) : null,
+    halo_revenue: view.status === 'ok' && sample.length ? roundHalfAway(sample.reduce((s, i) => s + net[i]!, 0)) : null,
     ...view.extras,
   }
 }
@@ -466,7 +464,7 @@ function buildReport(ctx: RequestContext, data: ShopData, req: ReportRequest): {
   const blocks = Object.fromEntries(views.map((v) => [v.platform, platformBlock(v, data, req, net.get(v.platform)!, sample)])) as HaloReport['platforms']
 
   const series: HaloSeriesRow[] = periods(req, date).map(({ date: periodDate, days }) => {
-    const whole = (values: Array<number | null>) => (days.some((i) => values[i] === null) ? null : round(days.reduce((s, i) => s + values[i]!, 0)))
+    const whole = (values: Array<number | null>) => (days.some((i) => values[i] === null) ? null : roundHalfAway(days.reduce((s, i) => s + values[i]!, 0)))
     const revenueOf = (platform: OffPlatform) => (views.find((v) => v.platform === platform)!.status === 'ok' ? whole(net.get(platform)!) : null)
     return {
       date: periodDate,
@@ -485,18 +483,18 @@ function buildReport(ctx: RequestContext, data: ShopData, req: ReportRequest): {
     platform_product_id: req.product?.product_id ?? null,
     platform_product_name: req.product?.product_name ?? null,
     halo: {
-      correlation: activeDays >= 3 && r !== null ? round(Math.max(0, r), 4) : null,
-      est_halo_revenue: slope === null ? null : slope > 0 ? round(slope * totalViews) : 0,
-      revenue_per_1k_views: totalOff !== null && totalViews > 0 ? round((totalOff / totalViews) * 1000) : null,
-      multiplier: totalOff !== null && totalGmv > 0 ? round(totalOff / totalGmv, 4) : null,
+      correlation: activeDays >= 3 && r !== null ? roundHalfAway(Math.max(0, r), 4) : null,
+      est_halo_revenue: slope === null ? null : slope > 0 ? roundHalfAway(slope * totalViews) : 0,
+      revenue_per_1k_views: totalOff !== null && totalViews > 0 ? roundHalfAway((totalOff / totalViews) * 1000) : null,
+      multiplier: totalOff !== null && totalGmv > 0 ? roundHalfAway(totalOff / totalGmv, 4) : null,
       total_views: totalViews,
       total_off_platform_revenue: roundOrNull(totalOff),
-      total_platform_gmv: round(totalGmv),
+      total_platform_gmv: roundHalfAway(totalGmv),
       sample_size: sample.length,
       ...(excludedDays > 0 ? { days_excluded_no_platform_data: excludedDays } : {}),
     },
     platform: {
-      gmv: round(platformGmv.reduce<number>((s, v) => s + (v ?? 0), 0)),
+      gmv: roundHalfAway(platformGmv.reduce<number>((s, v) => s + (v ?? 0), 0)),
       views: platformViews.reduce((a, b) => a + b, 0),
       gmv_source: req.product ? 'daily_product_stats.total_gmv' : 'shop_performance.platform_gmv',
     },
@@ -508,13 +506,9 @@ function buildReport(ctx: RequestContext, data: ShopData, req: ReportRequest): {
 }
 
 
-const requireShopData = (ctx: RequestContext): ShopData => {
-  if (!ctx.shop) throw new Error(`${ctx.op.operationId} ran without a shop`)
-  return shopDataOf(ctx.world, ctx.shop.shop_id)
-}
 
 const getHaloReport: AreaHandler = (ctx) => {
-  const data = requireShopData(ctx)
+  const data = shopDataFor(ctx)
   const { report, series } = buildReport(ctx, data, parseRequest(ctx, data))
   if (wantsCsv(ctx)) return csvExport(ctx, series, SERIES_COLUMNS)
   return { status: 200, body: { data: report } }
@@ -522,7 +516,7 @@ const getHaloReport: AreaHandler = (ctx) => {
 
 /** spec: Endpoints whose shapes are incomplete or absent: Halo product links (path and shape inferred). Starts no build. */
 const listHaloProductLinks: AreaHandler = (ctx) => {
-  const data = requireShopData(ctx)
+  const data = shopDataFor(ctx)
   const halo = haloState(ctx.state, data)
   const views = [viewStorefront(ctx, data, halo, undefined, false), viewMarketplace(ctx, data, halo, undefined, false)]
   const connected = views.filter((v) => v.store)

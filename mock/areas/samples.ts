@@ -10,26 +10,27 @@ import { OPEN_SAMPLE_STATUSES, type Creator, type ProductRecord, type Refundable
 import type { components } from '../../openapi/types.ts'
 import type { AdminAction, AreaHandler, AreaModule, RequestContext } from '../context.ts'
 import { recordEvent } from '../events.ts'
-import { paginate } from '../pipeline/paging.ts'
 import { apiError } from '../respond.ts'
 import type { MockState } from '../state.ts'
 import type { World } from '../world.ts'
-import { fuzzyMatch, shopDataOf } from './account.ts'
-import { compareText, sortRows } from '../sort.ts'
+import { assertNotAfter, shopLocalDate } from '../lib/dates.ts'
+import { fuzzyMatch, idArraySet, inBounds, matchesShopPerformance, type ShopLifetime } from '../lib/filters.ts'
+import { shopLifetime } from '../lib/figures.ts'
+import { handleContains, handleKey } from '../lib/handles.ts'
+import { percent2, round2 } from '../lib/numbers.ts'
+import { numberedResultsPage } from '../lib/pages.ts'
+import { MIN_SPS_TO_MESSAGE, shopDataOf, shopScope } from '../lib/shop.ts'
+import { compareText, sortDirectionOf, sortRows } from '../lib/sort.ts'
 
 type Schemas = components['schemas']
 type SampleRequestView = Schemas['SampleRequest']
 type RefundableView = Schemas['RefundableSampleRequest']
 type Funnel = Schemas['SampleFunnel']
 
-/** spec: Account and shop: below 3.5 the shop is restricted from sending messages to creators. */
-const MIN_DM_SPS = 3.5
 /** spec: Samples: expiring_soon = expire_date within 3 days. */
 const EXPIRING_SOON_DAYS = 3
 const RANGE_ORDER = ['$0-$100', '$100-$1K', '$1K-$10K', '$10K-$100K', '$100K+']
 
-const round2 = (n: number): number => Math.round(n * 100) / 100
-const pct = (part: number, whole: number): number => (whole > 0 ? round2((part / whole) * 100) : 0)
 
 // ---------------------------------------------------------------------------------------------
 // Lookups
@@ -54,52 +55,33 @@ function creatorIndexOf(world: World): CreatorIndex {
   return index
 }
 
-const normalizeHandle = (handle: string): string => handle.trim().replace(/^@/, '').toLowerCase()
-
 /** Index into world.creators of a creator named by id or handle, or -1. */
 function findCreator(world: World, by: { creator_id?: unknown; handle?: unknown }): number {
   const index = creatorIndexOf(world)
   if (typeof by.creator_id === 'string' && by.creator_id) return index.byId.get(by.creator_id) ?? -1
-  if (typeof by.handle === 'string' && by.handle.trim()) return index.byHandle.get(normalizeHandle(by.handle)) ?? -1
+  if (typeof by.handle === 'string' && by.handle.trim()) return index.byHandle.get(handleKey(by.handle)) ?? -1
   return -1
-}
-
-/** What the creator did for this shop, lifetime (spec: CRM: shop_performance), 0 outside the CRM. */
-interface ShopPerformance {
-  gmv: number
-  video_gmv: number
-  live_gmv: number
-  units_sold: number
 }
 
 /** The per-request reads of one call: the creator's profile and shop lifetime totals, memoized. */
 function profiles(world: World, data: ShopData) {
   const index = creatorIndexOf(world)
-  const facts = data.facts.affiliates
-  const last = world.axis.todayIndex
-  const shopPerf = new Map<string, ShopPerformance>()
+  const shopPerf = new Map<string, ShopLifetime>()
   return {
     creator(creatorId: string): Creator | undefined {
       const i = index.byId.get(creatorId)
       return i === undefined ? undefined : world.creators[i]
     },
-    shop(creatorId: string): ShopPerformance {
+    /** What the creator did for this shop, lifetime (spec: CRM: shop_performance), 0 outside the CRM. */
+    shop(creatorId: string): ShopLifetime {
       let perf = shopPerf.get(creatorId)
-      if (!perf) {
-        const sum = (m: 'gmv' | 'video_gmv' | 'live_gmv' | 'units_sold') => round2(facts.sum(m, creatorId, 0, last))
-        perf = { gmv: sum('gmv'), video_gmv: sum('video_gmv'), live_gmv: sum('live_gmv'), units_sold: sum('units_sold') }
-        shopPerf.set(creatorId, perf)
-      }
+      if (!perf) shopPerf.set(creatorId, (perf = shopLifetime(world, data, creatorId)))
       return perf
     },
   }
 }
 type Profiles = ReturnType<typeof profiles>
 
-const requireShop = (ctx: RequestContext) => {
-  if (!ctx.shop) throw new Error(`${ctx.op.operationId} ran without a shop`)
-  return { shop: ctx.shop, data: shopDataOf(ctx.world, ctx.shop.shop_id) }
-}
 
 // ---------------------------------------------------------------------------------------------
 // Filters shared by the lists and the funnel
@@ -107,7 +89,7 @@ const requireShop = (ctx: RequestContext) => {
 /** Inclusive local-day bounds of a `{from, to}` range (whole days in the shop's timezone), or null when absent. */
 function dayBounds(data: ShopData, from: string | undefined, to: string | undefined, names: [string, string]): [number, number] | null {
   if (from === undefined && to === undefined) return null
-  if (from !== undefined && to !== undefined && from > to) throw apiError(400, `${names[0]} must not be after ${names[1]}`)
+  if (from !== undefined && to !== undefined) assertNotAfter(from, to, names[0], names[1])
   const axis = data.calendar.axis
   return [from === undefined ? -Infinity : axis.dayIndex(from), to === undefined ? Infinity : axis.dayIndex(to)]
 }
@@ -123,61 +105,26 @@ function inDays(data: ShopData, iso: string | null, bounds: [number, number] | n
   return day >= bounds[0] && day <= bounds[1]
 }
 
-const within = (value: number, min: unknown, max: unknown): boolean =>
-  (typeof min !== 'number' || value >= min) && (typeof max !== 'number' || value <= max)
 
 /** spec: CRM: affiliate_performance (platform-wide 30-day GMV, followers) and shop_performance (shop lifetime). */
 function matchesPerformance(creatorId: string, filters: Record<string, any>, lookup: Profiles): boolean {
   const a = filters.affiliate_performance
   if (a) {
     const c = lookup.creator(creatorId)
-    if (!within(c?.med_gmv_revenue ?? 0, a.min_gmv, a.max_gmv) || !within(c?.follower_cnt ?? 0, a.min_followers, a.max_followers)) return false
+    if (!inBounds(c?.med_gmv_revenue ?? 0, a.min_gmv, a.max_gmv) || !inBounds(c?.follower_cnt ?? 0, a.min_followers, a.max_followers)) return false
   }
   const s = filters.shop_performance
-  if (s) {
-    const p = lookup.shop(creatorId)
-    if (
-      !within(p.gmv, s.min_gmv, s.max_gmv) ||
-      !within(p.video_gmv, s.min_video_gmv, s.max_video_gmv) ||
-      !within(p.live_gmv, s.min_live_gmv, s.max_live_gmv) ||
-      !within(p.units_sold, s.min_units_sold, s.max_units_sold)
-    )
-      return false
-  }
+  if (s && !matchesShopPerformance(lookup.shop(creatorId), s)) return false
   return true
 }
 
-/** Handle filter: case-insensitive substring, a leading `@` ignored. */
-const matchesHandle = (handle: string, query: unknown): boolean =>
-  typeof query !== 'string' || !query.trim() || handle.toLowerCase().includes(normalizeHandle(query))
 
-/** A set of ids from an optional array; an empty or absent array filters nothing. */
-const idSet = (ids: unknown): Set<string> | null => (Array.isArray(ids) && ids.length > 0 ? new Set(ids as string[]) : null)
 
 /** spec: Samples: `campaign_id` or `all_campaigns: true` (any campaign); neither: no campaign filter. */
 function matchesCampaign(campaignId: string | null, input: Record<string, any>): boolean {
   if (typeof input.campaign_id === 'string') return campaignId === input.campaign_id
   if (input.all_campaigns === true) return campaignId !== null
   return true
-}
-
-function sortDirection(value: unknown): 'asc' | 'desc' {
-  if (value === undefined) return 'desc'
-  const v = String(value).toLowerCase()
-  if (v !== 'asc' && v !== 'desc') throw apiError(400, 'sort_direction must be asc or desc')
-  return v
-}
-
-/** The page of a list, or `{data: {total_count}}` with just_count (spec: Conventions 3). */
-function listPage<T>(ctx: RequestContext, rows: T[], pageKey: 'page_number' | 'page', countOnEveryPage: boolean) {
-  if (ctx.input.just_count === true) return { status: 200, body: { data: { total_count: rows.length } } }
-  const window = ctx.page!
-  const { rows: pageRows, hasMore } = paginate(rows, window)
-  const total_count = countOnEveryPage || window.page === 1 ? rows.length : null
-  return {
-    status: 200,
-    body: { data: { results: pageRows, [pageKey]: window.page, page_size: window.pageSize, total_count, has_more: hasMore } },
-  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -245,26 +192,22 @@ const SAMPLE_SORTS: Record<string, SampleSortKey> = {
   engagement: (v) => v.video_engagement,
 }
 
-/** The shop's local date of the mock clock's now, plus `days`. */
-function localDate(ctx: RequestContext, data: ShopData, days = 0): string {
-  return data.calendar.axis.date(data.calendar.dayOf(ctx.now.getTime()) + days)
-}
 
 const listSampleRequests: AreaHandler = (ctx) => {
-  const { data } = requireShop(ctx)
+  const { data } = shopScope(ctx)
   const input = ctx.input
   const filters: Record<string, any> = input.filters ?? {}
-  const direction = sortDirection(input.sort_direction)
+  const direction = sortDirectionOf(input.sort_direction, 'sort_direction')
   const statuses: string[] = filters.sample_status ?? []
   // spec: States: an ignored request shows only under sample_status `ignore`, and then only ignored ones.
   const onlyIgnored = statuses.includes('ignore')
-  const wantedStatuses = idSet(statuses.filter((s) => s !== 'ignore'))
+  const wantedStatuses = idArraySet(statuses.filter((s) => s !== 'ignore'))
   const requestDays = rangeBounds(data, filters.date_range, 'filters.date_range')
   const approvalDays = rangeBounds(data, filters.approval_time, 'filters.approval_time')
-  const productIds = idSet(filters.product_ids)
+  const productIds = idArraySet(filters.product_ids)
   const productNames = new Map(data.products.map((p) => [p.product_id, p.product_name]))
-  const today = localDate(ctx, data)
-  const soon = localDate(ctx, data, EXPIRING_SOON_DAYS)
+  const today = shopLocalDate(data, ctx.now)
+  const soon = shopLocalDate(data, ctx.now, EXPIRING_SOON_DAYS)
   const crmJoinedDay = new Map(data.affiliates.map((a) => [a.creator_id, a.joined_day]))
   const lookup = profiles(ctx.world, data)
 
@@ -272,7 +215,7 @@ const listSampleRequests: AreaHandler = (ctx) => {
     (r) =>
       r.ignored === onlyIgnored &&
       (!wantedStatuses || wantedStatuses.has(r.status)) &&
-      matchesHandle(r.handle, filters.handle) &&
+      handleContains(r.handle, filters.handle) &&
       (typeof filters.product_filter !== 'string' ||
         fuzzyMatch(`${productNames.get(r.sampled_product) ?? ''} ${r.sampled_product}`, filters.product_filter)) &&
       (!productIds || productIds.has(r.sampled_product)) &&
@@ -286,7 +229,7 @@ const listSampleRequests: AreaHandler = (ctx) => {
   const active = activeSamplesByCreator(data.sampleRequests)
   const views = rows.map((r) => sampleView(r, lookup, active))
   const sorted = sortRows(views, SAMPLE_SORTS[input.sort_by ?? 'timestamp']!, direction, (v) => v.apply_id)
-  return listPage(ctx, sorted, 'page_number', false)
+  return numberedResultsPage(ctx, sorted, 'page_number', false)
 }
 
 /** prev_worked_with: the creator is in the shop's CRM and had joined it before the request's day. */
@@ -334,23 +277,23 @@ function refundableView(r: RefundableSample, products: Map<string, ProductRecord
 }
 
 const listRefundableSampleRequests: AreaHandler = (ctx) => {
-  const { data } = requireShop(ctx)
+  const { data } = shopScope(ctx)
   const input = ctx.input
   const filters: Record<string, any> = input.filters ?? {}
-  const direction = sortDirection(input.sort_direction)
+  const direction = sortDirectionOf(input.sort_direction, 'sort_direction')
   const timeField: 'timestamp' | 'sample_shipped' | 'sample_received' | 'refund_time' | 'review_expire_time' = input.time_field ?? 'timestamp'
   const days = rangeBounds(data, filters.date_range, 'filters.date_range')
-  const statuses = idSet(filters.sample_status)
-  const productIds = idSet(filters.product_ids)
-  const excluded = idSet(filters.exclude_product_ids)
-  const skuIds = idSet(filters.sku_ids)
+  const statuses = idArraySet(filters.sample_status)
+  const productIds = idArraySet(filters.product_ids)
+  const excluded = idArraySet(filters.exclude_product_ids)
+  const skuIds = idArraySet(filters.sku_ids)
   const lookup = profiles(ctx.world, data)
   const products = new Map(data.products.map((p) => [p.product_id, p]))
   const views = data.refundableSamples
     .filter(
       (r) =>
         (!statuses || statuses.has(r.status)) &&
-        matchesHandle(r.handle, filters.handle) &&
+        handleContains(r.handle, filters.handle) &&
         (!productIds || productIds.has(r.sampled_product)) &&
         (!excluded || !excluded.has(r.sampled_product)) &&
         (!skuIds || skuIds.has(r.sku_id)) &&
@@ -361,7 +304,7 @@ const listRefundableSampleRequests: AreaHandler = (ctx) => {
     .map((r) => refundableView(r, products, lookup))
     .filter((v) => typeof filters.product_filter !== 'string' || fuzzyMatch(`${v.product_info.product_name} ${v.sampled_product}`, filters.product_filter))
   const sorted = sortRows(views, REFUNDABLE_SORTS[input.sort_by ?? 'timestamp']!, direction, (v) => v.apply_id)
-  return listPage(ctx, sorted, 'page', true)
+  return numberedResultsPage(ctx, sorted, 'page', true)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -415,7 +358,7 @@ function median(values: number[]): number | null {
 function funnelCohort(ctx: RequestContext, data: ShopData, column: StageTime): SampleRequest[] {
   const input = ctx.input
   const days = dayBounds(data, input.time_from, input.time_to, ['time_from', 'time_to'])
-  const products = idSet([...(input.product_ids ?? []), ...(typeof input.product_id === 'string' ? [input.product_id] : [])])
+  const products = idArraySet([...(input.product_ids ?? []), ...(typeof input.product_id === 'string' ? [input.product_id] : [])])
   return data.sampleRequests.filter(
     (r) =>
       (input.include_ignored === true || !r.ignored) &&
@@ -440,7 +383,7 @@ function buildFunnel(cohort: SampleRequest[], nowMs: number): Pick<Funnel, 'tota
     .sort((a, b) => b[1].length - a[1].length || compareText(a[0], b[0]))
     .map(([status, ages]) => {
       const is_open = OPEN_SAMPLE_STATUSES.includes(status)
-      const row: Funnel['by_status'][number] = { status, count: ages.length, pct_of_total: pct(ages.length, total), is_open }
+      const row: Funnel['by_status'][number] = { status, count: ages.length, pct_of_total: percent2(ages.length, total), is_open }
       if (is_open) {
         row.avg_age_days = round2(ages.reduce((s, a) => s + a, 0) / ages.length)
         row.oldest_age_days = round2(Math.max(...ages))
@@ -456,8 +399,8 @@ function buildFunnel(cohort: SampleRequest[], nowMs: number): Pick<Funnel, 'tota
       stage,
       label,
       count,
-      pct_of_entry: pct(count, reachedCounts[0]!),
-      conversion_from_previous_pct: prev === null ? null : pct(count, prev),
+      pct_of_entry: percent2(count, reachedCounts[0]!),
+      conversion_from_previous_pct: prev === null ? null : percent2(count, prev),
       dropped_from_previous: prev === null ? null : prev - count,
     }
   })
@@ -484,14 +427,14 @@ function buildFunnel(cohort: SampleRequest[], nowMs: number): Pick<Funnel, 'tota
     const share = reachedCounts[k]! / prev
     if (share < worst) {
       worst = share
-      biggest_bottleneck = { stage: STAGES[k]!.stage, label: STAGES[k]!.label, dropped, conversion_pct: pct(reachedCounts[k]!, prev) }
+      biggest_bottleneck = { stage: STAGES[k]!.stage, label: STAGES[k]!.label, dropped, conversion_pct: percent2(reachedCounts[k]!, prev) }
     }
   }
   return { total_count: total, by_status, funnel, timing, biggest_bottleneck }
 }
 
 const getSampleFunnel: AreaHandler = (ctx) => {
-  const { data } = requireShop(ctx)
+  const { data } = shopScope(ctx)
   const timeField: Funnel['time_field'] = ctx.input.time_field ?? 'timestamp'
   const cohort = funnelCohort(ctx, data, TIME_FIELD_COLUMN[timeField]!)
   const body: Funnel = { time_field: timeField, time_from: ctx.input.time_from ?? null, time_to: ctx.input.time_to ?? null, ...buildFunnel(cohort, ctx.now.getTime()) }
@@ -511,7 +454,7 @@ function requestsByApplyId(data: ShopData, applyIds: unknown): SampleRequest[] {
 const reviewDecision =
   (verb: 'approved' | 'rejected'): AreaHandler =>
   (ctx) => {
-    const { data } = requireShop(ctx)
+    const { data } = shopScope(ctx)
     const ids: string[] = ctx.input.apply_ids
     let moved = 0
     for (const r of requestsByApplyId(data, ids)) {
@@ -538,7 +481,7 @@ function setIgnored(data: ShopData, ids: string[], ignored: boolean): number {
 }
 
 const ignoreSampleRequests: AreaHandler = (ctx) => {
-  const { data } = requireShop(ctx)
+  const { data } = shopScope(ctx)
   const ids: string[] = ctx.input.apply_ids
   const ignored = setIgnored(data, ids, true)
   // spec: Samples: perma_ignore_affiliates auto-ignores every future request from those creators.
@@ -549,7 +492,7 @@ const ignoreSampleRequests: AreaHandler = (ctx) => {
 }
 
 const unignoreSampleRequests: AreaHandler = (ctx) => {
-  const { data } = requireShop(ctx)
+  const { data } = shopScope(ctx)
   const ids: string[] = ctx.input.apply_ids ?? []
   const unignored = setIgnored(data, ids, false)
   return { status: 200, body: { data: { message: `${unignored} of ${ids.length} sample requests unignored`, unignored_count: unignored } } }
@@ -566,15 +509,15 @@ interface SentDm {
 }
 
 const sendCreatorDm: AreaHandler = (ctx) => {
-  const { shop } = requireShop(ctx)
-  if (shop.sps < MIN_DM_SPS) {
-    return apiError(403, `Shop SPS is ${shop.sps}, below ${MIN_DM_SPS}: the shop is restricted from sending messages to creators`)
+  const { shop } = shopScope(ctx)
+  if (shop.sps < MIN_SPS_TO_MESSAGE) {
+    return apiError(403, `Shop SPS is ${shop.sps}, below ${MIN_SPS_TO_MESSAGE}: the shop is restricted from sending messages to creators`)
   }
   const { creator_id, handle, message } = ctx.input
   const index = findCreator(ctx.world, { creator_id, handle })
   if (index < 0) return apiError(400, `Unknown creator: ${typeof creator_id === 'string' ? `creator_id ${creator_id}` : `handle ${handle}`}`)
   const creator = ctx.world.creators[index]!
-  if (typeof creator_id === 'string' && typeof handle === 'string' && normalizeHandle(handle) !== creator.handle.toLowerCase()) {
+  if (typeof creator_id === 'string' && typeof handle === 'string' && handleKey(handle) !== creator.handle.toLowerCase()) {
     return apiError(400, 'creator_id and handle name different creators')
   }
   const sent = ctx.state.shopState(shop.shop_id, 'samples.dms', () => [] as SentDm[])

@@ -10,8 +10,17 @@ import type { MockState } from '../state.ts'
 import { acceptCamelCase } from '../normalize.ts'
 import { requireDateRange } from '../pipeline/validate.ts'
 import { apiError } from '../respond.ts'
-import { adminShop, cents, contentStats, dayWindow, digest, direction, idSet, pageOf, ratio, shopDataOf, sortKey, videoOf } from './ads.ts'
-import { sortRows } from '../sort.ts'
+import { dayIndexes } from '../lib/dates.ts'
+import { digest } from '../lib/digest.ts'
+import { contentStats } from '../lib/figures.ts'
+import { idSetOf } from '../lib/filters.ts'
+import { handleKey } from '../lib/handles.ts'
+import { videoOf } from '../lib/lookups.ts'
+import { positiveRatio, round2 } from '../lib/numbers.ts'
+import { numberedPage } from '../lib/pages.ts'
+import { adminShop, shopDataFor } from '../lib/shop.ts'
+import { sortKeyOr, upperDirectionOf } from '../lib/sort.ts'
+import { sortRows } from '../lib/sort.ts'
 import { csvExport, wantsCsv } from '../csv.ts'
 
 type Schemas = components['schemas']
@@ -27,12 +36,12 @@ interface Window {
 }
 
 /** The required date range of campaigns, adsets and ads (spec: 400 `Missing date_range (from/to)`). */
-const requiredWindow = (ctx: RequestContext, data: ShopData): Window => dayWindow(data, requireDateRange(ctx.input), 'date_range')
+const requiredWindow = (ctx: RequestContext, data: ShopData): Window => dayIndexes(data.facts.campaigns.axis, requireDateRange(ctx.input), 'date_range')
 
 /** An optional date range; all-time (every fact day) when omitted. */
 function optionalWindow(ctx: RequestContext, data: ShopData): Window {
   const range = ctx.input.date_range as { from: string; to: string } | undefined
-  if (range) return dayWindow(data, range, 'date_range')
+  if (range) return dayIndexes(data.facts.campaigns.axis, range, 'date_range')
   return { fromDay: 0, toDay: data.facts.socialAds.axis.todayIndex }
 }
 
@@ -44,20 +53,20 @@ function metricsOf(data: ShopData, ads: readonly SocialAd[], { fromDay, toDay }:
   const table = data.facts.socialAds
   const sum = (metric: 'spend' | 'impressions' | 'clicks' | 'purchases' | 'purchase_value') =>
     ads.reduce((total, ad) => total + table.sum(metric, ad.ad_id, fromDay, toDay), 0)
-  const spend = cents(sum('spend'))
+  const spend = round2(sum('spend'))
   const impressions = Math.round(sum('impressions'))
   const clicks = Math.round(sum('clicks'))
   const purchases = Math.round(sum('purchases'))
-  const purchase_value = cents(sum('purchase_value'))
+  const purchase_value = round2(sum('purchase_value'))
   return {
     spend,
     impressions,
     clicks,
     purchases,
     purchase_value,
-    ctr: ratio(clicks, impressions),
-    roas: ratio(purchase_value, spend),
-    cost_per_purchase: ratio(spend, purchases),
+    ctr: positiveRatio(clicks, impressions),
+    roas: positiveRatio(purchase_value, spend),
+    cost_per_purchase: positiveRatio(spend, purchases),
   }
 }
 
@@ -85,8 +94,8 @@ interface Listing<T> {
  */
 function listAnswer<T>(ctx: RequestContext, listing: Listing<T>) {
   const { key, rows, fields, sortKeys, fallback, value, id } = listing
-  const sort_by = sortKey(ctx.input.sort_by, sortKeys, fallback)
-  const sort_direction = direction(ctx.input.sort_direction)
+  const sort_by = sortKeyOr(ctx.input.sort_by, sortKeys, fallback)
+  const sort_direction = upperDirectionOf(ctx.input.sort_direction)
   const sorted = sortRows(rows, value(sort_by), sort_direction, id)
   if (wantsCsv(ctx)) {
     const flat = sorted.map((row) => {
@@ -95,7 +104,7 @@ function listAnswer<T>(ctx: RequestContext, listing: Listing<T>) {
     })
     return csvExport(ctx, flat, csvColumns(fields))
   }
-  const { rows: pageRows, page, page_size } = pageOf(ctx, sorted)
+  const { rows: pageRows, page, page_size } = numberedPage(ctx, sorted)
   return { status: 200, body: { data: { [key]: pageRows, total_count: rows.length, page, page_size, sort_by, sort_direction } } }
 }
 
@@ -103,9 +112,9 @@ const campaignsById = (data: ShopData) => new Map(data.socialCampaigns.map((c) =
 
 // spec: POST /social/campaigns.
 const listSocialCampaigns: AreaHandler = (ctx) => {
-  const data = shopDataOf(ctx)
+  const data = shopDataFor(ctx)
   const window = requiredWindow(ctx, data)
-  const campaignIds = idSet(ctx.input.campaign_ids)
+  const campaignIds = idSetOf(ctx.input.campaign_ids)
   const programId = ctx.input.program_id as string | undefined
   const rows: Array<Schemas['SocialCampaign']> = data.socialCampaigns
     .filter((c) => (!campaignIds || campaignIds.has(c.campaign_id)) && (programId === undefined || c.program_id === programId))
@@ -127,10 +136,10 @@ const listSocialCampaigns: AreaHandler = (ctx) => {
 
 // spec: POST /social/adsets.
 const listSocialAdsets: AreaHandler = (ctx) => {
-  const data = shopDataOf(ctx)
+  const data = shopDataFor(ctx)
   const window = requiredWindow(ctx, data)
-  const campaignIds = idSet(ctx.input.campaign_id, ctx.input.campaign_ids)
-  const adsetIds = idSet(ctx.input.adset_ids)
+  const campaignIds = idSetOf(ctx.input.campaign_id, ctx.input.campaign_ids)
+  const adsetIds = idSetOf(ctx.input.adset_ids)
   const programId = ctx.input.program_id as string | undefined
   const campaigns = campaignsById(data)
   const rows: Array<Schemas['SocialAdset']> = data.socialAdsets
@@ -158,8 +167,6 @@ const listSocialAdsets: AreaHandler = (ctx) => {
   })
 }
 
-/** spec: handle filter on ads: exact, case-insensitive, a leading `@` ignored. */
-const normalizeHandle = (handle: string): string => handle.trim().replace(/^@/, '').toLowerCase()
 
 const SOCIAL_AD_FIELDS = [
   'ad_id', 'campaign_id', 'campaign_name', 'adset_id', 'adset_name', 'program_id', 'handle', 'video_id', 'title', 'view_count',
@@ -168,14 +175,15 @@ const SOCIAL_AD_FIELDS = [
 
 // spec: POST /social/ads.
 const listSocialAds: AreaHandler = (ctx) => {
-  const data = shopDataOf(ctx)
+  const data = shopDataFor(ctx)
   const window = requiredWindow(ctx, data)
   const { input } = ctx
-  const campaignIds = idSet(input.campaign_id, input.campaign_ids)
-  const adsetIds = idSet(input.adset_id, input.adset_ids)
-  const videoIds = idSet(input.video_ids)
+  const campaignIds = idSetOf(input.campaign_id, input.campaign_ids)
+  const adsetIds = idSetOf(input.adset_id, input.adset_ids)
+  const videoIds = idSetOf(input.video_ids)
   const programId = input.program_id as string | undefined
-  const handle = typeof input.handle === 'string' && normalizeHandle(input.handle) ? normalizeHandle(input.handle) : undefined
+  // spec: handle filter on ads: exact, case-insensitive, a leading `@` ignored.
+  const handle = typeof input.handle === 'string' && handleKey(input.handle) ? handleKey(input.handle) : undefined
   const campaigns = campaignsById(data)
   const adsets = new Map(data.socialAdsets.map((s) => [s.adset_id, s]))
   const postDay = new Map<string, number>()
@@ -238,9 +246,9 @@ const PROGRAM_FIELDS = [
 // spec: POST /social/programs: statuses default active and paused; spend and sales follow date_range
 // (all-time without it); member counts and earnings are always lifetime.
 const listCreatorPrograms: AreaHandler = (ctx) => {
-  const data = shopDataOf(ctx)
+  const data = shopDataFor(ctx)
   const window = optionalWindow(ctx, data)
-  const statuses = idSet(ctx.input.statuses) ?? new Set(['active', 'paused'])
+  const statuses = idSetOf(ctx.input.statuses) ?? new Set(['active', 'paused'])
   const members = membershipsOf(ctx.state, data)
   const rows: Array<Schemas['CreatorProgram']> = data.programs
     .filter((p) => statuses.has(p.status))
@@ -254,7 +262,7 @@ const listCreatorPrograms: AreaHandler = (ctx) => {
         members_pending: count('pending'),
         spend,
         sales,
-        roas: ratio(sales, spend),
+        roas: positiveRatio(sales, spend),
       }
     })
   return listAnswer(ctx, {
@@ -276,9 +284,9 @@ const CREATOR_FIELDS = [
 // spec: POST /social/programs/creators: statuses default pending and approved, handle a
 // case-insensitive substring, sort default joined_at, nulls last.
 const listProgramCreators: AreaHandler = (ctx) => {
-  const data = shopDataOf(ctx)
+  const data = shopDataFor(ctx)
   const programId = ctx.input.program_id as string | undefined
-  const statuses = idSet(ctx.input.statuses) ?? new Set(['pending', 'approved'])
+  const statuses = idSetOf(ctx.input.statuses) ?? new Set(['pending', 'approved'])
   const handle = typeof ctx.input.handle === 'string' && ctx.input.handle.trim() ? ctx.input.handle.trim().toLowerCase() : undefined
   const rows = membershipsOf(ctx.state, data).filter(
     (m) => (programId === undefined || m.program_id === programId) && statuses.has(m.status) && (handle === undefined || (m.handle !== null && m.handle.toLowerCase().includes(handle))),

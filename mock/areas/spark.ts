@@ -8,10 +8,14 @@ import type { components } from '../../openapi/types.ts'
 import type { ShopData, SparkCode, Video } from '../../fixtures/index.ts'
 import type { AreaHandler, AreaModule, InputNormalizer } from '../context.ts'
 import { paginate } from '../pipeline/paging.ts'
-import { apiError } from '../respond.ts'
 import type { World } from '../world.ts'
-import { postFigures } from './content.ts'
-import { handleMatches, lookupsOf, round2, shopOf, sortRows, type SortValue } from './timeseries.ts'
+import { assertRangeOrder } from '../lib/dates.ts'
+import { postFigures } from '../lib/figures.ts'
+import { handleContains } from '../lib/handles.ts'
+import { lookupsOf } from '../lib/lookups.ts'
+import { round2 } from '../lib/numbers.ts'
+import { shopDataFor } from '../lib/shop.ts'
+import { sortRows, type SortValue } from '../lib/sort.ts'
 
 type SparkRow = components['schemas']['SparkCode']
 type SparkVideoData = components['schemas']['SparkVideoData']
@@ -138,7 +142,7 @@ function checkRanges(p: Record<string, any>): void {
   for (const name of RANGE_FILTERS) {
     const from = p[`${name}_from`]
     const to = p[`${name}_to`]
-    if (typeof from === 'string' && typeof to === 'string' && from > to) throw apiError(400, `${name}.from must not be after ${name}.to`)
+    if (typeof from === 'string' && typeof to === 'string') assertRangeOrder(from, to, name)
   }
 }
 
@@ -147,7 +151,7 @@ function matches(e: SparkEntry, p: Record<string, any>): boolean {
   const statuses = listOf(p.status)
   const videoIds = listOf(p.video_ids)
   return (
-    handleMatches(e.code.handle, p.handle) &&
+    handleContains(e.code.handle, p.handle) &&
     (typeof p.spark_code !== 'string' || p.spark_code === '' || e.code.spark_code === p.spark_code) &&
     (!statuses.length || statuses.includes(e.code.status)) &&
     (typeof p.expired !== 'boolean' || e.code.expired === p.expired) &&
@@ -176,7 +180,7 @@ const SORT_VALUES: Record<string, (e: SparkEntry, world: World, data: ShopData) 
 }
 
 const listSparkCodes: AreaHandler = (ctx) => {
-  const data = shopOf(ctx)
+  const data = shopDataFor(ctx)
   const { input } = ctx
   const params = (input.search_params ?? {}) as Record<string, any>
   checkRanges(params)

@@ -2,16 +2,21 @@
  * Timeseries searches (spec: Timeseries searches; Resources: Product, SKU, Affiliate, Video
  * timeseries rows): per-product, per-SKU, per-creator, per-video and per-slideshow metrics summed
  * from the world's daily facts over `search_params.date_range` (all-time without one), filtered,
- * sorted and paged (depth cap 10,000 rows by the pipeline's x-paging). Also the small helpers the
- * content and spark areas share: day windows, sorting with nulls last, rates, lookups.
+ * sorted and paged (depth cap 10,000 rows by the pipeline's x-paging).
  */
 import type { components } from '../../openapi/types.ts'
-import { buildLookups, toUsDate, type Affiliate, type Creator, type LiveStream, type ShopData, type Video, type WorldLookups } from '../../fixtures/index.ts'
+import type { Affiliate, Creator, LiveStream, ShopData, Video } from '../../fixtures/index.ts'
 import type { AreaHandler, AreaModule, InputNormalizer, RequestContext } from '../context.ts'
-import { paginate } from '../pipeline/paging.ts'
 import { apiError } from '../respond.ts'
 import type { World } from '../world.ts'
-import { shopDataOf } from './account.ts'
+import { dayWindow, inWindow, usDateOf, type DayWindow } from '../lib/dates.ts'
+import { derivedRates, postRateOf } from '../lib/figures.ts'
+import { handleContains } from '../lib/handles.ts'
+import { creatorContent, creatorOf } from '../lib/lookups.ts'
+import { round2 } from '../lib/numbers.ts'
+import { dataPage } from '../lib/pages.ts'
+import { shopDataFor } from '../lib/shop.ts'
+import { sortKeyOf, sortRows, type SortDirection, type SortValue } from '../lib/sort.ts'
 
 type Schemas = components['schemas']
 export type ProductTimeseriesRow = Schemas['ProductTimeseriesRow']
@@ -19,100 +24,6 @@ export type SkuTimeseriesRow = Schemas['SkuTimeseriesRow']
 export type AffiliateTimeseriesRow = Schemas['AffiliateTimeseriesRow']
 export type VideoTimeseriesRow = Schemas['VideoTimeseriesRow']
 export type SlideshowTimeseriesRow = Schemas['SlideshowTimeseriesRow']
-
-// ---- Shared helpers (also used by content.ts and spark.ts) ----
-
-/** Money and counts to cents (sums of many rows carry float error). */
-export const round2 = (x: number): number => Math.round(x * 100) / 100
-const round4 = (x: number): number => Math.round(x * 10_000) / 10_000
-
-/** numerator / denominator × scale, 0 when the denominator is 0 (the rate fields are non-nullable numbers in the contract). */
-export const ratio = (numerator: number, denominator: number, scale = 1): number => (denominator > 0 ? round4((numerator / denominator) * scale) : 0)
-
-/** The shop of a key+shop operation (the pipeline guarantees it). */
-export function shopOf(ctx: RequestContext): ShopData {
-  if (!ctx.shop) throw new Error(`${ctx.op.operationId} ran without a shop`)
-  return shopDataOf(ctx.world, ctx.shop.shop_id)
-}
-
-const lookupCache = new WeakMap<World, WorldLookups>()
-/** Id indexes of a world, built once per world (a reset builds a new world). */
-export function lookupsOf(world: World): WorldLookups {
-  let lookups = lookupCache.get(world)
-  if (!lookups) lookupCache.set(world, (lookups = buildLookups(world)))
-  return lookups
-}
-
-/** Inclusive day indexes of a request's window; `ranged` false means all-time. */
-export interface DayWindow {
-  from: number
-  to: number
-  ranged: boolean
-}
-
-/**
- * The window of an optional `{from, to}` range: all-time (the whole axis) without one; 400 naming
- * the field when from is after to. Days outside the axis are kept as they are: they simply hold no facts.
- */
-export function dayWindow(world: World, range: { from?: string; to?: string } | null | undefined, field = 'date_range'): DayWindow {
-  if (!range) return { from: 0, to: world.axis.todayIndex, ranged: false }
-  const from = range.from !== undefined ? world.axis.dayIndex(range.from) : 0
-  const to = range.to !== undefined ? world.axis.dayIndex(range.to) : world.axis.todayIndex
-  if (from > to) throw apiError(400, `${field}.from must not be after ${field}.to`)
-  return { from, to, ranged: true }
-}
-
-export const inWindow = (day: number, w: DayWindow): boolean => day >= w.from && day <= w.to
-
-/** MM/DD/YYYY of a day index (Video post_time, LIVE start_time). */
-export const usDateOf = (world: World, day: number): string => toUsDate(world.axis.date(day))
-
-export { sortRows, type SortDirection, type SortValue } from '../sort.ts'
-import { sortRows, type SortDirection, type SortValue } from '../sort.ts'
-
-/** `asc`/`desc` in any case (the lists' case is not shown); 400 naming the field otherwise. */
-export function sortDirectionOf(value: unknown, field: string, fallback: SortDirection = 'desc'): SortDirection {
-  if (value === undefined || value === null) return fallback
-  const lower = String(value).toLowerCase()
-  if (lower !== 'asc' && lower !== 'desc') throw apiError(400, `${field} must be asc or desc`)
-  return lower
-}
-
-/** The sort key of a request among `allowed`, or 400 naming the field and the allowed values. */
-export function sortKeyOf<K extends string>(value: unknown, allowed: readonly K[], field: string, fallback: K): K {
-  if (value === undefined || value === null) return fallback
-  if (!allowed.includes(value as K)) throw apiError(400, `${field} must be one of ${allowed.join(', ')}`)
-  return value as K
-}
-
-
-/** A handle filter: case-insensitive substring, a leading `@` ignored. */
-export function handleMatches(handle: string, query: unknown): boolean {
-  if (typeof query !== 'string' || query.trim() === '') return true
-  return handle.toLowerCase().includes(query.trim().replace(/^@/, '').toLowerCase())
-}
-
-/** The creator behind a CRM row. */
-export const creatorOf = (world: World, affiliate: Affiliate): Creator => world.creators[affiliate.creator_index]!
-
-/** `post_rate` as the contract types it: a number, or the text N/A when the platform has none. */
-export const postRateOf = (creator: Creator): number | string => creator.post_rate ?? 'N/A'
-
-/** The engagement, conversion and per-view/per-order ratios of content metrics (spec: Affiliate and Video timeseries rows). */
-export function derivedRates(m: { gmv: number; views: number; likes: number; comments: number; units_sold: number }) {
-  return {
-    engagement_rate: ratio(m.likes + m.comments, m.views, 100),
-    conversion_rate: ratio(m.units_sold, m.views, 100),
-    avg_gmv_per_view: ratio(m.gmv, m.views),
-    avg_order_value: ratio(m.gmv, m.units_sold),
-  }
-}
-
-/** Responds a timeseries page: `{data, has_more, total_count}` (spec: Conventions 2). */
-function timeseriesPage<T>(ctx: RequestContext, rows: T[], finish: (row: T) => unknown = (row) => row) {
-  const { rows: page, hasMore } = paginate(rows, ctx.page!)
-  return { status: 200, body: { data: page.map(finish), has_more: hasMore, total_count: rows.length } }
-}
 
 /** `search_params` of a timeseries search with its window and sort direction. */
 function searchOf(ctx: RequestContext) {
@@ -132,7 +43,7 @@ const PRODUCT_SUMS = ['total_gmv', 'affiliate_gmv', 'video_gmv', 'live_gmv', 'sh
 const PRODUCT_LEVELS = ['active_subscriptions', 'recurring_subscriptions'] as const
 
 const searchTimeseriesProducts: AreaHandler = (ctx) => {
-  const data = shopOf(ctx)
+  const data = shopDataFor(ctx)
   const { params, window, direction } = searchOf(ctx)
   const facts = data.facts.products
   const rows: ProductTimeseriesRow[] = data.products
@@ -147,13 +58,13 @@ const searchTimeseriesProducts: AreaHandler = (ctx) => {
       return row
     })
   const sortBy = (params.sort_by ?? 'total_gmv') as keyof ProductTimeseriesRow
-  return timeseriesPage(ctx, sortRows(rows, (r) => r[sortBy] as number, direction, (r) => r.product_id))
+  return dataPage(ctx, sortRows(rows, (r) => r[sortBy] as number, direction, (r) => r.product_id))
 }
 
 const SKU_METRICS = ['gmv', 'units_sold', 'orders', 'gross_sales'] as const
 
 const searchTimeseriesSkus: AreaHandler = (ctx) => {
-  const data = shopOf(ctx)
+  const data = shopDataFor(ctx)
   const { params, window, direction } = searchOf(ctx)
   const rows: SkuTimeseriesRow[] = data.skus
     .filter((s) => idMatches(s.product_id, params.product_id) && idMatches(s.sku_id, params.sku_id))
@@ -163,7 +74,7 @@ const searchTimeseriesSkus: AreaHandler = (ctx) => {
       return row
     })
   const sortBy = (params.sort_by ?? 'gmv') as (typeof SKU_METRICS)[number]
-  return timeseriesPage(ctx, sortRows(rows, (r) => r[sortBy], direction, (r) => r.sku_id))
+  return dataPage(ctx, sortRows(rows, (r) => r[sortBy], direction, (r) => r.sku_id))
 }
 
 // ---- Affiliates ----
@@ -208,16 +119,6 @@ function liveSales(data: ShopData, live: LiveStream, productId: string | undefin
     gmv: stats.reduce((sum, s) => sum + s.gmv, 0),
     units: stats.reduce((sum, s) => sum + s.units_sold, 0),
     commission: stats.reduce((sum, s) => sum + round2(s.gmv * rate(s.product_id)), 0),
-  }
-}
-
-/** The creator's videos, slideshows and LIVEs with the shop. */
-export function creatorContent(world: World, data: ShopData, creatorId: string) {
-  const shop = lookupsOf(world).shop(data.shop.shop_id)!
-  return {
-    videos: (shop.videosByCreator.get(creatorId) ?? []).map((i) => data.videos[i]!),
-    slideshows: (shop.slideshowsByCreator.get(creatorId) ?? []).map((i) => data.slideshows[i]!),
-    lives: (shop.livesByCreator.get(creatorId) ?? []).map((i) => data.lives[i]!),
   }
 }
 
@@ -306,19 +207,19 @@ type AffiliateSortKey = (typeof AFFILIATE_SORT_KEYS)[number]
 const AFFILIATE_SORT_KEYS = ['gmv', 'video_gmv', 'new_video_gmv', 'commission', 'units_sold', 'video_count', 'live_count', 'views', 'likes', 'comments'] as const
 
 const searchTimeseriesAffiliates: AreaHandler = (ctx) => {
-  const data = shopOf(ctx)
+  const data = shopDataFor(ctx)
   const { params, window, direction } = searchOf(ctx)
   const filter = contentFilterOf(params)
   const ranked = data.affiliates
     // Every post, LIVE or sale of a creator lands in the affiliate facts: no report in the window, no activity.
-    .filter((a) => handleMatches(a.handle, params.handle) && data.facts.affiliates.reportDays(a.creator_id, window.from, window.to) > 0)
+    .filter((a) => handleContains(a.handle, params.handle) && data.facts.affiliates.reportDays(a.creator_id, window.from, window.to) > 0)
     .map((affiliate) => ({ affiliate, metrics: creatorWindowMetrics(ctx.world, data, affiliate, window, filter) }))
     // Only creators with activity for the shop in the window (matching the filters) are rows.
     .filter(({ metrics: m }) => m.gmv > 0 || m.views > 0 || m.units_sold > 0 || m.commission > 0 || m.video_count > 0 || m.live_count > 0)
   const sortBy = (params.sort_by ?? 'gmv') as AffiliateSortKey
   const sorted = sortRows(ranked, (r) => r.metrics[sortBy], direction, (r) => r.affiliate.handle)
   // spec: live_gmv comes from LIVE session data, joined after ranking (so it cannot be sorted on).
-  return timeseriesPage(ctx, sorted, ({ affiliate, metrics: m }): AffiliateTimeseriesRow => {
+  return dataPage(ctx, sorted, ({ affiliate, metrics: m }): AffiliateTimeseriesRow => {
     const creator = creatorOf(ctx.world, affiliate)
     const lives = creatorContent(ctx.world, data, affiliate.creator_id).lives.filter((l) => inWindow(l.start_day, window) && (!filter || liveMatches(l, filter)))
     const liveGmv = round2(lives.reduce((sum, l) => sum + liveSales(data, l, filter?.productId).gmv, 0))
@@ -357,18 +258,18 @@ function postRow(world: World, data: ShopData, post: Video, kind: 'videos' | 'sl
 /** The per-post search of videos or slideshows: posts that reported in the window, filtered and sorted. */
 function postSearch(kind: 'videos' | 'slideshows'): AreaHandler {
   return (ctx) => {
-    const data = shopOf(ctx)
+    const data = shopDataFor(ctx)
     const { params, window, direction } = searchOf(ctx)
     const sortBy = sortKeyOf(params.sort_by, CONTENT_SORT_KEYS, 'search_params.sort_by', 'gmv')
     const table = data.facts[kind]
     const posts: Video[] = kind === 'videos' ? data.videos : data.slideshows
     const rows = posts
-      .filter((p) => handleMatches(p.handle, params.handle) && idMatches(p.product, params.product_id) && idMatches(p.campaign_id ?? '', params.campaign_id))
+      .filter((p) => handleContains(p.handle, params.handle) && idMatches(p.product, params.product_id) && idMatches(p.campaign_id ?? '', params.campaign_id))
       .filter((p) => table.reportDays(p.video_id, window.from, window.to) > 0)
       .map((p) => ({ post: p, row: postRow(ctx.world, data, p, kind, window) }))
     const value = (r: (typeof rows)[number]): SortValue => (sortBy === 'post_time' ? r.post.posted_at : r.row[sortBy])
     const sorted = sortRows(rows, value, direction, (r) => r.post.video_id)
-    return timeseriesPage(ctx, sorted, ({ post, row }) =>
+    return dataPage(ctx, sorted, ({ post, row }) =>
       kind === 'slideshows' ? ({ ...row, slideshow_link: (post as (typeof data.slideshows)[number]).slideshow_url } satisfies SlideshowTimeseriesRow) : row,
     )
   }

@@ -1,6 +1,7 @@
 /**
  * Authentication, permissions, tier and plan gates (spec: Authentication; Errors).
  */
+import { messages } from '../messages.ts'
 import { apiError } from '../respond.ts'
 import type { Step } from './compose.ts'
 
@@ -8,16 +9,16 @@ import type { Step } from './compose.ts'
 const SHOP_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
 export const MESSAGES = {
-  missingKey: 'Missing API key (x-api-key header)',
-  unknownKey: 'Invalid API key',
-  missingShop: 'Missing X-Shop-Id header',
-  invalidShop: 'Invalid shop_id',
-  shopNotOwned: 'Shop not found or not owned by user',
-  notPaid: 'This shop is not on an active paid plan',
-  needsScale: 'This feature requires the Scale plan',
-  needsEnterprise: 'This endpoint requires an Enterprise plan',
-  route: (permission: string) => `Forbidden: this API key does not have permission for ${permission}`,
-  shop: 'Forbidden: this API key does not have access to this shop',
+  missingKey: messages.missingApiKey,
+  unknownKey: messages.invalidApiKey,
+  missingShop: messages.missingShopHeader,
+  invalidShop: messages.invalidShopId,
+  shopNotOwned: messages.shopNotOwned,
+  notPaid: messages.notOnPaidPlan,
+  needsScale: messages.needsScalePlan,
+  needsEnterprise: messages.needsEnterprisePlan,
+  route: messages.routeForbidden,
+  shop: messages.shopForbidden,
 } as const
 
 /** Who is calling, for which shop, and may they: sets `ctx.apiKey` and `ctx.shop`. */

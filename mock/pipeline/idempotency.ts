@@ -4,14 +4,15 @@
  * the same bytes without running the operation again; a concurrent request gets 409 for up to
  * 60 seconds; 5xx responses and exceptions are not cached.
  */
+import { messages } from '../messages.ts'
 import { apiError, isApiError, serializeBody, type ApiResult } from '../respond.ts'
 import type { Next, PipelineContext, Step } from './compose.ts'
 import { INVALID_IDEMPOTENCY_KEY } from './validate.ts'
 
 export const KEY_PATTERN = /^[A-Za-z0-9-]{1,128}$/
-export const IN_FLIGHT_MESSAGE = 'A request with this Idempotency-Key is still in flight'
+export const IN_FLIGHT_MESSAGE = messages.idempotencyInFlight
 /** The key was first used on another operation: its cached answer is not this operation's response. */
-export const keyUsedElsewhere = (permission: string) => `Idempotency-Key already used for ${permission} on this shop; use a new key for another operation`
+export const keyUsedElsewhere = messages.idempotencyKeyUsedElsewhere
 
 export const idempotency = (): Step =>
   function idempotency(ctx, next) {

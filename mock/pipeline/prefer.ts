@@ -1,24 +1,29 @@
 import type { OperationInfo } from '../../openapi/index.ts'
+import { messages } from '../messages.ts'
 import { apiError } from '../respond.ts'
 import type { Step } from './compose.ts'
 
-/** The message a `Prefer: code=NNN` response carries: the spec's words where it has them. */
-export function preferredMessage(op: OperationInfo, status: number): string {
+/**
+ * The message a `Prefer: code=NNN` response carries: the one the real code path answers with
+ * (mock/messages.ts) for the likeliest cause of that status on this operation. `perSecond` is the
+ * rate limiter's, so a simulated 429 reads like a real one.
+ */
+export function preferredMessage(op: OperationInfo, status: number, perSecond = 10): string {
   switch (status) {
     case 400:
-      return op.idempotent ? 'Invalid idempotency key format' : op.auth === 'key+shop' ? 'Missing X-Shop-Id header' : 'Bad request'
+      return op.idempotent ? messages.invalidIdempotencyKey : op.auth === 'key+shop' ? messages.missingShopHeader : 'Bad request'
     case 401:
-      return 'Missing API key'
+      return messages.missingApiKey
     case 403:
-      return op.planGate === 'active-paid' ? 'This shop is not on an active paid plan' : 'Forbidden'
+      return op.planGate === 'active-paid' ? messages.notOnPaidPlan : 'Forbidden'
     case 404:
-      return op.operationId === 'getIdempotencyRecord' ? 'No stored response for that key' : 'Not found'
+      return op.operationId === 'getIdempotencyRecord' ? messages.noStoredResponse : 'Not found'
     case 409:
-      return op.idempotent ? 'A request with this Idempotency-Key is still in flight' : 'Conflict'
+      return op.idempotent ? messages.idempotencyInFlight : 'Conflict'
     case 412:
-      return 'expected_updated_at is older than updated_at: re-read and reapply'
+      return messages.dashboardChanged()
     case 429:
-      return 'Too many requests: back off briefly and retry'
+      return messages.tooManyRequests('second', perSecond)
     default:
       return `Error ${status}`
   }
@@ -35,5 +40,5 @@ export const prefer = (): Step =>
     if (!match) return next()
     const status = Number(match[1])
     if (status < 400 || !ctx.op.statuses.includes(status)) return next()
-    return apiError(status, preferredMessage(ctx.op, status), status === 429 ? { 'retry-after': '1' } : undefined)
+    return apiError(status, preferredMessage(ctx.op, status, ctx.state.rateLimiter.perSecond), status === 429 ? { 'retry-after': '1' } : undefined)
   }

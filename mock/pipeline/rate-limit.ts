@@ -1,3 +1,4 @@
+import { messages } from '../messages.ts'
 import { apiError } from '../respond.ts'
 import type { Step } from './compose.ts'
 
@@ -10,8 +11,7 @@ export const rateLimit = (): Step =>
     if (!ctx.state.rateLimit || !ctx.apiKey) return next()
     const decision = ctx.state.rateLimiter.take(ctx.apiKey.key, ctx.shop?.shop_id ?? '-')
     if (!decision.allowed) {
-      const message = decision.window === 'second' ? 'Too many requests: over 10 per second for this key and shop' : 'Too many requests: over 1,000,000 per day for this key and shop'
-      throw apiError(429, message, { 'retry-after': String(decision.retryAfterSeconds) })
+      throw apiError(429, messages.tooManyRequests(decision.window, decision.limit), { 'retry-after': String(decision.retryAfterSeconds) })
     }
     return next()
   }

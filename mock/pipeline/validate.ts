@@ -5,12 +5,13 @@
  */
 import type { ErrorObject } from 'ajv'
 import { describeAjvError, type JsonSchema, type OperationInfo } from '../../openapi/index.ts'
+import { messages } from '../messages.ts'
 import { apiError } from '../respond.ts'
 import type { Step } from './compose.ts'
 import { coerceQueryValues, parseQuery, schemaResolver } from './query.ts'
 
-export const MISSING_DATE_RANGE = 'Missing date_range (from/to)'
-export const INVALID_IDEMPOTENCY_KEY = 'Invalid idempotency key format'
+export const MISSING_DATE_RANGE = messages.missingDateRange
+export const INVALID_IDEMPOTENCY_KEY = messages.invalidIdempotencyKey
 
 /** The object schema a GET form's query is validated with: its declared parameters. */
 export function querySchema(op: OperationInfo): JsonSchema {

@@ -10,13 +10,18 @@ export interface RateLimiterOptions {
   perDay?: number
 }
 
-export type RateDecision = { allowed: true } | { allowed: false; retryAfterSeconds: number; window: 'second' | 'day' }
+/** A refusal names the window that is full and that window's limit (the message says it). */
+export type RateDecision = { allowed: true } | { allowed: false; retryAfterSeconds: number; window: 'second' | 'day'; limit: number }
 
 export interface RateLimiter {
   /** Counts the request if it is allowed. */
   take(apiKey: string, shopId: string): RateDecision
   clear(): void
   readonly trackedPairs: number
+  /** Requests accepted per second for one (key, shop). */
+  readonly perSecond: number
+  /** Requests accepted per UTC day for one (key, shop). */
+  readonly perDay: number
 }
 
 interface Usage {
@@ -56,10 +61,10 @@ export function createRateLimiter(clock: Clock, { perSecond = 10, perDay = 1_000
       while (u.recent.length && u.recent[u.recent.length - 1] > now) u.recent.pop()
       if (u.dayCount >= perDay) {
         const midnight = Date.parse(`${today}T00:00:00Z`) + 86_400_000
-        return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil((midnight - now) / 1000)), window: 'day' }
+        return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil((midnight - now) / 1000)), window: 'day', limit: perDay }
       }
       if (u.recent.length >= perSecond) {
-        return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil((u.recent[0] + 1000 - now) / 1000)), window: 'second' }
+        return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil((u.recent[0] + 1000 - now) / 1000)), window: 'second', limit: perSecond }
       }
       u.recent.push(now)
       u.dayCount++
@@ -71,5 +76,7 @@ export function createRateLimiter(clock: Clock, { perSecond = 10, perDay = 1_000
     get trackedPairs() {
       return usage.size
     },
+    perSecond,
+    perDay,
   }
 }

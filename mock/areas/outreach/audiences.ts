@@ -5,7 +5,8 @@
 import type { Affiliate, CreatorGroup, CreatorList, ShopData } from '../../../fixtures/types.ts'
 import type { AreaHandler, RequestContext } from '../../context.ts'
 import { apiError } from '../../respond.ts'
-import { deleteById, groupMembers, knownCreator, newId, nonBlank, resolveHandles, shopOf } from './common.ts'
+import { deleteById, groupMembers, knownCreator, newId, nonBlank, resolveHandles } from './common.ts'
+import { shopScope } from '../../lib/shop.ts'
 
 /** spec: Limits: at most 10,000 creators per list-creating call. */
 export const MAX_LIST_CREATORS = 10_000
@@ -49,7 +50,7 @@ const listResult = (list: CreatorList, added: number, unmatched: string[]) => ({
 
 // spec: Rules of the named resources: Lists. Handles beyond the first 10,000 of the call are not read at all.
 const createList: AreaHandler = (ctx) => {
-  const { data } = shopOf(ctx)
+  const { data } = shopScope(ctx)
   const title = requiredName(ctx.input.title, 'title')
   const sent = (ctx.input.handles as string[]).slice(0, MAX_LIST_CREATORS)
   const { found, unmatched } = resolveHandles(sent, knownCreator(ctx.world))
@@ -60,7 +61,7 @@ const createList: AreaHandler = (ctx) => {
 
 // Merge: the sources' creators are appended to the target (created if missing); the sources are kept.
 const mergeLists: AreaHandler = (ctx) => {
-  const { data } = shopOf(ctx)
+  const { data } = shopScope(ctx)
   const sources = (ctx.input.source_titles as string[]).map((t) => findList(data, t.trim()))
   const target = listForWrite(ctx, data, requiredName(ctx.input.target_title, 'target_title'))
   const handles = [...new Set(sources.flatMap((l) => l.handles))]
@@ -69,7 +70,7 @@ const mergeLists: AreaHandler = (ctx) => {
 }
 
 const deleteList: AreaHandler = (ctx) => {
-  const { data } = shopOf(ctx)
+  const { data } = shopScope(ctx)
   const list = findList(data, String(ctx.input.title).trim())
   data.lists.splice(data.lists.indexOf(list), 1)
   return { status: 200, body: { data: { title: list.title, deleted: true } } }
@@ -81,14 +82,14 @@ function groupView(ctx: RequestContext, shopId: string, group: CreatorGroup) {
 }
 
 const createGroup: AreaHandler = (ctx) => {
-  const { shopId, data } = shopOf(ctx)
+  const { shopId, data } = shopScope(ctx)
   const group: CreatorGroup = { group_id: newId(ctx, shopId, 'group'), name: requiredName(ctx.input.name, 'name'), filters: ctx.input.filters ?? {}, created_at: ctx.now.toISOString() }
   data.groups.push(group)
   return { status: 201, body: { data: groupView(ctx, shopId, group) } }
 }
 
 const listGroups: AreaHandler = (ctx) => {
-  const { shopId, data } = shopOf(ctx)
+  const { shopId, data } = shopScope(ctx)
   const groups = data.groups.map((g) => groupView(ctx, shopId, g))
   return { status: 200, body: { data: { groups, total_count: groups.length } } }
 }
@@ -106,7 +107,7 @@ const tagOf = (ctx: RequestContext) => requiredName(ctx.input.tag, 'tag')
 
 // spec: Tags: tagging with a new name creates it. The affiliate records change in place, so the CRM's include_tags / exclude_tags see it at once.
 const addTag: AreaHandler = (ctx) => {
-  const { data } = shopOf(ctx)
+  const { data } = shopScope(ctx)
   const tag = tagOf(ctx)
   const { found, unmatched } = resolveHandles(ctx.input.handles as string[], crmCreators(data))
   let added = 0
@@ -120,7 +121,7 @@ const addTag: AreaHandler = (ctx) => {
 
 // spec: Tags: a tag with no creators disappears (nothing else stores it).
 const removeTag: AreaHandler = (ctx) => {
-  const { data } = shopOf(ctx)
+  const { data } = shopScope(ctx)
   const tag = tagOf(ctx)
   if (!data.affiliates.some((a) => a.tags.includes(tag))) throw apiError(404, `No creator of this shop has the tag "${tag}"`)
   const { found, unmatched } = resolveHandles(ctx.input.handles as string[], crmCreators(data))
@@ -136,7 +137,7 @@ const removeTag: AreaHandler = (ctx) => {
 
 // Tags in use, most used first (ties by name); `search` is a case-insensitive substring.
 const listTags: AreaHandler = (ctx) => {
-  const { data } = shopOf(ctx)
+  const { data } = shopScope(ctx)
   const search = (ctx.input.search as string | undefined)?.toLowerCase() ?? ''
   const counts = new Map<string, number>()
   for (const a of data.affiliates) for (const tag of new Set(a.tags)) counts.set(tag, (counts.get(tag) ?? 0) + 1)

@@ -8,7 +8,9 @@ import type { components } from '../../../openapi/types.ts'
 import type { AreaHandler, RequestContext } from '../../context.ts'
 import { campaignOrdinalTable, countShopEvents } from '../../events.ts'
 import { apiError } from '../../respond.ts'
-import { deleteById, findRecord, groupMembers, localDayStartMs, newId, nonBlank, shopOf } from './common.ts'
+import { deleteById, findRecord, groupMembers, newId, nonBlank } from './common.ts'
+import { localDayStartMs } from '../../lib/dates.ts'
+import { MIN_SPS_TO_MESSAGE, shopScope } from '../../lib/shop.ts'
 
 type OutreachAudience = components['schemas']['OutreachAudience']
 type OutreachFilters = components['schemas']['OutreachFilters'] & Record<string, unknown>
@@ -19,8 +21,6 @@ type OutreachFilters = components['schemas']['OutreachFilters'] & Record<string,
  */
 export const DAILY_DM_ALLOWANCE = 200
 const DM_KINDS: readonly EventKind[] = ['dm_sent', 'open_plan_card', 'followup_dm']
-/** spec: GET /shop/sps: below 3.5 the shop is restricted from sending messages to creators. */
-const MIN_SPS_TO_MESSAGE = 3.5
 
 /** The shop's DM allowance left for its current local day (0 when its SPS restricts messaging). */
 export function messagesRemaining(ctx: RequestContext, shopId: string): number {
@@ -172,7 +172,7 @@ const inviteDetails = (details: { message?: string } | undefined) => (details ? 
 
 // spec: Outreach automations: 201 {data: {message, campaign_id, status, messages_remaining}}; States: `stopped` after create.
 const createAutomation: AreaHandler = (ctx) => {
-  const { shopId, data } = shopOf(ctx)
+  const { shopId, data } = shopScope(ctx)
   const { input } = ctx
   const title = nonBlank(input.title)
   if (!title) throw apiError(400, 'title is required')
@@ -204,7 +204,7 @@ const createAutomation: AreaHandler = (ctx) => {
 
 // Update: the create fields, each optional; outreach_filters replaces the stored filters as a whole.
 const updateAutomation: AreaHandler = (ctx) => {
-  const { shopId, data } = shopOf(ctx)
+  const { shopId, data } = shopScope(ctx)
   const { input } = ctx
   const automation = findAutomation(data, input.campaign_id)
   const changes: Partial<Automation> = {}
@@ -229,13 +229,13 @@ const updateAutomation: AreaHandler = (ctx) => {
 const removeAutomation = deleteById((data) => data.automations, 'campaign_id', 'automation')
 // Number the automations before one goes, so their DM and invite events stay attached (spec: POST /shop/stats, campaign_id).
 const deleteAutomation: AreaHandler = (ctx) => {
-  const { shopId, data } = shopOf(ctx)
+  const { shopId, data } = shopScope(ctx)
   campaignOrdinalTable(ctx.state, shopId, 'automations', data.automations)
   return removeAutomation(ctx)
 }
 
 const listAutomations: AreaHandler = (ctx) => {
-  const { shopId, data } = shopOf(ctx)
+  const { shopId, data } = shopScope(ctx)
   const status = ctx.input.status as string | undefined
   const remaining = messagesRemaining(ctx, shopId)
   const automations = data.automations.filter((a) => status === undefined || a.status === status).map((a) => automationView(ctx, shopId, data, a, remaining))

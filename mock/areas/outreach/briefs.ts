@@ -7,7 +7,8 @@ import { BRIEF_URL } from '../../../fixtures/outreach.ts'
 import type { CreatorBrief, ShopData } from '../../../fixtures/types.ts'
 import type { AreaHandler } from '../../context.ts'
 import { apiError } from '../../respond.ts'
-import { deleteById, findRecord, newCode, newId, nonBlank, shopOf } from './common.ts'
+import { deleteById, findRecord, newCode, newId, nonBlank } from './common.ts'
+import { shopScope } from '../../lib/shop.ts'
 
 /** spec: Limits: at most 500 creator briefs per shop. */
 export const MAX_BRIEFS = 500
@@ -44,7 +45,7 @@ function briefContent(data: ShopData, type: CreatorBrief['type'], wanted: { vide
 const briefView = (b: CreatorBrief) => ({ ...b, updated_at: b.updated_at ?? b.created_at })
 
 const createCreatorBrief: AreaHandler = (ctx) => {
-  const { shopId, data } = shopOf(ctx)
+  const { shopId, data } = shopScope(ctx)
   const { input } = ctx
   if (data.briefs.length >= MAX_BRIEFS) throw apiError(400, BRIEF_LIMIT_REACHED)
   const content = briefContent(data, input.type, input)
@@ -68,7 +69,7 @@ const createCreatorBrief: AreaHandler = (ctx) => {
 
 // The type is fixed; a static brief may switch mode (switching to auto clears its videos), a dynamic one its product.
 const updateCreatorBrief: AreaHandler = (ctx) => {
-  const { data } = shopOf(ctx)
+  const { data } = shopScope(ctx)
   const { input } = ctx
   const brief = findRecord(data.briefs, 'brief_id', input.brief_id, 'creator brief')
   if (input.title !== undefined && !nonBlank(input.title)) throw apiError(400, 'title must not be blank')

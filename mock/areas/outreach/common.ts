@@ -2,22 +2,16 @@
  * What the outreach handlers share: the asking shop's records, new ids and codes, creator handles
  * (spec: Rules of the named resources: Lists, Tags) and group resolution.
  */
-import { timeZoneOffsetMs, DAY_MS } from '../../../fixtures/days.ts'
 import type { Creator, ShopData } from '../../../fixtures/types.ts'
 import type { AreaHandler, RequestContext } from '../../context.ts'
 import { campaignOrdinalTable } from '../../events.ts'
 import { apiError } from '../../respond.ts'
 import type { MockState } from '../../state.ts'
 import type { World } from '../../world.ts'
-import { filterCrmAffiliates } from '../content.ts'
-
-/** The asking shop's id and its (mutable) records. Writes change the state's own world. */
-export function shopOf(ctx: RequestContext): { shopId: string; data: ShopData } {
-  if (!ctx.shop) throw new Error(`${ctx.op.operationId} ran without a shop`)
-  const data = ctx.world.shopData[ctx.shop.shop_id]
-  if (!data) throw new Error(`the world has no data for shop ${ctx.shop.shop_id}`)
-  return { shopId: ctx.shop.shop_id, data }
-}
+import { filterCrmAffiliates } from '../../lib/crm.ts'
+import { fnv1a, hex32 } from '../../lib/digest.ts'
+import { listHandle } from '../../lib/handles.ts'
+import { shopScope } from '../../lib/shop.ts'
 
 /** The record whose `key` is `id`; 404 `No <what> with <key> <id>` when there is none. */
 export function findRecord<T, K extends keyof T & string>(records: readonly T[], key: K, id: unknown, what: string): T {
@@ -29,24 +23,12 @@ export function findRecord<T, K extends keyof T & string>(records: readonly T[],
 /** A delete by id: removes the record (404 when unknown) and answers `{data: {<key>: id, deleted: true}}`. */
 export function deleteById<K extends string>(recordsOf: (data: ShopData) => Array<Record<K, unknown>>, key: K, what: string): AreaHandler {
   return (ctx) => {
-    const records = recordsOf(shopOf(ctx).data)
+    const records = recordsOf(shopScope(ctx).data)
     const record = findRecord(records, key, ctx.input[key], what)
     records.splice(records.indexOf(record), 1)
     return { status: 200, body: { data: { [key]: record[key], deleted: true } } }
   }
 }
-
-/** 32-bit FNV-1a, for ids and codes that are stable for a seed and a sequence of writes. */
-function fnv1a(text: string): number {
-  let h = 0x811c9dc5
-  for (let i = 0; i < text.length; i++) {
-    h ^= text.charCodeAt(i)
-    h = Math.imul(h, 0x01000193)
-  }
-  return h >>> 0
-}
-
-const hex32 = (text: string) => fnv1a(text).toString(16).padStart(8, '0')
 
 /** The next number of the shop's write sequence (one sequence for every outreach id and code). */
 function nextSequence(ctx: RequestContext, shopId: string): number {
@@ -97,15 +79,6 @@ export function newCode(ctx: RequestContext, shopId: string, kind: string, lengt
   throw new Error(`newCode: ${taken.size + 1} distinct codes were all taken (the bijection is broken)`)
 }
 
-// spec: Rules of the named resources: Lists: handles validated against [a-z0-9._], at most 30 characters.
-const HANDLE = /^[a-z0-9._]{1,30}$/
-
-/** A handle as the service reads it: trimmed, a leading `@` dropped, lowercased; undefined when invalid. */
-export function normalizeHandle(raw: string): string | undefined {
-  const handle = raw.trim().replace(/^@/, '').toLowerCase()
-  return HANDLE.test(handle) ? handle : undefined
-}
-
 const creatorIndexes = new WeakMap<World, Map<string, number>>()
 
 /** Index into world.creators of the creator with this (normalised) handle. */
@@ -127,7 +100,7 @@ export function resolveHandles<T>(handles: readonly string[], lookup: (handle: s
   const unmatched: string[] = []
   const seen = new Set<string>()
   for (const raw of handles) {
-    const handle = normalizeHandle(raw)
+    const handle = listHandle(raw)
     const match = handle === undefined ? undefined : lookup(handle)
     if (handle === undefined || match === undefined) unmatched.push(raw)
     else if (!seen.has(handle)) {
@@ -147,13 +120,6 @@ export const knownCreator = (world: World) => (handle: string): Creator | undefi
 /** The CRM creators (handle, creator_id) a saved group's filters match now (spec: Groups: re-resolved dynamically). */
 export function groupMembers(state: MockState, shopId: string, filters: Record<string, unknown>): Array<{ handle: string; creator_id: string }> {
   return filterCrmAffiliates(state, shopId, filters)
-}
-
-/** Epoch ms of the start of the local day (in `timeZone`) that contains `ms`. */
-export function localDayStartMs(timeZone: string, ms: number): number {
-  const offset = timeZoneOffsetMs(timeZone, ms)
-  const wallMidnight = Math.floor((ms + offset) / DAY_MS) * DAY_MS
-  return wallMidnight - timeZoneOffsetMs(timeZone, wallMidnight - offset)
 }
 
 /**

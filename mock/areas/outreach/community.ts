@@ -7,12 +7,13 @@ import { COMMUNITY_URL } from '../../../fixtures/outreach.ts'
 import type { CommunityCampaign, CommunityPayout, Creator, ShopData } from '../../../fixtures/types.ts'
 import type { AreaHandler, RequestContext } from '../../context.ts'
 import { apiError } from '../../respond.ts'
-import { deleteById, findRecord, knownCreator, newCode, newId, nonBlank, normalizeHandle, shopOf } from './common.ts'
+import { deleteById, findRecord, knownCreator, newCode, newId, nonBlank } from './common.ts'
+import { listHandle } from '../../lib/handles.ts'
+import { dateInZone } from '../../lib/dates.ts'
+import { requireShop, shopScope } from '../../lib/shop.ts'
 
 /** The shop's local date of the request (a campaign going live starts that day). */
-function shopToday(ctx: RequestContext): string {
-  return new Intl.DateTimeFormat('en-CA', { timeZone: ctx.shop!.timezone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(ctx.now)
-}
+const shopToday = (ctx: RequestContext): string => dateInZone(ctx.now, requireShop(ctx).timezone)
 
 const findCampaign = (data: ShopData, campaignId: string) => findRecord(data.communityCampaigns, 'campaign_id', campaignId, 'community campaign')
 
@@ -30,7 +31,7 @@ const communityCampaignView = (c: CommunityCampaign) => ({ settings: {}, ...c, u
 
 // spec: Other named resources: a 6-character slug and share_link {community_url}/<slug>; status active goes live at once.
 const createCommunityCampaign: AreaHandler = (ctx) => {
-  const { shopId, data } = shopOf(ctx)
+  const { shopId, data } = shopScope(ctx)
   const { input } = ctx
   const title = nonBlank(input.title)
   if (!title) throw apiError(400, 'title must not be blank')
@@ -58,7 +59,7 @@ const createCommunityCampaign: AreaHandler = (ctx) => {
 }
 
 const updateCommunityCampaign: AreaHandler = (ctx) => {
-  const { data } = shopOf(ctx)
+  const { data } = shopScope(ctx)
   const { input } = ctx
   const campaign = findCampaign(data, input.campaign_id)
   const next = { ...campaign }
@@ -84,7 +85,7 @@ function payoutCreator(ctx: RequestContext): Creator {
   const byId = creatorId === undefined ? undefined : ctx.world.creators.find((c) => c.creator_id === creatorId)
   if (creatorId !== undefined && !byId) throw apiError(404, `No creator with creator_id ${creatorId}`)
   if (rawHandle === undefined) return byId!
-  const handle = normalizeHandle(rawHandle)
+  const handle = listHandle(rawHandle)
   const byHandle = handle === undefined ? undefined : knownCreator(ctx.world)(handle)
   if (!byHandle) throw apiError(404, `No creator with handle ${rawHandle}`)
   if (byId && byId !== byHandle) throw apiError(400, `creator_id ${creatorId} and handle ${rawHandle} name different creators`)
@@ -97,7 +98,7 @@ function payoutCreator(ctx: RequestContext): Creator {
  * `settings.reward` when it has one.
  */
 const authorizeCommunityPayout: AreaHandler = (ctx) => {
-  const { shopId, data } = shopOf(ctx)
+  const { shopId, data } = shopScope(ctx)
   const campaign = findCampaign(data, ctx.input.campaign_id)
   const creator = payoutCreator(ctx)
   const period = nonBlank(ctx.input.period)

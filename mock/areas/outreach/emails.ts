@@ -8,7 +8,8 @@ import type { components } from '../../../openapi/types.ts'
 import type { AreaHandler, RequestContext } from '../../context.ts'
 import { countShopEvents, recordEvent } from '../../events.ts'
 import { apiError } from '../../respond.ts'
-import { campaignOrdinals, creatorIndexByHandle, deleteById, findRecord, groupMembers, knownCreator, newId, nonBlank, resolveHandles, shopOf } from './common.ts'
+import { campaignOrdinals, creatorIndexByHandle, deleteById, findRecord, groupMembers, knownCreator, newId, nonBlank, resolveHandles } from './common.ts'
+import { shopScope } from '../../lib/shop.ts'
 
 type EmailRecipients = components['schemas']['EmailRecipients']
 type StoredEmailCampaign = EmailCampaign & { recipients?: EmailRecipients }
@@ -74,7 +75,7 @@ function emailCampaignView(ctx: RequestContext, shopId: string, data: ShopData, 
 const wantsSend = (input: Record<string, any>) => input.send_now === true || input.status === 'sent'
 
 const createEmailCampaign: AreaHandler = (ctx) => {
-  const { shopId, data } = shopOf(ctx)
+  const { shopId, data } = shopScope(ctx)
   const { input } = ctx
   const title = nonBlank(input.title)
   if (!title) throw apiError(400, 'title is required')
@@ -99,7 +100,7 @@ const createEmailCampaign: AreaHandler = (ctx) => {
 
 // A sent campaign is final: it can be deleted, not changed or sent again.
 const updateEmailCampaign: AreaHandler = (ctx) => {
-  const { shopId, data } = shopOf(ctx)
+  const { shopId, data } = shopScope(ctx)
   const { input } = ctx
   const campaign = findEmailCampaign(data, input.campaign_id)
   if (campaign.status === 'sent') throw apiError(400, `Email campaign ${campaign.campaign_id} was already sent and cannot be changed`)
@@ -122,14 +123,14 @@ const updateEmailCampaign: AreaHandler = (ctx) => {
 // The emails already sent stay counted in the emails_sent stat.
 const removeEmailCampaign = deleteById((data) => data.emailCampaigns, 'campaign_id', 'email campaign')
 const deleteEmailCampaign: AreaHandler = (ctx) => {
-  const { shopId, data } = shopOf(ctx)
+  const { shopId, data } = shopScope(ctx)
   emailOrdinals(ctx, shopId, data)
   return removeEmailCampaign(ctx)
 }
 
 // The mock has no verification step: a custom sender can be used at once.
 const createCustomEmailSender: AreaHandler = (ctx) => {
-  const { shopId, data } = shopOf(ctx)
+  const { shopId, data } = shopScope(ctx)
   const { email, name, reply_to } = ctx.input as { email: string; name?: string; reply_to?: string }
   if (data.emailSenders.some((s) => s.email.toLowerCase() === email.toLowerCase())) throw apiError(400, `email: a sender with ${email} already exists in this shop`)
   const sender: EmailSender = {

@@ -6,7 +6,8 @@
 import type { ShopData, Workflow } from '../../../fixtures/types.ts'
 import type { AreaHandler } from '../../context.ts'
 import { apiError } from '../../respond.ts'
-import { deleteById, findRecord, newId, nonBlank, shopOf } from './common.ts'
+import { deleteById, findRecord, newId, nonBlank } from './common.ts'
+import { shopScope } from '../../lib/shop.ts'
 
 type StoredWorkflow = Workflow & { updated_at?: string }
 
@@ -15,17 +16,17 @@ const workflowView = (w: StoredWorkflow) => ({ ...w, updated_at: w.updated_at ??
 const findWorkflow = (data: ShopData, workflowId: string): StoredWorkflow => findRecord(data.workflows, 'workflow_id', workflowId, 'workflow')
 
 const listWorkflows: AreaHandler = (ctx) => {
-  const { data } = shopOf(ctx)
+  const { data } = shopScope(ctx)
   const status = ctx.input.status as Workflow['status'] | undefined
   const workflows = data.workflows.filter((w) => status === undefined || w.status === status).map(workflowView)
   return { status: 200, body: { data: { workflows, total_count: workflows.length } } }
 }
 
-const getWorkflow: AreaHandler = (ctx) => ({ status: 200, body: { data: workflowView(findWorkflow(shopOf(ctx).data, ctx.input.workflow_id)) } })
+const getWorkflow: AreaHandler = (ctx) => ({ status: 200, body: { data: workflowView(findWorkflow(shopScope(ctx).data, ctx.input.workflow_id)) } })
 
 // A new workflow starts paused unless `active: true`.
 const createWorkflow: AreaHandler = (ctx) => {
-  const { shopId, data } = shopOf(ctx)
+  const { shopId, data } = shopScope(ctx)
   const { input } = ctx
   const name = nonBlank(input.name)
   if (input.name !== undefined && !name) throw apiError(400, 'name must not be blank')
@@ -45,7 +46,7 @@ const createWorkflow: AreaHandler = (ctx) => {
 
 // `active` sets the state; without it the state flips (pause <-> activate).
 const toggleWorkflow: AreaHandler = (ctx) => {
-  const workflow = findWorkflow(shopOf(ctx).data, ctx.input.workflow_id)
+  const workflow = findWorkflow(shopScope(ctx).data, ctx.input.workflow_id)
   const active = typeof ctx.input.active === 'boolean' ? ctx.input.active : workflow.status !== 'active'
   workflow.status = active ? 'active' : 'paused'
   workflow.updated_at = ctx.now.toISOString()

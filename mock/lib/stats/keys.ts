@@ -8,7 +8,7 @@
  * campaign dimension (shop tab, customers, carts, shipping, impressions, aov) ignore `campaign_id`;
  * events carry no product and ignore `product_id`.
  */
-import type { StatKey } from '../../../openapi/src/areas/stats.ts'
+import type { StatKey } from '../../../openapi/index.ts'
 import type { FactTable } from '../../../fixtures/facts.ts'
 import { cents } from '../../../fixtures/random.ts'
 import type { RefundableSample, SampleRequest } from '../../../fixtures/types.ts'
@@ -38,7 +38,8 @@ import {
   videoWindowSeries,
   type DailyKeys,
 } from './sources.ts'
-import { ratio, summarize, type StatShape } from './shapes.ts'
+import { ratio } from '../numbers.ts'
+import { summarize, type StatShape } from './shapes.ts'
 import { addTo, combine, memo, zeros, zerosOnAxis, zoneDay, type Daily, type StatWindow } from './window.ts'
 
 interface StatDefinition {

@@ -6,6 +6,7 @@
  * another machine. Code-point order is the same everywhere, and the order a byte-wise database
  * collation gives.
  */
+import { apiError } from '../respond.ts'
 
 export type SortDirection = 'asc' | 'desc' | 'ASC' | 'DESC'
 export type SortValue = number | string | boolean | null | undefined
@@ -31,4 +32,27 @@ export function sortRows<T>(rows: readonly T[], value: (row: T) => SortValue, di
     return (aNull ? 0 : sign * compareValues(a.key, b.key)) || compareText(a.id, b.id)
   })
   return keyed.map((k) => k.row)
+}
+
+/** `asc`/`desc` in any case (the lists' case is not shown); `fallback` when absent, 400 naming the field otherwise. */
+export function sortDirectionOf(value: unknown, field: string, fallback: 'asc' | 'desc' = 'desc'): 'asc' | 'desc' {
+  if (value === undefined || value === null) return fallback
+  const lower = String(value).toLowerCase()
+  if (lower !== 'asc' && lower !== 'desc') throw apiError(400, `${field} must be asc or desc`)
+  return lower
+}
+
+/** `ASC` or `DESC` as sent, the fallback for anything else (the ads and social lists, whose schema has the enum). */
+export const upperDirectionOf = (value: unknown, fallback: 'ASC' | 'DESC' = 'DESC'): 'ASC' | 'DESC' => (value === 'ASC' || value === 'DESC' ? value : fallback)
+
+/** The sort key of a request among `allowed`, or 400 naming the field and the allowed values. */
+export function sortKeyOf<K extends string>(value: unknown, allowed: readonly K[], field: string, fallback: K): K {
+  if (value === undefined || value === null) return fallback
+  if (!allowed.includes(value as K)) throw apiError(400, `${field} must be one of ${allowed.join(', ')}`)
+  return value as K
+}
+
+/** The sort key of a request among `allowed`, or the spec's fallback for anything else (no 400). */
+export function sortKeyOr<K extends string>(requested: unknown, allowed: readonly K[], fallback: K): K {
+  return typeof requested === 'string' && (allowed as readonly string[]).includes(requested) ? (requested as K) : fallback
 }

@@ -5,6 +5,7 @@
  * and every chart bucket.
  */
 import type { DayAxis } from '../../../fixtures/days.ts'
+import { ratio } from '../numbers.ts'
 import type { DailyKeys } from './sources.ts'
 import type { Daily } from './window.ts'
 
@@ -80,17 +81,6 @@ export function summarize(shape: StatShape, { start, end }: DayRange): number | 
     case 'composite':
       return shape.value({ start, end })
   }
-}
-
-/** num / den, 0 when den is 0. */
-export function ratio(num: number, den: number): number {
-  return den === 0 ? 0 : num / den
-}
-
-/** Money and rates to cents; float sums carry error. */
-export function round2(value: number): number {
-  const r = Math.round(value * 100) / 100
-  return Object.is(r, -0) ? 0 : r
 }
 
 /**

@@ -1,6 +1,7 @@
 /**
- * The read endpoints against the world's own records. Expected values are computed here from the world's records and fact rows, never through
- * the mock's own helpers (spec: Account and shop; POST /shop/stats, stat-key table).
+ * The read endpoints' figures against the world (first written as the review of issue 5). Expected
+ * values are computed here from the world's records and fact rows, never through the mock's own
+ * helpers (spec: Account and shop; POST /shop/stats, stat-key table).
  */
 import { getResponse } from 'msw'
 import { describe, expect, it } from 'vitest'

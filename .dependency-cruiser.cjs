@@ -1,0 +1,45 @@
+/**
+ * The architecture rules of shoptwin, checked by test/architecture.test.ts (so by `npm test`).
+ * Run by hand: npx depcruise mock openapi fixtures conformance test bench
+ *
+ * No `no-circular` rule: the swc parser (TypeScript 7 has no JS API dependency-cruiser can use) does
+ * not tell `import type` from a value import, so the pipeline's type-only cycles through state.ts and
+ * context.ts would all count.
+ * @type {import('dependency-cruiser').IConfiguration}
+ */
+module.exports = {
+  forbidden: [
+    {
+      name: 'areas-do-not-import-areas',
+      comment:
+        'An area (mock/areas/<area>.ts and the files of mock/areas/<area>/) imports the shared layer (mock/lib/), the pipeline and the state, never another area: what two areas need lives in mock/lib/. Only the registry (mock/areas/index.ts) imports every area.',
+      severity: 'error',
+      from: { path: '^mock/areas/([^/.]+)', pathNot: '^mock/areas/index\\.ts$' },
+      to: { path: '^mock/areas/', pathNot: '^mock/areas/$1(\\.ts$|/)' },
+    },
+    {
+      name: 'lib-does-not-import-areas',
+      comment: 'The shared layer is below the areas: it must not reach back into one.',
+      severity: 'error',
+      from: { path: '^mock/lib/' },
+      to: { path: '^mock/areas/' },
+    },
+    {
+      name: 'contract-source-stays-in-openapi',
+      comment:
+        'openapi/src is the source the contract document is built from; everything outside openapi/ reads the contract through openapi/index.ts (or the generated types), so the source can be reorganised freely.',
+      severity: 'error',
+      from: { pathNot: '^openapi/' },
+      to: { path: '^openapi/src/' },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '(^|/)node_modules/|^dist/' },
+    // TypeScript 7 (the project's compiler) has no JS API dependency-cruiser can use: swc parses the sources.
+    parser: 'swc',
+    // Type-only imports count too: an area may not borrow another area's types either.
+    tsPreCompilationDeps: true,
+    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default'], extensions: ['.ts', '.js', '.mjs', '.cjs', '.json'] },
+  },
+}

@@ -1,0 +1,43 @@
+/**
+ * The asking shop and its data. Every key+shop operation has a shop by the time a handler runs (the
+ * pipeline's auth step): a handler without one is a bug of the mock, not a client error.
+ */
+import type { ShopData } from '../../fixtures/index.ts'
+import type { RequestContext } from '../context.ts'
+import { apiError } from '../respond.ts'
+import type { MockState } from '../state.ts'
+import type { ShopRecord, World } from '../world.ts'
+
+/** spec: Account and shop (GET /shop/sps): below 3.5 the shop is restricted from sending messages to creators. */
+export const MIN_SPS_TO_MESSAGE = 3.5
+
+/** The per-shop data of the world for a shop id. */
+export function shopDataOf(world: World, shopId: string): ShopData {
+  const data = world.shopData[shopId]
+  if (!data) throw new Error(`the world has no data for shop ${shopId}`)
+  return data
+}
+
+/** The shop of a key+shop operation (the pipeline guarantees it). */
+export function requireShop(ctx: RequestContext): ShopRecord {
+  if (!ctx.shop) throw new Error(`${ctx.op.operationId} ran without a shop`)
+  return ctx.shop
+}
+
+/** The data of the shop of a key+shop operation. */
+export const shopDataFor = (ctx: RequestContext): ShopData => shopDataOf(ctx.world, requireShop(ctx).shop_id)
+
+/** The shop of a key+shop operation, its id and its data. */
+export function shopScope(ctx: RequestContext): { shop: ShopRecord; shopId: string; data: ShopData } {
+  const shop = requireShop(ctx)
+  return { shop, shopId: shop.shop_id, data: shopDataOf(ctx.world, shop.shop_id) }
+}
+
+/** The shop named by a control-API action (`shop_id` in its input): 400 without one, 404 when not on the account. */
+export function adminShop(state: MockState, input: Record<string, unknown>): ShopData {
+  const shopId = input.shop_id
+  if (typeof shopId !== 'string') throw apiError(400, 'shop_id is required')
+  const shop = state.findShop(shopId)
+  if (!shop) throw apiError(404, `No shop ${shopId} on the account`)
+  return state.world.shopData[shop.shop_id]!
+}
