@@ -60,10 +60,15 @@ export function createAdmin(state: MockState, initialActions: Record<string, Adm
         return state.faults.add(input)
       } catch (error) {
         throw apiError(400, (error as Error).message)
+      } finally {
+        state.changed()
       }
     },
     faults: () => state.faults.list(),
-    clearFaults: () => state.faults.clear(),
+    clearFaults() {
+      state.faults.clear()
+      state.changed()
+    },
     requests: (filter) => state.journal.entries(filter),
     clearRequests: () => state.journal.clear(),
     world() {
@@ -81,7 +86,13 @@ export function createAdmin(state: MockState, initialActions: Record<string, Adm
     async run(name, input = {}) {
       const action = actions.get(name)
       if (!action) throw apiError(404, `No such control action: ${name} (GET /__admin/ lists them)`)
-      return action(state, input)
+      // An action writes: the state changes when it starts and when it ends (answers read meanwhile are not kept).
+      state.changed()
+      try {
+        return await action(state, input)
+      } finally {
+        state.changed()
+      }
     },
   }
 }
@@ -98,7 +109,7 @@ async function jsonBody(request: Request): Promise<Record<string, any>> {
   throw apiError(400, 'body must be a JSON object')
 }
 
-const answer = async (run: () => unknown | Promise<unknown>, status = 200): Promise<Response> => {
+const respond = async (run: () => unknown | Promise<unknown>, status = 200): Promise<Response> => {
   try {
     return toResponse({ status, body: await run() })
   } catch (error) {
@@ -111,6 +122,11 @@ const answer = async (run: () => unknown | Promise<unknown>, status = 200): Prom
 export function createAdminHandlers(state: MockState, { baseUrl = '' }: { baseUrl?: string } = {}): HttpHandler[] {
   const at = (p: string) => `${baseUrl.replace(/\/$/, '')}/__admin${p}`
   const admin = state.admin
+  // Every call of the control API is a new state version (spec of the mock: the response cache keys on it).
+  const answer = (run: () => unknown | Promise<unknown>, status = 200): Promise<Response> => {
+    state.changed()
+    return respond(run, status)
+  }
   return [
     http.get(at(''), () =>
       answer(() => ({

@@ -26,10 +26,12 @@ export interface ClockOptions {
   running?: boolean
   /** The wall clock (for tests of the clock itself). */
   wallClock?: () => number
+  /** Called after every set, advance and return to real time (the mock state's version follows it). */
+  onMove?: () => void
 }
 
 /** A clock that runs in real time by default and can be set, frozen or advanced. */
-export function createClock({ start, running = false, wallClock = Date.now }: ClockOptions = {}): Clock {
+export function createClock({ start, running = false, wallClock = Date.now, onMove }: ClockOptions = {}): Clock {
   // Running: now = wallClock() + offset. Frozen: now = frozenAt.
   let offset = 0
   let frozenAt: number | undefined
@@ -53,15 +55,18 @@ export function createClock({ start, running = false, wallClock = Date.now }: Cl
       } else {
         frozenAt = ms
       }
+      onMove?.()
     },
     advance(ms) {
       if (!Number.isFinite(ms)) throw new TypeError(`advance needs a number of milliseconds, got ${String(ms)}`)
       if (frozenAt !== undefined) frozenAt += ms
       else offset += ms
+      onMove?.()
     },
     useRealTime() {
       frozenAt = undefined
       offset = 0
+      onMove?.()
     },
     get frozen() {
       return frozenAt !== undefined

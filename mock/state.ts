@@ -78,8 +78,16 @@ export interface MockState {
   readonly faults: FaultStore
   /** The assistant connector's clients, connections, tokens and the activity log (mock/connector; replaced by reset). */
   readonly connector: ConnectorStore
-  /** Answers of identical cacheable reads (undefined when off). */
+  /** Answers of identical cacheable reads (undefined when off), kept per `version`. */
   readonly responseCache: ResponseCache | undefined
+  /**
+   * Moves on every write (a request to a handler not declared cacheable), every move of the clock,
+   * reset and every control-API call that changes something: an answer computed at one version
+   * holds until the next.
+   */
+  readonly version: number
+  /** Marks a change of the state (the next version). */
+  changed(): void
   /** The handlers the response cache may serve again, by operationId (the areas' `cacheable`). */
   readonly cacheableReads: ReadonlyMap<string, AreaHandler>
   /** Area handlers by operationId (the registry's, plus `options.handlers`). */
@@ -105,18 +113,12 @@ export interface MockState {
 /** A new, independent mock state. */
 export function createMockState(options: MockStateOptions = {}): MockState {
   const { rateLimit = true, strict = false, now, handlers = {}, journalSize = 1000 } = options
-  const cache = options.responseCache ? createResponseCache(options.responseCache === true ? {} : options.responseCache) : undefined
-  const clock = createClock(now !== undefined ? { start: now } : {})
-  if (cache) {
-    // Any move of the clock empties the cache.
-    for (const move of ['set', 'advance', 'useRealTime'] as const) {
-      const original = clock[move] as (...args: unknown[]) => void
-      ;(clock as unknown as Record<string, unknown>)[move] = (...args: unknown[]) => {
-        cache.invalidate()
-        return original(...args)
-      }
-    }
+  let version = 0
+  const changed = () => {
+    version++
   }
+  const clock = createClock({ ...(now !== undefined ? { start: now } : {}), onMove: changed })
+  const cache = options.responseCache ? createResponseCache({ ...(options.responseCache === true ? {} : options.responseCache), version: () => version }) : undefined
   const contract = options.contract ?? loadContract()
   let seed = options.seed ?? 42
   let scale = options.scale ?? 'small'
@@ -150,6 +152,10 @@ export function createMockState(options: MockStateOptions = {}): MockState {
     journal: createJournal({ max: journalSize }),
     faults: createFaultStore(),
     responseCache: cache,
+    get version() {
+      return version
+    },
+    changed,
     cacheableReads: new Map(Object.entries(areaCacheableReads).filter(([id]) => !Object.hasOwn(handlers, id))),
     handlers: handlerIndex(contract, { ...areaHandlers, listAccountActivity, ...handlers }),
     normalizers: new Map(Object.entries(areaNormalizers)),
@@ -179,7 +185,7 @@ export function createMockState(options: MockStateOptions = {}): MockState {
       shopBags = new Map()
       areaStates = new Map()
       connector = createConnectorStore(buildConnectorFixtures(world))
-      cache?.invalidate()
+      changed()
       state.idempotency.clear()
       state.rateLimiter.clear()
       state.journal.clear()
@@ -203,19 +209,7 @@ export function createMockState(options: MockStateOptions = {}): MockState {
       }
     },
   }
-  const admin = createAdmin(state, { ...areaAdminActions, ...connectorAdminActions })
-  if (cache) {
-    // Any control-API call empties the cache (before, and after for the async actions).
-    for (const [name, fn] of Object.entries(admin) as Array<[keyof Admin, (...args: unknown[]) => unknown]>) {
-      ;(admin as unknown as Record<string, unknown>)[name] = (...args: unknown[]) => {
-        cache.invalidate()
-        const result = fn(...args)
-        if (result instanceof Promise) return result.finally(() => cache.invalidate())
-        return result
-      }
-    }
-  }
-  ;(state as { admin: Admin }).admin = admin
+  ;(state as { admin: Admin }).admin = createAdmin(state, { ...areaAdminActions, ...connectorAdminActions })
   return state
 }
 

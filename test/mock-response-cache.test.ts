@@ -160,7 +160,7 @@ describe('response cache store: bounds and order (mock/stores/response-cache.ts)
 
   it('store: an answer is found by its request and body, not by either alone', () => {
     const cache = createResponseCache()
-    cache.set('op\u0000shop-a', '{"a":1}', answer('A'), cache.generation)
+    cache.set('op\u0000shop-a', '{"a":1}', answer('A'), 0)
     expect(cache.get('op\u0000shop-a', '{"a":1}')?.rawBody).toBe('A')
     expect(cache.get('op\u0000shop-a', '{"a":2}')).toBeUndefined()
     expect(cache.get('op\u0000shop-b', '{"a":1}')).toBeUndefined()
@@ -213,17 +213,42 @@ describe('response cache store: bounds and order (mock/stores/response-cache.ts)
     expect(cache.size).toBe(2)
   })
 
-  it('store: an answer computed before an invalidate is not kept; after it the cache starts empty and bounded again', () => {
-    const cache = createResponseCache({ maxEntries: 2 })
-    const before = cache.generation
-    cache.set('r', 'a', answer('A'), before)
-    cache.invalidate()
+  it('store: answers are kept per state version: none of an earlier version is served or kept, a new version starts empty and bounded', () => {
+    let version = 0
+    const cache = createResponseCache({ maxEntries: 2, version: () => version })
+    cache.set('r', 'a', answer('A'), 0)
+    expect(cache.get('r', 'a')?.rawBody).toBe('A')
+    version = 1
     expect(cache.size).toBe(0)
-    cache.set('r', 'b', answer('stale'), before)
-    expect(cache.get('r', 'b')).toBeUndefined()
-    for (const body of ['1', '2', '3']) cache.set('r', body, answer(body), cache.generation)
+    expect(cache.get('r', 'a')).toBeUndefined()
+    // An answer computed at version 0 arriving late is not kept.
+    cache.set('r', 'c', answer('stale'), 0)
+    expect(cache.get('r', 'c')).toBeUndefined()
+    for (const body of ['1', '2', '3']) cache.set('r', body, answer(body), 1)
     expect(cache.size).toBe(2)
     expect(cache.get('r', '1')).toBeUndefined()
     expect(cache.get('r', '3')?.rawBody).toBe('3')
+  })
+})
+
+describe('state version (mock/state.ts: what the response cache keys on)', () => {
+  it('version: moves on a write, a move of the clock, a reset and a control-API change; not on a cacheable read or a read of the control API', async () => {
+    const v = () => cached.state.version
+    const moved = async (what: () => unknown) => {
+      const before = v()
+      await what()
+      return v() > before
+    }
+    expect(await moved(() => call(cached, 'POST', '/affiliate/crm/list', crmBody))).toBe(false)
+    expect(await moved(() => cached.state.admin.clock())).toBe(false)
+    expect(await moved(() => cached.state.admin.faults())).toBe(false)
+    expect(await moved(() => call(cached, 'POST', '/lists/create', { title: `version-${v()}`, handles: ['someone'] }))).toBe(true)
+    expect(await moved(() => cached.state.clock.advance(1000))).toBe(true)
+    expect(await moved(() => cached.state.admin.setClock({ now: NOW }))).toBe(true)
+    expect(await moved(() => cached.state.admin.addFault({ route: 'getHealth', status: 503, count: 1 }))).toBe(true)
+    expect(await moved(() => cached.state.admin.clearFaults())).toBe(true)
+    expect(await moved(() => cached.state.admin.run('samples/arrive', {}))).toBe(true)
+    expect(await moved(() => cached.state.reset())).toBe(true)
+    shopId = cached.state.world.shops[0]!.shop_id
   })
 })

@@ -16,7 +16,7 @@ import { journal } from './journal.ts'
 import { paging } from './paging.ts'
 import { prefer } from './prefer.ts'
 import { rateLimit } from './rate-limit.ts'
-import { cacheInvalidation, responseCache } from './response-cache.ts'
+import { responseCache, writeVersion } from './response-cache.ts'
 import { responseCheck } from './response-check.ts'
 import { validate } from './validate.ts'
 
@@ -44,7 +44,7 @@ export function createPipeline({ log }: PipelineOptions = {}): (ctx: PipelineCon
     validate(),
     paging(),
     idempotency(),
-    cacheInvalidation(),
+    writeVersion(),
     certificationEffect(),
   ]
   const run = compose(steps, dispatch())

@@ -1,19 +1,20 @@
 /**
- * The response cache (mock/stores/response-cache.ts), in two steps.
+ * The response cache (mock/stores/response-cache.ts), and the state version it keys on.
  *
  * `responseCache`, right after authentication and the rate limit: an operation the areas declare
  * `cacheable` (a read whose answer depends on nothing but the world, the shop's state, the request and
  * the clock's date) is answered from the cache when the same request (operation, key, shop, date,
- * query, body) got a 200 since the cache was last emptied. Validation, paging and the handler are
+ * query, body) got a 200 at the state's current version. Validation, paging and the handler are
  * pure functions of those, so they need not run again; the journal, faults, Prefer, auth and the rate
- * limit still see every request. A miss runs the rest of the pipeline and keeps a 200.
+ * limit still see every request. A miss runs the rest of the pipeline and keeps a 200, unless the
+ * version moved meanwhile.
  *
- * `cacheInvalidation`, just before the handler: any other operation's handler may write, so the
- * cache is emptied before it runs (a read computed meanwhile is not kept) and after.
+ * `writeVersion`, just before the handler: any other operation's handler may write, so the state's
+ * version moves before it runs (a read computed meanwhile is not kept) and after.
  */
 import type { ApiResult } from '../respond.ts'
 import { serializeBody } from '../respond.ts'
-import type { ResponseCache } from '../stores/response-cache.ts'
+import type { MockState } from '../state.ts'
 import { DAY_MS } from '../../fixtures/days.ts'
 import type { Next, PipelineContext, Step } from './compose.ts'
 
@@ -31,28 +32,27 @@ export const responseCache = (): Step =>
     // The clock's date as its UTC day number (formatting the date costs more than the rest of the key).
     const day = Math.floor(ctx.receivedAt.getTime() / DAY_MS)
     const request = `${ctx.op.operationId}\u0000${ctx.apiKey?.key ?? ''}\u0000${ctx.shop?.shop_id ?? ''}\u0000${day}\u0000${ctx.method}\u0000${ctx.url.search}`
-    return cache.get(request, ctx.bodyText) ?? remember(cache, request, ctx.bodyText, next)
+    return cache.get(request, ctx.bodyText) ?? remember(ctx.state, request, ctx.bodyText, next)
   }
 
-/** Runs the rest of the pipeline and keeps a 200, unless the cache was emptied meanwhile. */
-async function remember(cache: ResponseCache, request: string, body: string, next: Next): Promise<ApiResult> {
-  const generation = cache.generation
+/** Runs the rest of the pipeline and keeps a 200, unless the state's version moved meanwhile. */
+async function remember(state: MockState, request: string, body: string, next: Next): Promise<ApiResult> {
+  const version = state.version
   const result = await next()
   if (result.status !== 200) return result
-  return cache.set(request, body, { status: result.status, rawBody: serializeBody(result), headers: result.headers }, generation)
+  return state.responseCache!.set(request, body, { status: result.status, rawBody: serializeBody(result), headers: result.headers }, version)
 }
 
-export const cacheInvalidation = (): Step =>
-  function cacheInvalidation(ctx, next) {
-    const cache = ctx.state.responseCache
-    return !cache || isCacheable(ctx) ? next() : invalidatingAround(cache, next)
+export const writeVersion = (): Step =>
+  function writeVersion(ctx, next) {
+    return isCacheable(ctx) ? next() : changingAround(ctx.state, next)
   }
 
-async function invalidatingAround(cache: ResponseCache, next: Next): Promise<ApiResult> {
-  cache.invalidate()
+async function changingAround(state: MockState, next: Next): Promise<ApiResult> {
+  state.changed()
   try {
     return await next()
   } finally {
-    cache.invalidate()
+    state.changed()
   }
 }

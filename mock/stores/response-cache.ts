@@ -1,8 +1,8 @@
 /**
  * Answers of identical reads, kept so that a client polling the same read gets it again without the
- * mock computing it again. Exact by construction: it is emptied by anything that could change an
- * answer (any request of an operation that is not a cacheable read, any control-API call, any move of
- * the clock, a reset), and its keys hold what else an answer depends on (operation, key, shop, the
+ * mock computing it again. Exact by construction: every answer is kept for the mock state's version
+ * it was computed at (the version moves on every write, control-API call, move of the clock and
+ * reset: mock/state.ts), and its keys hold what else an answer depends on (operation, key, shop, the
  * clock's date, the request's query and body). Off unless asked for (`createMockState({ responseCache:
  * true })`; the standalone server turns it on).
  */
@@ -20,6 +20,8 @@ export interface ResponseCacheOptions {
   maxEntries?: number
   /** Most bytes kept, text and UTF-8 together (default 64 MB). */
   maxBytes?: number
+  /** The state version answers are kept for (the mock state's `version`; default: one version for ever). */
+  version?: () => number
 }
 
 /**
@@ -28,13 +30,10 @@ export interface ResponseCacheOptions {
  * already carries rather than copied into one key per request.
  */
 export interface ResponseCache {
+  /** The answer kept for this request at the current state version (none of an earlier version is served). */
   get(request: string, body: string): CachedAnswer | undefined
-  /** Keeps an answer, unless the cache was emptied since `generation` was read (the answer may be stale). */
-  set(request: string, body: string, answer: { status: number; rawBody: string; headers?: Record<string, string> }, generation: number): CachedAnswer
-  /** Empties the cache; answers computed before it are not kept. */
-  invalidate(): void
-  /** Bumped by every invalidate(). */
-  readonly generation: number
+  /** Keeps an answer computed at state version `computedAt`, unless the version has moved since. */
+  set(request: string, body: string, answer: { status: number; rawBody: string; headers?: Record<string, string> }, computedAt: number): CachedAnswer
   readonly size: number
   readonly hits: number
   readonly misses: number
@@ -58,12 +57,12 @@ interface Bucket {
   recent?: Slot
 }
 
-export function createResponseCache({ maxEntries = 256, maxBytes = 64 * 1024 * 1024 }: ResponseCacheOptions = {}): ResponseCache {
+export function createResponseCache({ maxEntries = 256, maxBytes = 64 * 1024 * 1024, version = () => 0 }: ResponseCacheOptions = {}): ResponseCache {
   let byRequest = new Map<string, Bucket>()
   // Every slot, oldest first (a Set keeps insertion order): what goes first when a limit is passed.
   let order = new Set<Slot>()
   let bytes = 0
-  let generation = 0
+  let filledAt = 0
   let hits = 0
   let misses = 0
   const sizeOf = (answer: CachedAnswer) => answer.rawBody.length * 2 + answer.rawBytes.length
@@ -75,8 +74,24 @@ export function createResponseCache({ maxEntries = 256, maxBytes = 64 * 1024 * 1
     order.delete(slot)
     bytes -= sizeOf(slot.answer)
   }
+  /** Drops the answers of an earlier version; true when the ones kept are current. */
+  const current = (): boolean => {
+    const now = version()
+    if (now === filledAt) return true
+    filledAt = now
+    if (order.size) {
+      byRequest = new Map()
+      order = new Set()
+    }
+    bytes = 0
+    return false
+  }
   return {
     get(request, body) {
+      if (!current()) {
+        misses++
+        return undefined
+      }
       const bucket = byRequest.get(request)
       const slot = bucket && (bucket.recent?.body === body ? bucket.recent : bucket.bodies.get(body))
       if (!slot) {
@@ -87,9 +102,10 @@ export function createResponseCache({ maxEntries = 256, maxBytes = 64 * 1024 * 1
       bucket.recent = slot
       return slot.answer
     },
-    set(request, body, { status, rawBody, headers }, since) {
+    set(request, body, { status, rawBody, headers }, computedAt) {
       const answer: CachedAnswer = headers ? { status, rawBody, rawBytes: utf8.encode(rawBody), headers } : { status, rawBody, rawBytes: utf8.encode(rawBody) }
-      if (since !== generation || sizeOf(answer) > maxBytes) return answer
+      current()
+      if (computedAt !== filledAt || sizeOf(answer) > maxBytes) return answer
       const previous = byRequest.get(request)?.bodies.get(body)
       if (previous) drop(previous)
       let bucket = byRequest.get(request)
@@ -104,19 +120,8 @@ export function createResponseCache({ maxEntries = 256, maxBytes = 64 * 1024 * 1
       }
       return answer
     },
-    invalidate() {
-      generation++
-      if (order.size) {
-        byRequest = new Map()
-        order = new Set()
-      }
-      bytes = 0
-    },
-    get generation() {
-      return generation
-    },
     get size() {
-      return order.size
+      return current() ? order.size : 0
     },
     get hits() {
       return hits
