@@ -6,8 +6,9 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterAll, describe, expect, it } from 'vitest'
-import { writeReports } from '../conformance/cli.ts'
+import { afterAll, describe, expect, it, vi } from 'vitest'
+import { main, writeReports } from '../conformance/cli.ts'
+import { startMock } from '../conformance/testing/harness.ts'
 import { connectorRunReport } from '../conformance/rules/connector/report.ts'
 import { connectorRules, runConnectorRules } from '../conformance/rules/connector/run.ts'
 import { connectorTarget, type Mutation } from './connector-helpers.ts'
@@ -170,5 +171,38 @@ describe('connector conformance reports (shoptwin conformance --mcp-url --report
     expect(report.exitCode).toBe(1)
     expect(files['junit.xml']).toMatch(/<failure message="[^"]*invalid_client[^"]*" type="fail">/)
     expect(files['report.html']).toContain('<section id="rule-connector.token-errors" class="rule"><details open>')
+  })
+})
+
+describe('shoptwin conformance --mcp-url --report-dir against a listening server (127.0.0.1, port 0)', () => {
+  it('prints a line per rule and the verdict, writes the three reports, and redacts the password and the key', { timeout: 60_000 }, async () => {
+    const mock = await startMock({ rateLimit: false })
+    const dir = await mkdtemp(join(tmpdir(), 'shoptwin-connector-cli-'))
+    const printed: string[] = []
+    const write = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
+      printed.push(String(chunk))
+      return true
+    })
+    try {
+      const { result: { users } } = (await (await fetch(`${mock.url}/__admin/connector/users`, { method: 'POST' })).json()) as { result: { users: Array<{ email: string; password: string }> } }
+      const { email, password } = users[0]!
+      const code = await main(['--mcp-url', `${mock.url}/mcp`, '--mcp-user', email, '--mcp-password', password, '--base-url', mock.url, '--api-key', 'demo-key', '--report-dir', dir, '--require-certified'])
+      write.mockRestore()
+      const out = printed.join('')
+      expect(code).toBe(0)
+      expect(out).toContain('[10/10] PASS connector.activity-both-doors [MUST]')
+      expect(out).toContain('CERTIFIED: every MUST rule passed, 11/11 operations exercised')
+      const json = JSON.parse(await readFile(join(dir, 'report.json'), 'utf8'))
+      expect(json.commandLine).toContain('--mcp-password <redacted>')
+      expect(json.commandLine).toContain('--api-key <redacted>')
+      for (const name of ['junit.xml', 'report.json', 'report.html']) {
+        const text = await readFile(join(dir, name), 'utf8')
+        expect(text.includes(password) || text.includes('demo-key'), name).toBe(false)
+      }
+    } finally {
+      write.mockRestore()
+      await mock.close()
+      await rm(dir, { recursive: true, force: true })
+    }
   })
 })
