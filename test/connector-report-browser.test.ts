@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import puppeteer, { type Browser } from 'puppeteer-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { openReportOffline } from './support/report-page.ts'
 import { writeReports } from '../conformance/cli.ts'
 import { connectorRunReport } from '../conformance/rules/connector/report.ts'
 import { connectorRules, runConnectorRules } from '../conformance/rules/connector/run.ts'
@@ -41,15 +42,7 @@ describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)('the connector certifi
     const reportDir = join(dir, name)
     await writeReports(report, reportDir, [target.user.password, target.api.apiKey])
     const json = JSON.parse(await readFile(join(reportDir, 'report.json'), 'utf8'))
-    const page = await browser.newPage()
-    const requests: string[] = []
-    await page.setRequestInterception(true)
-    page.on('request', (request) => {
-      if (!request.url().startsWith('file://')) requests.push(request.url())
-      void (request.url().startsWith('file://') ? request.continue() : request.abort())
-    })
-    await page.setViewport({ width: 1280, height: 900 })
-    await page.goto(`file://${join(reportDir, 'report.html')}`, { waitUntil: 'load' })
+    const { page, requests } = await openReportOffline(browser, join(reportDir, 'report.html'))
     const seen = await page.evaluate(() => ({
       title: document.querySelector('h1')?.textContent,
       badge: document.querySelector('.badge b')?.textContent,
