@@ -30,7 +30,10 @@ const USAGE = `usage: shoptwin conformance --base-url URL --api-key KEY --shop-i
   --rule-timeout SECONDS     longest run of one rule (default 120)
   --require-certified        exit 1 for anything short of CERTIFIED (a partial run too)
   --list                     print the rule catalogue and exit
-  --mcp-url URL              check an assistant connector instead (rules in conformance/rules/connector/)
+  --mcp-url URL              check an assistant connector instead (rules in conformance/rules/connector/);
+                             with it: --mcp-user EMAIL, --mcp-password PW (or env CONFORMANCE_MCP_PASSWORD)
+                             for the rules past sign-in, --base-url and --api-key for the activity log,
+                             --report-dir and --require-certified as above
 `
 
 /** Parses the command line; returns options or the one-line reason they are unusable. */
@@ -136,6 +139,10 @@ export async function writeReports(report: RunReport, dir: string, secrets: read
   return written
 }
 
+/** The command line as the certificate shows it: shell-quoted, every secret redacted. */
+export const commandLineOf = (argv: readonly string[], secrets: readonly string[]): string =>
+  redactText(['shoptwin conformance', ...argv.map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`))].join(' '), secrets)
+
 /** Entry point of `shoptwin conformance`; resolves to the exit code. */
 export async function main(argv: string[]): Promise<number> {
   if (argv.some((a) => a === '--mcp-url' || a.startsWith('--mcp-url='))) return (await import('./rules/connector/run.ts')).runConnectorCli(argv)
@@ -166,7 +173,7 @@ export async function main(argv: string[]): Promise<number> {
   const { runWithVitest } = await import('./runner/vitest.ts')
   const { outcomes, runErrors } = await runWithVitest(options, (o) => terminal.outcome(o), (ruleId, message) => terminal.waiting(ruleId, message))
   const report = buildReport(loadContract(), options, outcomes, runErrors.map((e) => redactText(e, secrets)), startedAt)
-  report.commandLine = redactText(['shoptwin conformance', ...argv.map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`))].join(' '), secrets)
+  report.commandLine = commandLineOf(argv, secrets)
   const written = options.reportDir ? await writeReports(report, resolve(options.reportDir), secrets) : []
   terminal.summary(report, written)
   return report.exitCode

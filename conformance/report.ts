@@ -68,10 +68,17 @@ export interface RunReport {
   /** What a partial run did not check. */
   incomplete: { mustNotRun: Array<{ id: string; reason: string }>; operationsNotExercised: string[] }
   exitCode: 0 | 1
+  /**
+   * Which front door was certified: the API (default) or the assistant connector (`--mcp-url`), whose
+   * report says what it was given in `facts` instead of the API's shop, pace and keys.
+   */
+  door?: 'api' | 'connector'
+  /** Door-specific run facts as label and plain text (the HTML certificate shows them). */
+  facts?: Array<[label: string, text: string]>
 }
 
 /** Why a MUST rule of the catalogue has no finished outcome in this run. */
-function notRunReason(rule: Rule, outcome: RuleOutcome | undefined): string | undefined {
+function notRunReason(rule: Pick<Rule, 'id' | 'level'>, outcome: RuleOutcome | undefined): string | undefined {
   if (!outcome) return 'not selected (--rules)'
   return outcome.status === 'skip' ? (outcome.reason ?? 'skipped') : undefined
 }
@@ -84,7 +91,18 @@ function reasonsText(reasons: string[]): string {
 /** Whether an outcome fails the certification (a MUST rule failed or could not run to the end). */
 export const failsCertification = (o: RuleOutcome) => o.level === 'MUST' && (o.status === 'fail' || o.status === 'error')
 
-export function buildReport(contract: Contract, options: RunOptions, outcomes: RuleOutcome[], runErrors: string[], startedAt: Date, rules: readonly Rule[] = catalogue): RunReport {
+/** An operation a certificate covers (the API's, or the connector's: see rules/connector/report.ts). */
+export type CoveredOperation = Pick<CoverageEntry, 'operationId' | 'permission' | 'tag' | 'inferred'>
+
+export function buildReport(
+  contract: Contract,
+  options: RunOptions,
+  outcomes: RuleOutcome[],
+  runErrors: string[],
+  startedAt: Date,
+  rules: ReadonlyArray<Pick<Rule, 'id' | 'level'>> = catalogue,
+  operations: readonly CoveredOperation[] = contract.operations,
+): RunReport {
   const exercised = new Map<string, Set<string>>()
   for (const outcome of outcomes) {
     for (const operationId of outcome.operations) {
@@ -92,7 +110,7 @@ export function buildReport(contract: Contract, options: RunOptions, outcomes: R
       exercised.get(operationId)!.add(outcome.id)
     }
   }
-  const coverage = contract.operations.map((op) => ({
+  const coverage = operations.map((op) => ({
     operationId: op.operationId,
     permission: op.permission,
     tag: op.tag,

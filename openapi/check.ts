@@ -6,7 +6,7 @@
 import { fileURLToPath } from 'node:url'
 import { Validator } from '@seriousme/openapi-schema-validator'
 import { buildDocument } from './src/document.ts'
-import { ContractValidators, indexOperations, type OpenApiDocument } from './index.ts'
+import { ContractValidators, indexConnectorOperations, indexOperations, type JsonSchema, type OpenApiDocument } from './index.ts'
 
 export async function checkDocument(doc: OpenApiDocument): Promise<string[]> {
   const problems: string[] = []
@@ -29,6 +29,19 @@ export async function checkDocument(doc: OpenApiDocument): Promise<string[]> {
       problems.push(`${op.operationId}: schema does not compile: ${(error as Error).message}`)
     }
   }
+  // The connector's operations (forms, HTML, JSON-RPC): every schema of theirs compiles too.
+  for (const op of indexConnectorOperations(doc)) {
+    if (ids.has(op.operationId)) problems.push(`duplicate operationId ${op.operationId}`)
+    ids.add(op.operationId)
+    if (op.operation['x-inferred'] !== true) problems.push(`${op.operationId}: a connector operation the spec does not show is not marked x-inferred`)
+    const bodies = Object.values((op.operation.requestBody?.content ?? {}) as Record<string, { schema: JsonSchema }>)
+    const answers = Object.values(op.operation.responses as Record<string, { content?: Record<string, { schema: JsonSchema }> }>).flatMap((r) => Object.values(r.content ?? {}))
+    try {
+      for (const [i, media] of [...bodies, ...answers].entries()) validators.compile(`${op.operationId}:check:${i}`, media.schema)
+    } catch (error) {
+      problems.push(`${op.operationId}: schema does not compile: ${(error as Error).message}`)
+    }
+  }
   return problems
 }
 
@@ -36,7 +49,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const doc = buildDocument() as unknown as OpenApiDocument
   const problems = await checkDocument(doc)
   const ops = indexOperations(doc)
-  console.log(`${ops.length} operations, ${Object.keys(doc.components.schemas).length} schemas`)
+  console.log(`${ops.length} API operations, ${indexConnectorOperations(doc).length} connector operations, ${Object.keys(doc.components.schemas).length} schemas`)
   for (const p of problems) console.log(p)
   if (problems.length) process.exit(1)
   console.log('contract OK')

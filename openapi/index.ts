@@ -84,18 +84,34 @@ function resolveParameter(doc: OpenApiDocument, p: Record<string, unknown>): Rec
  * The key of the response object that documents a status: the exact status, else its range
  * (`5XX`, OpenAPI 3.1 §4.8.16.2); undefined when the status is not documented.
  */
-export function responseKeyOf(op: OperationInfo, status: number): string | undefined {
+export function responseKeyOf(op: Pick<OperationInfo, 'operation'>, status: number): string | undefined {
   const responses = op.operation.responses as Record<string, unknown>
   if (responses[String(status)]) return String(status)
   const range = `${Math.floor(status / 100)}XX`
   return responses[range] ? range : undefined
 }
 
-/** Every operation of the document, in path order. */
+/** The vendor extension on the assistant connector's operations (OAuth and MCP, on {mcp_url}). */
+export const DOOR_EXTENSION = 'x-shoptwin-door'
+
+/** Whether an operation object is the assistant connector's rather than the API's. */
+export const isConnectorOperation = (op: Record<string, unknown>): boolean => op[DOOR_EXTENSION] === 'connector'
+
+/** The operation objects of a path item (its `servers`, `parameters`... are not operations). */
+const operationsOf = (item: Record<string, unknown>): Array<[string, OperationObject]> =>
+  Object.entries(item).filter(([method]) => HTTP_METHODS.has(method)) as Array<[string, OperationObject]>
+
+const HTTP_METHODS = new Set(['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'])
+
+/**
+ * Every operation of the API (x-api-key, on {base_url}), in path order. The assistant connector's
+ * operations are left out: the mock's pipeline, the MCP tools and the REST coverage are the API's.
+ */
 export function indexOperations(doc: OpenApiDocument): OperationInfo[] {
   const out: OperationInfo[] = []
   for (const [path, item] of Object.entries(doc.paths)) {
-    for (const [method, op] of Object.entries(item)) {
+    for (const [method, op] of operationsOf(item)) {
+      if (isConnectorOperation(op)) continue
       const params = (op.parameters ?? []).map((p) => resolveParameter(doc, p))
       const byIn = (where: string): ParameterInfo[] =>
         params
@@ -132,6 +148,25 @@ export function indexOperations(doc: OpenApiDocument): OperationInfo[] {
     }
   }
   return out
+}
+
+/** One operation of the assistant connector (OAuth, MCP, its pages), as documented. */
+export interface ConnectorOperationInfo {
+  operationId: string
+  method: 'GET' | 'POST' | 'DELETE'
+  path: string
+  /** The standard it follows (`RFC 8414 3`...). */
+  standard: string
+  operation: OperationObject
+}
+
+/** The assistant connector's operations (`x-shoptwin-door: connector`), in path order. */
+export function indexConnectorOperations(doc: OpenApiDocument): ConnectorOperationInfo[] {
+  return Object.entries(doc.paths).flatMap(([path, item]) =>
+    operationsOf(item)
+      .filter(([, op]) => isConnectorOperation(op))
+      .map(([method, op]) => ({ operationId: op.operationId, method: method.toUpperCase() as ConnectorOperationInfo['method'], path, standard: String(op['x-standard'] ?? ''), operation: op })),
+  )
 }
 
 const CONTRACT_ID = 'urn:shoptwin:contract'
@@ -184,13 +219,13 @@ export class ContractValidators {
   }
 
   /** The schema of a documented response status, or undefined when the status is not documented. */
-  response(op: OperationInfo, status: number): ValidateFunction | undefined {
+  response(op: Pick<OperationInfo, 'operationId' | 'operation'>, status: number, mediaType = 'application/json'): ValidateFunction | undefined {
     const key = responseKeyOf(op, status)
     let response = key === undefined ? undefined : (op.operation.responses[key] as Record<string, unknown> | undefined)
     if (!response) return undefined
     if (typeof response.$ref === 'string') response = this.doc.components.responses[(response.$ref as string).split('/').pop()!] as Record<string, unknown>
-    const schema = (response.content as Record<string, { schema: JsonSchema }> | undefined)?.['application/json']?.schema
-    return schema ? this.compile(`${op.operationId}:${key}`, schema) : undefined
+    const schema = (response.content as Record<string, { schema: JsonSchema }> | undefined)?.[mediaType]?.schema
+    return schema ? this.compile(`${op.operationId}:${key}:${mediaType}`, schema) : undefined
   }
 }
 

@@ -4,6 +4,60 @@
  */
 
 export interface paths {
+    "/.well-known/oauth-authorization-server": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Authorization-server metadata of the connector (endpoints, PKCE with S256 only, public clients) */
+        get: operations["getConnectorAuthorizationServerMetadata"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/.well-known/oauth-protected-resource": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Protected-resource metadata at the origin's well-known root (the same document, for clients that look there first) */
+        get: operations["getConnectorResourceMetadataAtRoot"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/.well-known/oauth-protected-resource/mcp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Protected-resource metadata of the MCP endpoint (where its authorization server is)
+         * @description The URL the 401 challenge of `POST /mcp` names in `resource_metadata`.
+         */
+        get: operations["getConnectorResourceMetadata"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/account/activity": {
         parameters: {
             query?: never;
@@ -1052,6 +1106,151 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/mcp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Not offered: the endpoint is stateless and opens no server-to-client stream */
+        get: operations["openConnectorMcpStream"];
+        put?: never;
+        /**
+         * The MCP endpoint: JSON-RPC messages (tools/list, tools/call...), one tool per API operation within the consent
+         * @description Stateless: every message is a POST with the access token; answers are JSON (no server-to-client stream). Tools are named by the API's operationIds; a tool call runs the same pipeline as the REST request.
+         */
+        post: operations["callConnectorMcp"];
+        /** Not offered: the endpoint is stateless and has no session to end */
+        delete: operations["endConnectorMcpSession"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth/authorize": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Starts an authorization: the sign-in page, then the consent page (shops and tools)
+         * @description A browser is sent here by the client. Errors before the redirect URI is known to be the client's (no or unknown client, unregistered redirect URI) are shown as a page, never redirected; later ones go back to the redirect URI (RFC 6749 4.1.2.1) with `state` and `iss`. PKCE is required with S256.
+         */
+        get: operations["startConnectorAuthorization"];
+        put?: never;
+        /** The consent form's answer: allow (with the shops and tools chosen) or deny */
+        post: operations["answerConnectorConsent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth/connections": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The signed-in user's connections (client, shops, tools, when), each with a revoke button */
+        get: operations["listConnectorConnections"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth/connections/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The user revokes a connection: its tokens get 401 on their next call */
+        post: operations["revokeConnectorConnection"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth/register": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Dynamic registration of a public client */
+        post: operations["registerConnectorClient"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Revokes an access token, or a refresh token with its grant */
+        post: operations["revokeConnectorToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth/sign-in": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Signs the account's user in (a session cookie), then back to the request or the connections page */
+        post: operations["signInToConnector"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth/token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Exchanges a code and its verifier, or a refresh token, for tokens */
+        post: operations["requestConnectorToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/shop/products": {
         parameters: {
             query?: never;
@@ -1663,6 +1862,201 @@ export interface components {
                 expires_at: string;
                 row_count: number;
             };
+        };
+        /** @description OAuth 2.0 Authorization Server Metadata (RFC 8414 2). Open: a server may add members. */
+        AuthorizationServerMetadata: {
+            /** Format: uri */
+            issuer: string;
+            /** Format: uri */
+            authorization_endpoint: string;
+            /** Format: uri */
+            token_endpoint: string;
+            /** Format: uri */
+            registration_endpoint: string;
+            /** Format: uri */
+            revocation_endpoint?: string;
+            response_types_supported: string[];
+            response_modes_supported?: string[];
+            grant_types_supported?: string[];
+            token_endpoint_auth_methods_supported?: string[];
+            revocation_endpoint_auth_methods_supported?: string[];
+            /** @description S256 only: `plain` is refused (OAuth 2.1; MCP authorization). */
+            code_challenge_methods_supported: "S256"[];
+            /** @description RFC 9207: the redirect carries `iss`. */
+            authorization_response_iss_parameter_supported?: boolean;
+            /** Format: uri */
+            service_documentation?: string;
+        };
+        /** @description OAuth 2.0 Protected Resource Metadata of the MCP endpoint (RFC 9728 2). Open: a server may add members. */
+        ProtectedResourceMetadata: {
+            /**
+             * Format: uri
+             * @description The MCP endpoint ({mcp_url}/mcp).
+             */
+            resource: string;
+            authorization_servers: string[];
+            bearer_methods_supported?: "header"[];
+            resource_name?: string;
+        };
+        /** @description Client metadata (RFC 7591 2). */
+        ClientRegistrationRequest: {
+            /** @description https, or http on a loopback host (127.0.0.1, [::1], localhost); no fragment. */
+            redirect_uris: string[];
+            client_name?: string;
+            /**
+             * @description Public clients only (PKCE, no secret).
+             * @enum {string}
+             */
+            token_endpoint_auth_method?: "none";
+            grant_types?: ("authorization_code" | "refresh_token")[];
+            response_types?: "code"[];
+            /** Format: uri */
+            client_uri?: string;
+            software_id?: string;
+            software_version?: string;
+        };
+        /** @description The registered client (RFC 7591 3.2.1): no client_secret, the client is public. */
+        ClientInformation: {
+            client_id: string;
+            /** @description Seconds since the epoch, on the server's clock (the mock clock for shoptwin). */
+            client_id_issued_at?: number;
+            client_name?: string;
+            redirect_uris: string[];
+            grant_types?: ("authorization_code" | "refresh_token")[];
+            response_types?: "code"[];
+            /** @enum {string} */
+            token_endpoint_auth_method: "none";
+            /** Format: uri */
+            client_uri?: string;
+            software_id?: string;
+            software_version?: string;
+        };
+        /** @description A refused registration (RFC 7591 3.2.2). */
+        ClientRegistrationError: {
+            /** @enum {string} */
+            error: "invalid_redirect_uri" | "invalid_client_metadata" | "invalid_software_statement" | "unapproved_software_statement";
+            error_description?: string;
+        };
+        /** @description The consent form's answer (inferred: the spec says the user picks the shops and tools allowed). */
+        AuthorizationDecision: {
+            /** @description The pending request, from the consent page's hidden field. */
+            request_id: string;
+            /** @enum {string} */
+            decision: "allow" | "deny";
+            /** @description The shops allowed (repeated field `shop=...&shop=...`); at least one to allow. */
+            shop?: string[];
+            /** @description The tools allowed, by name (the operationId); at least one to allow. */
+            tool?: string[];
+        };
+        /** @description The sign-in form (inferred). */
+        SignInForm: {
+            email: string;
+            /** Format: password */
+            password: string;
+            /** @description The pending authorization request to go back to. */
+            request_id?: string;
+            /**
+             * @description Go to the connections page instead.
+             * @enum {string}
+             */
+            next?: "connections";
+        };
+        /** @description A token request (form fields). */
+        TokenRequest: {
+            /** @enum {string} */
+            grant_type: "authorization_code";
+            code: string;
+            code_verifier: string;
+            /** Format: uri */
+            redirect_uri: string;
+            client_id: string;
+            /** Format: uri */
+            resource?: string;
+        } | {
+            /** @enum {string} */
+            grant_type: "refresh_token";
+            refresh_token: string;
+            client_id: string;
+            /** Format: uri */
+            resource?: string;
+        };
+        /** @description Access and refresh tokens (RFC 6749 5.1). */
+        TokenResponse: {
+            access_token: string;
+            /** @enum {string} */
+            token_type: "Bearer";
+            /** @description Seconds (shoptwin: 3600, on the mock clock; inferred). */
+            expires_in: number;
+            refresh_token: string;
+            scope?: string;
+        };
+        /** @description A refused token request (RFC 6749 5.2; `invalid_target` from RFC 8707). */
+        TokenError: {
+            /** @enum {string} */
+            error: "invalid_request" | "invalid_client" | "invalid_grant" | "unauthorized_client" | "unsupported_grant_type" | "invalid_scope" | "invalid_target";
+            error_description?: string;
+        };
+        /** @description RFC 7009 2.1: an access token, or a refresh token (which revokes its grant). */
+        RevocationRequest: {
+            token: string;
+            /** @enum {string} */
+            token_type_hint?: "access_token" | "refresh_token";
+            client_id: string;
+        };
+        /** @description A refused revocation request (RFC 7009 2.2.1, RFC 6749 5.2). */
+        RevocationError: {
+            /** @enum {string} */
+            error: "invalid_request" | "invalid_client" | "unsupported_token_type";
+            error_description?: string;
+        };
+        /** @description The connections page's revoke button (inferred). */
+        ConnectionRevocation: {
+            connection_id: string;
+        };
+        /** @description The body beside the `WWW-Authenticate` challenge (the header is what clients read; inferred). */
+        BearerChallengeBody: {
+            /** @enum {string} */
+            error: "unauthorized" | "invalid_token";
+            error_description?: string;
+        };
+        /** @description An unexpected error in the connector. */
+        OAuthServerError: {
+            /** @enum {string} */
+            error: "server_error";
+            error_description?: string;
+        };
+        /** @description A JSON-RPC 2.0 message of the Model Context Protocol (a request, or a notification without id). */
+        JsonRpcRequest: {
+            /** @enum {string} */
+            jsonrpc: "2.0";
+            id?: string | number;
+            /** @description `initialize`, `tools/list`, `tools/call`, `ping`, notifications (MCP). */
+            method: string;
+            params?: {
+                [key: string]: unknown;
+            };
+        };
+        /** @description A JSON-RPC 2.0 answer: `result` (a tool result carries the REST answer's JSON as `structuredContent`; `isError` for a status of 400 or more) or `error`. */
+        JsonRpcResponse: {
+            /** @enum {string} */
+            jsonrpc: "2.0";
+            id: string | number;
+            result?: {
+                [key: string]: unknown;
+            };
+            error?: components["schemas"]["JsonRpcError"];
+        };
+        JsonRpcError: {
+            code: number;
+            message: string;
+            data?: unknown;
+        };
+        /** @description A JSON-RPC error refusing the HTTP request itself (transport level). */
+        JsonRpcErrorResponse: {
+            /** @enum {string} */
+            jsonrpc: "2.0";
+            id?: string | number | null;
+            error: components["schemas"]["JsonRpcError"];
         };
         /** @description A shop of the account (spec: Resources: Shop). */
         Shop: {
@@ -3281,6 +3675,93 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    getConnectorAuthorizationServerMetadata: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metadata document. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthorizationServerMetadata"];
+                };
+            };
+            /** @description An unexpected error in the connector (`server_error`). */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthServerError"];
+                };
+            };
+        };
+    };
+    getConnectorResourceMetadataAtRoot: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metadata document. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProtectedResourceMetadata"];
+                };
+            };
+            /** @description An unexpected error in the connector (`server_error`). */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthServerError"];
+                };
+            };
+        };
+    };
+    getConnectorResourceMetadata: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metadata document. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProtectedResourceMetadata"];
+                };
+            };
+            /** @description An unexpected error in the connector (`server_error`). */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthServerError"];
+                };
+            };
+        };
+    };
     listAccountActivity: {
         parameters: {
             query?: {
@@ -6418,6 +6899,557 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             "5XX": components["responses"]["ServerError"];
+        };
+    };
+    openConnectorMcpStream: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Method not allowed; POST JSON-RPC messages. */
+            405: {
+                headers: {
+                    /** @description `POST` */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonRpcErrorResponse"];
+                };
+            };
+            /** @description An unexpected error in the connector (`server_error`). */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthServerError"];
+                };
+            };
+        };
+    };
+    callConnectorMcp: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The protocol version agreed at initialize. */
+                "MCP-Protocol-Version"?: string;
+                /** @description Both `application/json` and `text/event-stream`. */
+                Accept: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["JsonRpcRequest"] | components["schemas"]["JsonRpcRequest"][];
+            };
+        };
+        responses: {
+            /** @description The JSON-RPC answer. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonRpcResponse"];
+                };
+            };
+            /** @description A notification or a response was accepted (no body). */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not a JSON-RPC message (parse error or invalid request). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonRpcErrorResponse"];
+                };
+            };
+            /** @description No token, or a token unknown, expired, revoked or for another resource. */
+            401: {
+                headers: {
+                    /** @description `Bearer resource_metadata="<the protected-resource metadata URL>"` (RFC 9728 5.1), with `error="invalid_token"` when a token was sent. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BearerChallengeBody"];
+                };
+            };
+            /** @description On a loopback address: a Host or Origin that is not loopback (DNS rebinding). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonRpcErrorResponse"];
+                };
+            };
+            /** @description The Accept header does not take both application/json and text/event-stream. */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonRpcErrorResponse"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonRpcErrorResponse"];
+                };
+            };
+            /** @description An unexpected error in the connector (`server_error`). */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthServerError"];
+                };
+            };
+        };
+    };
+    endConnectorMcpSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Method not allowed; POST JSON-RPC messages. */
+            405: {
+                headers: {
+                    /** @description `POST` */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonRpcErrorResponse"];
+                };
+            };
+            /** @description An unexpected error in the connector (`server_error`). */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthServerError"];
+                };
+            };
+        };
+    };
+    startConnectorAuthorization: {
+        parameters: {
+            query?: {
+                response_type?: "code";
+                client_id?: string;
+                /** @description Exactly one of the registered URIs (optional when only one is registered). */
+                redirect_uri?: string;
+                /** @description The base64url SHA-256 of the verifier (43 characters). */
+                code_challenge?: string;
+                code_challenge_method?: "S256";
+                /** @description Echoed on the redirect. */
+                state?: string;
+                /** @description RFC 8707: the MCP endpoint's URL. */
+                resource?: string;
+                /** @description Accepted and kept, not used: what is allowed is chosen at consent (shops and tools). */
+                scope?: string;
+                /** @description Shows a pending request again (after sign-in). */
+                request_id?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The sign-in page (no session), or the consent page: the account's shops and the tools by area, read or write, each a checkbox; allow or deny. An HTML page: no script, no outside resource, a strict Content-Security-Policy, never framed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description An error sent back to the client's redirect URI (`error`, `error_description`, `state`, `iss`). */
+            302: {
+                headers: {
+                    /** @description An error sent back to the client's redirect URI (`error`, `error_description`, `state`, `iss`). */
+                    Location: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description An error page: no or unknown client, a redirect URI not registered, an unknown or expired request. An HTML page: no script, no outside resource, a strict Content-Security-Policy, never framed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description An unexpected error in the connector (`server_error`). */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthServerError"];
+                };
+            };
+        };
+    };
+    answerConnectorConsent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": components["schemas"]["AuthorizationDecision"];
+            };
+        };
+        responses: {
+            /** @description Back to the client's redirect URI: `code`, `state`, `iss` (allowed) or `error=access_denied` (denied). The code is single use and expires after 10 minutes. */
+            302: {
+                headers: {
+                    /** @description Back to the client's redirect URI: `code`, `state`, `iss` (allowed) or `error=access_denied` (denied). The code is single use and expires after 10 minutes. */
+                    Location: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is unknown or expired, or no shop or no tool was chosen (the consent page again, with the message). An HTML page: no script, no outside resource, a strict Content-Security-Policy, never framed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Not signed in as the user of this request. An HTML page: no script, no outside resource, a strict Content-Security-Policy, never framed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description An unexpected error in the connector (`server_error`). */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthServerError"];
+                };
+            };
+        };
+    };
+    listConnectorConnections: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The connections page, or the sign-in page without a session. An HTML page: no script, no outside resource, a strict Content-Security-Policy, never framed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description An unexpected error in the connector (`server_error`). */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthServerError"];
+                };
+            };
+        };
+    };
+    revokeConnectorConnection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": components["schemas"]["ConnectionRevocation"];
+            };
+        };
+        responses: {
+            /** @description Back to the connections page. */
+            303: {
+                headers: {
+                    /** @description Back to the connections page. */
+                    Location: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not signed in. An HTML page: no script, no outside resource, a strict Content-Security-Policy, never framed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description No such connection on the user's account. An HTML page: no script, no outside resource, a strict Content-Security-Policy, never framed. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description An unexpected error in the connector (`server_error`). */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthServerError"];
+                };
+            };
+        };
+    };
+    registerConnectorClient: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ClientRegistrationRequest"];
+            };
+        };
+        responses: {
+            /** @description The client is registered. */
+            201: {
+                headers: {
+                    /** @description `no-store` (RFC 6749 5.1). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClientInformation"];
+                };
+            };
+            /** @description Refused: a redirect URI neither https nor loopback http, a secret-based auth method, another grant or response type. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClientRegistrationError"];
+                };
+            };
+            /** @description An unexpected error in the connector (`server_error`). */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthServerError"];
+                };
+            };
+        };
+    };
+    revokeConnectorToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": components["schemas"]["RevocationRequest"];
+            };
+        };
+        responses: {
+            /** @description Revoked, or the token was not known (RFC 7009 2.2: the same answer). No body. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `invalid_request`: the token or the client_id is missing. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RevocationError"];
+                };
+            };
+            /** @description `invalid_client`: the client_id is unknown. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RevocationError"];
+                };
+            };
+            /** @description An unexpected error in the connector (`server_error`). */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthServerError"];
+                };
+            };
+        };
+    };
+    signInToConnector: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": components["schemas"]["SignInForm"];
+            };
+        };
+        responses: {
+            /** @description Signed in: the session cookie, and where to go next. */
+            303: {
+                headers: {
+                    /** @description The consent page of the pending request, or the connections page. */
+                    Location: string;
+                    /** @description `shoptwin_session`, HttpOnly, SameSite=Lax. */
+                    "Set-Cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The authorization request is unknown or expired. An HTML page: no script, no outside resource, a strict Content-Security-Policy, never framed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The sign-in page again: email or password is not right. An HTML page: no script, no outside resource, a strict Content-Security-Policy, never framed. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description An unexpected error in the connector (`server_error`). */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthServerError"];
+                };
+            };
+        };
+    };
+    requestConnectorToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": components["schemas"]["TokenRequest"];
+            };
+        };
+        responses: {
+            /** @description Tokens. The refresh token replaces the one sent. */
+            200: {
+                headers: {
+                    /** @description `no-store` (RFC 6749 5.1). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TokenResponse"];
+                };
+            };
+            /** @description `invalid_request` (a field missing or malformed), `invalid_grant` (a code unknown, spent, expired, or for another client, redirect URI or verifier; a spent refresh token, which also revokes its grant), `unsupported_grant_type`, `invalid_target`. */
+            400: {
+                headers: {
+                    /** @description `no-store` (RFC 6749 5.1). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TokenError"];
+                };
+            };
+            /** @description `invalid_client`: the client_id is unknown. */
+            401: {
+                headers: {
+                    /** @description `no-store` (RFC 6749 5.1). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TokenError"];
+                };
+            };
+            /** @description An unexpected error in the connector (`server_error`). */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthServerError"];
+                };
+            };
         };
     };
     listShopProducts: {

@@ -122,3 +122,31 @@ describe('Prism proxy --errors agrees with the suite\'s ajv validation', () => {
     expect(ajvOnly.map((e) => `${e.method} ${e.operationId}: ${e.schema.map((f) => f.message).join('; ')}`)).toEqual([])
   })
 })
+
+describe('Prism proxy --errors agrees that the connector answers as its contract entries say (x-shoptwin-door: connector)', () => {
+  it('finds no violation in the metadata documents, registration, token errors and revocation of the mock\'s connector', async () => {
+    const form = { 'content-type': 'application/x-www-form-urlencoded' }
+    const send = async (method: string, path: string, headers: Record<string, string> = {}, body?: string) => {
+      const response = await fetch(`${prism.url}${path}`, { method, headers, body, redirect: 'manual' })
+      await response.arrayBuffer()
+      const violations = JSON.parse(response.headers.get('sl-violations') ?? '[]') as Array<{ location: string[]; message: string }>
+      return { call: `${method} ${path} → ${response.status}`, violations: violations.map((v) => `${v.location.join('.')}: ${v.message}`) }
+    }
+    const registered = await fetch(`${prism.url}/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ client_name: 'Prism check', redirect_uris: ['https://assistant.example.org/callback'] }) })
+    const { client_id } = (await registered.json()) as { client_id: string }
+    const seen = [
+      await send('GET', '/.well-known/oauth-authorization-server'),
+      await send('GET', '/.well-known/oauth-protected-resource/mcp'),
+      await send('POST', '/oauth/register', { 'content-type': 'application/json' }, JSON.stringify({ redirect_uris: ['http://evil.example/cb'] })),
+      await send('POST', '/oauth/token', form, new URLSearchParams({ grant_type: 'authorization_code', code: 'code_unknown', code_verifier: 'v'.repeat(43), redirect_uri: 'https://assistant.example.org/callback', client_id }).toString()),
+      await send('POST', '/oauth/token', form, new URLSearchParams({ grant_type: 'refresh_token', refresh_token: 'stw_rt_unknown', client_id: 'unknown-client' }).toString()),
+      await send('POST', '/oauth/revoke', form, new URLSearchParams({ token: 'stw_at_unknown', client_id }).toString()),
+    ]
+    expect(registered.status).toBe(201)
+    expect(seen.map((s) => s.call)).toEqual([
+      'GET /.well-known/oauth-authorization-server → 200', 'GET /.well-known/oauth-protected-resource/mcp → 200', 'POST /oauth/register → 400',
+      'POST /oauth/token → 400', 'POST /oauth/token → 401', 'POST /oauth/revoke → 200',
+    ])
+    expect(seen.flatMap((s) => s.violations.map((v) => `${s.call}: ${v}`))).toEqual([])
+  })
+})

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import puppeteer, { type Browser } from 'puppeteer-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { openReportOffline } from './support/report-page.ts'
 import { writeReports } from '../conformance/cli.ts'
 import { buildReport } from '../conformance/report.ts'
 import { catalogue } from '../conformance/catalogue.ts'
@@ -59,15 +60,7 @@ describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)('the HTML certificate 
     const reportDir = join(dir, name)
     await writeReports(report, reportDir, [options.apiKey])
     const json = JSON.parse(await readFile(join(reportDir, 'report.json'), 'utf8'))
-    const page = await browser.newPage()
-    const requests: string[] = []
-    await page.setRequestInterception(true)
-    page.on('request', (request) => {
-      if (!request.url().startsWith('file://')) requests.push(request.url())
-      void (request.url().startsWith('file://') ? request.continue() : request.abort())
-    })
-    await page.setViewport({ width: 1280, height: 900 })
-    await page.goto(`file://${join(reportDir, 'report.html')}`, { waitUntil: 'load' })
+    const { page, requests } = await openReportOffline(browser, join(reportDir, 'report.html'))
     const seen = await page.evaluate(() => ({
       badge: document.querySelector('.badge b')?.textContent,
       badgeLine: document.querySelector('.badge')?.textContent,

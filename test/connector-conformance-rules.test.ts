@@ -3,34 +3,20 @@
  * connector/): every rule passes against shoptwin's connector, and each is killed by a mutation of it
  * (a fetch wrapper that makes the connector misbehave the way a faulty server would).
  */
-import { getResponse } from 'msw'
-import { describe, expect, it } from 'vitest'
-import { createHandlers } from '../mock/handlers.ts'
+import { mkdtemp, readFile, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, describe, expect, it, vi } from 'vitest'
+import { main, writeReports } from '../conformance/cli.ts'
+import { startMock } from '../conformance/testing/harness.ts'
+import { connectorRunReport } from '../conformance/rules/connector/report.ts'
 import { connectorRules, runConnectorRules } from '../conformance/rules/connector/run.ts'
-import { createConnector } from '../mock/connector/index.ts'
-import { createMockState } from '../mock/state.ts'
+import { connectorTarget, type Mutation } from './connector-helpers.ts'
 
-const BASE = 'https://mcp.example.com'
-const MCP = `${BASE}/mcp`
+const MCP = 'https://mcp.example.com/mcp'
 const S256 = 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM'
 
-type Mutation = (request: Request, next: (request: Request) => Promise<Response>) => Promise<Response>
-
-const API = 'https://api.example.com'
-
-/** shoptwin's connector (and its REST API at API) in-process, through `mutation` when given. */
-function target(mutation?: Mutation): { fetchFn: typeof fetch; user: { email: string; password: string }; api: { baseUrl: string; apiKey: string } } {
-  const state = createMockState({ seed: 9, now: '2026-08-01T00:00:00.000Z', rateLimit: false })
-  const connector = createConnector(state, { baseUrl: BASE })
-  const rest = createHandlers(state, { baseUrl: API })
-  const serve = async (r: Request) => (r.url.startsWith(API) ? ((await getResponse(rest, r)) ?? new Response(null, { status: 404 })) : connector.handle(r))
-  const fetchFn = ((input: string | URL | Request, init?: RequestInit) => {
-    const request = new Request(input, init)
-    return mutation ? mutation(request, serve) : serve(request)
-  }) as typeof fetch
-  const { email, password } = state.connector.data.users[0]!
-  return { fetchFn, user: { email, password }, api: { baseUrl: API, apiKey: 'demo-key' } }
-}
+const target = connectorTarget
 
 const withJson = async (response: Response, edit: (body: any) => any, status = response.status) => {
   const headers = new Headers(response.headers)
@@ -126,5 +112,97 @@ describe('connector conformance rules (shoptwin conformance --mcp-url)', () => {
     const rule = connectorRules.find((r) => r.id === id)!
     const [outcome] = await runConnectorRules({ mcpUrl: MCP, ...target(MUTATIONS[id]), rules: [rule] })
     expect(outcome!.status).toBe('fail')
+  })
+})
+
+describe('connector conformance reports (shoptwin conformance --mcp-url --report-dir)', () => {
+  const dirs: string[] = []
+  afterAll(() => Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true }))))
+  const startedAt = new Date('2026-08-01T00:00:00Z')
+
+  /** Runs the rules against a target, writes the three reports, and reads them back. */
+  async function run(given: Partial<ReturnType<typeof target>> & { fetchFn: typeof fetch }, requireCertified = false) {
+    const outcomes = await runConnectorRules({ mcpUrl: MCP, ...given })
+    const report = connectorRunReport({ mcpUrl: MCP, outcomes, rules: connectorRules, startedAt, hasUser: Boolean(given.user), hasApi: Boolean(given.api), requireCertified })
+    const dir = await mkdtemp(join(tmpdir(), 'shoptwin-connector-report-'))
+    dirs.push(dir)
+    const secrets = [given.user?.password, given.api?.apiKey].filter((x): x is string => Boolean(x))
+    await writeReports(report, dir, secrets)
+    const files = Object.fromEntries(await Promise.all(['junit.xml', 'report.json', 'report.html'].map(async (f) => [f, await readFile(join(dir, f), 'utf8')] as const)))
+    return { outcomes, report, files, json: JSON.parse(files['report.json']!) }
+  }
+
+  /** What no report may hold: the password, the API key, tokens, codes, sessions, pending requests. */
+  const SECRET = /shoptwin-demo|demo-key|(stw_at_|stw_rt_|ses_|req_|code_)[A-Za-z0-9_-]{43}/
+
+  it('a full run (user and API given) is CERTIFIED over the operations its rules reach, in all three files, with no secret in them', async () => {
+    const { report, files, json, outcomes } = await run(target())
+    expect(report.verdictText).toBe('CERTIFIED: every MUST rule passed, 11/11 operations exercised')
+    expect(json.verdict).toBe('certified')
+    expect(json.door).toBe('connector')
+    expect(files['junit.xml']).toMatch(/<testsuites name="[^"]+" tests="10" failures="0" errors="0" skipped="0">/)
+    expect(files['report.html']).toContain('<b>CERTIFIED</b>')
+    expect(files['report.html']).toContain('Assistant-connector conformance report')
+    for (const [name, text] of Object.entries(files)) expect(SECRET.exec(text)?.[0], name).toBeUndefined()
+    expect(outcomes.every((o) => o.exchanges.length > 0)).toBe(true)
+  })
+
+  it('each rule declares exactly the operations its requests reach on shoptwin (what the certificate covers)', async () => {
+    const { outcomes } = await run(target())
+    expect(outcomes.map((o) => [o.id, [...o.operations].sort()])).toEqual(connectorRules.map((r) => [r.id, [...r.operations].sort()]))
+  })
+
+  it('without a user or the API: rules past sign-in are MUST rules not run, never passes; PASSED, NOT CERTIFIED; --require-certified exits 1', async () => {
+    const { report, files, json } = await run({ fetchFn: target().fetchFn }, true)
+    expect(report.summary).toMatchObject({ passed: 6, skipped: 4, failed: 0 })
+    expect(report.verdict).toBe('passed, not certified')
+    expect(report.verdictText).toMatch(/^PASSED, NOT CERTIFIED: 4 MUST rules not run \(needs a user who may consent .*\), 6\/11 operations$/)
+    expect(json.incomplete.mustNotRun.map((m: { id: string }) => m.id)).toEqual(['connector.code-single-use', 'connector.consent-scoping', 'connector.revocation-effective', 'connector.activity-both-doors'])
+    expect(report.exitCode).toBe(1)
+    expect(files['junit.xml']).toMatch(/tests="10" failures="0" errors="0" skipped="4"/)
+    expect(files['junit.xml']).toContain('<skipped message="needs a user who may consent (--mcp-user, --mcp-password)"/>')
+    expect(files['report.html']).toContain('<b>PASSED, NOT CERTIFIED</b>')
+    expect(files['report.html']).toContain('none (--mcp-user): the rules past sign-in were not run')
+  })
+
+  it('a failing rule makes it NOT CERTIFIED: a JUnit failure, exit 1, and its section open in the HTML', async () => {
+    const { report, files } = await run(target(MUTATIONS['connector.token-errors']))
+    expect(report.verdictText).toBe('NOT CERTIFIED: 1 MUST rule failed')
+    expect(report.exitCode).toBe(1)
+    expect(files['junit.xml']).toMatch(/<failure message="[^"]*invalid_client[^"]*" type="fail">/)
+    expect(files['report.html']).toContain('<section id="rule-connector.token-errors" class="rule"><details open>')
+  })
+})
+
+describe('shoptwin conformance --mcp-url --report-dir against a listening server (127.0.0.1, port 0)', () => {
+  it('prints a line per rule and the verdict, writes the three reports, and redacts the password and the key', { timeout: 60_000 }, async () => {
+    const mock = await startMock({ rateLimit: false })
+    const dir = await mkdtemp(join(tmpdir(), 'shoptwin-connector-cli-'))
+    const printed: string[] = []
+    const write = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
+      printed.push(String(chunk))
+      return true
+    })
+    try {
+      const { result: { users } } = (await (await fetch(`${mock.url}/__admin/connector/users`, { method: 'POST' })).json()) as { result: { users: Array<{ email: string; password: string }> } }
+      const { email, password } = users[0]!
+      const code = await main(['--mcp-url', `${mock.url}/mcp`, '--mcp-user', email, '--mcp-password', password, '--base-url', mock.url, '--api-key', 'demo-key', '--report-dir', dir, '--require-certified'])
+      write.mockRestore()
+      const out = printed.join('')
+      expect(code).toBe(0)
+      expect(out).toContain('[10/10] PASS connector.activity-both-doors [MUST]')
+      expect(out).toContain('CERTIFIED: every MUST rule passed, 11/11 operations exercised')
+      const json = JSON.parse(await readFile(join(dir, 'report.json'), 'utf8'))
+      expect(json.commandLine).toContain('--mcp-password <redacted>')
+      expect(json.commandLine).toContain('--api-key <redacted>')
+      for (const name of ['junit.xml', 'report.json', 'report.html']) {
+        const text = await readFile(join(dir, name), 'utf8')
+        expect(text.includes(password) || text.includes('demo-key'), name).toBe(false)
+      }
+    } finally {
+      write.mockRestore()
+      await mock.close()
+      await rm(dir, { recursive: true, force: true })
+    }
   })
 })

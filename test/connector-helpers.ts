@@ -3,6 +3,10 @@
  * forms posted as application/x-www-form-urlencoded the way a browser submits them).
  */
 import { createHash, randomBytes } from 'node:crypto'
+import { getResponse } from 'msw'
+import { createConnector } from '../mock/connector/index.ts'
+import { createHandlers } from '../mock/handlers.ts'
+import { createMockState } from '../mock/state.ts'
 
 export const b64url = (buf: Buffer): string => buf.toString('base64url')
 
@@ -79,4 +83,25 @@ export async function consent(
   const answer = await browser.open(new URL('/oauth/authorize', authorizationUrl).href, form)
   if (answer.status !== 302 || !answer.location) throw new Error(`consent answer: ${answer.status} ${answer.html.slice(0, 300)}`)
   return new URL(answer.location)
+}
+
+/** A faulty server's behaviour, as a wrapper around shoptwin's answer (the connector rules' mutations). */
+export type Mutation = (request: Request, next: (request: Request) => Promise<Response>) => Promise<Response>
+
+/**
+ * shoptwin's connector at https://mcp.example.com (and its REST API at https://api.example.com) in
+ * process, through `mutation` when given: a target for the connector conformance rules.
+ */
+export function connectorTarget(mutation?: Mutation): { fetchFn: typeof fetch; user: { email: string; password: string }; api: { baseUrl: string; apiKey: string } } {
+  const api = 'https://api.example.com'
+  const state = createMockState({ seed: 9, now: '2026-08-01T00:00:00.000Z', rateLimit: false })
+  const connector = createConnector(state, { baseUrl: 'https://mcp.example.com' })
+  const rest = createHandlers(state, { baseUrl: api })
+  const serve = async (r: Request) => (r.url.startsWith(api) ? ((await getResponse(rest, r)) ?? new Response(null, { status: 404 })) : connector.handle(r))
+  const fetchFn = ((input: string | URL | Request, init?: RequestInit) => {
+    const request = new Request(input, init)
+    return mutation ? mutation(request, serve) : serve(request)
+  }) as typeof fetch
+  const { email, password } = state.connector.data.users[0]!
+  return { fetchFn, user: { email, password }, api: { baseUrl: api, apiKey: 'demo-key' } }
 }

@@ -90,19 +90,19 @@ export function htmlReport(report: RunReport): string {
 <html lang="en"><head><meta charset="utf-8"><title>${esc(verdictHead)} — conformance of ${esc(report.target)}</title>
 <style>
 ${CERTIFICATE_STYLE}</style></head><body>
-<h1>Conformance certification report</h1>
+<h1>${report.door === 'connector' ? 'Assistant-connector conformance report' : 'Conformance certification report'}</h1>
 <p class="meta">${esc(report.contractTitle)} — checked by ${esc(report.tool)} ${esc(report.toolVersion)}</p>
 <div class="badge ${VERDICT_CLASS[report.verdict]}" role="status"><b>${esc(verdictHead)}</b><span>${esc(verdictRest.join(': '))}</span></div>
-<dl class="facts"><dt>Target</dt><dd><code>${esc(report.target)}</code></dd><dt>Shop</dt><dd><code>${esc(report.shopId)}</code></dd>
+<dl class="facts"><dt>Target</dt><dd><code>${esc(report.target)}</code></dd>${report.facts ? '' : `<dt>Shop</dt><dd><code>${esc(report.shopId)}</code></dd>`}
 <dt>Started</dt><dd>${esc(report.startedAt)}</dd><dt>Finished</dt><dd>${esc(report.finishedAt)} (${(report.durationMs / 1000).toFixed(1)} s)</dd>
 <dt>Contract</dt><dd>${esc(report.contractTitle)}, version ${esc(report.contractVersion)} (OpenAPI 3.1), SHA-256 <code>${esc(report.contractSha256)}</code></dd>
 <dt>Command</dt><dd><code>${esc(report.commandLine ?? '(run from code)')}</code></dd>
-<dt>Pace</dt><dd>at most ${esc(report.rps)} requests per second</dd>
-<dt>Writes</dt><dd>${report.allowWrites ? 'allowed (resources named conformance-…, removed at the end)' : 'not allowed (read-only run; writing rules skipped)'}</dd>
+${report.facts ? report.facts.map(([label, text]) => `<dt>${esc(label)}</dt><dd>${esc(text)}</dd>`).join('\n') : `<dt>Pace</dt><dd>at most ${esc(report.rps)} requests per second</dd>
+<dt>Writes</dt><dd>${report.allowWrites ? 'allowed (resources named conformance-…, removed at the end)' : 'not allowed (read-only run; writing rules skipped)'}</dd>`}
 <dt>Rules selected</dt><dd>${report.rulesSelected.length ? esc(report.rulesSelected.join(', ')) : 'all'}</dd>
 <dt>Result</dt><dd>${s.passed} passed, ${s.failed} failed, ${s.errored} errors, ${s.skipped} skipped, ${s.warnings} warnings; ${s.mustFailed} MUST rule(s) not met, ${s.shouldFailed} SHOULD rule(s) not met</dd>
 <dt>Operations exercised</dt><dd><a href="#coverage">${s.exercised} of ${s.operations}</a></dd>
-<dt>Credentials</dt><dd>API keys are redacted everywhere in this report; the curl commands read them from <code>$API_KEY</code> (and <code>$ENTERPRISE_API_KEY</code>, <code>$LIMITED_API_KEY</code>).</dd></dl>
+${report.facts ? '' : '<dt>Credentials</dt><dd>API keys are redacted everywhere in this report; the curl commands read them from <code>$API_KEY</code> (and <code>$ENTERPRISE_API_KEY</code>, <code>$LIMITED_API_KEY</code>).</dd>'}</dl>
 ${report.runErrors.length ? `<h2>Run errors</h2><pre>${esc(report.runErrors.join('\n'))}</pre>` : ''}
 <nav class="toc"><h2>Contents</h2><ul>${toc}<li><a href="#not-run">MUST rules not run</a> <small>${notRun.length}</small></li><li><a href="#coverage">Operations exercised</a> <small>${s.exercised}/${s.operations}</small></li></ul></nav>
 <h2>Rules by area</h2>

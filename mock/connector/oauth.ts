@@ -343,7 +343,8 @@ export function createAuthorizationServer(state: MockState, urls: ConnectorUrls)
         const resource = form.get('resource')
         if (stored && !stored.used_at && stored.client_id === clientId) {
           if ((await s256(verifier)) !== stored.code_challenge) return oauthError('invalid_grant', 'code_verifier does not match the code_challenge')
-          if (resource !== null && stored.resource !== null && !sameResource(resource, stored.resource)) return oauthError('invalid_target', 'resource differs from the authorization request')
+          // RFC 8707 2.2: the one resource this server issues tokens for is the MCP endpoint.
+          if (resource !== null && !sameResource(resource, stored.resource ?? urls.mcp)) return oauthError('invalid_target', stored.resource === null ? `resource must be ${urls.mcp}` : 'resource differs from the authorization request')
         }
         const t = await issueTokens()
         // The operation gets the digests only: its input is loggable.

@@ -5,6 +5,7 @@
 import { commonSchemas } from './common.ts'
 import type { ErrorStatus, OperationSpec, QueryParam, Schema } from './dsl.ts'
 import { areas } from './areas/index.ts'
+import { CONNECTOR_SERVER, connectorDoorPaths, connectorDoorSchemas, connectorSecuritySchemes } from './connector-door.ts'
 
 export interface Area {
   /** Tag name shown in docs and reports. */
@@ -162,7 +163,7 @@ function operationObject(op: OperationSpec, tag: string, schemas: Record<string,
 /** The bundled OpenAPI 3.1.0 document. */
 export function buildDocument(): Schema {
   const paths: Record<string, Record<string, Schema>> = {}
-  const schemas: Record<string, Schema> = { ...commonSchemas }
+  const schemas: Record<string, Schema> = { ...commonSchemas, ...connectorDoorSchemas }
   const seenIds = new Set<string>()
   for (const area of areas) {
     for (const [name, schema] of Object.entries(area.schemas)) {
@@ -179,7 +180,13 @@ export function buildDocument(): Schema {
       item[op.method] = operationObject(op, area.name, schemas)
     }
   }
-  const sortedPaths = Object.fromEntries(Object.keys(paths).sort().map((p) => [p, paths[p]]))
+  // The connector's endpoints are on its own server ({mcp_url}): each path item names it.
+  const allPaths: Record<string, Schema> = { ...paths }
+  for (const [path, item] of Object.entries(connectorDoorPaths)) {
+    if (allPaths[path]) throw new Error(`${path} is both an API path and a connector path`)
+    allPaths[path] = { servers: [CONNECTOR_SERVER], ...item }
+  }
+  const sortedPaths = Object.fromEntries(Object.keys(allPaths).sort().map((p) => [p, allPaths[p]]))
 
   return {
     openapi: '3.1.0',
@@ -194,6 +201,8 @@ export function buildDocument(): Schema {
         'failed on a detail we invented.',
         'The collation of sorts by a text field is not shown either: the mock sorts text by code point (inferred),',
         'and the conformance suite checks the order of numeric sorts only.',
+        'The assistant connector\'s endpoints (OAuth and MCP, tag Connector) are on their own server ({mcp_url}) and',
+        'carry `x-shoptwin-door: connector`; they take no API key.',
       ].join(' '),
     },
     jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
@@ -204,6 +213,7 @@ export function buildDocument(): Schema {
     components: {
       securitySchemes: {
         ApiKey: { type: 'apiKey', in: 'header', name: 'x-api-key', description: 'The API key, created in the dashboard\'s API section.' },
+        ...connectorSecuritySchemes,
       },
       parameters: {
         ShopId: {

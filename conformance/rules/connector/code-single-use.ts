@@ -5,6 +5,7 @@ export const codeSingleUse: ConnectorRule = {
   title: 'An authorization code redeems once: a second redemption is invalid_grant',
   spec: 'Authentication 6; RFC 6749 4.1.2 (MUST deny a code used more than once), 10.5',
   level: 'MUST',
+  operations: ['registerConnectorClient', 'startConnectorAuthorization', 'signInToConnector', 'answerConnectorConsent', 'requestConnectorToken'],
   async run(t) {
     const { client_id, redirect_uri, code, verifier } = await t.authorize({ tools: ['listAccountShops'] })
     const form = { grant_type: 'authorization_code', code, code_verifier: verifier, client_id, redirect_uri }

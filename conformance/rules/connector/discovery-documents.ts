@@ -5,6 +5,7 @@ export const discoveryDocuments: ConnectorRule = {
   title: 'Protected-resource (RFC 9728) and authorization-server (RFC 8414) metadata are served, consistent, and offer PKCE with S256 only',
   spec: 'Authentication 6; RFC 9728 3; RFC 8414 2-3; RFC 7636 4.2',
   level: 'MUST',
+  operations: ['callConnectorMcp', 'getConnectorResourceMetadata', 'getConnectorAuthorizationServerMetadata'],
   async run(t) {
     const { resource, server } = await t.discovery()
     t.check(resource.resource === t.mcpUrl, { message: 'the resource metadata names another resource', expected: t.mcpUrl, received: String(resource.resource) })

@@ -5,6 +5,7 @@ export const pkceRequired: ConnectorRule = {
   title: 'The authorization endpoint refuses a request without a code challenge, or with the plain method, as invalid_request on the redirect URI with the state',
   spec: 'Authentication 6 (authorization code with PKCE); RFC 7636 4.4.1; RFC 6749 4.1.2.1',
   level: 'MUST',
+  operations: ['registerConnectorClient', 'startConnectorAuthorization'],
   async run(t) {
     const { server } = await t.discovery()
     const client = await t.register()

@@ -5,6 +5,7 @@ export const redirectExact: ConnectorRule = {
   title: 'The authorization endpoint never redirects to a redirect URI that is not exactly one the client registered',
   spec: 'Authentication 6; RFC 6749 3.1.2.3, 4.1.2.1; OAuth 2.1 (exact string matching)',
   level: 'MUST',
+  operations: ['registerConnectorClient', 'startConnectorAuthorization'],
   async run(t) {
     const { server } = await t.discovery()
     const client = await t.register()

@@ -5,6 +5,7 @@ export const registrationRedirects: ConnectorRule = {
   title: 'Dynamic registration gives a public client an id, and refuses a plain-http redirect URI off loopback',
   spec: 'Authentication 6 (the client registers itself); RFC 7591 3.2; RFC 6749 3.1.2.1',
   level: 'MUST',
+  operations: ['registerConnectorClient'],
   async run(t) {
     const { server } = await t.discovery()
     const register = (redirect: string) =>

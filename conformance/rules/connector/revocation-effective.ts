@@ -5,6 +5,7 @@ export const revocationEffective: ConnectorRule = {
   title: 'Revoking the refresh token (RFC 7009) stops its access token on the next call and the refresh token itself',
   spec: 'What the service does (the user "may revoke the connection later"); RFC 7009 2.1',
   level: 'MUST',
+  operations: ['registerConnectorClient', 'startConnectorAuthorization', 'signInToConnector', 'answerConnectorConsent', 'requestConnectorToken', 'callConnectorMcp', 'revokeConnectorToken'],
   async run(t) {
     const { server } = await t.discovery()
     if (typeof server.revocation_endpoint !== 'string') return t.skip('the authorization-server metadata names no revocation_endpoint')

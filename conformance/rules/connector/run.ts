@@ -7,6 +7,9 @@
  */
 import { createHash, randomBytes } from 'node:crypto'
 import { parseArgs } from 'node:util'
+import { loadContract, indexConnectorOperations } from '../../../openapi/index.ts'
+import { REDACTED, redactHeaders } from '../../client.ts'
+import type { Exchange } from '../../types.ts'
 import { activityBothDoors } from './activity-both-doors.ts'
 import { codeSingleUse } from './code-single-use.ts'
 import { consentScoping } from './consent-scoping.ts'
@@ -24,10 +27,58 @@ export const connectorRules: ConnectorRule[] = [unauthorizedChallenge, discovery
 export interface ConnectorOutcome {
   id: string
   title: string
+  spec: string
   level: 'MUST' | 'SHOULD'
   status: 'pass' | 'fail' | 'skip' | 'error'
   failures: ConnectorFailure[]
   reason?: string
+  /** The requests behind the outcome, secrets redacted (tokens, codes, verifiers, passwords, cookies). */
+  exchanges: Exchange[]
+  /** The connector operations of the contract those requests reached (operationIds). */
+  operations: string[]
+  durationMs: number
+}
+
+/** Form and JSON fields whose values are secrets: never in a report. */
+const SECRET_FIELDS = new Set(['code', 'code_verifier', 'refresh_token', 'access_token', 'token', 'password', 'request_id', 'id_token'])
+
+const redactParams = (params: URLSearchParams): string => {
+  for (const name of new Set(params.keys())) if (SECRET_FIELDS.has(name)) params.set(name, REDACTED)
+  return params.toString()
+}
+
+function redactUrl(href: string): string {
+  try {
+    const url = new URL(href)
+    if (url.search) url.search = redactParams(url.searchParams)
+    return url.href
+  } catch {
+    return href
+  }
+}
+
+/** A body as a report may show it: secret fields redacted (forms and JSON), HTML pages by their size only. */
+function redactBody(text: string, contentType: string): string {
+  if (/html/i.test(contentType)) return `(an HTML page, ${text.length} characters)`
+  if (/json/i.test(contentType)) {
+    try {
+      return JSON.stringify(JSON.parse(text, (key, value) => (SECRET_FIELDS.has(key) && typeof value === 'string' ? REDACTED : value)))
+    } catch {
+      return text.slice(0, 2000)
+    }
+  }
+  if (/x-www-form-urlencoded/i.test(contentType)) return redactParams(new URLSearchParams(text))
+  return text.slice(0, 2000)
+}
+
+const shellQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`
+
+/** The operation of the contract a request reached (the connector's, or the API's for the activity log), by method and path (else `METHOD path`). */
+function operationOfRequest(method: string, url: string): string {
+  const path = new URL(url).pathname.replace(/\/$/, '') || '/'
+  const contract = loadContract()
+  const op = indexConnectorOperations(contract.doc).find((o) => o.method === method && o.path === path) ?? contract.operations.find((o) => o.method === method && path.endsWith(o.path))
+  return op?.operationId ?? `${method} ${path}`
 }
 
 /** RFC 8414 3.1 / RFC 9728 3.1: the well-known name inserted between the host and the path. */
@@ -50,11 +101,44 @@ export interface ConnectorRunOptions {
   /** Lets tests aim the rules at an in-process connector. */
   fetchFn?: typeof fetch
   rules?: ConnectorRule[]
+  /** Called as each rule finishes (the terminal's live line). */
+  onOutcome?: (outcome: ConnectorOutcome) => void
 }
 
 /** Runs the rules. */
-export async function runConnectorRules({ mcpUrl, user, api, fetchFn = fetch, rules = connectorRules }: ConnectorRunOptions): Promise<ConnectorOutcome[]> {
-  const get = (url: string, init: RequestInit = {}) => fetchFn(url, { redirect: 'manual', ...init, signal: AbortSignal.timeout(15_000) })
+export async function runConnectorRules({ mcpUrl, user, api, fetchFn = fetch, rules = connectorRules, onOutcome }: ConnectorRunOptions): Promise<ConnectorOutcome[]> {
+  const secrets = [user?.password, api?.apiKey].filter((s): s is string => Boolean(s))
+  let recording: { rule: string; exchanges: Exchange[] } | undefined
+  let seq = 0
+  /** fetch, recording each exchange for the rule running (the discovery a rule triggers is its evidence). */
+  async function get(url: string, init: RequestInit = {}): Promise<Response> {
+    const started = performance.now()
+    const response = await fetchFn(url, { redirect: 'manual', ...init, signal: AbortSignal.timeout(15_000) })
+    if (!recording) return response
+    const method = (init.method ?? 'GET').toUpperCase()
+    const requestHeaders = redactHeaders(new Headers(init.headers), secrets)
+    const requestBody = typeof init.body === 'string' ? redactBody(init.body, requestHeaders['content-type'] ?? '') : undefined
+    const responseHeaders = redactHeaders(response.headers, secrets)
+    if (responseHeaders.location) responseHeaders.location = redactUrl(responseHeaders.location)
+    const operationId = operationOfRequest(method, url)
+    const shown = redactUrl(url)
+    recording.exchanges.push({
+      seq: ++seq,
+      rule: recording.rule,
+      operationId,
+      method,
+      url: shown,
+      requestHeaders,
+      ...(requestBody !== undefined ? { requestBody } : {}),
+      status: response.status,
+      responseHeaders,
+      responseExcerpt: redactBody(await response.clone().text(), responseHeaders['content-type'] ?? '').slice(0, 2000),
+      durationMs: Math.round(performance.now() - started),
+      curl: ['curl -sS', `-X ${method}`, shellQuote(shown), ...Object.entries(requestHeaders).map(([k, v]) => `-H ${shellQuote(`${k}: ${v}`)}`), ...(requestBody !== undefined ? [`--data-raw ${shellQuote(requestBody)}`] : [])].join(' '),
+      schema: [],
+    })
+    return response
+  }
   let documents: Promise<{ resource: Record<string, any>; server: Record<string, any> }> | undefined
   const discovery = () =>
     (documents ??= (async () => {
@@ -77,6 +161,18 @@ export async function runConnectorRules({ mcpUrl, user, api, fetchFn = fetch, ru
   const outcomes: ConnectorOutcome[] = []
   for (const rule of rules) {
     const failures: ConnectorFailure[] = []
+    const exchanges: Exchange[] = []
+    recording = { rule: rule.id, exchanges }
+    const started = performance.now()
+    const finish = (status: ConnectorOutcome['status'], reason?: string) => {
+      const outcome: ConnectorOutcome = {
+        id: rule.id, title: rule.title, spec: rule.spec, level: rule.level, status, failures,
+        ...(reason !== undefined ? { reason } : {}),
+        exchanges, operations: [...new Set(exchanges.map((e) => e.operationId))], durationMs: Math.round(performance.now() - started),
+      }
+      outcomes.push(outcome)
+      onOutcome?.(outcome)
+    }
     const t: ConnectorRuleContext = {
       mcpUrl,
       ...(api ? { api: { ...api, baseUrl: api.baseUrl.replace(/\/+$/, '') } } : {}),
@@ -134,21 +230,27 @@ export async function runConnectorRules({ mcpUrl, user, api, fetchFn = fetch, ru
     }
     try {
       await rule.run(t)
-      outcomes.push({ id: rule.id, title: rule.title, level: rule.level, status: failures.length ? 'fail' : 'pass', failures })
+      finish(failures.length ? 'fail' : 'pass')
     } catch (error) {
-      if (error instanceof Skip) {
-        outcomes.push({ id: rule.id, title: rule.title, level: rule.level, status: 'skip', failures, reason: error.message })
-        continue
-      }
-      outcomes.push({ id: rule.id, title: rule.title, level: rule.level, status: 'error', failures, reason: (error as Error).message })
+      if (error instanceof Skip) finish('skip', error.message)
+      else finish('error', (error as Error).message)
     }
   }
+  recording = undefined
   return outcomes
 }
 
-/** `shoptwin conformance --mcp-url URL`: prints one line per rule and its failures; resolves to the exit code. */
+/**
+ * `shoptwin conformance --mcp-url URL`: one line per rule as it finishes, the verdict, and with
+ * `--report-dir` the REST suite's three reports (junit.xml, report.json, report.html); resolves to the
+ * exit code (1 when a MUST rule failed, or with `--require-certified` for anything short of CERTIFIED).
+ */
 export async function runConnectorCli(argv: string[]): Promise<number> {
-  const { values } = parseArgs({ args: argv, options: { 'mcp-url': { type: 'string' }, 'mcp-user': { type: 'string' }, 'mcp-password': { type: 'string' }, 'base-url': { type: 'string' }, 'api-key': { type: 'string' } }, strict: false })
+  const { values } = parseArgs({
+    args: argv,
+    options: { 'mcp-url': { type: 'string' }, 'mcp-user': { type: 'string' }, 'mcp-password': { type: 'string' }, 'base-url': { type: 'string' }, 'api-key': { type: 'string' }, 'report-dir': { type: 'string' }, 'require-certified': { type: 'boolean' } },
+    strict: false,
+  })
   const mcpUrl = values['mcp-url']
   const email = values['mcp-user']
   const password = values['mcp-password'] ?? process.env.CONFORMANCE_MCP_PASSWORD
@@ -158,19 +260,20 @@ export async function runConnectorCli(argv: string[]): Promise<number> {
   }
   const baseUrl = values['base-url']
   const apiKey = values['api-key'] ?? process.env.CONFORMANCE_API_KEY
-  const outcomes = await runConnectorRules({
-    mcpUrl,
-    ...(typeof email === 'string' && typeof password === 'string' ? { user: { email, password } } : {}),
-    ...(typeof baseUrl === 'string' && typeof apiKey === 'string' ? { api: { baseUrl, apiKey } } : {}),
-  })
-  for (const o of outcomes) {
-    process.stdout.write(`${o.status.toUpperCase().padEnd(5)} ${o.id.padEnd(36)} ${o.title}\n`)
-    for (const f of o.failures) process.stdout.write(`      ${f.message}: expected ${f.expected}, received ${f.received}\n`)
-    if (o.reason) process.stdout.write(`      ${o.status === 'skip' ? 'skipped' : 'could not run to its end'}: ${o.reason}\n`)
-  }
-  const failed = outcomes.filter((o) => o.level === 'MUST' && (o.status === 'fail' || o.status === 'error')).length
-  const passed = outcomes.filter((o) => o.status === 'pass').length
-  const skipped = outcomes.filter((o) => o.status === 'skip').length
-  process.stdout.write(`\n${passed} of ${outcomes.length} connector rules passed, ${failed} failed, ${skipped} skipped against ${mcpUrl}\n`)
-  return failed ? 1 : 0
+  const reportDir = values['report-dir']
+  const user = typeof email === 'string' && typeof password === 'string' ? { email, password } : undefined
+  const api = typeof baseUrl === 'string' && typeof apiKey === 'string' ? { baseUrl, apiKey } : undefined
+  const secrets = [password, apiKey].filter((s): s is string => typeof s === 'string' && s.length > 0)
+  const { createTerminalReporter } = await import('../../reporters/terminal.ts')
+  const { connectorRunReport, toRuleOutcome } = await import('./report.ts')
+  const { commandLineOf, writeReports } = await import('../../cli.ts')
+  const terminal = createTerminalReporter()
+  const startedAt = new Date()
+  terminal.start(mcpUrl, connectorRules.length)
+  const outcomes = await runConnectorRules({ mcpUrl, ...(user ? { user } : {}), ...(api ? { api } : {}), onOutcome: (o) => terminal.outcome(toRuleOutcome(o, connectorRules.find((r) => r.id === o.id))) })
+  const report = connectorRunReport({ mcpUrl, outcomes, rules: connectorRules, startedAt, hasUser: Boolean(user), hasApi: Boolean(api), requireCertified: values['require-certified'] === true })
+  report.commandLine = commandLineOf(argv, secrets)
+  const written = typeof reportDir === 'string' ? await writeReports(report, reportDir, secrets) : []
+  terminal.summary(report, written)
+  return report.exitCode
 }

@@ -5,6 +5,7 @@ export const tokenErrors: ConnectorRule = {
   title: 'The token endpoint answers RFC 6749 5.2 errors as JSON: invalid_client (401), invalid_grant, unsupported_grant_type, invalid_request',
   spec: 'Authentication 6; RFC 6749 5.2',
   level: 'MUST',
+  operations: ['registerConnectorClient', 'requestConnectorToken'],
   async run(t) {
     const { server } = await t.discovery()
     const client = await t.register()

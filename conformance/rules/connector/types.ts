@@ -42,5 +42,10 @@ export interface ConnectorRule {
   title: string
   spec: string
   level: 'MUST' | 'SHOULD'
+  /**
+   * The connector operations of the contract (operationIds) its requests reach on shoptwin; their
+   * union is what a connector certificate covers (test/connector-conformance-rules.test.ts checks it).
+   */
+  operations: string[]
   run(t: ConnectorRuleContext): Promise<void>
 }

@@ -5,6 +5,7 @@ export const unauthorizedChallenge: ConnectorRule = {
   title: 'The MCP endpoint answers a request without a token with 401 and a Bearer challenge naming the resource metadata',
   spec: 'Authentication 6; MCP authorization (RFC 9728 5.1)',
   level: 'MUST',
+  operations: ['callConnectorMcp'],
   async run(t) {
     const response = await t.fetch(t.mcpUrl, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}' })
     await response.arrayBuffer()

@@ -1,25 +1,19 @@
 /**
  * The assistant connector's side of the contract (spec: What the service does; Authentication 6):
- * the activity log read (inferred: the spec says actions are recorded, not how they are read) and,
- * in the tag's description, the connector's OAuth and MCP endpoints, which live on {mcp_url}.
+ * the activity log read (inferred: the spec says actions are recorded, not how they are read). The
+ * connector's OAuth and MCP endpoints, which live on {mcp_url}, are in ../connector-door.ts.
  */
 import type { Area } from '../document.ts'
 import { arr, bool, date, dateTime, enumOf, int, nullable, obj, operation, queryParam, ref, str } from '../dsl.ts'
 
 const CONNECTOR_ENDPOINTS = `
 The assistant connector is a separate server at {mcp_url} (shoptwin: the same listener as the API,
-or the origin given to \`createConnectorHandlers\`). It is free on every plan. Its endpoints:
-
-| Endpoint | Standard | What it does |
-|---|---|---|
-| \`GET /.well-known/oauth-authorization-server\` | RFC 8414 | Authorization-server metadata (S256 only, public clients) |
-| \`GET /.well-known/oauth-protected-resource/mcp\` | RFC 9728 | Protected-resource metadata of the MCP endpoint |
-| \`POST /oauth/register\` | RFC 7591 | Dynamic registration of a public client (\`token_endpoint_auth_method: none\`; redirect URIs https or loopback http) |
-| \`GET /oauth/authorize\` | RFC 6749 4.1, RFC 7636, RFC 8707 | Sign-in, then consent: the shops and tools allowed (HTML) |
-| \`POST /oauth/token\` | RFC 6749 4.1.3, 6 | Code + verifier, or a refresh token (rotated; reuse revokes the grant); errors per 5.2 |
-| \`POST /oauth/revoke\` | RFC 7009 | Revokes an access token, or a refresh token with its grant |
-| \`GET /oauth/connections\` | | The account's connections, each with a revoke button (HTML) |
-| \`POST /mcp\` | MCP Streamable HTTP | One tool per operation of this API (name: the operationId), within the consent; 401 with \`WWW-Authenticate: Bearer resource_metadata=...\` without a token |
+or the origin given to \`createConnectorHandlers\`). It is free on every plan. Its endpoints are the
+operations of this tag marked \`x-shoptwin-door: connector\` (each with its own \`servers\` and the
+standard it follows in \`x-standard\`): discovery (RFC 8414, RFC 9728), registration (RFC 7591), the
+sign-in and consent pages, the token endpoint (RFC 6749, PKCE S256 only), revocation (RFC 7009), the
+connections page, and \`POST /mcp\` (MCP Streamable HTTP): one tool per operation of this API, named
+by its operationId, within the consent. They take no API key.
 `
 
 export const connector: Area = {
