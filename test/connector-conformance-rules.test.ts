@@ -137,7 +137,7 @@ describe('connector conformance reports (shoptwin conformance --mcp-url --report
 
   it('a full run (user and API given) is CERTIFIED over the operations its rules reach, in all three files, with no secret in them', async () => {
     const { report, files, json, outcomes } = await run(target())
-    expect(report.verdictText).toBe('CERTIFIED: every MUST rule passed, 11/11 operations exercised')
+    expect(report.verdictText).toBe(`CERTIFIED: every MUST rule passed, 11/11 operations the connector rules check exercised; no rule checks 5 more of the contract's connector operations (GET /.well-known/oauth-protected-resource, GET /mcp, DELETE /mcp, GET /oauth/connections, POST /oauth/connections/revoke)`)
     expect(json.verdict).toBe('certified')
     expect(json.door).toBe('connector')
     expect(files['junit.xml']).toMatch(/<testsuites name="[^"]+" tests="10" failures="0" errors="0" skipped="0">/)
@@ -156,7 +156,7 @@ describe('connector conformance reports (shoptwin conformance --mcp-url --report
     const { report, files, json } = await run({ fetchFn: target().fetchFn }, true)
     expect(report.summary).toMatchObject({ passed: 6, skipped: 4, failed: 0 })
     expect(report.verdict).toBe('passed, not certified')
-    expect(report.verdictText).toMatch(/^PASSED, NOT CERTIFIED: 4 MUST rules not run \(needs a user who may consent .*\), 6\/11 operations$/)
+    expect(report.verdictText).toMatch(/^PASSED, NOT CERTIFIED: 4 MUST rules not run \(needs a user who may consent .*\), 6\/11 operations the connector rules check; no rule checks 5 more of the contract's connector operations \(.*\)$/)
     expect(json.incomplete.mustNotRun.map((m: { id: string }) => m.id)).toEqual(['connector.code-single-use', 'connector.consent-scoping', 'connector.revocation-effective', 'connector.activity-both-doors'])
     expect(report.exitCode).toBe(1)
     expect(files['junit.xml']).toMatch(/tests="10" failures="0" errors="0" skipped="4"/)
@@ -191,7 +191,7 @@ describe('shoptwin conformance --mcp-url --report-dir against a listening server
       const out = printed.join('')
       expect(code).toBe(0)
       expect(out).toContain('[10/10] PASS connector.activity-both-doors [MUST]')
-      expect(out).toContain('CERTIFIED: every MUST rule passed, 11/11 operations exercised')
+      expect(out).toContain('CERTIFIED: every MUST rule passed, 11/11 operations the connector rules check exercised; no rule checks 5 more')
       const json = JSON.parse(await readFile(join(dir, 'report.json'), 'utf8'))
       expect(json.commandLine).toContain('--mcp-password <redacted>')
       expect(json.commandLine).toContain('--api-key <redacted>')

@@ -64,6 +64,13 @@ export function connectorRunReport({ mcpUrl, outcomes, rules, startedAt, hasUser
     connectorCoverageScope(rules),
   )
   report.door = 'connector'
+  // The verdict names its scope: the operations the rules check, and those of the contract's
+  // connector door no rule checks (the user's connections page, the root metadata copy, GET/DELETE /mcp).
+  const checked = new Set(report.coverage.map((c) => c.operationId))
+  const unchecked = indexConnectorOperations(loadContract().doc).filter((o) => !checked.has(o.operationId)).map((o) => `${o.method} ${o.path}`)
+  if (unchecked.length) {
+    report.verdictText = report.verdictText.replace(/(\d+\/\d+ operations)( exercised)?/, `$1 the connector rules check$2; no rule checks ${unchecked.length} more of the contract's connector operations (${unchecked.join(', ')})`)
+  }
   report.facts = [
     ['User', hasUser ? 'given (--mcp-user): the rules past sign-in ran' : 'none (--mcp-user): the rules past sign-in were not run'],
     ['REST API', hasApi ? 'given (--base-url, --api-key): the activity log was read' : 'none (--base-url, --api-key): the activity-log rule was not run'],
