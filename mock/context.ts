@@ -2,7 +2,7 @@
  * What an area handler receives and returns. Area authors write
  * `export const handlers: Record<string, AreaHandler> = { operationId: (ctx) => ... }`.
  */
-import type { OperationInfo } from '../openapi/index.ts'
+import type { OperationInfo, operations } from '../openapi/index.ts'
 import type { ApiResult } from './respond.ts'
 import type { MockState } from './state.ts'
 import type { ApiKeyRecord, ShopRecord, World } from './world.ts'
@@ -43,6 +43,33 @@ export interface RequestContext {
 
 /** An operation's behaviour. Return `{ status, body }`, or return/throw `apiError(status, message)`. */
 export type AreaHandler = (ctx: RequestContext) => ApiResult | Promise<ApiResult>
+
+/** An operationId of the contract (openapi/types.ts). */
+export type OperationId = keyof operations
+type JsonBodyOf<T> = T extends { requestBody?: { content: { 'application/json': infer B } } } ? B : never
+type QueryOf<T> = T extends { parameters: { query?: infer Q } } ? NonNullable<Q> : never
+/** The validated input of an operation as the contract types it: its JSON body, else its query (a GET form parsed into the same shape). */
+export type InputOf<Id extends OperationId> = [JsonBodyOf<operations[Id]>] extends [never] ? ([QueryOf<operations[Id]>] extends [never] ? Record<string, never> : QueryOf<operations[Id]>) : JsonBodyOf<operations[Id]>
+/** True for an operation that takes `x-shop-id` (the pipeline has resolved the shop before the handler runs). */
+type ShopScoped<Id extends OperationId> = operations[Id] extends { parameters: { header: { 'x-shop-id': unknown } } } ? true : false
+
+/** A request as one operation's handler sees it: `input` typed from the contract, `shop` set for shop-scoped operations. */
+export type HandlerContext<Id extends OperationId> = Omit<RequestContext, 'input' | 'shop'> & {
+  input: InputOf<Id>
+  shop: ShopScoped<Id> extends true ? ShopRecord : ShopRecord | undefined
+}
+
+/** A handler that names its operation (checked against the key it is registered under: mock/areas/index.ts). */
+export type TypedHandler<Id extends OperationId = OperationId> = AreaHandler & { readonly operationId: Id }
+
+/**
+ * Declares the handler of one operation, typed from the contract:
+ * `defineHandler('updateDashboard', (ctx) => ...)` gives `ctx.input` the request body's type and a
+ * non-optional `ctx.shop` on shop-scoped operations.
+ */
+export function defineHandler<Id extends OperationId>(operationId: Id, handler: (ctx: HandlerContext<Id>) => ApiResult | Promise<ApiResult>): TypedHandler<Id> {
+  return Object.assign(handler as unknown as AreaHandler, { operationId })
+}
 
 /**
  * Rewrites a request's input before validation (camelCase or legacy keys to the canonical ones,

@@ -9,7 +9,7 @@ import { Rng } from '../../fixtures/random.ts'
 import type { Dashboard, DashboardWidget } from '../../fixtures/types.ts'
 import { describeAjvError, loadContract, STAT_KEYS } from '../../openapi/index.ts'
 import type { components } from '../../openapi/types.ts'
-import { defineAreaState, type AreaHandler, type AreaModule, type InputNormalizer, type RequestContext } from '../context.ts'
+import { defineAreaState, defineHandler, type AreaModule, type InputNormalizer, type RequestContext } from '../context.ts'
 import { acceptCamelCase } from '../normalize.ts'
 import { messages } from '../messages.ts'
 import { apiError } from '../respond.ts'
@@ -17,7 +17,6 @@ import type { MockState } from '../state.ts'
 import type { ShopRecord, World } from '../world.ts'
 import { computeShopStats, isTimeZone } from '../lib/stats/compute.ts'
 import { assertRangeOrder, dateInZone } from '../lib/dates.ts'
-import { requireShop } from '../lib/shop.ts'
 import { compareText } from '../lib/sort.ts'
 
 type Schemas = components['schemas']
@@ -175,10 +174,6 @@ function boardView(store: DashboardStore, board: Dashboard, shopId: string, with
 }
 
 /** The asking shop and the account's boards. */
-function scope(ctx: RequestContext): { shop: ShopRecord; store: DashboardStore } {
-  return { shop: requireShop(ctx), store: dashboardStore(ctx.state) }
-}
-
 /** The board `dashboard_id` names if the shop shows it; 404 otherwise (status inferred). */
 function findBoard(store: DashboardStore, shopId: string, id: string): Dashboard {
   const board = store.boards.get(id)
@@ -218,7 +213,11 @@ function productIds(ctx: RequestContext, shopId: string, ids: string[]): string[
 // ---------------------------------------------------------------------------------------------
 // Widgets (spec: Resources: Dashboard widget; Dashboards: create, update)
 
-/** The settings of a stat or stat-chart widget given at top level or nested under `config`. */
+/**
+ * The settings of a stat or stat-chart widget given at top level or nested under `config`. The
+ * contract's widget schemas say "stat_key or config.statKey" with anyOf, which openapi-typescript
+ * types as `unknown`: handlers read widget inputs through this shape (asWidgetInput).
+ */
 interface WidgetInput {
   id?: string
   type?: string
@@ -267,6 +266,8 @@ function widgetSettings(input: WidgetInput, type: 'stat' | 'stat-chart', path: s
 }
 
 /** A new stat or stat-chart widget with the spec's defaults (spec: Dashboards: create). */
+const asWidgetInput = (value: unknown): WidgetInput => value as WidgetInput
+
 function newWidget(store: DashboardStore, input: WidgetInput, path: string): DashboardWidget {
   const type = input.type ?? 'stat'
   if (type !== 'stat' && type !== 'stat-chart') throw apiError(400, `${path}.type: only stat and stat-chart widgets can be created through the API, not ${type}`)
@@ -319,29 +320,31 @@ function replacedWidgets(store: DashboardStore, board: Dashboard, entries: Widge
 // Handlers
 
 // spec: Dashboards: list: tab order, no widgets, include_archived default true.
-const listDashboards: AreaHandler = (ctx) => {
-  const { shop, store } = scope(ctx)
+const listDashboards = defineHandler('listDashboards', (ctx) => {
+  const { shop } = ctx
+  const store = dashboardStore(ctx.state)
   const includeArchived = ctx.input.include_archived ?? true
   const dashboards = tabsOf(store, shop.shop_id)
     .map((id) => store.boards.get(id)!)
     .filter((b) => includeArchived || !b.archived)
     .map((b) => boardView(store, b, shop.shop_id, false))
   return { status: 200, body: { data: { dashboards, total_count: dashboards.length, defaults_created: store.defaultsCreated.has(shop.shop_id) } } }
-}
+})
 
 // spec: Dashboards: get: the board and its widgets in board order.
-const getDashboard: AreaHandler = (ctx) => {
-  const { shop, store } = scope(ctx)
+const getDashboard = defineHandler('getDashboard', (ctx) => {
+  const { shop } = ctx
+  const store = dashboardStore(ctx.state)
   const board = findBoard(store, shop.shop_id, ctx.input.dashboard_id)
   return { status: 200, body: { data: boardView(store, board, shop.shop_id, true) } }
-}
+})
 
 // spec: Dashboards: create: 201 with the board as get returns it.
-const createDashboard: AreaHandler = (ctx) => {
-  const { shop, store } = scope(ctx)
-  const input = ctx.input as { name: string; widgets?: WidgetInput[]; default_date_range?: Preset; default_grain?: Grain; default_product_ids?: string[] }
+const createDashboard = defineHandler('createDashboard', (ctx) => {
+  const { shop, input } = ctx
+  const store = dashboardStore(ctx.state)
   const name = boardName(input.name)
-  const widgets = (input.widgets ?? []).map((w, i) => newWidget(store, w, `widgets[${i}]`))
+  const widgets = (input.widgets ?? []).map((w, i) => newWidget(store, asWidgetInput(w), `widgets[${i}]`))
   const lockedProducts = productIds(ctx, shop.shop_id, input.default_product_ids ?? [])
   assertNameFree(store, [shop.shop_id], name)
   const at = stamp(store, ctx.now)
@@ -367,24 +370,13 @@ const createDashboard: AreaHandler = (ctx) => {
   store.boards.set(board.id, board)
   tabsOf(store, shop.shop_id).push(board.id)
   return { status: 201, body: { data: boardView(store, board, shop.shop_id, true) } }
-}
+})
 
-interface UpdateInput {
-  dashboard_id: string
-  name?: string
-  add_widgets?: WidgetInput[]
-  remove_widget_ids?: string[]
-  widgets?: WidgetInput[]
-  default_date_range?: Preset | null
-  default_grain?: Grain | null
-  default_product_ids?: string[]
-  expected_updated_at?: string
-}
 
 // spec: Dashboards: update.
-const updateDashboard: AreaHandler = (ctx) => {
-  const { shop, store } = scope(ctx)
-  const input = ctx.input as UpdateInput
+const updateDashboard = defineHandler('updateDashboard', (ctx) => {
+  const { shop, input } = ctx
+  const store = dashboardStore(ctx.state)
   const board = findBoard(store, shop.shop_id, input.dashboard_id)
 
   // spec: Errors: 412 when expected_updated_at is older than the board's updated_at.
@@ -407,7 +399,7 @@ const updateDashboard: AreaHandler = (ctx) => {
     const removed = new Set(input.remove_widget_ids)
     next.widgets = next.widgets.filter((w) => !removed.has(w.id))
   }
-  if (input.add_widgets !== undefined) next.widgets.push(...input.add_widgets.map((w, i) => newWidget(store, w, `add_widgets[${i}]`)))
+  if (input.add_widgets !== undefined) next.widgets.push(...input.add_widgets.map((w, i) => newWidget(store, asWidgetInput(w), `add_widgets[${i}]`)))
   if (input.default_date_range !== undefined) next.default_date_range = input.default_date_range
   if (input.default_grain !== undefined) next.default_grain = input.default_grain
   if (input.default_product_ids !== undefined) {
@@ -423,11 +415,12 @@ const updateDashboard: AreaHandler = (ctx) => {
     store.boards.set(board.id, next)
   }
   return { status: 200, body: { data: boardView(store, next, shop.shop_id, true) } }
-}
+})
 
 // spec: Dashboards: delete: for everyone with its share links, or from a shared-to shop only.
-const deleteDashboard: AreaHandler = (ctx) => {
-  const { shop, store } = scope(ctx)
+const deleteDashboard = defineHandler('deleteDashboard', (ctx) => {
+  const { shop } = ctx
+  const store = dashboardStore(ctx.state)
   const board = findBoard(store, shop.shop_id, ctx.input.dashboard_id)
   const removedFromShopOnly = board.home_shop_id !== shop.shop_id
   const shops = removedFromShopOnly ? [shop.shop_id] : shopsOf(board)
@@ -438,7 +431,7 @@ const deleteDashboard: AreaHandler = (ctx) => {
     store.boards.delete(board.id)
   }
   return { status: 200, body: { data: { dashboard_id: board.id, name: board.name, deleted: true, removed_from_shop_only: removedFromShopOnly } } }
-}
+})
 
 // ---------------------------------------------------------------------------------------------
 // Data (spec: Dashboards: POST /dashboards/data)
@@ -468,20 +461,10 @@ export function presetRange(preset: Preset, today: string): DateRange {
   }
 }
 
-interface DataInput {
-  dashboard_id: string
-  date_range?: DateRange
-  grain?: Grain
-  product_id?: string | null
-  campaign_id?: string
-  only_show_campaign_stats?: boolean
-  timezone?: string
-  widget_ids?: string[]
-}
 
-const getDashboardData: AreaHandler = (ctx) => {
-  const { shop, store } = scope(ctx)
-  const input = ctx.input as DataInput
+const getDashboardData = defineHandler('getDashboardData', (ctx) => {
+  const { shop, input } = ctx
+  const store = dashboardStore(ctx.state)
   const board = findBoard(store, shop.shop_id, input.dashboard_id)
   const isHome = board.home_shop_id === shop.shop_id
 
@@ -537,7 +520,7 @@ const getDashboardData: AreaHandler = (ctx) => {
       return { ...head, style: (isStat ? w.config.style : w.config.chart) ?? null, supported: true, stats }
     })
   return { status: 200, body: { data: { dashboard: { id: board.id, name: board.name }, filters, widgets, warnings } } }
-}
+})
 
 // ---------------------------------------------------------------------------------------------
 // Control API

@@ -4,7 +4,7 @@
  * Add yours to `modules` below; aliases (`/v1/ads/...`, GET forms) reach the canonical handler
  * by themselves.
  */
-import type { AdminAction, AreaHandler, AreaModule, InputNormalizer } from '../context.ts'
+import type { AdminAction, AreaHandler, AreaModule, InputNormalizer, TypedHandler } from '../context.ts'
 import { account } from './account.ts'
 import { halo } from './halo.ts'
 import { enterprise } from './enterprise.ts'
@@ -44,8 +44,17 @@ function collect<T>(pick: (m: AreaModule) => Record<string, T> | undefined, what
   return out
 }
 
-/** Every area handler by operationId. */
-export const areaHandlers: Record<string, AreaHandler> = collect((m) => m.handlers, 'handler')
+/** Every area handler by operationId; a handler made with defineHandler must be registered under its own operation. */
+export const areaHandlers: Record<string, AreaHandler> = checkHandlerNames(collect((m) => m.handlers, 'handler'))
+
+/** Refuses a handler made by defineHandler for one operation and registered under another. */
+export function checkHandlerNames(handlers: Record<string, AreaHandler>): Record<string, AreaHandler> {
+  for (const [id, handler] of Object.entries(handlers)) {
+    const named = (handler as Partial<TypedHandler>).operationId
+    if (named !== undefined && named !== id) throw new Error(`the handler of ${named} is registered as ${id}`)
+  }
+  return handlers
+}
 /** Input normalizers (camelCase and legacy keys) by operationId. */
 export const areaNormalizers: Record<string, InputNormalizer> = collect((m) => m.normalizers, 'normalizer')
 /** Control-API actions by name (`samples/arrive` → `POST /__admin/samples/arrive`). */
