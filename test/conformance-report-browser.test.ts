@@ -4,24 +4,19 @@
  * lands on an element, the badge says what report.json says, and nothing is fetched from anywhere.
  * Screenshots go to test-results/ for a person to look at.
  */
-import { existsSync, mkdirSync } from 'node:fs'
-import { mkdtemp, readFile, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { mkdirSync } from 'node:fs'
+import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import puppeteer, { type Browser } from 'puppeteer-core'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { openReportOffline } from './support/report-page.ts'
+import { describe, expect, it } from 'vitest'
+import { openReportOffline, useChromium, withoutChromium } from './support/report-page.ts'
 import { writeReports } from '../conformance/cli.ts'
 import { buildReport } from '../conformance/report.ts'
 import { catalogue } from '../conformance/catalogue.ts'
 import type { Exchange, RuleOutcome, RunOptions } from '../conformance/types.ts'
 import { loadContract } from '../openapi/index.ts'
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 const contract = loadContract()
 const options: RunOptions = { baseUrl: 'http://127.0.0.1:4010', apiKey: 'secret-demo-key', shopId: 'shop-1', allowWrites: true, rules: [], rps: 8, haloBoundSeconds: 60, ruleTimeoutSeconds: 120 }
-let browser: Browser
-let dir: string
 
 /** An exchange as the suite records it (keys already redacted). */
 const exchange = (seq: number, status: number): Exchange => ({
@@ -42,25 +37,18 @@ function outcomes(failing: boolean): RuleOutcome[] {
   })
 }
 
-describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)('the HTML certificate in headless Chromium (issue 14)', () => {
-  beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'shoptwin-report-'))
-    browser = await puppeteer.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] })
-  }, 60_000)
-  afterAll(async () => {
-    await browser?.close()
-    await rm(dir, { recursive: true, force: true })
-  })
+describe.skipIf(withoutChromium)('the HTML certificate in headless Chromium (issue 14)', () => {
+  const chromium = useChromium('shoptwin-report-')
 
   it.each([
     ['passing', false, 'CERTIFIED'],
     ['failing', true, 'NOT CERTIFIED'],
   ] as const)('%s report: links resolve, the badge agrees with report.json, no request leaves the page', async (name, failing, badge) => {
     const report = buildReport(contract, options, outcomes(failing), [], new Date('2026-11-24T10:00:00Z'))
-    const reportDir = join(dir, name)
+    const reportDir = join(chromium.dir(), name)
     await writeReports(report, reportDir, [options.apiKey])
     const json = JSON.parse(await readFile(join(reportDir, 'report.json'), 'utf8'))
-    const { page, requests } = await openReportOffline(browser, join(reportDir, 'report.html'))
+    const { page, requests } = await openReportOffline(chromium.browser(), join(reportDir, 'report.html'))
     const seen = await page.evaluate(() => ({
       badge: document.querySelector('.badge b')?.textContent,
       badgeLine: document.querySelector('.badge')?.textContent,

@@ -4,32 +4,20 @@
  * element, the badge says what report.json says, nothing is fetched, and no skipped rule reads as
  * passed. Screenshots go to test-results/ for a person to look at.
  */
-import { existsSync, mkdirSync } from 'node:fs'
-import { mkdtemp, readFile, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { mkdirSync } from 'node:fs'
+import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import puppeteer, { type Browser } from 'puppeteer-core'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { openReportOffline } from './support/report-page.ts'
+import { describe, expect, it } from 'vitest'
+import { openReportOffline, useChromium, withoutChromium } from './support/report-page.ts'
 import { writeReports } from '../conformance/cli.ts'
 import { connectorRunReport } from '../conformance/rules/connector/report.ts'
 import { connectorRules, runConnectorRules } from '../conformance/rules/connector/run.ts'
 import { connectorTarget } from './connector-helpers.ts'
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 const MCP = 'https://mcp.example.com/mcp'
-let browser: Browser
-let dir: string
 
-describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)('the connector certificate in headless Chromium', () => {
-  beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'shoptwin-connector-report-'))
-    browser = await puppeteer.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] })
-  }, 60_000)
-  afterAll(async () => {
-    await browser?.close()
-    await rm(dir, { recursive: true, force: true })
-  })
+describe.skipIf(withoutChromium)('the connector certificate in headless Chromium', () => {
+  const chromium = useChromium('shoptwin-connector-report-')
 
   it.each([
     ['full', true, 'CERTIFIED', 10],
@@ -39,10 +27,10 @@ describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)('the connector certifi
     const given = withUser ? target : { fetchFn: target.fetchFn }
     const outcomes = await runConnectorRules({ mcpUrl: MCP, ...given })
     const report = connectorRunReport({ mcpUrl: MCP, outcomes, rules: connectorRules, startedAt: new Date(), hasUser: withUser, hasApi: withUser })
-    const reportDir = join(dir, name)
+    const reportDir = join(chromium.dir(), name)
     await writeReports(report, reportDir, [target.user.password, target.api.apiKey])
     const json = JSON.parse(await readFile(join(reportDir, 'report.json'), 'utf8'))
-    const { page, requests } = await openReportOffline(browser, join(reportDir, 'report.html'))
+    const { page, requests } = await openReportOffline(chromium.browser(), join(reportDir, 'report.html'))
     const seen = await page.evaluate(() => ({
       title: document.querySelector('h1')?.textContent,
       badge: document.querySelector('.badge b')?.textContent,
