@@ -33,6 +33,14 @@ const MUTATIONS: Record<string, Mutation> = {
     headers.delete('www-authenticate')
     return new Response(response.body, { status: 401, headers })
   },
+  // A 405 without Allow, as a server that forgets RFC 9110's MUST answers.
+  'connector.stream-methods': async (request, next) => {
+    const response = await next(request)
+    if (response.status !== 405 || new URL(request.url).pathname !== '/mcp') return response
+    const headers = new Headers(response.headers)
+    headers.delete('allow')
+    return new Response(response.body, { status: 405, headers })
+  },
   // Metadata that offers the plain PKCE method too.
   'connector.discovery-documents': async (request, next) => {
     const response = await next(request)
@@ -137,10 +145,10 @@ describe('connector conformance reports (shoptwin conformance --mcp-url --report
 
   it('a full run (user and API given) is CERTIFIED over the operations its rules reach, in all three files, with no secret in them', async () => {
     const { report, files, json, outcomes } = await run(target())
-    expect(report.verdictText).toBe(`CERTIFIED: every MUST rule passed, 11/11 operations the connector rules check exercised; no rule checks 5 more of the contract's connector operations (GET /.well-known/oauth-protected-resource, GET /mcp, DELETE /mcp, GET /oauth/connections, POST /oauth/connections/revoke)`)
+    expect(report.verdictText).toBe(`CERTIFIED: every MUST rule passed, 13/13 operations the connector rules check exercised; no rule checks 3 more of the contract's connector operations (GET /.well-known/oauth-protected-resource, GET /oauth/connections, POST /oauth/connections/revoke)`)
     expect(json.verdict).toBe('certified')
     expect(json.door).toBe('connector')
-    expect(files['junit.xml']).toMatch(/<testsuites name="[^"]+" tests="10" failures="0" errors="0" skipped="0">/)
+    expect(files['junit.xml']).toMatch(/<testsuites name="[^"]+" tests="11" failures="0" errors="0" skipped="0">/)
     expect(files['report.html']).toContain('<b>CERTIFIED</b>')
     expect(files['report.html']).toContain('Assistant-connector conformance report')
     for (const [name, text] of Object.entries(files)) expect(SECRET.exec(text)?.[0], name).toBeUndefined()
@@ -154,12 +162,12 @@ describe('connector conformance reports (shoptwin conformance --mcp-url --report
 
   it('without a user or the API: rules past sign-in are MUST rules not run, never passes; PASSED, NOT CERTIFIED; --require-certified exits 1', async () => {
     const { report, files, json } = await run({ fetchFn: target().fetchFn }, true)
-    expect(report.summary).toMatchObject({ passed: 6, skipped: 4, failed: 0 })
+    expect(report.summary).toMatchObject({ passed: 7, skipped: 4, failed: 0 })
     expect(report.verdict).toBe('passed, not certified')
-    expect(report.verdictText).toMatch(/^PASSED, NOT CERTIFIED: 4 MUST rules not run \(needs a user who may consent .*\), 6\/11 operations the connector rules check; no rule checks 5 more of the contract's connector operations \(.*\)$/)
+    expect(report.verdictText).toMatch(/^PASSED, NOT CERTIFIED: 4 MUST rules not run \(needs a user who may consent .*\), 8\/13 operations the connector rules check; no rule checks 3 more of the contract's connector operations \(.*\)$/)
     expect(json.incomplete.mustNotRun.map((m: { id: string }) => m.id)).toEqual(['connector.code-single-use', 'connector.consent-scoping', 'connector.revocation-effective', 'connector.activity-both-doors'])
     expect(report.exitCode).toBe(1)
-    expect(files['junit.xml']).toMatch(/tests="10" failures="0" errors="0" skipped="4"/)
+    expect(files['junit.xml']).toMatch(/tests="11" failures="0" errors="0" skipped="4"/)
     expect(files['junit.xml']).toContain('<skipped message="needs a user who may consent (--mcp-user, --mcp-password)"/>')
     expect(files['report.html']).toContain('<b>PASSED, NOT CERTIFIED</b>')
     expect(files['report.html']).toContain('none (--mcp-user): the rules past sign-in were not run')
@@ -190,8 +198,8 @@ describe('shoptwin conformance --mcp-url --report-dir against a listening server
       write.mockRestore()
       const out = printed.join('')
       expect(code).toBe(0)
-      expect(out).toContain('[10/10] PASS connector.activity-both-doors [MUST]')
-      expect(out).toContain('CERTIFIED: every MUST rule passed, 11/11 operations the connector rules check exercised; no rule checks 5 more')
+      expect(out).toContain('[11/11] PASS connector.activity-both-doors [MUST]')
+      expect(out).toContain('CERTIFIED: every MUST rule passed, 13/13 operations the connector rules check exercised; no rule checks 3 more')
       const json = JSON.parse(await readFile(join(dir, 'report.json'), 'utf8'))
       expect(json.commandLine).toContain('--mcp-password <redacted>')
       expect(json.commandLine).toContain('--api-key <redacted>')

@@ -14,6 +14,7 @@ import { activityBothDoors } from './activity-both-doors.ts'
 import { codeSingleUse } from './code-single-use.ts'
 import { consentScoping } from './consent-scoping.ts'
 import { revocationEffective } from './revocation-effective.ts'
+import { streamMethods } from './stream-methods.ts'
 import { discoveryDocuments } from './discovery-documents.ts'
 import { pkceRequired } from './pkce-required.ts'
 import { redirectExact } from './redirect-exact.ts'
@@ -22,7 +23,7 @@ import { tokenErrors } from './token-errors.ts'
 import type { ConnectorFailure, ConnectorRule, ConnectorRuleContext } from './types.ts'
 import { unauthorizedChallenge } from './unauthorized-challenge.ts'
 
-export const connectorRules: ConnectorRule[] = [unauthorizedChallenge, discoveryDocuments, registrationRedirects, pkceRequired, redirectExact, tokenErrors, codeSingleUse, consentScoping, revocationEffective, activityBothDoors]
+export const connectorRules: ConnectorRule[] = [unauthorizedChallenge, streamMethods, discoveryDocuments, registrationRedirects, pkceRequired, redirectExact, tokenErrors, codeSingleUse, consentScoping, revocationEffective, activityBothDoors]
 
 export interface ConnectorOutcome {
   id: string
