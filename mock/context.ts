@@ -46,7 +46,8 @@ export type AreaHandler = (ctx: RequestContext) => ApiResult | Promise<ApiResult
 
 /** An operationId of the contract (openapi/types.ts). */
 export type OperationId = keyof operations
-type JsonBodyOf<T> = T extends { requestBody?: { content: { 'application/json': infer B } } } ? B : never
+/** The JSON request body of an operation; never for one without a body (`requestBody?: never` in the generated types). */
+type JsonBodyOf<T> = T extends { requestBody?: infer R } ? ([NonNullable<R>] extends [never] ? never : NonNullable<R> extends { content: { 'application/json': infer B } } ? B : never) : never
 type QueryOf<T> = T extends { parameters: { query?: infer Q } } ? NonNullable<Q> : never
 /** The validated input of an operation as the contract types it: its JSON body, else its query (a GET form parsed into the same shape). */
 export type InputOf<Id extends OperationId> = [JsonBodyOf<operations[Id]>] extends [never] ? ([QueryOf<operations[Id]>] extends [never] ? Record<string, never> : QueryOf<operations[Id]>) : JsonBodyOf<operations[Id]>
@@ -58,6 +59,12 @@ export type HandlerContext<Id extends OperationId> = Omit<RequestContext, 'input
   input: InputOf<Id>
   shop: ShopScoped<Id> extends true ? ShopRecord : ShopRecord | undefined
 }
+
+/**
+ * What a helper or a body shared by several shop-scoped operations asks of its context: the shop
+ * (non-optional) and the input fields it reads. Any of those operations' HandlerContext fits.
+ */
+export type ShopContext<Input = unknown> = Omit<RequestContext, 'input' | 'shop'> & { shop: ShopRecord; input: Input }
 
 /** A handler that names its operation (checked against the key it is registered under: mock/areas/index.ts). */
 export type TypedHandler<Id extends OperationId = OperationId> = AreaHandler & { readonly operationId: Id }

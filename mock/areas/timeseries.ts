@@ -6,7 +6,7 @@
  */
 import type { components } from '../../openapi/types.ts'
 import type { Affiliate, Creator, LiveStream, ShopData, Video } from '../../fixtures/index.ts'
-import type { AreaHandler, AreaModule, InputNormalizer, RequestContext } from '../context.ts'
+import { defineHandler, type AreaModule, type HandlerContext, type InputNormalizer, type RequestContext } from '../context.ts'
 import { apiError } from '../respond.ts'
 import type { World } from '../world.ts'
 import { dayWindow, inWindow, usDateOf, type DayWindow } from '../lib/dates.ts'
@@ -42,7 +42,7 @@ const PRODUCT_SUMS = ['total_gmv', 'affiliate_gmv', 'video_gmv', 'live_gmv', 'sh
 // spec: Timeseries searches: point-in-time counts at each product's own latest reporting day, never summed.
 const PRODUCT_LEVELS = ['active_subscriptions', 'recurring_subscriptions'] as const
 
-const searchTimeseriesProducts: AreaHandler = (ctx) => {
+const searchTimeseriesProducts = defineHandler('searchTimeseriesProducts', (ctx) => {
   const data = shopDataFor(ctx)
   const { params, window, direction } = searchOf(ctx)
   const facts = data.facts.products
@@ -59,11 +59,11 @@ const searchTimeseriesProducts: AreaHandler = (ctx) => {
     })
   const sortBy = (params.sort_by ?? 'total_gmv') as keyof ProductTimeseriesRow
   return dataPage(ctx, sortRows(rows, (r) => r[sortBy] as number, direction, (r) => r.product_id))
-}
+})
 
 const SKU_METRICS = ['gmv', 'units_sold', 'orders', 'gross_sales'] as const
 
-const searchTimeseriesSkus: AreaHandler = (ctx) => {
+const searchTimeseriesSkus = defineHandler('searchTimeseriesSkus', (ctx) => {
   const data = shopDataFor(ctx)
   const { params, window, direction } = searchOf(ctx)
   const rows: SkuTimeseriesRow[] = data.skus
@@ -75,7 +75,7 @@ const searchTimeseriesSkus: AreaHandler = (ctx) => {
     })
   const sortBy = (params.sort_by ?? 'gmv') as (typeof SKU_METRICS)[number]
   return dataPage(ctx, sortRows(rows, (r) => r[sortBy], direction, (r) => r.sku_id))
-}
+})
 
 // ---- Affiliates ----
 
@@ -206,7 +206,7 @@ function affiliateProfile(creator: Creator, affiliate: Affiliate) {
 type AffiliateSortKey = (typeof AFFILIATE_SORT_KEYS)[number]
 const AFFILIATE_SORT_KEYS = ['gmv', 'video_gmv', 'new_video_gmv', 'commission', 'units_sold', 'video_count', 'live_count', 'views', 'likes', 'comments'] as const
 
-const searchTimeseriesAffiliates: AreaHandler = (ctx) => {
+const searchTimeseriesAffiliates = defineHandler('searchTimeseriesAffiliates', (ctx) => {
   const data = shopDataFor(ctx)
   const { params, window, direction } = searchOf(ctx)
   const filter = contentFilterOf(params)
@@ -241,7 +241,7 @@ const searchTimeseriesAffiliates: AreaHandler = (ctx) => {
       ...affiliateProfile(creator, affiliate),
     }
   })
-}
+})
 
 // ---- Videos and slideshows ----
 
@@ -255,9 +255,12 @@ function postRow(world: World, data: ShopData, post: Video, kind: 'videos' | 'sl
   return { video_id: post.video_id, handle: post.handle, title: post.title, post_time: usDateOf(world, post.post_day), product_id: post.product, ...m, ...derivedRates(m) }
 }
 
-/** The per-post search of videos or slideshows: posts that reported in the window, filtered and sorted. */
-function postSearch(kind: 'videos' | 'slideshows'): AreaHandler {
-  return (ctx) => {
+/**
+ * The per-post search of videos or slideshows: posts that reported in the window, filtered and
+ * sorted. The body of both searches: `defineHandler('searchTimeseriesVideos', postSearch('videos'))`.
+ */
+function postSearch(kind: 'videos' | 'slideshows') {
+  return (ctx: HandlerContext<'searchTimeseriesVideos' | 'searchTimeseriesSlideshows'>) => {
     const data = shopDataFor(ctx)
     const { params, window, direction } = searchOf(ctx)
     const sortBy = sortKeyOf(params.sort_by, CONTENT_SORT_KEYS, 'search_params.sort_by', 'gmv')
@@ -286,8 +289,8 @@ export const timeseries: AreaModule = {
     searchTimeseriesProducts,
     searchTimeseriesSkus,
     searchTimeseriesAffiliates,
-    searchTimeseriesVideos: postSearch('videos'),
-    searchTimeseriesSlideshows: postSearch('slideshows'),
+    searchTimeseriesVideos: defineHandler('searchTimeseriesVideos', postSearch('videos')),
+    searchTimeseriesSlideshows: defineHandler('searchTimeseriesSlideshows', postSearch('slideshows')),
   },
   normalizers: { searchTimeseriesAffiliates: refuseLiveGmvSort },
 }
