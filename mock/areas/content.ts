@@ -6,7 +6,7 @@
  */
 import type { components } from '../../openapi/types.ts'
 import type { Affiliate, Creator, LiveStream, ShopData, Slideshow, Video } from '../../fixtures/index.ts'
-import { defineHandler, type AreaModule, type InputNormalizer, type RequestContext } from '../context.ts'
+import { defineHandler, type AreaModule, type InputNormalizer } from '../context.ts'
 import { paginate } from '../pipeline/paging.ts'
 import { apiError } from '../respond.ts'
 import type { World } from '../world.ts'
@@ -56,8 +56,8 @@ const productIdsOf = (value: unknown): string[] =>
   (Array.isArray(value) ? value : typeof value === 'string' ? value.split(',') : []).map((v) => String(v).trim()).filter(Boolean)
 
 /** The `filters` every content list shares: handle, product_filter, date_range, sort direction. */
-function contentFiltersOf(ctx: RequestContext) {
-  const filters = (ctx.input.filters ?? {}) as Record<string, any>
+function contentFiltersOf<F extends { product_filter?: unknown; date_range?: unknown; sort_direction?: unknown }>(ctx: { world: World; input: { filters?: F } }) {
+  const filters: Partial<F> = ctx.input.filters ?? {}
   return {
     filters,
     products: productIdsOf(filters.product_filter),

@@ -182,7 +182,7 @@ const SORT_VALUES: Record<string, (e: SparkEntry, world: World, data: ShopData) 
 const listSparkCodes = defineHandler('listSparkCodes', (ctx) => {
   const data = shopDataFor(ctx)
   const { input } = ctx
-  const params = (input.search_params ?? {}) as Record<string, any>
+  const params = input.search_params ?? {}
   checkRanges(params)
   const sortBy: string = params.sort_by ?? 'shared_time'
   const sortDirection: string = params.sort_direction ?? 'DESC'
