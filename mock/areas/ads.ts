@@ -152,7 +152,7 @@ const listAdCreatives = defineHandler('listAdCreatives', (ctx) => {
   const input = ctx.input
   const window = performanceWindow(input, ctx.today)
   const { fromDay, toDay } = dayIndexes(data.facts.campaigns.axis, window, 'performance_date')
-  const posted = (input.posted_date ?? {}) as { from?: string; to?: string }
+  const posted: { from?: string; to?: string } = input.posted_date ?? {}
   const postedSet = posted.from !== undefined || posted.to !== undefined
   if (posted.from !== undefined && posted.to !== undefined) assertRangeOrder(posted.from, posted.to, 'posted_date')
   const productIds = idSetOf(input.product_ids)

@@ -196,7 +196,7 @@ const SAMPLE_SORTS: Record<string, SampleSortKey> = {
 const listSampleRequests = defineHandler('listSampleRequests', (ctx) => {
   const { data } = shopScope(ctx)
   const input = ctx.input
-  const filters: Record<string, any> = input.filters ?? {}
+  const filters = input.filters ?? {}
   const direction = sortDirectionOf(input.sort_direction, 'sort_direction')
   const statuses: string[] = filters.sample_status ?? []
   // spec: States: an ignored request shows only under sample_status `ignore`, and then only ignored ones.
@@ -279,7 +279,7 @@ function refundableView(r: RefundableSample, products: Map<string, ProductRecord
 const listRefundableSampleRequests = defineHandler('listRefundableSampleRequests', (ctx) => {
   const { data } = shopScope(ctx)
   const input = ctx.input
-  const filters: Record<string, any> = input.filters ?? {}
+  const filters = input.filters ?? {}
   const direction = sortDirectionOf(input.sort_direction, 'sort_direction')
   const timeField: 'timestamp' | 'sample_shipped' | 'sample_received' | 'refund_time' | 'review_expire_time' = input.time_field ?? 'timestamp'
   const days = rangeBounds(data, filters.date_range, 'filters.date_range')

@@ -1,6 +1,6 @@
 /**
  * The asking shop and its data. Every key+shop operation has a shop by the time a handler runs (the
- * pipeline's auth step): a handler without one is a bug of the mock, not a client error.
+ * pipeline's auth step), and defineHandler types `ctx.shop` so: these helpers take that shop.
  */
 import type { ShopData } from '../../fixtures/index.ts'
 import { apiError } from '../respond.ts'
