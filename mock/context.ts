@@ -1,6 +1,7 @@
 /**
  * What an area handler receives and returns. Area authors write
- * `export const handlers: Record<string, AreaHandler> = { operationId: (ctx) => ... }`.
+ * `const listX = defineHandler('listX', (ctx) => ...)` and export `handlers: { listX }`; AreaHandler
+ * is the untyped form the registry and the pipeline hold.
  */
 import type { OperationInfo, operations } from '../openapi/index.ts'
 import type { ApiResult } from './respond.ts'
