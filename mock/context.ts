@@ -50,8 +50,8 @@ export type OperationId = keyof operations
 /** The JSON request body of an operation; never for one without a body (`requestBody?: never` in the generated types). */
 type JsonBodyOf<T> = T extends { requestBody?: infer R } ? ([NonNullable<R>] extends [never] ? never : NonNullable<R> extends { content: { 'application/json': infer B } } ? B : never) : never
 type QueryOf<T> = T extends { parameters: { query?: infer Q } } ? NonNullable<Q> : never
-/** The validated input of an operation as the contract types it: its JSON body, else its query (a GET form parsed into the same shape). */
-export type InputOf<Id extends OperationId> = [JsonBodyOf<operations[Id]>] extends [never] ? ([QueryOf<operations[Id]>] extends [never] ? Record<string, never> : QueryOf<operations[Id]>) : JsonBodyOf<operations[Id]>
+/** The validated input of an operation as the contract types it: its JSON body, else its query (a GET form parsed into the same shape), else no field at all. */
+export type InputOf<Id extends OperationId> = [JsonBodyOf<operations[Id]>] extends [never] ? ([QueryOf<operations[Id]>] extends [never] ? Record<never, never> : QueryOf<operations[Id]>) : JsonBodyOf<operations[Id]>
 /** True for an operation that takes `x-shop-id` (the pipeline has resolved the shop before the handler runs). */
 type ShopScoped<Id extends OperationId> = operations[Id] extends { parameters: { header: { 'x-shop-id': unknown } } } ? true : false
 
