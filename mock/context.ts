@@ -1,6 +1,7 @@
 /**
  * What an area handler receives and returns. Area authors write
- * `export const handlers: Record<string, AreaHandler> = { operationId: (ctx) => ... }`.
+ * `const listX = defineHandler('listX', (ctx) => ...)` and export `handlers: { listX }`; AreaHandler
+ * is the untyped form the registry and the pipeline hold.
  */
 import type { OperationInfo, operations } from '../openapi/index.ts'
 import type { ApiResult } from './respond.ts'
@@ -46,10 +47,11 @@ export type AreaHandler = (ctx: RequestContext) => ApiResult | Promise<ApiResult
 
 /** An operationId of the contract (openapi/types.ts). */
 export type OperationId = keyof operations
-type JsonBodyOf<T> = T extends { requestBody?: { content: { 'application/json': infer B } } } ? B : never
+/** The JSON request body of an operation; never for one without a body (`requestBody?: never` in the generated types). */
+type JsonBodyOf<T> = T extends { requestBody?: infer R } ? ([NonNullable<R>] extends [never] ? never : NonNullable<R> extends { content: { 'application/json': infer B } } ? B : never) : never
 type QueryOf<T> = T extends { parameters: { query?: infer Q } } ? NonNullable<Q> : never
-/** The validated input of an operation as the contract types it: its JSON body, else its query (a GET form parsed into the same shape). */
-export type InputOf<Id extends OperationId> = [JsonBodyOf<operations[Id]>] extends [never] ? ([QueryOf<operations[Id]>] extends [never] ? Record<string, never> : QueryOf<operations[Id]>) : JsonBodyOf<operations[Id]>
+/** The validated input of an operation as the contract types it: its JSON body, else its query (a GET form parsed into the same shape), else no field at all. */
+export type InputOf<Id extends OperationId> = [JsonBodyOf<operations[Id]>] extends [never] ? ([QueryOf<operations[Id]>] extends [never] ? Record<never, never> : QueryOf<operations[Id]>) : JsonBodyOf<operations[Id]>
 /** True for an operation that takes `x-shop-id` (the pipeline has resolved the shop before the handler runs). */
 type ShopScoped<Id extends OperationId> = operations[Id] extends { parameters: { header: { 'x-shop-id': unknown } } } ? true : false
 
@@ -58,6 +60,12 @@ export type HandlerContext<Id extends OperationId> = Omit<RequestContext, 'input
   input: InputOf<Id>
   shop: ShopScoped<Id> extends true ? ShopRecord : ShopRecord | undefined
 }
+
+/**
+ * What a helper or a body shared by several shop-scoped operations asks of its context: the shop
+ * (non-optional) and the input fields it reads. Any of those operations' HandlerContext fits.
+ */
+export type ShopContext<Input = unknown> = Omit<RequestContext, 'input' | 'shop'> & { shop: ShopRecord; input: Input }
 
 /** A handler that names its operation (checked against the key it is registered under: mock/areas/index.ts). */
 export type TypedHandler<Id extends OperationId = OperationId> = AreaHandler & { readonly operationId: Id }

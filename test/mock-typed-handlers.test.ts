@@ -14,6 +14,14 @@ describe('typed handlers (issue 16: one context type, input typed from the contr
     expect(() => checkHandlerNames({ deleteDashboard: handler })).toThrow('the handler of getDashboard is registered as deleteDashboard')
   })
 
+  it('handlers: every area handler of the registry names its operation (defineHandler), so an untyped handler fails here', () => {
+    const unnamed = Object.entries(areaHandlers)
+      .filter(([id, handler]) => (handler as { operationId?: string }).operationId !== id)
+      .map(([id]) => id)
+    expect(unnamed).toEqual([])
+    expect(Object.keys(areaHandlers).length).toBeGreaterThan(60)
+  })
+
   it('handlers: every dashboards operation runs a handler that names it', () => {
     for (const id of ['listDashboards', 'getDashboard', 'createDashboard', 'updateDashboard', 'deleteDashboard', 'getDashboardData']) {
       expect((areaHandlers[id] as { operationId?: string }).operationId).toBe(id)

@@ -5,7 +5,7 @@
  */
 import { AD_DELIVERY_STATUSES, type AdDeliveryStatus, type BoostSession, type ShopData } from '../../fixtures/index.ts'
 import type { components } from '../../openapi/types.ts'
-import type { AdminAction, AreaHandler, AreaModule } from '../context.ts'
+import { defineHandler, type AdminAction, type AreaModule, type HandlerContext, type InputOf, type ShopContext } from '../context.ts'
 import type { MockState } from '../state.ts'
 import { acceptCamelCase } from '../normalize.ts'
 import { requireDateRange } from '../pipeline/validate.ts'
@@ -45,8 +45,24 @@ function campaignTotals(data: ShopData, fromDay: number, toDay: number): SpendSu
   return { ad_spend, ad_roi: positiveRatio(ad_revenue, ad_spend), ad_revenue }
 }
 
+/**
+ * The body of POST /ads/campaigns as the handler reads it (camelCase keys are normalised to these
+ * before). The contract asks for date_range or dateRange with an anyOf of `required` lists, which
+ * openapi-typescript types as `unknown` (openapi-ts/openapi-typescript#1441): the handler reads the
+ * request through this shape.
+ */
+type CampaignListInput = {
+  date_range?: Schemas['DateRange']
+  page?: number
+  page_size?: number
+  sort_by?: string
+  sort_direction?: 'ASC' | 'DESC'
+}
+const asCampaignList = (ctx: HandlerContext<'listAdCampaigns'>): ShopContext<CampaignListInput> => ctx as ShopContext<CampaignListInput>
+
 // spec: Sales-max ads: POST /ads/campaigns.
-const listAdCampaigns: AreaHandler = (ctx) => {
+const listAdCampaigns = defineHandler('listAdCampaigns', (request) => {
+  const ctx = asCampaignList(request)
   const data = shopDataFor(ctx)
   const { fromDay, toDay } = dayIndexes(data.facts.campaigns.axis, requireDateRange(ctx.input), 'date_range')
   const table = data.facts.campaigns
@@ -78,7 +94,7 @@ const listAdCampaigns: AreaHandler = (ctx) => {
       },
     },
   }
-}
+})
 
 // --- Creatives ------------------------------------------------------------------------------------
 
@@ -113,8 +129,8 @@ export function monthsBefore(date: string, months: number): string {
  * spec: Sales-max ads: performance_date; either bound alone, `from` defaults to 6 months ago, `to` to
  * today; omitted = trailing 6 months (spec: Limits).
  */
-export function performanceWindow(input: Record<string, any>, today: string): { from: string; to: string } {
-  const given = (input.performance_date ?? {}) as { from?: string; to?: string }
+export function performanceWindow(input: Pick<InputOf<'listAdCreatives'>, 'performance_date'>, today: string): { from: string; to: string } {
+  const given: { from?: string; to?: string } = input.performance_date ?? {}
   const from = given.from ?? monthsBefore(today, 6)
   const to = given.to ?? today
   assertNotAfter(from, to, given.from === undefined ? `performance_date.from (default: 6 months ago, ${from})` : 'performance_date.from', 'performance_date.to')
@@ -131,12 +147,12 @@ function statusOn(history: ReadonlyArray<{ day: number; status: AdDeliveryStatus
 type CreativeRow = Schemas['AdCreative']
 
 // spec: Sales-max ads: POST /ads/creatives: one row per video (a video in several campaigns adds up).
-const listAdCreatives: AreaHandler = (ctx) => {
+const listAdCreatives = defineHandler('listAdCreatives', (ctx) => {
   const data = shopDataFor(ctx)
   const input = ctx.input
   const window = performanceWindow(input, ctx.today)
   const { fromDay, toDay } = dayIndexes(data.facts.campaigns.axis, window, 'performance_date')
-  const posted = (input.posted_date ?? {}) as { from?: string; to?: string }
+  const posted: { from?: string; to?: string } = input.posted_date ?? {}
   const postedSet = posted.from !== undefined || posted.to !== undefined
   if (posted.from !== undefined && posted.to !== undefined) assertRangeOrder(posted.from, posted.to, 'posted_date')
   const productIds = idSetOf(input.product_ids)
@@ -177,7 +193,7 @@ const listAdCreatives: AreaHandler = (ctx) => {
     return text
   }
   return { status: 200, rawBody: `{"data":{"creatives":[${creatives.map(rowJson).join(',')}]${rest.length > 2 ? `,${rest.slice(1)}` : '}'}}` }
-}
+})
 
 /** Each creative row's JSON (rows are never changed once built). */
 const creativeJson = new WeakMap<CreativeRow, string>()
@@ -296,7 +312,7 @@ const EXCLUDED_COLUMNS = [
 const campaignNameOf = (data: ShopData, campaignId: string): string | null => data.campaigns.find((c) => c.campaign_id === campaignId)?.campaign_name ?? null
 
 // spec: Sales-max ads: POST /ads/excluded-creatives (and GET, /v1): only active exclusions.
-const listExcludedCreatives: AreaHandler = (ctx) => {
+const listExcludedCreatives = defineHandler('listExcludedCreatives', (ctx) => {
   const data = shopDataFor(ctx)
   const { campaign_id, rule_id } = ctx.input
   const videoIds = idSetOf(ctx.input.video_ids)
@@ -327,7 +343,7 @@ const listExcludedCreatives: AreaHandler = (ctx) => {
   const { rows, page, page_size } = numberedPage(ctx, sorted)
   const exclusions = rows.map(toRow)
   return { status: 200, body: { data: { exclusions, total_count: active.length, page, page_size, sort_by, sort_direction } } }
-}
+})
 
 // --- Boost sessions -------------------------------------------------------------------------------
 
@@ -344,7 +360,7 @@ export function boostSessionsOf(state: MockState, data: ShopData): BoostSession[
 }
 
 // spec: Sales-max ads: POST /ads/boosted-creatives (and GET, /v1): active only unless include_ended.
-const listBoostedCreatives: AreaHandler = (ctx) => {
+const listBoostedCreatives = defineHandler('listBoostedCreatives', (ctx) => {
   const data = shopDataFor(ctx)
   const { campaign_id, rule_id } = ctx.input
   const include_ended = ctx.input.include_ended === true
@@ -387,7 +403,7 @@ const listBoostedCreatives: AreaHandler = (ctx) => {
   const { rows, page, page_size } = numberedPage(ctx, sorted)
   const sessions = rows.map(toRow)
   return { status: 200, body: { data: { sessions, total_count: matching.length, page, page_size, include_ended, sort_by, sort_direction } } }
-}
+})
 
 /**
  * Control API `ads/boost-stop` `{shop_id, session_id, exit_reason?}`: spec: States: a boost is active

@@ -6,7 +6,7 @@
  */
 import type { components } from '../../openapi/types.ts'
 import type { Affiliate, Creator, LiveStream, ShopData, Slideshow, Video } from '../../fixtures/index.ts'
-import type { AreaHandler, AreaModule, InputNormalizer, RequestContext } from '../context.ts'
+import { defineHandler, type AreaModule, type InputNormalizer } from '../context.ts'
 import { paginate } from '../pipeline/paging.ts'
 import { apiError } from '../respond.ts'
 import type { World } from '../world.ts'
@@ -28,7 +28,7 @@ export type LiveRow = Schemas['LiveStream']
 
 // ---- CRM ----
 
-const listCrmAffiliates: AreaHandler = (ctx) => {
+const listCrmAffiliates = defineHandler('listCrmAffiliates', (ctx) => {
   const { input, world } = ctx
   const sortBy = sortKeyOf(input.sort_by, CRM_SORT_KEYS, 'sort_by', 'gmv')
   const direction = sortDirectionOf(input.sort_direction, 'sort_direction')
@@ -47,7 +47,7 @@ const listCrmAffiliates: AreaHandler = (ctx) => {
   // row's parts encoded once (see crmRowsBytes).
   const after = `],"has_more":${hasMore},"page_size":${JSON.stringify(page.pageSize)},"page_offset":${JSON.stringify(page.offset)}}`
   return { status: 200, rawBytes: crmRowsBytes(world, data, index, rows, window, '{"results":[', after) }
-}
+})
 
 // ---- Videos, slideshows, LIVEs ----
 
@@ -56,8 +56,8 @@ const productIdsOf = (value: unknown): string[] =>
   (Array.isArray(value) ? value : typeof value === 'string' ? value.split(',') : []).map((v) => String(v).trim()).filter(Boolean)
 
 /** The `filters` every content list shares: handle, product_filter, date_range, sort direction. */
-function contentFiltersOf(ctx: RequestContext) {
-  const filters = (ctx.input.filters ?? {}) as Record<string, any>
+function contentFiltersOf<F extends { product_filter?: unknown; date_range?: unknown; sort_direction?: unknown }>(ctx: { world: World; input: { filters?: F } }) {
+  const filters: Partial<F> = ctx.input.filters ?? {}
   return {
     filters,
     products: productIdsOf(filters.product_filter),
@@ -111,7 +111,7 @@ const postSortValue = (row: VideoRow | SlideshowRow, post: Video, key: PostSortK
 const postMatches = (post: Video, products: string[], window: DayWindow | undefined, handle: unknown): boolean =>
   handleContains(post.handle, handle) && (!products.length || post.products.some((p) => products.includes(p))) && (!window || inWindow(post.post_day, window))
 
-const listAffiliateVideos: AreaHandler = (ctx) => {
+const listAffiliateVideos = defineHandler('listAffiliateVideos', (ctx) => {
   const data = shopDataFor(ctx)
   const { filters, products, window, direction } = contentFiltersOf(ctx)
   const sortBy = sortKeyOf(filters.sort_by, VIDEO_SORT_KEYS, 'filters.sort_by', 'gmv')
@@ -122,7 +122,7 @@ const listAffiliateVideos: AreaHandler = (ctx) => {
     .map((post) => ({ post, row: videoRow(ctx.world, post, postFigures(ctx.world, data, post, 'videos')) }))
   const sorted = sortRows(rows, (r) => postSortValue(r.row, r.post, sortBy), direction, (r) => r.post.video_id)
   return offsetResultsPage(ctx, sorted.map((r) => r.row))
-}
+})
 
 // spec: POST /affiliate/slideshows/list: ad metrics roi, cpa, ad_spend are unavailable as sort fields.
 const AD_METRIC_SORTS = ['roi', 'cpa', 'ad_spend']
@@ -134,7 +134,7 @@ const refuseAdMetricSort: InputNormalizer = (input) => {
   return input
 }
 
-const listAffiliateSlideshows: AreaHandler = (ctx) => {
+const listAffiliateSlideshows = defineHandler('listAffiliateSlideshows', (ctx) => {
   const data = shopDataFor(ctx)
   const { filters, products, window, direction } = contentFiltersOf(ctx)
   const sortBy = sortKeyOf(filters.sort_by, SLIDESHOW_SORT_KEYS, 'filters.sort_by', 'gmv')
@@ -148,7 +148,7 @@ const listAffiliateSlideshows: AreaHandler = (ctx) => {
     })
   const sorted = sortRows(rows, (r) => postSortValue(r.row, r.post, sortBy), direction, (r) => r.post.video_id)
   return offsetResultsPage(ctx, sorted.map((r) => r.row))
-}
+})
 
 const LIVE_SORT_KEYS = ['gmv', 'start_time', 'duration', 'units_sold', 'views', 'likes', 'comments', 'ctr'] as const
 
@@ -171,7 +171,7 @@ const liveRow = (world: World, live: LiveStream): LiveRow => ({
   products_stats: live.products_stats.map((s) => ({ ...s })),
 })
 
-const listAffiliateLives: AreaHandler = (ctx) => {
+const listAffiliateLives = defineHandler('listAffiliateLives', (ctx) => {
   const data = shopDataFor(ctx)
   const { filters, products, window, direction } = contentFiltersOf(ctx)
   const sortBy = sortKeyOf(filters.sort_by, LIVE_SORT_KEYS, 'filters.sort_by', 'gmv')
@@ -183,7 +183,7 @@ const listAffiliateLives: AreaHandler = (ctx) => {
   const sorted = sortRows(lives, value, direction, (l) => l.live_id).map((l) => liveRow(ctx.world, l))
   // spec: the LIVE list echoes sort_by and sort_direction (the ones applied, defaults included).
   return offsetResultsPage(ctx, sorted, { sort_by: sortBy, sort_direction: filters.sort_direction ?? direction })
-}
+})
 
 export const content: AreaModule = {
   handlers: { listCrmAffiliates, listAffiliateVideos, listAffiliateSlideshows, listAffiliateLives },

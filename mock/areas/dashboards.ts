@@ -173,7 +173,6 @@ function boardView(store: DashboardStore, board: Dashboard, shopId: string, with
   return view
 }
 
-/** The asking shop and the account's boards. */
 /** The board `dashboard_id` names if the shop shows it; 404 otherwise (status inferred). */
 function findBoard(store: DashboardStore, shopId: string, id: string): Dashboard {
   const board = store.boards.get(id)
@@ -265,9 +264,10 @@ function widgetSettings(input: WidgetInput, type: 'stat' | 'stat-chart', path: s
   return { statKey, statKeys, style: input.style ?? config.style, chart: input.chart ?? config.chart, cpm: input.cpm ?? config.cpm, size: input.size, title: input.title }
 }
 
-/** A new stat or stat-chart widget with the spec's defaults (spec: Dashboards: create). */
+/** A widget of a create or update body, read through WidgetInput (see there). */
 const asWidgetInput = (value: unknown): WidgetInput => value as WidgetInput
 
+/** A new stat or stat-chart widget with the spec's defaults (spec: Dashboards: create). */
 function newWidget(store: DashboardStore, input: WidgetInput, path: string): DashboardWidget {
   const type = input.type ?? 'stat'
   if (type !== 'stat' && type !== 'stat-chart') throw apiError(400, `${path}.type: only stat and stat-chart widgets can be created through the API, not ${type}`)

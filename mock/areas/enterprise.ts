@@ -10,8 +10,8 @@
  * - `sort_by`: numeric fields descending with nulls last, text fields (`name`, `handle`) ascending;
  *   ties by id. An unknown `sort_by` falls back to the default `gmv` (no 400: the field is a plain string).
  */
-import type { MarketBrand, MarketCreator, MarketProduct, Region, RegionMarket } from '../../fixtures/index.ts'
-import type { AreaHandler, AreaModule } from '../context.ts'
+import type { MarketBrand, MarketCreator, MarketProduct, RegionMarket } from '../../fixtures/index.ts'
+import { defineHandler, type AreaModule, type HandlerContext } from '../context.ts'
 import { paginate } from '../pipeline/paging.ts'
 import { compareText } from '../lib/sort.ts'
 
@@ -47,9 +47,10 @@ function compareRows<T extends MarketRow>(listing: Listing<T>, field: keyof T & 
   }
 }
 
-function listEnterprise<T extends MarketRow>(listing: Listing<T>): AreaHandler {
-  return (ctx) => {
-    const region = ctx.input.region as Region
+/** The body of the three listings: `defineHandler('listEnterpriseBrands', listEnterprise(brandListing))`. */
+function listEnterprise<T extends MarketRow>(listing: Listing<T>) {
+  return (ctx: HandlerContext<'listEnterpriseBrands' | 'listEnterpriseProducts' | 'listEnterpriseCreators'>) => {
+    const region = ctx.input.region
     const search = typeof ctx.input.search === 'string' ? ctx.input.search.trim().toLowerCase() : ''
     const category = typeof ctx.input.category === 'string' ? ctx.input.category.trim().toLowerCase() : ''
     const matching = listing
@@ -94,8 +95,8 @@ const creatorListing: Listing<MarketCreator> = {
 
 export const enterprise: AreaModule = {
   handlers: {
-    listEnterpriseBrands: listEnterprise(brandListing),
-    listEnterpriseProducts: listEnterprise(productListing),
-    listEnterpriseCreators: listEnterprise(creatorListing),
+    listEnterpriseBrands: defineHandler('listEnterpriseBrands', listEnterprise(brandListing)),
+    listEnterpriseProducts: defineHandler('listEnterpriseProducts', listEnterprise(productListing)),
+    listEnterpriseCreators: defineHandler('listEnterpriseCreators', listEnterprise(creatorListing)),
   },
 }

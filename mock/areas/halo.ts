@@ -16,7 +16,7 @@
  */
 import type { components } from '../../openapi/types.ts'
 import { addDays, DAY_MS, epochMsToDate, type AffiliateCampaign, type ProductRecord, type ShopData, type StoreConnection } from '../../fixtures/index.ts'
-import type { AdminAction, AreaHandler, AreaModule, InputNormalizer, RequestContext } from '../context.ts'
+import { defineHandler, type AdminAction, type AreaModule, type HandlerContext, type InputNormalizer, type RequestContext } from '../context.ts'
 import { requireDateRange } from '../pipeline/validate.ts'
 import { apiError } from '../respond.ts'
 import { csvExport, wantsCsv } from '../csv.ts'
@@ -254,7 +254,7 @@ export function excludedPlatforms(value: unknown): Set<OffPlatform> {
   return new Set(names.map((n) => String(n).trim()).filter((n): n is OffPlatform => (OFF_PLATFORMS as readonly string[]).includes(n)))
 }
 
-function parseRequest(ctx: RequestContext, data: ShopData): ReportRequest {
+function parseRequest(ctx: HandlerContext<'getHaloReport'>, data: ShopData): ReportRequest {
   const { from, to } = requireDateRange(ctx.input)
   const axis = data.calendar.axis
   const fromDay = axis.dayIndex(from)
@@ -262,7 +262,7 @@ function parseRequest(ctx: RequestContext, data: ShopData): ReportRequest {
   assertRangeOrder(fromDay, toDay, 'date_range')
   // spec: Limits: the range is inclusive and at most 366 days.
   if (toDay - fromDay + 1 > MAX_RANGE_DAYS) throw apiError(400, `date_range must span at most ${MAX_RANGE_DAYS} days`)
-  const productId = ctx.input.platform_product_id as string | undefined
+  const productId = ctx.input.platform_product_id
   const product = productId === undefined ? undefined : data.products.find((p) => p.product_id === productId)
   if (productId !== undefined && !product) throw apiError(400, `platform_product_id: no product ${productId} in this shop`)
   return { fromDay, toDay, from, to, product, excluded: excludedPlatforms(ctx.input.exclude_platform_gmv), granularity: ctx.input.granularity ?? 'day' }
@@ -507,15 +507,15 @@ function buildReport(ctx: RequestContext, data: ShopData, req: ReportRequest): {
 
 
 
-const getHaloReport: AreaHandler = (ctx) => {
+const getHaloReport = defineHandler('getHaloReport', (ctx) => {
   const data = shopDataFor(ctx)
   const { report, series } = buildReport(ctx, data, parseRequest(ctx, data))
   if (wantsCsv(ctx)) return csvExport(ctx, series, SERIES_COLUMNS)
   return { status: 200, body: { data: report } }
-}
+})
 
 /** spec: Endpoints whose shapes are incomplete or absent: Halo product links (path and shape inferred). Starts no build. */
-const listHaloProductLinks: AreaHandler = (ctx) => {
+const listHaloProductLinks = defineHandler('listHaloProductLinks', (ctx) => {
   const data = shopDataFor(ctx)
   const halo = haloState(ctx.state, data)
   const views = [viewStorefront(ctx, data, halo, undefined, false), viewMarketplace(ctx, data, halo, undefined, false)]
@@ -536,7 +536,7 @@ const listHaloProductLinks: AreaHandler = (ctx) => {
       },
     },
   }
-}
+})
 
 /** spec: Off-platform sales correlation: `date_from`/`date_to` accepted instead of `date_range`, in the POST body and the GET query (a `date_range` present wins). */
 const acceptFlatDates: InputNormalizer = (input) => {

@@ -8,7 +8,7 @@ import { DAY_MS } from '../../fixtures/days.ts'
 import { sampleStage } from '../../fixtures/samples.ts'
 import { OPEN_SAMPLE_STATUSES, type Creator, type ProductRecord, type RefundableSample, type SampleRequest, type SampleStatus, type ShopData } from '../../fixtures/types.ts'
 import type { components } from '../../openapi/types.ts'
-import type { AdminAction, AreaHandler, AreaModule, RequestContext } from '../context.ts'
+import { defineHandler, type AdminAction, type AreaModule, type HandlerContext, type RequestContext } from '../context.ts'
 import { recordEvent } from '../events.ts'
 import { apiError } from '../respond.ts'
 import type { MockState } from '../state.ts'
@@ -193,10 +193,10 @@ const SAMPLE_SORTS: Record<string, SampleSortKey> = {
 }
 
 
-const listSampleRequests: AreaHandler = (ctx) => {
+const listSampleRequests = defineHandler('listSampleRequests', (ctx) => {
   const { data } = shopScope(ctx)
   const input = ctx.input
-  const filters: Record<string, any> = input.filters ?? {}
+  const filters = input.filters ?? {}
   const direction = sortDirectionOf(input.sort_direction, 'sort_direction')
   const statuses: string[] = filters.sample_status ?? []
   // spec: States: an ignored request shows only under sample_status `ignore`, and then only ignored ones.
@@ -230,7 +230,7 @@ const listSampleRequests: AreaHandler = (ctx) => {
   const views = rows.map((r) => sampleView(r, lookup, active))
   const sorted = sortRows(views, SAMPLE_SORTS[input.sort_by ?? 'timestamp']!, direction, (v) => v.apply_id)
   return numberedResultsPage(ctx, sorted, 'page_number', false)
-}
+})
 
 /** prev_worked_with: the creator is in the shop's CRM and had joined it before the request's day. */
 function workedWithBefore(data: ShopData, crmJoinedDay: Map<string, number>, r: SampleRequest): boolean {
@@ -276,10 +276,10 @@ function refundableView(r: RefundableSample, products: Map<string, ProductRecord
   }
 }
 
-const listRefundableSampleRequests: AreaHandler = (ctx) => {
+const listRefundableSampleRequests = defineHandler('listRefundableSampleRequests', (ctx) => {
   const { data } = shopScope(ctx)
   const input = ctx.input
-  const filters: Record<string, any> = input.filters ?? {}
+  const filters = input.filters ?? {}
   const direction = sortDirectionOf(input.sort_direction, 'sort_direction')
   const timeField: 'timestamp' | 'sample_shipped' | 'sample_received' | 'refund_time' | 'review_expire_time' = input.time_field ?? 'timestamp'
   const days = rangeBounds(data, filters.date_range, 'filters.date_range')
@@ -305,7 +305,7 @@ const listRefundableSampleRequests: AreaHandler = (ctx) => {
     .filter((v) => typeof filters.product_filter !== 'string' || fuzzyMatch(`${v.product_info.product_name} ${v.sampled_product}`, filters.product_filter))
   const sorted = sortRows(views, REFUNDABLE_SORTS[input.sort_by ?? 'timestamp']!, direction, (v) => v.apply_id)
   return numberedResultsPage(ctx, sorted, 'page', true)
-}
+})
 
 // ---------------------------------------------------------------------------------------------
 // POST /affiliate/samples/funnel
@@ -433,13 +433,13 @@ function buildFunnel(cohort: SampleRequest[], nowMs: number): Pick<Funnel, 'tota
   return { total_count: total, by_status, funnel, timing, biggest_bottleneck }
 }
 
-const getSampleFunnel: AreaHandler = (ctx) => {
+const getSampleFunnel = defineHandler('getSampleFunnel', (ctx) => {
   const { data } = shopScope(ctx)
   const timeField: Funnel['time_field'] = ctx.input.time_field ?? 'timestamp'
   const cohort = funnelCohort(ctx, data, TIME_FIELD_COLUMN[timeField]!)
   const body: Funnel = { time_field: timeField, time_from: ctx.input.time_from ?? null, time_to: ctx.input.time_to ?? null, ...buildFunnel(cohort, ctx.now.getTime()) }
   return { status: 200, body: { data: body } }
-}
+})
 
 // ---------------------------------------------------------------------------------------------
 // Writes: approve, reject, ignore, unignore
@@ -450,10 +450,13 @@ function requestsByApplyId(data: ShopData, applyIds: unknown): SampleRequest[] {
   return data.sampleRequests.filter((r) => wanted.has(r.apply_id))
 }
 
-/** Moves `To Review` requests on; counts only those that moved (spec: Samples: success_count). */
+/**
+ * Moves `To Review` requests on; counts only those that moved (spec: Samples: success_count). The
+ * body of both approve and reject: `defineHandler('approveSampleRequests', reviewDecision('approved'))`.
+ */
 const reviewDecision =
-  (verb: 'approved' | 'rejected'): AreaHandler =>
-  (ctx) => {
+  (verb: 'approved' | 'rejected') =>
+  (ctx: HandlerContext<'approveSampleRequests' | 'rejectSampleRequests'>) => {
     const { data } = shopScope(ctx)
     const ids: string[] = ctx.input.apply_ids
     let moved = 0
@@ -480,7 +483,7 @@ function setIgnored(data: ShopData, ids: string[], ignored: boolean): number {
   return changed
 }
 
-const ignoreSampleRequests: AreaHandler = (ctx) => {
+const ignoreSampleRequests = defineHandler('ignoreSampleRequests', (ctx) => {
   const { data } = shopScope(ctx)
   const ids: string[] = ctx.input.apply_ids
   const ignored = setIgnored(data, ids, true)
@@ -489,14 +492,14 @@ const ignoreSampleRequests: AreaHandler = (ctx) => {
   for (const a of perma) if (!data.permaIgnoredCreators.includes(a.creator_id)) data.permaIgnoredCreators.push(a.creator_id)
   const also = perma.length > 0 ? `; future requests from ${perma.length} creators will be ignored` : ''
   return { status: 200, body: { data: { message: `${ignored} of ${ids.length} sample requests ignored${also}`, ignored_count: ignored } } }
-}
+})
 
-const unignoreSampleRequests: AreaHandler = (ctx) => {
+const unignoreSampleRequests = defineHandler('unignoreSampleRequests', (ctx) => {
   const { data } = shopScope(ctx)
   const ids: string[] = ctx.input.apply_ids ?? []
   const unignored = setIgnored(data, ids, false)
   return { status: 200, body: { data: { message: `${unignored} of ${ids.length} sample requests unignored`, unignored_count: unignored } } }
-}
+})
 
 // ---------------------------------------------------------------------------------------------
 // POST /affiliate/message/dm
@@ -508,12 +511,24 @@ interface SentDm {
   sent_at: string
 }
 
-const sendCreatorDm: AreaHandler = (ctx) => {
-  const { shop } = shopScope(ctx)
+/**
+ * The DM request (the contract's body of POST /affiliate/message/dm). Its schema says "creator_id or
+ * handle" with an anyOf of `required` lists, which openapi-typescript types as `unknown`
+ * (openapi-ts/openapi-typescript#1441): the handler reads the body through this shape.
+ */
+interface DmInput {
+  creator_id?: string
+  handle?: string
+  message: string
+}
+const asDmInput = (input: unknown): DmInput => input as DmInput
+
+const sendCreatorDm = defineHandler('sendCreatorDm', (ctx) => {
+  const { shop } = ctx
   if (shop.sps < MIN_SPS_TO_MESSAGE) {
     return apiError(403, `Shop SPS is ${shop.sps}, below ${MIN_SPS_TO_MESSAGE}: the shop is restricted from sending messages to creators`)
   }
-  const { creator_id, handle, message } = ctx.input
+  const { creator_id, handle, message } = asDmInput(ctx.input)
   const index = findCreator(ctx.world, { creator_id, handle })
   if (index < 0) return apiError(400, `Unknown creator: ${typeof creator_id === 'string' ? `creator_id ${creator_id}` : `handle ${handle}`}`)
   const creator = ctx.world.creators[index]!
@@ -526,7 +541,7 @@ const sendCreatorDm: AreaHandler = (ctx) => {
   // Counted by the stats' dms_sent (spec: POST /shop/stats).
   recordEvent(ctx.state, shop.shop_id, { kind: 'dm_sent', at: ctx.now.getTime(), creator: index, campaign: -1 })
   return { status: 200, body: { data: { message: `DM sent to @${creator.handle}`, dm_id: dm.dm_id } } }
-}
+})
 
 // ---------------------------------------------------------------------------------------------
 // Control API: POST /__admin/samples/arrive
@@ -581,8 +596,8 @@ export const samples: AreaModule = {
     getSampleFunnel,
     listSampleRequests,
     listRefundableSampleRequests,
-    approveSampleRequests: reviewDecision('approved'),
-    rejectSampleRequests: reviewDecision('rejected'),
+    approveSampleRequests: defineHandler('approveSampleRequests', reviewDecision('approved')),
+    rejectSampleRequests: defineHandler('rejectSampleRequests', reviewDecision('rejected')),
     ignoreSampleRequests,
     unignoreSampleRequests,
     sendCreatorDm,

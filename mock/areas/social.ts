@@ -5,7 +5,7 @@
  */
 import type { CreatorProgram, ProgramCreator, ShopData, SocialAd } from '../../fixtures/index.ts'
 import type { components } from '../../openapi/types.ts'
-import type { AdminAction, AreaHandler, AreaModule, RequestContext } from '../context.ts'
+import { defineHandler, type AdminAction, type AreaModule, type HandlerContext, type RequestContext, type ShopContext } from '../context.ts'
 import type { MockState } from '../state.ts'
 import { acceptCamelCase } from '../normalize.ts'
 import { requireDateRange } from '../pipeline/validate.ts'
@@ -30,6 +30,31 @@ const METRIC_KEYS = ['spend', 'impressions', 'clicks', 'ctr', 'purchases', 'purc
 type MetricKey = (typeof METRIC_KEYS)[number]
 const isMetricKey = (key: string): key is MetricKey => (METRIC_KEYS as readonly string[]).includes(key)
 
+/**
+ * The body of POST /social/campaigns, /social/adsets and /social/ads as their handlers read it (the
+ * camelCase keys are normalised to these before). The contract asks for date_range or dateRange with
+ * an anyOf of `required` lists, which openapi-typescript types as `unknown`
+ * (openapi-ts/openapi-typescript#1441): the handlers read the request through this shape.
+ */
+type SocialListInput = {
+  date_range?: Schemas['DateRange']
+  campaign_id?: string
+  campaign_ids?: string | string[]
+  adset_id?: string
+  adset_ids?: string | string[]
+  program_id?: string
+  handle?: string
+  video_ids?: string | string[]
+  page?: number
+  page_size?: number
+  sort_by?: string
+  sort_direction?: 'ASC' | 'DESC'
+  format?: 'json' | 'csv'
+  columns?: string[]
+  csv_limit?: number
+}
+const asSocialList = (ctx: HandlerContext<'listSocialCampaigns' | 'listSocialAdsets' | 'listSocialAds'>): ShopContext<SocialListInput> => ctx as ShopContext<SocialListInput>
+
 interface Window {
   fromDay: number
   toDay: number
@@ -39,8 +64,8 @@ interface Window {
 const requiredWindow = (ctx: RequestContext, data: ShopData): Window => dayIndexes(data.facts.campaigns.axis, requireDateRange(ctx.input), 'date_range')
 
 /** An optional date range; all-time (every fact day) when omitted. */
-function optionalWindow(ctx: RequestContext, data: ShopData): Window {
-  const range = ctx.input.date_range as { from: string; to: string } | undefined
+function optionalWindow(ctx: HandlerContext<'listCreatorPrograms'>, data: ShopData): Window {
+  const range = ctx.input.date_range
   if (range) return dayIndexes(data.facts.campaigns.axis, range, 'date_range')
   return { fromDay: 0, toDay: data.facts.socialAds.axis.todayIndex }
 }
@@ -111,11 +136,12 @@ function listAnswer<T>(ctx: RequestContext, listing: Listing<T>) {
 const campaignsById = (data: ShopData) => new Map(data.socialCampaigns.map((c) => [c.campaign_id, c]))
 
 // spec: POST /social/campaigns.
-const listSocialCampaigns: AreaHandler = (ctx) => {
+const listSocialCampaigns = defineHandler('listSocialCampaigns', (request) => {
+  const ctx = asSocialList(request)
   const data = shopDataFor(ctx)
   const window = requiredWindow(ctx, data)
   const campaignIds = idSetOf(ctx.input.campaign_ids)
-  const programId = ctx.input.program_id as string | undefined
+  const programId = ctx.input.program_id
   const rows: Array<Schemas['SocialCampaign']> = data.socialCampaigns
     .filter((c) => (!campaignIds || campaignIds.has(c.campaign_id)) && (programId === undefined || c.program_id === programId))
     .map((c) => {
@@ -132,15 +158,16 @@ const listSocialCampaigns: AreaHandler = (ctx) => {
     value: metricOrField,
     id: (c) => c.campaign_id ?? '',
   })
-}
+})
 
 // spec: POST /social/adsets.
-const listSocialAdsets: AreaHandler = (ctx) => {
+const listSocialAdsets = defineHandler('listSocialAdsets', (request) => {
+  const ctx = asSocialList(request)
   const data = shopDataFor(ctx)
   const window = requiredWindow(ctx, data)
   const campaignIds = idSetOf(ctx.input.campaign_id, ctx.input.campaign_ids)
   const adsetIds = idSetOf(ctx.input.adset_ids)
-  const programId = ctx.input.program_id as string | undefined
+  const programId = ctx.input.program_id
   const campaigns = campaignsById(data)
   const rows: Array<Schemas['SocialAdset']> = data.socialAdsets
     .filter((s) => (!campaignIds || campaignIds.has(s.campaign_id)) && (!adsetIds || adsetIds.has(s.adset_id)))
@@ -165,7 +192,7 @@ const listSocialAdsets: AreaHandler = (ctx) => {
     value: metricOrField,
     id: (s) => s.adset_id,
   })
-}
+})
 
 
 const SOCIAL_AD_FIELDS = [
@@ -174,14 +201,15 @@ const SOCIAL_AD_FIELDS = [
 ] as const
 
 // spec: POST /social/ads.
-const listSocialAds: AreaHandler = (ctx) => {
+const listSocialAds = defineHandler('listSocialAds', (request) => {
+  const ctx = asSocialList(request)
   const data = shopDataFor(ctx)
   const window = requiredWindow(ctx, data)
   const { input } = ctx
   const campaignIds = idSetOf(input.campaign_id, input.campaign_ids)
   const adsetIds = idSetOf(input.adset_id, input.adset_ids)
   const videoIds = idSetOf(input.video_ids)
-  const programId = input.program_id as string | undefined
+  const programId = input.program_id
   // spec: handle filter on ads: exact, case-insensitive, a leading `@` ignored.
   const handle = typeof input.handle === 'string' && handleKey(input.handle) ? handleKey(input.handle) : undefined
   const campaigns = campaignsById(data)
@@ -229,7 +257,7 @@ const listSocialAds: AreaHandler = (ctx) => {
     value: (key) => (key === 'post_time' ? (ad) => postDay.get(ad.ad_id) ?? null : metricOrField(key)),
     id: (ad) => ad.ad_id,
   })
-}
+})
 
 // --- Programs and their creators --------------------------------------------------------------
 
@@ -245,7 +273,7 @@ const PROGRAM_FIELDS = [
 
 // spec: POST /social/programs: statuses default active and paused; spend and sales follow date_range
 // (all-time without it); member counts and earnings are always lifetime.
-const listCreatorPrograms: AreaHandler = (ctx) => {
+const listCreatorPrograms = defineHandler('listCreatorPrograms', (ctx) => {
   const data = shopDataFor(ctx)
   const window = optionalWindow(ctx, data)
   const statuses = idSetOf(ctx.input.statuses) ?? new Set(['active', 'paused'])
@@ -274,7 +302,7 @@ const listCreatorPrograms: AreaHandler = (ctx) => {
     value: (key) => (p) => p[key as keyof typeof p] as string | number,
     id: (p) => p.program_id,
   })
-}
+})
 
 const CREATOR_FIELDS = [
   'creator_id', 'handle', 'status', 'program_id', 'program_name', 'commission_pct', 'commission_rules', 'joined_at', 'approved_at',
@@ -283,9 +311,9 @@ const CREATOR_FIELDS = [
 
 // spec: POST /social/programs/creators: statuses default pending and approved, handle a
 // case-insensitive substring, sort default joined_at, nulls last.
-const listProgramCreators: AreaHandler = (ctx) => {
+const listProgramCreators = defineHandler('listProgramCreators', (ctx) => {
   const data = shopDataFor(ctx)
-  const programId = ctx.input.program_id as string | undefined
+  const programId = ctx.input.program_id
   const statuses = idSetOf(ctx.input.statuses) ?? new Set(['pending', 'approved'])
   const handle = typeof ctx.input.handle === 'string' && ctx.input.handle.trim() ? ctx.input.handle.trim().toLowerCase() : undefined
   const rows = membershipsOf(ctx.state, data).filter(
@@ -301,7 +329,7 @@ const listProgramCreators: AreaHandler = (ctx) => {
     value: (key) => (m) => m[key as keyof ProgramCreator] as string | number | null,
     id: (m) => m.creator_id,
   })
-}
+})
 
 /** A UUID-shaped id derived from text (the control API's new memberships; deterministic on the clock). */
 function uuidFrom(text: string): string {

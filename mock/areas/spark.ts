@@ -6,7 +6,7 @@
  */
 import type { components } from '../../openapi/types.ts'
 import type { ShopData, SparkCode, Video } from '../../fixtures/index.ts'
-import type { AreaHandler, AreaModule, InputNormalizer } from '../context.ts'
+import { defineHandler, type AreaModule, type InputNormalizer } from '../context.ts'
 import { paginate } from '../pipeline/paging.ts'
 import type { World } from '../world.ts'
 import { assertRangeOrder } from '../lib/dates.ts'
@@ -179,10 +179,10 @@ const SORT_VALUES: Record<string, (e: SparkEntry, world: World, data: ShopData) 
   status: (e) => e.code.status,
 }
 
-const listSparkCodes: AreaHandler = (ctx) => {
+const listSparkCodes = defineHandler('listSparkCodes', (ctx) => {
   const data = shopDataFor(ctx)
   const { input } = ctx
-  const params = (input.search_params ?? {}) as Record<string, any>
+  const params = input.search_params ?? {}
   checkRanges(params)
   const sortBy: string = params.sort_by ?? 'shared_time'
   const sortDirection: string = params.sort_direction ?? 'DESC'
@@ -212,7 +212,7 @@ const listSparkCodes: AreaHandler = (ctx) => {
       },
     },
   }
-}
+})
 
 export const spark: AreaModule = {
   handlers: { listSparkCodes },

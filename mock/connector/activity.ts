@@ -3,7 +3,7 @@
  * (spec: What the service does). Read through the control API and `GET /account/activity` (inferred).
  */
 import { hashString } from '../../fixtures/random.ts'
-import type { AreaHandler } from '../context.ts'
+import { defineHandler } from '../context.ts'
 import { apiError } from '../respond.ts'
 import type { ApiKeyRecord } from '../world.ts'
 import type { ActivityActor, ActivityEntry, ConnectorData } from './store.ts'
@@ -76,10 +76,10 @@ export function readActivity(data: ConnectorData, query: ActivityQuery = {}): Ac
  * `GET /account/activity` (inferred): the log through the REST door. A key limited to some shops sees
  * only those shops' entries and the account-level ones.
  */
-export const listAccountActivity: AreaHandler = (ctx) => {
-  const { actor_kind, shop_id, from, to, page_size = 50, page_number = 1 } = ctx.input as ActivityQuery
+export const listAccountActivity = defineHandler('listAccountActivity', (ctx) => {
+  const { actor_kind, shop_id, from, to, page_size = 50, page_number = 1 } = ctx.input
   const allowed = ctx.apiKey && ctx.apiKey.shops !== '*' ? new Set(ctx.apiKey.shops) : undefined
   if (allowed && shop_id && !allowed.has(shop_id)) throw apiError(403, 'Forbidden: this API key does not have access to this shop')
   const data = allowed ? { ...ctx.state.connector.data, activity: ctx.state.connector.data.activity.filter((e) => e.shop_id === null || allowed.has(e.shop_id)) } : ctx.state.connector.data
   return { status: 200, body: readActivity(data, { ...(actor_kind ? { actor_kind } : {}), ...(shop_id ? { shop_id } : {}), ...(from ? { from } : {}), ...(to ? { to } : {}), page_size, page_number }) }
-}
+})

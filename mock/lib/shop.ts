@@ -1,9 +1,8 @@
 /**
  * The asking shop and its data. Every key+shop operation has a shop by the time a handler runs (the
- * pipeline's auth step): a handler without one is a bug of the mock, not a client error.
+ * pipeline's auth step), and defineHandler types `ctx.shop` so: these helpers take that shop.
  */
 import type { ShopData } from '../../fixtures/index.ts'
-import type { RequestContext } from '../context.ts'
 import { apiError } from '../respond.ts'
 import type { MockState } from '../state.ts'
 import type { ShopRecord, World } from '../world.ts'
@@ -18,19 +17,21 @@ export function shopDataOf(world: World, shopId: string): ShopData {
   return data
 }
 
-/** The shop of a key+shop operation (the pipeline guarantees it). */
-export function requireShop(ctx: RequestContext): ShopRecord {
-  if (!ctx.shop) throw new Error(`${ctx.op.operationId} ran without a shop`)
-  return ctx.shop
+/**
+ * What a shop-scoped handler has: the world and the shop of `x-shop-id`, which the pipeline resolved
+ * before the handler ran (defineHandler types `ctx.shop` non-optional on these operations).
+ */
+export interface ShopScopedContext {
+  world: World
+  shop: ShopRecord
 }
 
 /** The data of the shop of a key+shop operation. */
-export const shopDataFor = (ctx: RequestContext): ShopData => shopDataOf(ctx.world, requireShop(ctx).shop_id)
+export const shopDataFor = (ctx: ShopScopedContext): ShopData => shopDataOf(ctx.world, ctx.shop.shop_id)
 
 /** The shop of a key+shop operation, its id and its data. */
-export function shopScope(ctx: RequestContext): { shop: ShopRecord; shopId: string; data: ShopData } {
-  const shop = requireShop(ctx)
-  return { shop, shopId: shop.shop_id, data: shopDataOf(ctx.world, shop.shop_id) }
+export function shopScope(ctx: ShopScopedContext): { shop: ShopRecord; shopId: string; data: ShopData } {
+  return { shop: ctx.shop, shopId: ctx.shop.shop_id, data: shopDataOf(ctx.world, ctx.shop.shop_id) }
 }
 
 /** The shop named by a control-API action (`shop_id` in its input): 400 without one, 404 when not on the account. */

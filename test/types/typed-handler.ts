@@ -18,6 +18,12 @@ export const typedHandlers = [
     const shop: ShopRecord = ctx.shop
     return { status: 200, body: { id, expected, wrong, shop } }
   }),
+  defineHandler('getShopSps', (ctx) => {
+    // An operation without a body or query: no input fields (not `unknown`, which would refuse every helper).
+    // @ts-expect-error GET /shop/sps takes no input
+    void ctx.input.sps
+    return { status: 200, body: { sps: ctx.shop.sps } }
+  }),
   defineHandler('listAccountShops', (ctx) => {
     // GET /account/shops takes the key only: no shop.
     // @ts-expect-error ctx.shop may be undefined on an operation without x-shop-id

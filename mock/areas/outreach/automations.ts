@@ -5,7 +5,7 @@
 import type { EventKind } from '../../../fixtures/facts.ts'
 import type { Automation, Creator, ShopData } from '../../../fixtures/types.ts'
 import type { components } from '../../../openapi/types.ts'
-import type { AreaHandler, RequestContext } from '../../context.ts'
+import { defineHandler, type InputOf, type RequestContext } from '../../context.ts'
 import { campaignOrdinalTable, countShopEvents } from '../../events.ts'
 import { apiError } from '../../respond.ts'
 import { deleteById, findRecord, groupMembers, newId, nonBlank } from './common.ts'
@@ -59,8 +59,8 @@ function storedFilters(raw: OutreachFilters, legacyAccepted: boolean): OutreachF
 }
 
 /** The audience in its object form: the bare value takes `group_id` / `list` from the body's top level. */
-function audienceOf(input: Record<string, any>): OutreachAudience | undefined {
-  const raw = input.outreach_audience as OutreachAudience | OutreachAudience['type'] | undefined
+function audienceOf(input: InputOf<'createAutomation' | 'updateAutomation'>): OutreachAudience | undefined {
+  const raw = input.outreach_audience
   if (raw === undefined) return undefined
   const type = typeof raw === 'string' ? raw : raw.type
   const source = typeof raw === 'string' ? input : raw
@@ -171,7 +171,7 @@ const findAutomation = (data: ShopData, campaignId: string) => findRecord(data.a
 const inviteDetails = (details: { message?: string } | undefined) => (details ? { message: details.message ?? null } : null)
 
 // spec: Outreach automations: 201 {data: {message, campaign_id, status, messages_remaining}}; States: `stopped` after create.
-const createAutomation: AreaHandler = (ctx) => {
+const createAutomation = defineHandler('createAutomation', (ctx) => {
   const { shopId, data } = shopScope(ctx)
   const { input } = ctx
   const title = nonBlank(input.title)
@@ -200,10 +200,10 @@ const createAutomation: AreaHandler = (ctx) => {
     status: 201,
     body: { data: { message: `Automation "${title}" created; it stays stopped until it is started`, campaign_id: automation.campaign_id, status: automation.status, messages_remaining: remaining } },
   }
-}
+})
 
 // Update: the create fields, each optional; outreach_filters replaces the stored filters as a whole.
-const updateAutomation: AreaHandler = (ctx) => {
+const updateAutomation = defineHandler('updateAutomation', (ctx) => {
   const { shopId, data } = shopScope(ctx)
   const { input } = ctx
   const automation = findAutomation(data, input.campaign_id)
@@ -224,22 +224,22 @@ const updateAutomation: AreaHandler = (ctx) => {
   if (input.invite_details !== undefined) changes.invite_details = inviteDetails(input.invite_details)
   Object.assign(automation, changes, { updated_at: ctx.now.toISOString() })
   return { status: 200, body: { data: automationView(ctx, shopId, data, automation, messagesRemaining(ctx, shopId)) } }
-}
+})
 
 const removeAutomation = deleteById((data) => data.automations, 'campaign_id', 'automation')
 // Number the automations before one goes, so their DM and invite events stay attached (spec: POST /shop/stats, campaign_id).
-const deleteAutomation: AreaHandler = (ctx) => {
+const deleteAutomation = defineHandler('deleteAutomation', (ctx) => {
   const { shopId, data } = shopScope(ctx)
   campaignOrdinalTable(ctx.state, shopId, 'automations', data.automations)
   return removeAutomation(ctx)
-}
+})
 
-const listAutomations: AreaHandler = (ctx) => {
+const listAutomations = defineHandler('listAutomations', (ctx) => {
   const { shopId, data } = shopScope(ctx)
-  const status = ctx.input.status as string | undefined
+  const status = ctx.input.status
   const remaining = messagesRemaining(ctx, shopId)
   const automations = data.automations.filter((a) => status === undefined || a.status === status).map((a) => automationView(ctx, shopId, data, a, remaining))
   return { status: 200, body: { data: { automations, total_count: automations.length } } }
-}
+})
 
 export const automationHandlers = { createAutomation, updateAutomation, deleteAutomation, listAutomations }

@@ -5,7 +5,7 @@
  */
 import { BRIEF_URL } from '../../../fixtures/outreach.ts'
 import type { CreatorBrief, ShopData } from '../../../fixtures/types.ts'
-import type { AreaHandler } from '../../context.ts'
+import { defineHandler } from '../../context.ts'
 import { apiError } from '../../respond.ts'
 import { deleteById, findRecord, newCode, newId, nonBlank } from './common.ts'
 import { shopScope } from '../../lib/shop.ts'
@@ -44,7 +44,7 @@ function briefContent(data: ShopData, type: CreatorBrief['type'], wanted: { vide
 
 const briefView = (b: CreatorBrief) => ({ ...b, updated_at: b.updated_at ?? b.created_at })
 
-const createCreatorBrief: AreaHandler = (ctx) => {
+const createCreatorBrief = defineHandler('createCreatorBrief', (ctx) => {
   const { shopId, data } = shopScope(ctx)
   const { input } = ctx
   if (data.briefs.length >= MAX_BRIEFS) throw apiError(400, BRIEF_LIMIT_REACHED)
@@ -65,10 +65,10 @@ const createCreatorBrief: AreaHandler = (ctx) => {
   }
   data.briefs.push(brief)
   return { status: 201, body: { data: briefView(brief) } }
-}
+})
 
 // The type is fixed; a static brief may switch mode (switching to auto clears its videos), a dynamic one its product.
-const updateCreatorBrief: AreaHandler = (ctx) => {
+const updateCreatorBrief = defineHandler('updateCreatorBrief', (ctx) => {
   const { data } = shopScope(ctx)
   const { input } = ctx
   const brief = findRecord(data.briefs, 'brief_id', input.brief_id, 'creator brief')
@@ -83,8 +83,8 @@ const updateCreatorBrief: AreaHandler = (ctx) => {
   )
   Object.assign(brief, content, input.title !== undefined ? { title: nonBlank(input.title) } : {}, { updated_at: ctx.now.toISOString() })
   return { status: 200, body: { data: briefView(brief) } }
-}
+})
 
-const deleteCreatorBrief = deleteById((data) => data.briefs, 'brief_id', 'creator brief')
+const deleteCreatorBrief = defineHandler('deleteCreatorBrief', deleteById((data) => data.briefs, 'brief_id', 'creator brief'))
 
 export const briefHandlers = { createCreatorBrief, updateCreatorBrief, deleteCreatorBrief }

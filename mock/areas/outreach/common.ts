@@ -3,7 +3,7 @@
  * (spec: Rules of the named resources: Lists, Tags) and group resolution.
  */
 import type { Creator, ShopData } from '../../../fixtures/types.ts'
-import type { AreaHandler, RequestContext } from '../../context.ts'
+import type { ApiResult, RequestContext, ShopContext } from '../../context.ts'
 import { campaignOrdinalTable } from '../../events.ts'
 import { apiError } from '../../respond.ts'
 import type { MockState } from '../../state.ts'
@@ -20,8 +20,11 @@ export function findRecord<T, K extends keyof T & string>(records: readonly T[],
   return record
 }
 
-/** A delete by id: removes the record (404 when unknown) and answers `{data: {<key>: id, deleted: true}}`. */
-export function deleteById<K extends string>(recordsOf: (data: ShopData) => Array<Record<K, unknown>>, key: K, what: string): AreaHandler {
+/**
+ * The body of a delete by id, for `defineHandler('deleteX', deleteById(...))`: removes the record
+ * (404 when unknown) and answers `{data: {<key>: id, deleted: true}}`.
+ */
+export function deleteById<K extends string>(recordsOf: (data: ShopData) => Array<Record<K, unknown>>, key: K, what: string): (ctx: ShopContext<Record<K, unknown>>) => ApiResult {
   return (ctx) => {
     const records = recordsOf(shopScope(ctx).data)
     const record = findRecord(records, key, ctx.input[key], what)
@@ -31,13 +34,13 @@ export function deleteById<K extends string>(recordsOf: (data: ShopData) => Arra
 }
 
 /** The next number of the shop's write sequence (one sequence for every outreach id and code). */
-function nextSequence(ctx: RequestContext, shopId: string): number {
+function nextSequence(ctx: Pick<RequestContext, 'state'>, shopId: string): number {
   const counter = ctx.state.shopState(shopId, 'outreach/sequence', () => ({ next: 0 }))
   return counter.next++
 }
 
 /** A new UUID-shaped id, deterministic for the world's seed and the shop's sequence of writes. */
-export function newId(ctx: RequestContext, shopId: string, kind: string): string {
+export function newId(ctx: Pick<RequestContext, 'state'>, shopId: string, kind: string): string {
   const seed = `${ctx.state.seed}/${shopId}/${kind}/${nextSequence(ctx, shopId)}`
   const h = [0, 1, 2, 3].map((i) => hex32(`${seed}#${i}`)).join('')
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-${'89ab'[parseInt(h[16]!, 16) % 4]}${h.slice(17, 20)}-${h.slice(20, 32)}`
@@ -55,7 +58,7 @@ const CODES_PER_SHOP = 1 << 20
  * into the code. Distinct (shop, counter) pairs give distinct codes, so the loop below skips at most
  * `taken.size` codes before it finds a free one.
  */
-export function newCode(ctx: RequestContext, shopId: string, kind: string, length: number, taken: ReadonlySet<string>, alphabet: 'hex' | 'base36'): string {
+export function newCode(ctx: Pick<RequestContext, 'state' | 'world'>, shopId: string, kind: string, length: number, taken: ReadonlySet<string>, alphabet: 'hex' | 'base36'): string {
   const letters = alphabet === 'hex' ? BASE36.slice(0, 16) : BASE36
   const size = BigInt(letters.length) ** BigInt(length)
   const shopIndex = BigInt(ctx.world.shops.findIndex((s) => s.shop_id === shopId))

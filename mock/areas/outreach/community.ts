@@ -5,15 +5,15 @@
  */
 import { COMMUNITY_URL } from '../../../fixtures/outreach.ts'
 import type { CommunityCampaign, CommunityPayout, Creator, ShopData } from '../../../fixtures/types.ts'
-import type { AreaHandler, RequestContext } from '../../context.ts'
+import { defineHandler, type ShopContext } from '../../context.ts'
 import { apiError } from '../../respond.ts'
 import { deleteById, findRecord, knownCreator, newCode, newId, nonBlank } from './common.ts'
 import { listHandle } from '../../lib/handles.ts'
 import { dateInZone } from '../../lib/dates.ts'
-import { requireShop, shopScope } from '../../lib/shop.ts'
+import { shopScope } from '../../lib/shop.ts'
 
 /** The shop's local date of the request (a campaign going live starts that day). */
-const shopToday = (ctx: RequestContext): string => dateInZone(ctx.now, requireShop(ctx).timezone)
+const shopToday = (ctx: ShopContext): string => dateInZone(ctx.now, ctx.shop.timezone)
 
 const findCampaign = (data: ShopData, campaignId: string) => findRecord(data.communityCampaigns, 'campaign_id', campaignId, 'community campaign')
 
@@ -21,7 +21,7 @@ const findCampaign = (data: ShopData, campaignId: string) => findRecord(data.com
  * Applies the status rules: `active` is live immediately (starts today unless a start date is set);
  * `ended` ends today unless an end date is set. The dates must be in order.
  */
-function settleDates(ctx: RequestContext, campaign: CommunityCampaign): void {
+function settleDates(ctx: ShopContext, campaign: CommunityCampaign): void {
   if (campaign.status === 'active' && !campaign.start_date) campaign.start_date = shopToday(ctx)
   if (campaign.status === 'ended' && !campaign.end_date) campaign.end_date = shopToday(ctx)
   if (campaign.start_date && campaign.end_date && campaign.end_date < campaign.start_date) throw apiError(400, 'end_date must not be before start_date')
@@ -30,7 +30,7 @@ function settleDates(ctx: RequestContext, campaign: CommunityCampaign): void {
 const communityCampaignView = (c: CommunityCampaign) => ({ settings: {}, ...c, updated_at: c.updated_at ?? c.created_at })
 
 // spec: Other named resources: a 6-character slug and share_link {community_url}/<slug>; status active goes live at once.
-const createCommunityCampaign: AreaHandler = (ctx) => {
+const createCommunityCampaign = defineHandler('createCommunityCampaign', (ctx) => {
   const { shopId, data } = shopScope(ctx)
   const { input } = ctx
   const title = nonBlank(input.title)
@@ -56,9 +56,9 @@ const createCommunityCampaign: AreaHandler = (ctx) => {
   settleDates(ctx, campaign)
   data.communityCampaigns.push(campaign)
   return { status: 201, body: { data: communityCampaignView(campaign) } }
-}
+})
 
-const updateCommunityCampaign: AreaHandler = (ctx) => {
+const updateCommunityCampaign = defineHandler('updateCommunityCampaign', (ctx) => {
   const { data } = shopScope(ctx)
   const { input } = ctx
   const campaign = findCampaign(data, input.campaign_id)
@@ -74,14 +74,28 @@ const updateCommunityCampaign: AreaHandler = (ctx) => {
   settleDates(ctx, next)
   Object.assign(campaign, next, { updated_at: ctx.now.toISOString() })
   return { status: 200, body: { data: communityCampaignView(campaign) } }
-}
+})
 
 // Payouts already authorized stay on record (history) after their campaign is deleted.
-const deleteCommunityCampaign = deleteById((data) => data.communityCampaigns, 'campaign_id', 'community campaign')
+const deleteCommunityCampaign = defineHandler('deleteCommunityCampaign', deleteById((data) => data.communityCampaigns, 'campaign_id', 'community campaign'))
+
+/**
+ * The payout request (the contract's body of POST /community/payouts/authorize). Its schema says
+ * "creator_id or handle" with an anyOf of `required` lists, which openapi-typescript types as
+ * `unknown` (openapi-ts/openapi-typescript#1441): the handler reads the body through this shape.
+ */
+interface PayoutInput {
+  campaign_id: string
+  creator_id?: string
+  handle?: string
+  period: string
+  amount?: number
+}
+const asPayoutInput = (input: unknown): PayoutInput => input as PayoutInput
 
 /** The creator of the platform index that creator_id and/or handle name (404 unknown, 400 when they disagree). */
-function payoutCreator(ctx: RequestContext): Creator {
-  const { creator_id: creatorId, handle: rawHandle } = ctx.input as { creator_id?: string; handle?: string }
+function payoutCreator(ctx: ShopContext, input: PayoutInput): Creator {
+  const { creator_id: creatorId, handle: rawHandle } = input
   const byId = creatorId === undefined ? undefined : ctx.world.creators.find((c) => c.creator_id === creatorId)
   if (creatorId !== undefined && !byId) throw apiError(404, `No creator with creator_id ${creatorId}`)
   if (rawHandle === undefined) return byId!
@@ -97,11 +111,12 @@ function payoutCreator(ctx: RequestContext): Creator {
  * period); a repeat is 400 with an already-paid message. The amount defaults to the campaign's
  * `settings.reward` when it has one.
  */
-const authorizeCommunityPayout: AreaHandler = (ctx) => {
+const authorizeCommunityPayout = defineHandler('authorizeCommunityPayout', (ctx) => {
   const { shopId, data } = shopScope(ctx)
-  const campaign = findCampaign(data, ctx.input.campaign_id)
-  const creator = payoutCreator(ctx)
-  const period = nonBlank(ctx.input.period)
+  const input = asPayoutInput(ctx.input)
+  const campaign = findCampaign(data, input.campaign_id)
+  const creator = payoutCreator(ctx, input)
+  const period = nonBlank(input.period)
   if (!period) throw apiError(400, 'period must not be blank')
   const paid = data.communityPayouts.find((p) => p.campaign_id === campaign.campaign_id && p.creator_id === creator.creator_id && p.period === period)
   if (paid) {
@@ -114,12 +129,12 @@ const authorizeCommunityPayout: AreaHandler = (ctx) => {
     creator_id: creator.creator_id,
     handle: creator.handle,
     period,
-    amount: ctx.input.amount ?? (typeof reward === 'number' ? reward : null),
+    amount: input.amount ?? (typeof reward === 'number' ? reward : null),
     status: 'authorized',
     authorized_at: ctx.now.toISOString(),
   }
   data.communityPayouts.push(payout)
   return { status: 200, body: { data: payout } }
-}
+})
 
 export const communityHandlers = { createCommunityCampaign, updateCommunityCampaign, deleteCommunityCampaign, authorizeCommunityPayout }

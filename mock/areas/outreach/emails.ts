@@ -5,7 +5,7 @@
  */
 import type { EmailCampaign, EmailSender, ShopData } from '../../../fixtures/types.ts'
 import type { components } from '../../../openapi/types.ts'
-import type { AreaHandler, RequestContext } from '../../context.ts'
+import { defineHandler, type RequestContext } from '../../context.ts'
 import { countShopEvents, recordEvent } from '../../events.ts'
 import { apiError } from '../../respond.ts'
 import { campaignOrdinals, creatorIndexByHandle, deleteById, findRecord, groupMembers, knownCreator, newId, nonBlank, resolveHandles } from './common.ts'
@@ -74,7 +74,7 @@ function emailCampaignView(ctx: RequestContext, shopId: string, data: ShopData, 
 
 const wantsSend = (input: Record<string, any>) => input.send_now === true || input.status === 'sent'
 
-const createEmailCampaign: AreaHandler = (ctx) => {
+const createEmailCampaign = defineHandler('createEmailCampaign', (ctx) => {
   const { shopId, data } = shopScope(ctx)
   const { input } = ctx
   const title = nonBlank(input.title)
@@ -86,7 +86,7 @@ const createEmailCampaign: AreaHandler = (ctx) => {
     title,
     subject: input.subject ?? null,
     body: input.body ?? null,
-    sender_id: senderOf(data, input.sender_id) as string,
+    sender_id: senderOf(data, input.sender_id),
     recipients: checkRecipients(ctx, data, input.recipients ?? {}),
     status: 'draft',
     sent_at: null,
@@ -96,10 +96,10 @@ const createEmailCampaign: AreaHandler = (ctx) => {
   if (wantsSend(input)) send(ctx, shopId, data, campaign)
   data.emailCampaigns.push(campaign)
   return { status: 201, body: { data: emailCampaignView(ctx, shopId, data, campaign) } }
-}
+})
 
 // A sent campaign is final: it can be deleted, not changed or sent again.
-const updateEmailCampaign: AreaHandler = (ctx) => {
+const updateEmailCampaign = defineHandler('updateEmailCampaign', (ctx) => {
   const { shopId, data } = shopScope(ctx)
   const { input } = ctx
   const campaign = findEmailCampaign(data, input.campaign_id)
@@ -112,31 +112,31 @@ const updateEmailCampaign: AreaHandler = (ctx) => {
   }
   if (input.subject !== undefined) next.subject = input.subject
   if (input.body !== undefined) next.body = input.body
-  if (input.sender_id !== undefined) next.sender_id = senderOf(data, input.sender_id) as string
+  if (input.sender_id !== undefined) next.sender_id = senderOf(data, input.sender_id)
   if (input.recipients !== undefined) next.recipients = checkRecipients(ctx, data, input.recipients)
   if (input.status === 'draft') next.status = 'draft'
   if (wantsSend(input)) send(ctx, shopId, data, next)
   Object.assign(campaign, next, { updated_at: ctx.now.toISOString() })
   return { status: 200, body: { data: emailCampaignView(ctx, shopId, data, campaign) } }
-}
+})
 
 // The emails already sent stay counted in the emails_sent stat.
 const removeEmailCampaign = deleteById((data) => data.emailCampaigns, 'campaign_id', 'email campaign')
-const deleteEmailCampaign: AreaHandler = (ctx) => {
+const deleteEmailCampaign = defineHandler('deleteEmailCampaign', (ctx) => {
   const { shopId, data } = shopScope(ctx)
   emailOrdinals(ctx, shopId, data)
   return removeEmailCampaign(ctx)
-}
+})
 
 // The mock has no verification step: a custom sender can be used at once.
-const createCustomEmailSender: AreaHandler = (ctx) => {
+const createCustomEmailSender = defineHandler('createCustomEmailSender', (ctx) => {
   const { shopId, data } = shopScope(ctx)
-  const { email, name, reply_to } = ctx.input as { email: string; name?: string; reply_to?: string }
+  const { email, name, reply_to } = ctx.input
   if (data.emailSenders.some((s) => s.email.toLowerCase() === email.toLowerCase())) throw apiError(400, `email: a sender with ${email} already exists in this shop`)
   const sender: EmailSender = {
     sender_id: newId(ctx, shopId, 'email-sender'),
     email,
-    name: nonBlank(name) ?? (null as unknown as string),
+    name: nonBlank(name) ?? null,
     reply_to: reply_to ?? null,
     verified: true,
     created_at: ctx.now.toISOString(),
@@ -145,6 +145,6 @@ const createCustomEmailSender: AreaHandler = (ctx) => {
   data.emailSenders.push(sender)
   const { custom: _custom, ...view } = sender
   return { status: 201, body: { data: view } }
-}
+})
 
 export const emailHandlers = { createEmailCampaign, updateEmailCampaign, deleteEmailCampaign, createCustomEmailSender }
