@@ -3087,8 +3087,6 @@ export interface components {
                 /** @enum {string} */
                 chart?: "line" | "bar";
             };
-        } | unknown | {
-            config: unknown;
         };
         /** @description A new `stat-chart` widget. The stat keys go in stat_keys or config.statKeys. */
         DashboardStatChartWidgetInput: {
@@ -3124,8 +3122,6 @@ export interface components {
                 /** @enum {string} */
                 chart?: "line" | "bar";
             };
-        } | unknown | {
-            config: unknown;
         };
         /** @description A widget to add: only stat and stat-chart can be created; another type returns 400. */
         DashboardWidgetInput: components["schemas"]["DashboardStatWidgetInput"] | components["schemas"]["DashboardStatChartWidgetInput"];
@@ -4024,7 +4020,7 @@ export interface operations {
                      * @enum {string}
                      */
                     sortDir?: "ASC" | "DESC";
-                } | unknown | unknown;
+                };
             };
         };
         responses: {
@@ -4497,7 +4493,7 @@ export interface operations {
                     handle?: string;
                     /** @description Message text (length limit inferred). */
                     message: string;
-                } | unknown | unknown;
+                };
             };
         };
         responses: {
@@ -5506,7 +5502,7 @@ export interface operations {
                     period: string;
                     /** @description Amount in the shop's currency; the campaign's reward when omitted. */
                     amount?: number;
-                } | unknown | unknown;
+                };
             };
         };
         responses: {
@@ -7729,7 +7725,7 @@ export interface operations {
                     sortDirection?: "ASC" | "DESC";
                     /** @description camelCase alias of `csv_limit`. */
                     csvLimit?: number;
-                } | unknown | unknown;
+                };
             };
         };
         responses: {
@@ -7833,7 +7829,7 @@ export interface operations {
                     sortDirection?: "ASC" | "DESC";
                     /** @description camelCase alias of `csv_limit`. */
                     csvLimit?: number;
-                } | unknown | unknown;
+                };
             };
         };
         responses: {
@@ -7937,7 +7933,7 @@ export interface operations {
                     sortDirection?: "ASC" | "DESC";
                     /** @description camelCase alias of `csv_limit`. */
                     csvLimit?: number;
-                } | unknown | unknown;
+                };
             };
         };
         responses: {
@@ -9034,7 +9030,7 @@ export interface operations {
                      * @enum {string}
                      */
                     sortDir?: "ASC" | "DESC";
-                } | unknown | unknown;
+                };
             };
         };
         responses: {

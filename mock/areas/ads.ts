@@ -45,24 +45,8 @@ function campaignTotals(data: ShopData, fromDay: number, toDay: number): SpendSu
   return { ad_spend, ad_roi: positiveRatio(ad_revenue, ad_spend), ad_revenue }
 }
 
-/**
- * The body of POST /ads/campaigns as the handler reads it (camelCase keys are normalised to these
- * before). The contract asks for date_range or dateRange with an anyOf of `required` lists, which
- * openapi-typescript types as `unknown` (openapi-ts/openapi-typescript#1441): the handler reads the
- * request through this shape.
- */
-type CampaignListInput = {
-  date_range?: Schemas['DateRange']
-  page?: number
-  page_size?: number
-  sort_by?: string
-  sort_direction?: 'ASC' | 'DESC'
-}
-const asCampaignList = (ctx: HandlerContext<'listAdCampaigns'>): ShopContext<CampaignListInput> => ctx as ShopContext<CampaignListInput>
-
 // spec: Sales-max ads: POST /ads/campaigns.
-const listAdCampaigns = defineHandler('listAdCampaigns', (request) => {
-  const ctx = asCampaignList(request)
+const listAdCampaigns = defineHandler('listAdCampaigns', (ctx) => {
   const data = shopDataFor(ctx)
   const { fromDay, toDay } = dayIndexes(data.facts.campaigns.axis, requireDateRange(ctx.input), 'date_range')
   const table = data.facts.campaigns

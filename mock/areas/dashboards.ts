@@ -9,7 +9,7 @@ import { Rng } from '../../fixtures/random.ts'
 import type { Dashboard, DashboardWidget } from '../../fixtures/types.ts'
 import { describeAjvError, loadContract, STAT_KEYS } from '../../openapi/index.ts'
 import type { components } from '../../openapi/types.ts'
-import { defineAreaState, defineHandler, type AreaModule, type InputNormalizer, type RequestContext } from '../context.ts'
+import { defineAreaState, defineHandler, type AreaModule, type InputOf, type InputNormalizer, type RequestContext } from '../context.ts'
 import { acceptCamelCase } from '../normalize.ts'
 import { messages } from '../messages.ts'
 import { apiError } from '../respond.ts'
@@ -213,9 +213,9 @@ function productIds(ctx: RequestContext, shopId: string, ids: string[]): string[
 // Widgets (spec: Resources: Dashboard widget; Dashboards: create, update)
 
 /**
- * The settings of a stat or stat-chart widget given at top level or nested under `config`. The
- * contract's widget schemas say "stat_key or config.statKey" with anyOf, which openapi-typescript
- * types as `unknown`: handlers read widget inputs through this shape (asWidgetInput).
+ * The settings of a stat or stat-chart widget given at top level or nested under `config`: one shape
+ * for both widget types and the update entries, so that one function validates them all
+ * (asWidgetInput reads the contract's typed widget inputs through it).
  */
 interface WidgetInput {
   id?: string
@@ -265,7 +265,7 @@ function widgetSettings(input: WidgetInput, type: 'stat' | 'stat-chart', path: s
 }
 
 /** A widget of a create or update body, read through WidgetInput (see there). */
-const asWidgetInput = (value: unknown): WidgetInput => value as WidgetInput
+const asWidgetInput = (value: InputOf<'createDashboard'>['widgets'] extends Array<infer W> | undefined ? W : never): WidgetInput => value as WidgetInput
 
 /** A new stat or stat-chart widget with the spec's defaults (spec: Dashboards: create). */
 function newWidget(store: DashboardStore, input: WidgetInput, path: string): DashboardWidget {

@@ -511,24 +511,13 @@ interface SentDm {
   sent_at: string
 }
 
-/**
- * The DM request (the contract's body of POST /affiliate/message/dm). Its schema says "creator_id or
- * handle" with an anyOf of `required` lists, which openapi-typescript types as `unknown`
- * (openapi-ts/openapi-typescript#1441): the handler reads the body through this shape.
- */
-interface DmInput {
-  creator_id?: string
-  handle?: string
-  message: string
-}
-const asDmInput = (input: unknown): DmInput => input as DmInput
 
 const sendCreatorDm = defineHandler('sendCreatorDm', (ctx) => {
   const { shop } = ctx
   if (shop.sps < MIN_SPS_TO_MESSAGE) {
     return apiError(403, `Shop SPS is ${shop.sps}, below ${MIN_SPS_TO_MESSAGE}: the shop is restricted from sending messages to creators`)
   }
-  const { creator_id, handle, message } = asDmInput(ctx.input)
+  const { creator_id, handle, message } = ctx.input
   const index = findCreator(ctx.world, { creator_id, handle })
   if (index < 0) return apiError(400, `Unknown creator: ${typeof creator_id === 'string' ? `creator_id ${creator_id}` : `handle ${handle}`}`)
   const creator = ctx.world.creators[index]!

@@ -5,7 +5,7 @@
  */
 import type { CreatorProgram, ProgramCreator, ShopData, SocialAd } from '../../fixtures/index.ts'
 import type { components } from '../../openapi/types.ts'
-import { defineHandler, type AdminAction, type AreaModule, type HandlerContext, type RequestContext, type ShopContext } from '../context.ts'
+import { defineHandler, type AdminAction, type AreaModule, type HandlerContext, type InputOf, type RequestContext, type ShopContext } from '../context.ts'
 import type { MockState } from '../state.ts'
 import { acceptCamelCase } from '../normalize.ts'
 import { requireDateRange } from '../pipeline/validate.ts'
@@ -31,29 +31,10 @@ type MetricKey = (typeof METRIC_KEYS)[number]
 const isMetricKey = (key: string): key is MetricKey => (METRIC_KEYS as readonly string[]).includes(key)
 
 /**
- * The body of POST /social/campaigns, /social/adsets and /social/ads as their handlers read it (the
- * camelCase keys are normalised to these before). The contract asks for date_range or dateRange with
- * an anyOf of `required` lists, which openapi-typescript types as `unknown`
- * (openapi-ts/openapi-typescript#1441): the handlers read the request through this shape.
+ * The bodies of POST /social/campaigns, /social/adsets and /social/ads as the shared helpers read them
+ * (the camelCase keys are normalised before): every field any of the three declares.
  */
-type SocialListInput = {
-  date_range?: Schemas['DateRange']
-  campaign_id?: string
-  campaign_ids?: string | string[]
-  adset_id?: string
-  adset_ids?: string | string[]
-  program_id?: string
-  handle?: string
-  video_ids?: string | string[]
-  page?: number
-  page_size?: number
-  sort_by?: string
-  sort_direction?: 'ASC' | 'DESC'
-  format?: 'json' | 'csv'
-  columns?: string[]
-  csv_limit?: number
-}
-const asSocialList = (ctx: HandlerContext<'listSocialCampaigns' | 'listSocialAdsets' | 'listSocialAds'>): ShopContext<SocialListInput> => ctx as ShopContext<SocialListInput>
+type SocialListInput = InputOf<'listSocialCampaigns'> & InputOf<'listSocialAdsets'> & InputOf<'listSocialAds'>
 
 interface Window {
   fromDay: number
@@ -136,8 +117,7 @@ function listAnswer<T>(ctx: RequestContext, listing: Listing<T>) {
 const campaignsById = (data: ShopData) => new Map(data.socialCampaigns.map((c) => [c.campaign_id, c]))
 
 // spec: POST /social/campaigns.
-const listSocialCampaigns = defineHandler('listSocialCampaigns', (request) => {
-  const ctx = asSocialList(request)
+const listSocialCampaigns = defineHandler('listSocialCampaigns', (ctx) => {
   const data = shopDataFor(ctx)
   const window = requiredWindow(ctx, data)
   const campaignIds = idSetOf(ctx.input.campaign_ids)
@@ -161,8 +141,7 @@ const listSocialCampaigns = defineHandler('listSocialCampaigns', (request) => {
 })
 
 // spec: POST /social/adsets.
-const listSocialAdsets = defineHandler('listSocialAdsets', (request) => {
-  const ctx = asSocialList(request)
+const listSocialAdsets = defineHandler('listSocialAdsets', (ctx) => {
   const data = shopDataFor(ctx)
   const window = requiredWindow(ctx, data)
   const campaignIds = idSetOf(ctx.input.campaign_id, ctx.input.campaign_ids)
@@ -201,8 +180,7 @@ const SOCIAL_AD_FIELDS = [
 ] as const
 
 // spec: POST /social/ads.
-const listSocialAds = defineHandler('listSocialAds', (request) => {
-  const ctx = asSocialList(request)
+const listSocialAds = defineHandler('listSocialAds', (ctx) => {
   const data = shopDataFor(ctx)
   const window = requiredWindow(ctx, data)
   const { input } = ctx

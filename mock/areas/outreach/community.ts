@@ -5,7 +5,7 @@
  */
 import { COMMUNITY_URL } from '../../../fixtures/outreach.ts'
 import type { CommunityCampaign, CommunityPayout, Creator, ShopData } from '../../../fixtures/types.ts'
-import { defineHandler, type ShopContext } from '../../context.ts'
+import { defineHandler, type InputOf, type ShopContext } from '../../context.ts'
 import { apiError } from '../../respond.ts'
 import { deleteById, findRecord, knownCreator, newCode, newId, nonBlank } from './common.ts'
 import { listHandle } from '../../lib/handles.ts'
@@ -79,19 +79,8 @@ const updateCommunityCampaign = defineHandler('updateCommunityCampaign', (ctx) =
 // Payouts already authorized stay on record (history) after their campaign is deleted.
 const deleteCommunityCampaign = defineHandler('deleteCommunityCampaign', deleteById((data) => data.communityCampaigns, 'campaign_id', 'community campaign'))
 
-/**
- * The payout request (the contract's body of POST /community/payouts/authorize). Its schema says
- * "creator_id or handle" with an anyOf of `required` lists, which openapi-typescript types as
- * `unknown` (openapi-ts/openapi-typescript#1441): the handler reads the body through this shape.
- */
-interface PayoutInput {
-  campaign_id: string
-  creator_id?: string
-  handle?: string
-  period: string
-  amount?: number
-}
-const asPayoutInput = (input: unknown): PayoutInput => input as PayoutInput
+/** The body of POST /community/payouts/authorize. */
+type PayoutInput = InputOf<'authorizeCommunityPayout'>
 
 /** The creator of the platform index that creator_id and/or handle name (404 unknown, 400 when they disagree). */
 function payoutCreator(ctx: ShopContext, input: PayoutInput): Creator {
@@ -113,7 +102,7 @@ function payoutCreator(ctx: ShopContext, input: PayoutInput): Creator {
  */
 const authorizeCommunityPayout = defineHandler('authorizeCommunityPayout', (ctx) => {
   const { shopId, data } = shopScope(ctx)
-  const input = asPayoutInput(ctx.input)
+  const { input } = ctx
   const campaign = findCampaign(data, input.campaign_id)
   const creator = payoutCreator(ctx, input)
   const period = nonBlank(input.period)
