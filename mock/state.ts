@@ -11,6 +11,7 @@ import { listAccountActivity } from './connector/activity.ts'
 import { createConnectorStore, type ConnectorStore } from './connector/store.ts'
 import { buildConnectorFixtures } from '../fixtures/connector.ts'
 import type { AreaHandler, AreaState, InputNormalizer } from './context.ts'
+import type { CertificationSession } from './pipeline/certification.ts'
 import { createFaultStore, type FaultStore } from './stores/faults.ts'
 import { createIdempotencyStore, type IdempotencyStore, type IdempotencyStoreOptions } from './stores/idempotency.ts'
 import { createJournal, type Journal } from './stores/journal.ts'
@@ -97,6 +98,8 @@ export interface MockState {
   readonly admin: Admin
   rateLimit: boolean
   strict: boolean
+  /** The client-certification session recording this state's requests, if one is attached (mock/pipeline/certification.ts). */
+  certification: CertificationSession | undefined
   /** An area's typed state (`defineAreaState`), created from the current world on first use, dropped by reset. */
   areaState<T>(definition: AreaState<T>): T
   /** The mutable per-shop bag areas keep their state in, created on first use. */
@@ -161,6 +164,7 @@ export function createMockState(options: MockStateOptions = {}): MockState {
     normalizers: new Map(Object.entries(areaNormalizers)),
     admin: undefined as unknown as Admin,
     rateLimit,
+    certification: undefined,
     strict,
     areaState<T>(definition: AreaState<T>): T {
       if (!areaStates.has(definition)) areaStates.set(definition, definition.createState(world))

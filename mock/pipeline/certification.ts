@@ -65,11 +65,12 @@ export interface CertificationHooks {
   keyId(key: string): string
 }
 
-interface Session {
+/** A session attached to a mock state (`state.certification`). */
+export interface CertificationSession {
   hooks: CertificationHooks
   nextSeq: number
 }
-const sessions = new WeakMap<MockState, Session>()
+type Session = CertificationSession
 const entries = new WeakMap<PipelineContext, RecordedRequest>()
 /** Writes the schedule holds back, and for how long. */
 const slow = new WeakMap<PipelineContext, number>()
@@ -78,10 +79,10 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 
 /** Attaches a certification session to a state (one at a time); returns the function that detaches it. */
 export function attachCertification(state: MockState, hooks: CertificationHooks): () => void {
-  const session = { hooks, nextSeq: 1 }
-  sessions.set(state, session)
+  const session: Session = { hooks, nextSeq: 1 }
+  state.certification = session
   return () => {
-    if (sessions.get(state) === session) sessions.delete(state)
+    if (state.certification === session) state.certification = undefined
   }
 }
 
@@ -162,7 +163,7 @@ function finish(ctx: PipelineContext, hooks: CertificationHooks, entry: Recorded
 /** Records the request and applies the session's adversity; outermost of the steps that answer. */
 export const certification = (): Step =>
   function certification(ctx, next) {
-    const session = sessions.get(ctx.state)
+    const session = ctx.state.certification
     // Calls through the assistant connector are the connector's, not the REST client's under grading.
     return session && !ctx.connector ? certified(ctx, session, next) : next()
   }

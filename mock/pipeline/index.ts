@@ -1,7 +1,7 @@
 /**
  * The request pipeline, composed in one place. Order matters:
  * journal → activity log → certification (a client's session, when attached) → error boundary → (strict) response check → faults → Prefer → auth → rate limit →
- * response cache → validation → paging → idempotency → cache invalidation → certification effect → the area handler.
+ * response cache → validation → paging → idempotency → write version → certification effect → the area handler.
  */
 import { activity } from './activity.ts'
 import { auth } from './auth.ts'
