@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto'
 import type { OperationInfo } from '../../openapi/index.ts'
 import { attachCertification, type Adversity, type RecordedRequest } from '../../mock/pipeline/certification.ts'
 import { KEY_PATTERN } from '../../mock/pipeline/idempotency.ts'
+import { messages } from '../../mock/messages.ts'
 import type { MockState } from '../../mock/state.ts'
 import { seededRandom, type Profile } from './profile.ts'
 
@@ -85,7 +86,7 @@ export async function startCertification(state: MockState, profile: Profile, see
     if (take409) {
       inFlight--
       // spec: Idempotency: a concurrent request with the same key gets 409 while the first is in flight.
-      return { kind: 'status', situation: '409 in flight', status: 409, message: 'A request with this Idempotency-Key is still in flight' }
+      return { kind: 'status', situation: '409 in flight', status: 409, message: messages.idempotencyInFlight }
     }
     const fault = writeFaults.shift()
     if (fault === undefined) return undefined
@@ -103,7 +104,7 @@ export async function startCertification(state: MockState, profile: Profile, see
       usage.count++
       if (usage.sent < times && usage.count === first429 + usage.sent * every) {
         usage.sent++
-        return { kind: 'status', situation: '429 after a burst', status: 429, message: 'Too many requests: over 10 per second for this key and shop', headers: { 'retry-after': String(retryAfterSeconds) } }
+        return { kind: 'status', situation: '429 after a burst', status: 429, message: messages.tooManyRequests('second', state.rateLimiter.perSecond), headers: { 'retry-after': String(retryAfterSeconds) } }
       }
     }
     if (!op.idempotent && op.operationId !== 'updateDashboard') return undefined
