@@ -5,7 +5,7 @@
  */
 import { AD_DELIVERY_STATUSES, type AdDeliveryStatus, type BoostSession, type ShopData } from '../../fixtures/index.ts'
 import type { components } from '../../openapi/types.ts'
-import { defineHandler, type AdminAction, type AreaModule, type HandlerContext, type InputOf, type ShopContext } from '../context.ts'
+import { defineHandler, type AdminAction, type AreaModule, type InputOf } from '../context.ts'
 import type { MockState } from '../state.ts'
 import { acceptCamelCase } from '../normalize.ts'
 import { requireDateRange } from '../pipeline/validate.ts'

@@ -5,7 +5,7 @@
  * The CRM query itself (index, filters, sorts, rows) is mock/lib/crm.ts: outreach re-resolves saved groups with it.
  */
 import type { components } from '../../openapi/types.ts'
-import type { Affiliate, Creator, LiveStream, ShopData, Slideshow, Video } from '../../fixtures/index.ts'
+import type { LiveStream, ShopData, Slideshow, Video } from '../../fixtures/index.ts'
 import { defineHandler, type AreaModule, type InputNormalizer } from '../context.ts'
 import { paginate } from '../pipeline/paging.ts'
 import { apiError } from '../respond.ts'

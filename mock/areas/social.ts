@@ -5,7 +5,7 @@
  */
 import type { CreatorProgram, ProgramCreator, ShopData, SocialAd } from '../../fixtures/index.ts'
 import type { components } from '../../openapi/types.ts'
-import { defineHandler, type AdminAction, type AreaModule, type HandlerContext, type InputOf, type RequestContext, type ShopContext } from '../context.ts'
+import { defineHandler, type AdminAction, type AreaModule, type HandlerContext, type RequestContext } from '../context.ts'
 import type { MockState } from '../state.ts'
 import { acceptCamelCase } from '../normalize.ts'
 import { requireDateRange } from '../pipeline/validate.ts'
@@ -29,12 +29,6 @@ type SocialMetrics = Schemas['SocialMetrics']
 const METRIC_KEYS = ['spend', 'impressions', 'clicks', 'ctr', 'purchases', 'purchase_value', 'roas', 'cost_per_purchase'] as const
 type MetricKey = (typeof METRIC_KEYS)[number]
 const isMetricKey = (key: string): key is MetricKey => (METRIC_KEYS as readonly string[]).includes(key)
-
-/**
- * The bodies of POST /social/campaigns, /social/adsets and /social/ads as the shared helpers read them
- * (the camelCase keys are normalised before): every field any of the three declares.
- */
-type SocialListInput = InputOf<'listSocialCampaigns'> & InputOf<'listSocialAdsets'> & InputOf<'listSocialAds'>
 
 interface Window {
   fromDay: number

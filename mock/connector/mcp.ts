@@ -39,7 +39,6 @@ function headersOf(values: Record<string, string>): RequestHeaders {
   }
 }
 
-const utf8 = new TextDecoder()
 
 /** The REST answer as an MCP tool result: the same JSON as structured content and as text. */
 function toolResult(result: ApiResult): CallToolResult {

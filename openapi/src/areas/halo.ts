@@ -1,7 +1,7 @@
 /** Off-platform sales correlation (halo effect) and the halo product links (spec: Off-platform sales correlation). */
 import type { Area } from '../document.ts'
 import {
-  arr, body, bool, data, date, enumOf, getForm, int, nullable, num, obj, operation, queryParam, ref, str, type Schema,
+  arr, body, bool, data, date, enumOf, getForm, int, nullable, num, obj, operation, ref, str, type Schema,
 } from '../dsl.ts'
 import { HALO_STATUSES, csvFields, dateRange } from '../common.ts'
 
