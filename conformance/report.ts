@@ -94,6 +94,18 @@ export const failsCertification = (o: RuleOutcome) => o.level === 'MUST' && (o.s
 /** An operation a certificate covers (the API's, or the connector's: see rules/connector/report.ts). */
 export type CoveredOperation = Pick<CoverageEntry, 'operationId' | 'permission' | 'tag' | 'inferred'>
 
+/**
+ * What a certificate covers: the operations it must see exercised, how the verdict names them, and
+ * the operations of the same door no rule checks (named in the verdict so it claims no more).
+ */
+export interface CoverageScope {
+  operations: readonly CoveredOperation[]
+  /** Default 'operations'. */
+  noun?: string
+  /** Operations of the same door in the contract that no rule checks, and what they are (`the contract's connector operations`). */
+  unchecked?: { operations: readonly string[]; of: string }
+}
+
 export function buildReport(
   contract: Contract,
   options: RunOptions,
@@ -101,7 +113,7 @@ export function buildReport(
   runErrors: string[],
   startedAt: Date,
   rules: ReadonlyArray<Pick<Rule, 'id' | 'level'>> = catalogue,
-  operations: readonly CoveredOperation[] = contract.operations,
+  { operations, noun = 'operations', unchecked }: CoverageScope = { operations: contract.operations },
 ): RunReport {
   const exercised = new Map<string, Set<string>>()
   for (const outcome of outcomes) {
@@ -130,13 +142,14 @@ export function buildReport(
   const complete = mustNotRun.length === 0 && operationsNotExercised.length === 0 && runErrors.length === 0
   const verdict: RunReport['verdict'] = mustFailed ? 'not certified' : complete ? 'certified' : 'passed, not certified'
   const exercisedCount = coverage.length - operationsNotExercised.length
+  const uncheckedText = unchecked?.operations.length ? `; no rule checks ${unchecked.operations.length} more of ${unchecked.of} (${unchecked.operations.join(', ')})` : ''
   const partial = [
     ...(mustNotRun.length ? [`${mustNotRun.length} MUST rule${mustNotRun.length > 1 ? 's' : ''} not run (${reasonsText(mustNotRun.map((m) => m.reason))})`] : []),
-    `${exercisedCount}/${coverage.length} operations`,
+    `${exercisedCount}/${coverage.length} ${noun}${uncheckedText}`,
   ].join(', ')
   const verdictText =
     verdict === 'certified'
-      ? `CERTIFIED: every MUST rule passed, ${coverage.length}/${coverage.length} operations exercised`
+      ? `CERTIFIED: every MUST rule passed, ${coverage.length}/${coverage.length} ${noun} exercised${uncheckedText}`
       : verdict === 'not certified'
         ? `NOT CERTIFIED: ${mustFailed} MUST rule${mustFailed > 1 ? 's' : ''} failed${complete ? '' : `; ${partial}`}`
         : `PASSED, NOT CERTIFIED: ${partial}`

@@ -5,7 +5,7 @@
  * user or of the API is a MUST rule not run: the verdict is then PASSED, NOT CERTIFIED at best.
  */
 import { indexConnectorOperations, loadContract } from '../../../openapi/index.ts'
-import { buildReport, type CoveredOperation, type RunReport } from '../../report.ts'
+import { buildReport, type CoverageScope, type CoveredOperation, type RunReport } from '../../report.ts'
 import type { RuleOutcome } from '../../types.ts'
 import type { ConnectorOutcome } from './run.ts'
 import type { ConnectorRule } from './types.ts'
@@ -21,8 +21,20 @@ export interface ConnectorReportInput {
   requireCertified?: boolean
 }
 
+/**
+ * What a connector certificate covers: the operations the connector rules reach (connector's first),
+ * and the contract's connector operations no rule checks, which the verdict names (the connections
+ * page is the twin's own dashboard surface).
+ */
+export function connectorCoverage(rules: readonly ConnectorRule[]): CoverageScope {
+  const operations = connectorCoverageScope(rules)
+  const checked = new Set(operations.map((o) => o.operationId))
+  const unchecked = indexConnectorOperations(loadContract().doc).filter((o) => !checked.has(o.operationId)).map((o) => `${o.method} ${o.path}`)
+  return { operations, noun: 'operations the connector rules check', unchecked: { operations: unchecked, of: "the contract's connector operations" } }
+}
+
 /** The operations the connector rules reach, as the contract names them (connector's first). */
-export function connectorCoverageScope(rules: readonly ConnectorRule[]): CoveredOperation[] {
+function connectorCoverageScope(rules: readonly ConnectorRule[]): CoveredOperation[] {
   const contract = loadContract()
   const wanted = new Set(rules.flatMap((r) => r.operations))
   const connector = indexConnectorOperations(contract.doc)
@@ -61,16 +73,9 @@ export function connectorRunReport({ mcpUrl, outcomes, rules, startedAt, hasUser
     [],
     startedAt,
     rules,
-    connectorCoverageScope(rules),
+    connectorCoverage(rules),
   )
   report.door = 'connector'
-  // The verdict names its scope: the operations the rules check, and those of the contract's
-  // connector door no rule checks (the user's connections page, the root metadata copy, GET/DELETE /mcp).
-  const checked = new Set(report.coverage.map((c) => c.operationId))
-  const unchecked = indexConnectorOperations(loadContract().doc).filter((o) => !checked.has(o.operationId)).map((o) => `${o.method} ${o.path}`)
-  if (unchecked.length) {
-    report.verdictText = report.verdictText.replace(/(\d+\/\d+ operations)( exercised)?/, `$1 the connector rules check$2; no rule checks ${unchecked.length} more of the contract's connector operations (${unchecked.join(', ')})`)
-  }
   report.facts = [
     ['User', hasUser ? 'given (--mcp-user): the rules past sign-in ran' : 'none (--mcp-user): the rules past sign-in were not run'],
     ['REST API', hasApi ? 'given (--base-url, --api-key): the activity log was read' : 'none (--base-url, --api-key): the activity-log rule was not run'],
