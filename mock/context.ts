@@ -89,18 +89,59 @@ export type InputNormalizer = (input: Record<string, any>, op: OperationInfo) =>
 export type AdminAction = (state: MockState, input: Record<string, any>) => unknown | Promise<unknown>
 
 /**
- * An area's mutable state, typed: `createState(world)` builds it from the world on the area's first
- * use; the MockState owns it (`state.areaState(def)`) and drops it on reset. The world itself stays
- * read-only: what requests change lives here.
+ * A write on an area's state: a named, serialisable operation, a function of the state and a plain-data
+ * input (strings, numbers, booleans, null, arrays and plain objects; timestamps as ISO text). Everything
+ * it needs comes in the input or is in the state (ids come from the state's own counters), so replaying
+ * the same writes in order on a fresh state gives the same state: the seam a shared store for several
+ * replicas attaches to (`MockStateOptions.onWrite`).
  */
-export interface AreaState<T> {
+export type AreaWrite<T, I = any, R = unknown> = (state: T, input: I) => R
+
+/**
+ * An area's mutable state, typed: `createState(world)` builds it from the world on the area's first
+ * use; the MockState owns it and drops it on reset. Handlers read it with `ctx.state.read(def)`
+ * (typed read-only) and change it only through its named writes, `ctx.state.write(def, 'name', input)`.
+ * The world itself stays read-only (frozen in strict mode and in tests): what requests change lives here.
+ */
+export interface AreaState<T, W extends Record<string, AreaWrite<T>> = Record<string, AreaWrite<T>>> {
   /** The area it belongs to (one state per definition). */
   readonly area: string
   createState(world: World): T
+  /** The only ways requests change the state, by name. */
+  readonly writes: W
 }
 
-/** Declares an area's typed state (see AreaState). */
-export const defineAreaState = <T>(area: string, createState: (world: World) => T): AreaState<T> => ({ area, createState })
+/** Declares an area's typed state and its named writes (see AreaState, AreaWrite). */
+export const defineAreaState = <T, W extends Record<string, AreaWrite<T, any, any>> = Record<never, never>>(
+  area: string,
+  createState: (world: World) => T,
+  writes: W & Record<string, AreaWrite<T, any, any>> = {} as W,
+): AreaState<T, W> => ({ area, createState, writes })
+
+/** The input and result of one named write of an area state. */
+export type WriteInput<W, K extends keyof W> = W[K] extends (state: any, input: infer I) => any ? I : never
+export type WriteResult<W, K extends keyof W> = W[K] extends (state: any, input: any) => infer R ? R : never
+
+/** T as reads see it: no property, array, map or set of it can be changed through this type. */
+export type DeepReadonly<T> = T extends (...args: any[]) => any
+  ? T
+  : T extends ReadonlyMap<infer K, infer V>
+    ? ReadonlyMap<K, DeepReadonly<V>>
+    : T extends ReadonlySet<infer V>
+      ? ReadonlySet<DeepReadonly<V>>
+      : T extends readonly (infer E)[]
+        ? readonly DeepReadonly<E>[]
+        : T extends object
+          ? { readonly [P in keyof T]: DeepReadonly<T[P]> }
+          : T
+
+/** One write as `MockStateOptions.onWrite` sees it: which area, which write, its plain-data input, the version after it. */
+export interface WriteRecord {
+  area: string
+  name: string
+  input: unknown
+  version: number
+}
 
 /** What an area module exports (mock/areas/<area>.ts), collected by mock/areas/index.ts. */
 export interface AreaModule {

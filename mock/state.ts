@@ -10,7 +10,7 @@ import { connectorAdminActions } from './connector/admin.ts'
 import { listAccountActivity } from './connector/activity.ts'
 import { createConnectorStore, type ConnectorStore } from './connector/store.ts'
 import { buildConnectorFixtures } from '../fixtures/connector.ts'
-import type { AreaHandler, AreaState, InputNormalizer } from './context.ts'
+import type { AreaHandler, AreaState, AreaWrite, DeepReadonly, InputNormalizer, WriteInput, WriteRecord, WriteResult } from './context.ts'
 import type { CertificationSession } from './pipeline/certification.ts'
 import { createFaultStore, type FaultStore } from './stores/faults.ts'
 import { createIdempotencyStore, type IdempotencyStore, type IdempotencyStoreOptions } from './stores/idempotency.ts'
@@ -46,6 +46,17 @@ export interface MockStateOptions {
    * `state.world` directly: such an edit does not empty it.
    */
   responseCache?: boolean | ResponseCacheOptions
+  /**
+   * Called after every named write of an area state (`state.write`), in order: the seam a shared
+   * store for several replicas attaches to (replaying the records on a fresh state of the same seed,
+   * today and clock gives the same state).
+   */
+  onWrite?: (write: WriteRecord) => void
+  /**
+   * Freeze the generated world (every record and list of it; the facts' typed arrays excepted) so an
+   * in-place edit throws. Default: on in strict mode and under vitest.
+   */
+  freezeWorld?: boolean
 }
 
 export interface MockStateSnapshot {
@@ -100,8 +111,13 @@ export interface MockState {
   strict: boolean
   /** The client-certification session recording this state's requests, if one is attached (mock/pipeline/certification.ts). */
   certification: CertificationSession | undefined
-  /** An area's typed state (`defineAreaState`), created from the current world on first use, dropped by reset. */
-  areaState<T>(definition: AreaState<T>): T
+  /** An area's typed state (`defineAreaState`), created from the current world on first use, dropped by reset; typed read-only. */
+  read<T>(definition: AreaState<T, any>): DeepReadonly<T>
+  /**
+   * Applies one named write of an area's state (the only way requests change it): moves the version
+   * and reports the write to `onWrite`. In strict mode the input must be plain data.
+   */
+  write<T, W extends Record<string, AreaWrite<T>>, K extends keyof W & string>(definition: AreaState<T, W>, name: K, input: WriteInput<W, K>): WriteResult<W, K>
   /** The mutable per-shop bag areas keep their state in, created on first use. */
   shopState(shopId: string): Record<string, unknown>
   /** One named slot of the shop's bag, created with `init` on first use. */
@@ -127,10 +143,15 @@ export function createMockState(options: MockStateOptions = {}): MockState {
   let scale = options.scale ?? 'small'
   let fixedToday = options.today
   let today = fixedToday ?? clock.today()
-  let world = buildWorld({ seed, scale, today, asOf: clock.now().toISOString() })
+  const freeze = options.freezeWorld ?? false // TODO(16.2): strict || tests once every area writes through its state
+  let world = buildWorld({ seed, scale, today, asOf: clock.now().toISOString(), freeze })
   let shopBags = new Map<string, Record<string, unknown>>()
   let areaStates = new Map<AreaState<unknown>, unknown>()
   let connector = createConnectorStore(buildConnectorFixtures(world))
+  const areaStateOf = <T>(definition: AreaState<T, any>): T => {
+    if (!areaStates.has(definition)) areaStates.set(definition, definition.createState(world))
+    return areaStates.get(definition) as T
+  }
 
   const state: MockState = {
     get seed() {
@@ -166,9 +187,15 @@ export function createMockState(options: MockStateOptions = {}): MockState {
     rateLimit,
     certification: undefined,
     strict,
-    areaState<T>(definition: AreaState<T>): T {
-      if (!areaStates.has(definition)) areaStates.set(definition, definition.createState(world))
-      return areaStates.get(definition) as T
+    read<T>(definition: AreaState<T, any>): DeepReadonly<T> {
+      return areaStateOf(definition) as DeepReadonly<T>
+    },
+    write(definition, name, input) {
+      if (state.strict) assertPlainData(input, `${definition.area}.${name}`)
+      const result = definition.writes[name]!(areaStateOf(definition), input)
+      changed()
+      options.onWrite?.({ area: definition.area, name, input, version })
+      return result as any
     },
     shopState(shopId: string, slot?: string, init?: () => unknown): any {
       let bag = shopBags.get(shopId)
@@ -185,7 +212,7 @@ export function createMockState(options: MockStateOptions = {}): MockState {
       scale = next.scale ?? scale
       if (next.today !== undefined) fixedToday = next.today
       today = fixedToday ?? clock.today()
-      world = buildWorld({ seed, scale, today, asOf: clock.now().toISOString() })
+      world = buildWorld({ seed, scale, today, asOf: clock.now().toISOString(), freeze })
       shopBags = new Map()
       areaStates = new Map()
       connector = createConnectorStore(buildConnectorFixtures(world))
@@ -222,4 +249,19 @@ function handlerIndex(contract: Contract, handlers: Record<string, AreaHandler>)
   const missing = contract.operations.filter((op) => !op.aliasOf && !Object.hasOwn(handlers, op.operationId)).map((op) => op.operationId)
   if (missing.length) throw new Error(`shoptwin mock: no handler for ${missing.join(', ')}`)
   return new Map(Object.entries(handlers))
+}
+
+/** Throws unless `value` is plain data (what a write's input must be: it is logged and may be replayed elsewhere). */
+function assertPlainData(value: unknown, where: string, path = 'input'): void {
+  if (value === null || typeof value === 'string' || typeof value === 'boolean') return
+  if (typeof value === 'number') {
+    if (Number.isFinite(value)) return
+  } else if (Array.isArray(value)) {
+    value.forEach((v, i) => assertPlainData(v, where, `${path}[${i}]`))
+    return
+  } else if (typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype) {
+    for (const [k, v] of Object.entries(value)) if (v !== undefined) assertPlainData(v, where, `${path}.${k}`)
+    return
+  }
+  throw new TypeError(`shoptwin mock: the write ${where} got ${path} that is not plain data (${Object.prototype.toString.call(value)})`)
 }

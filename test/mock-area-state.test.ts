@@ -1,33 +1,82 @@
 /**
  * An area's typed state (defineAreaState): built from the current world on first use, one per mock
- * state, dropped by reset (the dashboards' boards live in it).
+ * state, dropped by reset, changed only through its named writes (MockState.write), which move the
+ * version, take plain data in strict mode and are reported to onWrite in order.
  */
 import { describe, expect, it } from 'vitest'
-import { defineAreaState } from '../mock/context.ts'
+import { defineAreaState, type WriteRecord } from '../mock/context.ts'
 import { createMockState } from '../mock/state.ts'
 
-const counter = defineAreaState('test', (world) => ({ seed: world.options.seed, shops: world.shops.length, writes: 0 }))
+const counter = defineAreaState('test', (world) => ({ seed: world.options.seed, shops: world.shops.length, writes: 0, log: [] as string[] }), {
+  add(state, input: { by: number; note: string }) {
+    state.writes += input.by
+    state.log.push(input.note)
+    return state.writes
+  },
+})
 
-describe('area state (defineAreaState, MockState.areaState)', () => {
+describe('area state (defineAreaState, MockState.read and write)', () => {
   it('is created from the world on first use and then kept', () => {
     const state = createMockState({ seed: 3, rateLimit: false })
-    const first = state.areaState(counter)
-    expect(first).toEqual({ seed: 3, shops: state.world.shops.length, writes: 0 })
-    first.writes++
-    expect(state.areaState(counter)).toBe(first)
+    const first = state.read(counter)
+    expect(first).toEqual({ seed: 3, shops: state.world.shops.length, writes: 0, log: [] })
+    expect(state.write(counter, 'add', { by: 2, note: 'a' })).toBe(2)
+    expect(state.read(counter)).toBe(first)
+    expect(first.writes).toBe(2)
   })
 
   it('belongs to one mock state: two mocks in one process do not share it', () => {
     const a = createMockState({ seed: 3, rateLimit: false })
     const b = createMockState({ seed: 3, rateLimit: false })
-    a.areaState(counter).writes++
-    expect(b.areaState(counter).writes).toBe(0)
+    a.write(counter, 'add', { by: 1, note: 'a' })
+    expect(b.read(counter).writes).toBe(0)
   })
 
   it('is dropped by reset and rebuilt from the new world', () => {
     const state = createMockState({ seed: 3, rateLimit: false })
-    state.areaState(counter).writes++
+    state.write(counter, 'add', { by: 1, note: 'a' })
     state.reset({ seed: 4 })
-    expect(state.areaState(counter)).toEqual({ seed: 4, shops: state.world.shops.length, writes: 0 })
+    expect(state.read(counter)).toEqual({ seed: 4, shops: state.world.shops.length, writes: 0, log: [] })
+  })
+
+  it('moves the version on every write and reports each write, in order, as plain data', () => {
+    const seen: WriteRecord[] = []
+    const state = createMockState({ seed: 3, rateLimit: false, onWrite: (w) => seen.push(w) })
+    const before = state.version
+    state.write(counter, 'add', { by: 1, note: 'a' })
+    state.write(counter, 'add', { by: 5, note: 'b' })
+    expect(state.version).toBe(before + 2)
+    expect(seen).toEqual([
+      { area: 'test', name: 'add', input: { by: 1, note: 'a' }, version: before + 1 },
+      { area: 'test', name: 'add', input: { by: 5, note: 'b' }, version: before + 2 },
+    ])
+    // Replaying the log on a fresh state of the same seed gives the same state.
+    const replica = createMockState({ seed: 3, rateLimit: false })
+    for (const w of seen) replica.write(counter, w.name as 'add', w.input as { by: number; note: string })
+    expect(replica.read(counter)).toEqual(state.read(counter))
+  })
+
+  it('refuses an input that is not plain data in strict mode', () => {
+    const state = createMockState({ seed: 3, rateLimit: false, strict: true })
+    expect(() => state.write(counter, 'add', { by: 1, note: new Date(0) as unknown as string })).toThrow(/test\.add got input\.note that is not plain data/)
+    expect(() => state.write(counter, 'add', { by: Number.NaN, note: 'x' })).toThrow(/input\.by/)
+  })
+})
+
+describe('the generated world is read-only', () => {
+  it('is frozen when asked: an in-place edit of a record or a list throws', () => {
+    const state = createMockState({ seed: 3, rateLimit: false, freezeWorld: true })
+    const shopId = state.world.shops[0]!.shop_id
+    const data = state.world.shopData[shopId]!
+    expect(Object.isFrozen(data.affiliates[0])).toBe(true)
+    expect(() => (data.affiliates as unknown[]).push({})).toThrow(TypeError)
+    expect(() => {
+      ;(state.world.shops[0] as unknown as { name: string }).name = 'x'
+    }).toThrow(TypeError)
+  })
+
+  it('can be left unfrozen (the standalone server, where the walk would cost start-up time)', () => {
+    const state = createMockState({ seed: 3, rateLimit: false, freezeWorld: false })
+    expect(Object.isFrozen(state.world.shops)).toBe(false)
   })
 })

@@ -73,7 +73,7 @@ const dashboardsState = defineAreaState('dashboards', (world: World): DashboardS
   return { boards, tabs, defaultsCreated, lastStampMs: 0, ids: Rng.scoped(world.options.seed, 'mock', 'dashboards') }
 })
 
-const dashboardStore = (state: MockState): DashboardStore => state.areaState(dashboardsState)
+const dashboardStore = (state: MockState): DashboardStore => state.read(dashboardsState) as DashboardStore // TODO(16.2): named writes
 
 const showsOn = (board: Dashboard, shopId: string): boolean => board.home_shop_id === shopId || board.shared_with.includes(shopId)
 
