@@ -6,15 +6,15 @@
  * when a board is shown.
  */
 import { Rng } from '../../fixtures/random.ts'
-import type { Dashboard, DashboardWidget } from '../../fixtures/types.ts'
+import type { Dashboard, DashboardTemplate, DashboardWidget } from '../../fixtures/types.ts'
 import { describeAjvError, loadContract, STAT_KEYS } from '../../openapi/index.ts'
 import type { components } from '../../openapi/types.ts'
-import { defineAreaState, defineHandler, type AreaModule, type InputOf, type InputNormalizer, type RequestContext } from '../context.ts'
+import { defineAreaState, defineHandler, type AreaModule, type DeepReadonly, type InputOf, type InputNormalizer, type RequestContext } from '../context.ts'
 import { acceptCamelCase } from '../normalize.ts'
 import { messages } from '../messages.ts'
 import { apiError } from '../respond.ts'
 import type { MockState } from '../state.ts'
-import type { ShopRecord, World } from '../world.ts'
+import type { World } from '../world.ts'
 import { computeShopStats, isTimeZone } from '../lib/stats/compute.ts'
 import { assertRangeOrder, dateInZone } from '../lib/dates.ts'
 import { compareText } from '../lib/sort.ts'
@@ -33,6 +33,8 @@ interface DashboardStore {
   tabs: Map<string, string[]>
   /** Shops whose default boards exist (spec: created on first dashboard open). */
   defaultsCreated: Set<string>
+  /** Per shop: the default boards its first dashboard open creates (from the world). */
+  templates: Map<string, readonly DashboardTemplate[]>
   /** The last timestamp handed out, so two changes in one millisecond still differ. */
   lastStampMs: number
   /** Widget and board ids: UUIDs from the world's seed, never Math.random. */
@@ -49,36 +51,117 @@ const DEFAULT_RANGE_DAYS = 30
 const RANGE_END_DAYS_AGO = 2
 
 // ---------------------------------------------------------------------------------------------
-// The store
+// The store and its writes
 
 /**
  * The account's boards (spec: Dashboards: boards belong to the account and show on its shops): a
- * copy of the world's seeded boards, made on the area's first use and dropped by reset.
+ * copy of the world's seeded boards, made on the area's first use and dropped by reset. Requests
+ * change it only through the named writes below; each takes plain data (the board as the handler
+ * validated it, widgets still to be numbered with `id: ''`, and the request's time) and hands out
+ * ids and timestamps itself, so replaying the writes on a fresh store gives the same boards.
  */
-const dashboardsState = defineAreaState('dashboards', (world: World): DashboardStore => {
-  const boards = new Map<string, Dashboard>()
-  const defaultsCreated = new Set<string>()
-  for (const shop of world.shops) {
-    const seeded = world.shopData[shop.shop_id]?.dashboards
-    if (!seeded) continue
-    if (seeded.defaultsCreated) defaultsCreated.add(shop.shop_id)
-    for (const board of seeded.boards) boards.set(board.id, structuredClone(board))
-  }
-  const tabs = new Map<string, string[]>()
-  for (const shop of world.shops) {
-    const shown = [...boards.values()].filter((b) => showsOn(b, shop.shop_id))
-    shown.sort((a, b) => a.position - b.position || compareText(a.created_at, b.created_at) || compareText(a.id, b.id))
-    tabs.set(shop.shop_id, shown.map((b) => b.id))
-  }
-  return { boards, tabs, defaultsCreated, lastStampMs: 0, ids: Rng.scoped(world.options.seed, 'mock', 'dashboards') }
-})
+const dashboardsState = defineAreaState(
+  'dashboards',
+  (world: World): DashboardStore => {
+    const boards = new Map<string, Dashboard>()
+    const defaultsCreated = new Set<string>()
+    const templates = new Map<string, readonly DashboardTemplate[]>()
+    for (const shop of world.shops) {
+      const seeded = world.shopData[shop.shop_id]?.dashboards
+      if (!seeded) continue
+      if (seeded.defaultsCreated) defaultsCreated.add(shop.shop_id)
+      templates.set(shop.shop_id, seeded.templates)
+      for (const board of seeded.boards) boards.set(board.id, structuredClone(board))
+    }
+    const tabs = new Map<string, string[]>()
+    for (const shop of world.shops) {
+      const shown = [...boards.values()].filter((b) => showsOn(b, shop.shop_id))
+      shown.sort((a, b) => a.position - b.position || compareText(a.created_at, b.created_at) || compareText(a.id, b.id))
+      tabs.set(shop.shop_id, shown.map((b) => b.id))
+    }
+    return { boards, tabs, defaultsCreated, templates, lastStampMs: 0, ids: Rng.scoped(world.options.seed, 'mock', 'dashboards') }
+  },
+  {
+    /** A new board on its home shop's last tab; its widgets (and then the board) get their ids here. */
+    createBoard(store, input: { board: Dashboard; at: string }): Dashboard {
+      const widgets = numberWidgets(store, input.board.widgets)
+      const at = stamp(store, input.at)
+      const board = { ...input.board, id: nextUuid(store), widgets, created_at: at, updated_at: at }
+      store.boards.set(board.id, board)
+      tabsOf(store, board.home_shop_id).push(board.id)
+      return board
+    },
+    /** The board replaced by its edited copy, `updated_at` moved strictly forward (spec: Dashboards: update). */
+    replaceBoard(store, input: { board: Dashboard; at: string }): Dashboard {
+      const previous = store.boards.get(input.board.id)!
+      const board = { ...input.board, widgets: numberWidgets(store, input.board.widgets), updated_at: stamp(store, input.at, previous.updated_at) }
+      store.boards.set(board.id, board)
+      return board
+    },
+    /** spec: Dashboards: delete: everywhere from its home shop; from a shop it is shared to, only there. */
+    deleteBoard(store, input: { boardId: string; shopId: string; at: string }): void {
+      const board = store.boards.get(input.boardId)!
+      const fromShopOnly = board.home_shop_id !== input.shopId
+      for (const shopId of fromShopOnly ? [input.shopId] : shopsOf(board)) store.tabs.set(shopId, tabsOf(store, shopId).filter((id) => id !== board.id))
+      if (fromShopOnly) store.boards.set(board.id, { ...board, shared_with: board.shared_with.filter((id) => id !== input.shopId), updated_at: stamp(store, input.at, board.updated_at) })
+      else store.boards.delete(board.id)
+    },
+    /** The user archives or restores a board in the app (control API). */
+    archiveBoard(store, input: { boardId: string; archived: boolean; at: string }): void {
+      const board = store.boards.get(input.boardId)!
+      if (board.archived === input.archived) return
+      const at = stamp(store, input.at, board.updated_at)
+      store.boards.set(board.id, { ...board, archived: input.archived, archived_at: input.archived ? at : null, updated_at: at })
+    },
+    /**
+     * spec: Dashboards: default boards are created on first dashboard open (the user opening the
+     * dashboards in the app; API calls only report it as `defaults_created`). The defaults take the
+     * next tabs after the boards the shop already shows. Returns how many were created.
+     */
+    openDefaults(store, input: { shopId: string; at: string }): number {
+      if (store.defaultsCreated.has(input.shopId)) return 0
+      store.defaultsCreated.add(input.shopId)
+      const templates = store.templates.get(input.shopId) ?? []
+      for (const template of templates) {
+        const at = stamp(store, input.at)
+        const board: Dashboard = {
+          id: nextUuid(store),
+          name: template.name,
+          stored_name: '',
+          seed_key: template.seed_key,
+          home_shop_id: input.shopId,
+          shared_with: [],
+          position: 0,
+          default_date_range: template.default_date_range,
+          default_grain: template.default_grain,
+          default_product_ids: [],
+          archived: false,
+          archived_at: null,
+          last_viewed_at: null,
+          created_by: null,
+          created_at: at,
+          updated_at: at,
+          widgets: template.widgets.map((w) => ({ ...structuredClone(w), id: nextUuid(store) })),
+        }
+        store.boards.set(board.id, board)
+        tabsOf(store, input.shopId).push(board.id)
+      }
+      return templates.length
+    },
+  },
+)
 
-const dashboardStore = (state: MockState): DashboardStore => state.read(dashboardsState) as DashboardStore // TODO(16.2): named writes
+/** The store as requests read it (changed only through dashboardsState's writes). */
+type Store = DeepReadonly<DashboardStore>
+const dashboardStore = (state: MockState): Store => state.read(dashboardsState)
 
-const showsOn = (board: Dashboard, shopId: string): boolean => board.home_shop_id === shopId || board.shared_with.includes(shopId)
+const showsOn = (board: DeepReadonly<Dashboard>, shopId: string): boolean => board.home_shop_id === shopId || board.shared_with.includes(shopId)
 
 /** The shops a board shows on: its home shop, then the shops it is shared to. */
-const shopsOf = (board: Dashboard): string[] => [board.home_shop_id, ...board.shared_with]
+const shopsOf = (board: DeepReadonly<Dashboard>): string[] => [board.home_shop_id, ...board.shared_with]
+
+/** The ids of the boards a shop shows, in tab order. */
+const tabsShown = (store: Store, shopId: string): readonly string[] => store.tabs.get(shopId) ?? []
 
 const tabsOf = (store: DashboardStore, shopId: string): string[] => {
   let tabs = store.tabs.get(shopId)
@@ -95,58 +178,25 @@ function nextUuid(store: DashboardStore): string {
   return `${s.slice(0, 8)}-${s.slice(8, 12)}-${s.slice(12, 16)}-${s.slice(16, 20)}-${s.slice(20)}`
 }
 
-/**
- * A timestamp for a change: the mock clock's now, but always later than any timestamp handed out
- * before and than `after`, so `updated_at` strictly advances (the 412 rule depends on it).
- */
-function stamp(store: DashboardStore, now: Date, after?: string): string {
-  const floor = Math.max(store.lastStampMs, after ? Date.parse(after) : 0) + 1
-  store.lastStampMs = Math.max(now.getTime(), floor)
-  return new Date(store.lastStampMs).toISOString()
-}
+/** The widgets with an id each: a widget the request added (`id: ''`) gets a new one, in board order. */
+const numberWidgets = (store: DashboardStore, widgets: DashboardWidget[]): DashboardWidget[] =>
+  widgets.map((w) => (w.id === '' ? { ...w, id: nextUuid(store) } : w))
 
 /**
- * spec: Dashboards: default boards are created on first dashboard open. The open is the user
- * opening the dashboards in the app (the control action `dashboards/open`); API calls only report
- * it as `defaults_created`. The defaults take the next tabs after the boards the shop already shows.
+ * A timestamp for a change: the request's time, but always later than any timestamp handed out
+ * before and than `after`, so `updated_at` strictly advances (the 412 rule depends on it).
  */
-function openDashboards(state: MockState, shop: ShopRecord, now: Date): number {
-  const store = dashboardStore(state)
-  if (store.defaultsCreated.has(shop.shop_id)) return 0
-  store.defaultsCreated.add(shop.shop_id)
-  const templates = state.world.shopData[shop.shop_id]?.dashboards.templates ?? []
-  for (const template of templates) {
-    const at = stamp(store, now)
-    const board: Dashboard = {
-      id: nextUuid(store),
-      name: template.name,
-      stored_name: '',
-      seed_key: template.seed_key,
-      home_shop_id: shop.shop_id,
-      shared_with: [],
-      position: 0,
-      default_date_range: template.default_date_range,
-      default_grain: template.default_grain,
-      default_product_ids: [],
-      archived: false,
-      archived_at: null,
-      last_viewed_at: null,
-      created_by: null,
-      created_at: at,
-      updated_at: at,
-      widgets: template.widgets.map((w) => ({ ...structuredClone(w), id: nextUuid(store) })),
-    }
-    store.boards.set(board.id, board)
-    tabsOf(store, shop.shop_id).push(board.id)
-  }
-  return templates.length
+function stamp(store: DashboardStore, now: string, after?: string): string {
+  const floor = Math.max(store.lastStampMs, after ? Date.parse(after) : 0) + 1
+  store.lastStampMs = Math.max(Date.parse(now), floor)
+  return new Date(store.lastStampMs).toISOString()
 }
 
 // ---------------------------------------------------------------------------------------------
 // Views
 
 /** A board as the asking shop sees it (spec: Resources: Dashboard). */
-function boardView(store: DashboardStore, board: Dashboard, shopId: string, withWidgets: boolean): Schemas['Dashboard'] {
+function boardView(store: Store, board: DeepReadonly<Dashboard>, shopId: string, withWidgets: boolean): Schemas['Dashboard'] {
   const isHome = board.home_shop_id === shopId
   const view: Schemas['Dashboard'] = {
     id: board.id,
@@ -156,7 +206,7 @@ function boardView(store: DashboardStore, board: Dashboard, shopId: string, with
     home_shop_id: board.home_shop_id,
     is_home_shop: isHome,
     shared_with: [...board.shared_with],
-    position: tabsOf(store, shopId).indexOf(board.id),
+    position: tabsShown(store, shopId).indexOf(board.id),
     widget_count: board.widgets.length,
     default_date_range: board.default_date_range,
     default_grain: board.default_grain,
@@ -169,12 +219,12 @@ function boardView(store: DashboardStore, board: Dashboard, shopId: string, with
     created_at: board.created_at,
     updated_at: board.updated_at,
   }
-  if (withWidgets) view.widgets = structuredClone(board.widgets)
+  if (withWidgets) view.widgets = structuredClone(board.widgets) as DashboardWidget[]
   return view
 }
 
 /** The board `dashboard_id` names if the shop shows it; 404 otherwise (status inferred). */
-function findBoard(store: DashboardStore, shopId: string, id: string): Dashboard {
+function findBoard(store: Store, shopId: string, id: string): DeepReadonly<Dashboard> {
   const board = store.boards.get(id)
   if (!board || !showsOn(board, shopId)) throw apiError(404, `Dashboard not found: ${id}`)
   return board
@@ -190,9 +240,9 @@ function boardName(name: string): string {
 }
 
 /** spec: Dashboards: names are unique among the boards of a shop (409), for every shop given. */
-function assertNameFree(store: DashboardStore, shopIds: string[], name: string, except?: string): void {
+function assertNameFree(store: Store, shopIds: string[], name: string, except?: string): void {
   for (const shopId of shopIds) {
-    for (const id of tabsOf(store, shopId)) {
+    for (const id of tabsShown(store, shopId)) {
       const other = store.boards.get(id)
       if (other && other.id !== except && sameName(other.name, name)) {
         throw apiError(409, `A dashboard named "${other.name}" already exists on shop ${shopId}`)
@@ -267,12 +317,12 @@ function widgetSettings(input: WidgetInput, type: 'stat' | 'stat-chart', path: s
 /** A widget of a create or update body, read through WidgetInput (see there). */
 const asWidgetInput = (value: InputOf<'createDashboard'>['widgets'] extends Array<infer W> | undefined ? W : never): WidgetInput => value as WidgetInput
 
-/** A new stat or stat-chart widget with the spec's defaults (spec: Dashboards: create). */
-function newWidget(store: DashboardStore, input: WidgetInput, path: string): DashboardWidget {
+/** A new stat or stat-chart widget with the spec's defaults (spec: Dashboards: create); its id (`''`) is given by the write that stores it. */
+function newWidget(input: WidgetInput, path: string): DashboardWidget {
   const type = input.type ?? 'stat'
   if (type !== 'stat' && type !== 'stat-chart') throw apiError(400, `${path}.type: only stat and stat-chart widgets can be created through the API, not ${type}`)
   const s = widgetSettings(input, type, path)
-  const base = { id: nextUuid(store), type, title: s.title ?? null, col: null, api_editable: true }
+  const base = { id: '', type, title: s.title ?? null, col: null, api_editable: true }
   if (type === 'stat') {
     if (s.statKey === undefined) throw apiError(400, `${path}.stat_key is required for a stat widget (or config.statKey)`)
     return { ...base, size: s.size ?? STAT_DEFAULTS.size, config: { statKey: s.statKey, style: s.style ?? STAT_DEFAULTS.style, cpm: s.cpm ?? STAT_DEFAULTS.cpm } }
@@ -303,13 +353,13 @@ function editedWidget(widget: DashboardWidget, entry: WidgetInput, path: string)
 }
 
 /** The complete new widget list of an update: known ids kept (and edited), others new, the rest removed. */
-function replacedWidgets(store: DashboardStore, board: Dashboard, entries: WidgetInput[]): DashboardWidget[] {
+function replacedWidgets(board: Dashboard, entries: WidgetInput[]): DashboardWidget[] {
   const byId = new Map(board.widgets.map((w) => [w.id, w]))
   const kept = new Set<string>()
   return entries.map((entry, i) => {
     const path = `widgets[${i}]`
     const known = entry.id !== undefined ? byId.get(entry.id) : undefined
-    if (!known) return newWidget(store, entry, path)
+    if (!known) return newWidget(entry, path)
     if (kept.has(known.id)) throw apiError(400, `${path}.id: widget ${known.id} appears twice in widgets`)
     kept.add(known.id)
     return editedWidget(known, entry, path)
@@ -324,7 +374,7 @@ const listDashboards = defineHandler('listDashboards', (ctx) => {
   const { shop } = ctx
   const store = dashboardStore(ctx.state)
   const includeArchived = ctx.input.include_archived ?? true
-  const dashboards = tabsOf(store, shop.shop_id)
+  const dashboards = tabsShown(store, shop.shop_id)
     .map((id) => store.boards.get(id)!)
     .filter((b) => includeArchived || !b.archived)
     .map((b) => boardView(store, b, shop.shop_id, false))
@@ -344,12 +394,11 @@ const createDashboard = defineHandler('createDashboard', (ctx) => {
   const { shop, input } = ctx
   const store = dashboardStore(ctx.state)
   const name = boardName(input.name)
-  const widgets = (input.widgets ?? []).map((w, i) => newWidget(store, asWidgetInput(w), `widgets[${i}]`))
+  const widgets = (input.widgets ?? []).map((w, i) => newWidget(asWidgetInput(w), `widgets[${i}]`))
   const lockedProducts = productIds(ctx, shop.shop_id, input.default_product_ids ?? [])
   assertNameFree(store, [shop.shop_id], name)
-  const at = stamp(store, ctx.now)
   const board: Dashboard = {
-    id: nextUuid(store),
+    id: '',
     name,
     stored_name: name,
     seed_key: null,
@@ -363,21 +412,19 @@ const createDashboard = defineHandler('createDashboard', (ctx) => {
     archived_at: null,
     last_viewed_at: null,
     created_by: ctx.apiKey ? `api-key:${ctx.apiKey.label}` : null,
-    created_at: at,
-    updated_at: at,
+    created_at: '',
+    updated_at: '',
     widgets,
   }
-  store.boards.set(board.id, board)
-  tabsOf(store, shop.shop_id).push(board.id)
-  return { status: 201, body: { data: boardView(store, board, shop.shop_id, true) } }
+  const created = ctx.state.write(dashboardsState, 'createBoard', { board, at: ctx.now.toISOString() })
+  return { status: 201, body: { data: boardView(store, created, shop.shop_id, true) } }
 })
-
 
 // spec: Dashboards: update.
 const updateDashboard = defineHandler('updateDashboard', (ctx) => {
   const { shop, input } = ctx
   const store = dashboardStore(ctx.state)
-  const board = findBoard(store, shop.shop_id, input.dashboard_id)
+  const board = structuredClone(findBoard(store, shop.shop_id, input.dashboard_id)) as Dashboard
 
   // spec: Errors: 412 when expected_updated_at is older than the board's updated_at.
   if (input.expected_updated_at !== undefined && Date.parse(input.expected_updated_at) < Date.parse(board.updated_at)) {
@@ -391,7 +438,7 @@ const updateDashboard = defineHandler('updateDashboard', (ctx) => {
     // spec: Dashboards: update: 409 if the name is taken on any shop the board shows on.
     assertNameFree(store, shopsOf(board), next.name, board.id)
   }
-  if (input.widgets !== undefined) next.widgets = replacedWidgets(store, board, input.widgets)
+  if (input.widgets !== undefined) next.widgets = replacedWidgets(board, input.widgets)
   if (input.remove_widget_ids !== undefined) {
     const onBoard = new Set(board.widgets.map((w) => w.id))
     const absent = input.remove_widget_ids.find((id) => !onBoard.has(id))
@@ -399,7 +446,7 @@ const updateDashboard = defineHandler('updateDashboard', (ctx) => {
     const removed = new Set(input.remove_widget_ids)
     next.widgets = next.widgets.filter((w) => !removed.has(w.id))
   }
-  if (input.add_widgets !== undefined) next.widgets.push(...input.add_widgets.map((w, i) => newWidget(store, asWidgetInput(w), `add_widgets[${i}]`)))
+  if (input.add_widgets !== undefined) next.widgets.push(...input.add_widgets.map((w, i) => newWidget(asWidgetInput(w), `add_widgets[${i}]`)))
   if (input.default_date_range !== undefined) next.default_date_range = input.default_date_range
   if (input.default_grain !== undefined) next.default_grain = input.default_grain
   if (input.default_product_ids !== undefined) {
@@ -409,28 +456,18 @@ const updateDashboard = defineHandler('updateDashboard', (ctx) => {
     else if (input.default_product_ids.length) throw apiError(400, 'default_product_ids cannot be locked on a shop the board is only shared to')
   }
 
-  // spec: Dashboards: updated_at advances on every change.
-  if (JSON.stringify(next) !== JSON.stringify(board)) {
-    next.updated_at = stamp(store, ctx.now, board.updated_at)
-    store.boards.set(board.id, next)
-  }
-  return { status: 200, body: { data: boardView(store, next, shop.shop_id, true) } }
+  // spec: Dashboards: updated_at advances on every change (and only then).
+  const changed = JSON.stringify(next) !== JSON.stringify(board)
+  const shown = changed ? ctx.state.write(dashboardsState, 'replaceBoard', { board: next, at: ctx.now.toISOString() }) : board
+  return { status: 200, body: { data: boardView(store, shown, shop.shop_id, true) } }
 })
 
 // spec: Dashboards: delete: for everyone with its share links, or from a shared-to shop only.
 const deleteDashboard = defineHandler('deleteDashboard', (ctx) => {
   const { shop } = ctx
-  const store = dashboardStore(ctx.state)
-  const board = findBoard(store, shop.shop_id, ctx.input.dashboard_id)
-  const removedFromShopOnly = board.home_shop_id !== shop.shop_id
-  const shops = removedFromShopOnly ? [shop.shop_id] : shopsOf(board)
-  for (const shopId of shops) store.tabs.set(shopId, tabsOf(store, shopId).filter((id) => id !== board.id))
-  if (removedFromShopOnly) {
-    store.boards.set(board.id, { ...board, shared_with: board.shared_with.filter((id) => id !== shop.shop_id), updated_at: stamp(store, ctx.now, board.updated_at) })
-  } else {
-    store.boards.delete(board.id)
-  }
-  return { status: 200, body: { data: { dashboard_id: board.id, name: board.name, deleted: true, removed_from_shop_only: removedFromShopOnly } } }
+  const board = findBoard(dashboardStore(ctx.state), shop.shop_id, ctx.input.dashboard_id)
+  ctx.state.write(dashboardsState, 'deleteBoard', { boardId: board.id, shopId: shop.shop_id, at: ctx.now.toISOString() })
+  return { status: 200, body: { data: { dashboard_id: board.id, name: board.name, deleted: true, removed_from_shop_only: board.home_shop_id !== shop.shop_id } } }
 })
 
 // ---------------------------------------------------------------------------------------------
@@ -513,7 +550,7 @@ const getDashboardData = defineHandler('getDashboardData', (ctx) => {
       // Charts: stat widgets styled `chart` and every stat-chart widget.
       const stats = computeShopStats(ctx.state, shop, {
         ...statsFilters,
-        stats: isStat ? [w.config.statKey!] : w.config.statKeys!,
+        stats: isStat ? [w.config.statKey!] : [...w.config.statKeys!],
         include_charts: isStat ? w.config.style === 'chart' : true,
         ...(isStat && w.config.cpm !== undefined ? { cpm: w.config.cpm } : {}),
       })
@@ -529,21 +566,17 @@ const getDashboardData = defineHandler('getDashboardData', (ctx) => {
 const openAction = (state: MockState, input: Record<string, any>) => {
   const shop = state.findShop(String(input.shop_id ?? ''))
   if (!shop) throw apiError(400, 'shop_id must name a shop of the account')
-  const created = openDashboards(state, shop, state.clock.now())
+  const created = state.write(dashboardsState, 'openDefaults', { shopId: shop.shop_id, at: state.clock.now().toISOString() })
   return { shop_id: shop.shop_id, defaults_created: true, created }
 }
 
 /** `dashboards/archive {dashboard_id, archived?}`: the user archives (or restores) a board in the app. */
 const archiveAction = (state: MockState, input: Record<string, any>) => {
-  const store = dashboardStore(state)
-  const board = store.boards.get(String(input.dashboard_id ?? ''))
+  const board = dashboardStore(state).boards.get(String(input.dashboard_id ?? ''))
   if (!board) throw apiError(404, `Dashboard not found: ${String(input.dashboard_id)}`)
   const archived = input.archived ?? true
   if (typeof archived !== 'boolean') throw apiError(400, 'archived must be a boolean')
-  if (board.archived !== archived) {
-    const at = stamp(store, state.clock.now(), board.updated_at)
-    store.boards.set(board.id, { ...board, archived, archived_at: archived ? at : null, updated_at: at })
-  }
+  state.write(dashboardsState, 'archiveBoard', { boardId: board.id, archived, at: state.clock.now().toISOString() })
   return { dashboard_id: board.id, archived }
 }
 
