@@ -3,7 +3,7 @@
  * `const listX = defineHandler('listX', (ctx) => ...)` and export `handlers: { listX }`; AreaHandler
  * is the untyped form the registry and the pipeline hold.
  */
-import type { OperationInfo, operations } from '../openapi/index.ts'
+import type { OperationInfo, operations, PagedOperationId } from '../openapi/index.ts'
 import type { ApiResult } from './respond.ts'
 import type { MockState } from './state.ts'
 import type { ApiKeyRecord, ShopRecord, World } from './world.ts'
@@ -55,11 +55,18 @@ export type InputOf<Id extends OperationId> = [JsonBodyOf<operations[Id]>] exten
 /** True for an operation that takes `x-shop-id` (the pipeline has resolved the shop before the handler runs). */
 type ShopScoped<Id extends OperationId> = operations[Id] extends { parameters: { header: { 'x-shop-id': unknown } } } ? true : false
 
-/** A request as one operation's handler sees it: `input` typed from the contract, `shop` set for shop-scoped operations. */
-export type HandlerContext<Id extends OperationId> = Omit<RequestContext, 'input' | 'shop'> & {
+/**
+ * A request as one operation's handler sees it: `input` typed from the contract, `shop` set for
+ * shop-scoped operations, `page` set for operations with `x-paging`.
+ */
+export type HandlerContext<Id extends OperationId> = Omit<RequestContext, 'input' | 'shop' | 'page'> & {
   input: InputOf<Id>
   shop: ShopScoped<Id> extends true ? ShopRecord : ShopRecord | undefined
+  page: Id extends PagedOperationId ? PageWindow : undefined
 }
+
+/** What a page envelope asks of its context (mock/lib/pages.ts): the page window of an operation with `x-paging`, and its input. */
+export type PagedContext = { page: PageWindow; input: object }
 
 /**
  * What a helper or a body shared by several shop-scoped operations asks of its context: the shop

@@ -47,11 +47,25 @@ export function generateTypes(yamlPath: string): string {
   const dir = mkdtempSync(join(tmpdir(), 'shoptwin-types-'))
   try {
     const input = join(dir, 'openapi.json')
-    writeFileSync(input, JSON.stringify(typeView(parse(readFileSync(yamlPath, 'utf8')))))
-    return execFileSync(bin, [input], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] })
+    const document = parse(readFileSync(yamlPath, 'utf8'))
+    writeFileSync(input, JSON.stringify(typeView(document)))
+    return execFileSync(bin, [input], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }) + pagedOperations(document)
   } finally {
     rmSync(dir, { recursive: true, force: true })
   }
+}
+
+/**
+ * The operations with `x-paging`, as a union type after openapi-typescript's output: it keeps no
+ * extension, and the mock types a handler's page window from it (mock/context.ts, HandlerContext).
+ */
+function pagedOperations(document: { paths?: Record<string, Record<string, { operationId?: string; 'x-paging'?: unknown }>> }): string {
+  const ids = Object.values(document.paths ?? {})
+    .flatMap((item) => Object.values(item))
+    .filter((op) => op && typeof op === 'object' && op['x-paging'] !== undefined && op.operationId)
+    .map((op) => op.operationId!)
+    .sort()
+  return `/** Operations with \`x-paging\` (written by openapi/build.ts: openapi-typescript keeps no extension). */\nexport type PagedOperationId = ${ids.map((id) => JSON.stringify(id)).join(' | ') || 'never'};\n`
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

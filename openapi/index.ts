@@ -9,7 +9,7 @@ import addFormatsModule from 'ajv-formats'
 // that this module needs no Node built-in and runs in the browser too (MSW's setupWorker).
 import bundledDocument from './openapi.json' with { type: 'json' }
 
-export type { paths, components, operations } from './types.ts'
+export type { paths, components, operations, PagedOperationId } from './types.ts'
 // The stat-key table the contract's enums are built from (spec: POST /shop/stats): the mock computes every key of it.
 export { STAT_KEYS, CHARTLESS_STAT_KEYS, type StatKey } from './src/areas/stats.ts'
 

@@ -9539,3 +9539,5 @@ export interface operations {
         };
     };
 }
+/** Operations with `x-paging` (written by openapi/build.ts: openapi-typescript keeps no extension). */
+export type PagedOperationId = "listAdCampaigns" | "listAdCampaignsV1" | "listAdCreatives" | "listAdCreativesV1" | "listAffiliateLives" | "listAffiliateSlideshows" | "listAffiliateVideos" | "listBoostedCreatives" | "listBoostedCreativesGet" | "listBoostedCreativesGetV1" | "listBoostedCreativesV1" | "listCreatorPrograms" | "listCrmAffiliates" | "listEnterpriseBrands" | "listEnterpriseCreators" | "listEnterpriseProducts" | "listExcludedCreatives" | "listExcludedCreativesGet" | "listExcludedCreativesGetV1" | "listExcludedCreativesV1" | "listProgramCreators" | "listRefundableSampleRequests" | "listSampleRequests" | "listSocialAds" | "listSocialAdsets" | "listSocialCampaigns" | "listSparkCodes" | "listSparkCodesGet" | "searchTimeseriesAffiliates" | "searchTimeseriesProducts" | "searchTimeseriesSkus" | "searchTimeseriesSlideshows" | "searchTimeseriesVideos";

@@ -38,7 +38,7 @@ const listCrmAffiliates = defineHandler('listCrmAffiliates', (ctx) => {
   const matching = matchingAffiliates(world, data, index, input.filters ?? {}, window)
   if (input.just_count === true) return countOnly(matching.length)
   // Only the rows up to the end of the page are ordered, and only the page's rows are built.
-  const page = ctx.page!
+  const page = ctx.page
   const ordered = sortCrm(data, index, matching, sortBy, direction, window, page.offset + page.limit)
   const { rows } = paginate(ordered, page)
   const hasMore = page.offset + page.limit < Math.min(matching.length, page.depthCap)

@@ -58,10 +58,10 @@ function listEnterprise<T extends MarketRow>(listing: Listing<T>) {
       .filter((row) => !search || listing.searchTexts(row).some((t) => t.toLowerCase().includes(search)))
       .filter((row) => !category || (row.category ?? '').toLowerCase() === category)
       .sort(compareRows(listing, sortField(listing, ctx.input.sort_by)))
-    const { rows } = paginate(matching, ctx.page!)
+    const { rows } = paginate(matching, ctx.page)
     return {
       status: 200,
-      body: { data: { region, [listing.rowsKey]: rows, total_count: matching.length, page: ctx.page!.page, page_size: ctx.page!.pageSize } },
+      body: { data: { region, [listing.rowsKey]: rows, total_count: matching.length, page: ctx.page.page, page_size: ctx.page.pageSize } },
     }
   }
 }

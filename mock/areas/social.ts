@@ -5,7 +5,7 @@
  */
 import type { CreatorProgram, ProgramCreator, ShopData, SocialAd } from '../../fixtures/index.ts'
 import type { components } from '../../openapi/types.ts'
-import { defineHandler, type AdminAction, type AreaModule, type HandlerContext, type RequestContext } from '../context.ts'
+import { defineHandler, type AdminAction, type AreaModule, type HandlerContext, type PagedContext, type RequestContext } from '../context.ts'
 import type { MockState } from '../state.ts'
 import { acceptCamelCase } from '../normalize.ts'
 import { requireDateRange } from '../pipeline/validate.ts'
@@ -92,7 +92,7 @@ interface Listing<T> {
  * `{<key>, total_count, page, page_size, sort_by, sort_direction}`. spec: an invalid sort_by falls back
  * to `spend`; sort_direction defaults to DESC, nulls last.
  */
-function listAnswer<T>(ctx: RequestContext, listing: Listing<T>) {
+function listAnswer<T>(ctx: RequestContext & PagedContext, listing: Listing<T>) {
   const { key, rows, fields, sortKeys, fallback, value, id } = listing
   const sort_by = sortKeyOr(ctx.input.sort_by, sortKeys, fallback)
   const sort_direction = upperDirectionOf(ctx.input.sort_direction)

@@ -192,9 +192,9 @@ const listSparkCodes = defineHandler('listSparkCodes', (ctx) => {
   const sortValue = SORT_VALUES[sortBy]!
   const sorted = sortRows(matching, (e) => sortValue(e, ctx.world, data), sortDirection === 'ASC' ? 'asc' : 'desc', (e) => e.code.spark_code)
   // spec: page_number (1-based) overrides page_offset (default 0); results stop at 10,000 rows.
-  const { pageSize, depthCap } = ctx.page!
-  const offset: number = typeof input.page_number === 'number' ? ctx.page!.offset : (input.page_offset ?? 0)
-  const { rows, hasMore } = paginate(sorted, { ...ctx.page!, offset, limit: Math.max(0, Math.min(pageSize, depthCap - offset)) })
+  const { pageSize, depthCap } = ctx.page
+  const offset: number = typeof input.page_number === 'number' ? ctx.page.offset : (input.page_offset ?? 0)
+  const { rows, hasMore } = paginate(sorted, { ...ctx.page, offset, limit: Math.max(0, Math.min(pageSize, depthCap - offset)) })
   const analysisTime = analysisTimeOf(ctx.state.today, ctx.now)
   const results = rows.map((e) => toRow(ctx.world, data, e, analysisTime))
   return {

@@ -34,7 +34,15 @@ export const typedHandlers = [
   }),
   defineHandler('listAdCampaigns', (ctx) => {
     const from: string | undefined = ctx.input.date_range?.from
-    return { status: 200, body: { from } }
+    // An operation with x-paging: the paging step has set the page window.
+    const offset: number = ctx.page.offset
+    return { status: 200, body: { from, offset } }
+  }),
+  defineHandler('getShopStats', (ctx) => {
+    // No x-paging: no page window.
+    // @ts-expect-error ctx.page is undefined on an operation without x-paging
+    const offset: number = ctx.page.offset
+    return { status: 200, body: { offset } }
   }),
   defineHandler('listAccountShops', (ctx) => {
     // GET /account/shops takes the key only: no shop.
