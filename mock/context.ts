@@ -9,35 +9,45 @@ import type { MockState } from './state.ts'
 import type { ApiKeyRecord, ShopRecord, World } from './world.ts'
 import type { PageWindow } from './pipeline/paging.ts'
 import type { RequestHeaders } from './pipeline/compose.ts'
+import type { ConnectorActor } from './connector/activity.ts'
 
 export type { ApiResult } from './respond.ts'
 
-/** One request, after authentication, rate limiting, validation and idempotency. */
+/**
+ * One request, from arrival through the pipeline's steps (mock/pipeline) to the area handler: the
+ * steps fill `apiKey`, `shop`, `input` and `page`; by the time a handler runs, authentication, rate
+ * limiting, validation, paging and idempotency are done.
+ */
 export interface RequestContext {
   state: MockState
   /** `state.world` at the time of the request. */
   world: World
-  /** The canonical operation (for an alias such as `/v1/ads/...` or a GET form: the operation it aliases). */
+  /** The canonical operation, whose handler answers (for an alias such as `/v1/ads/...` or a GET form: the operation it aliases). */
   op: OperationInfo
   /** The operation the client actually called (equals `op` unless an alias was called). */
   calledOp: OperationInfo
+  /** The HTTP method, the URL, the path parameters (`{key}` of `/idempotency/{key}`) and the body text ('' when none) as received. */
+  method: string
+  url: URL
+  params: Record<string, string>
+  bodyText: string
+  headers: RequestHeaders
+  /** The mock clock's time when the request arrived. */
+  now: Date
+  /** `now` as YYYY-MM-DD (UTC). */
+  today: string
+  /** The caller's key (undefined for `GET /health`); a connector call arrives with its connection's grant here. */
+  apiKey?: ApiKeyRecord
+  /** Set for calls through the assistant connector: the connection acting. */
+  connector?: ConnectorActor
   /** The shop of `x-shop-id` (undefined for `GET /health` and `GET /account/shops`). */
   shop: ShopRecord | undefined
-  /** The caller's key (undefined for `GET /health`). */
-  apiKey: ApiKeyRecord | undefined
   /**
    * The validated request: the JSON body for POST/DELETE, or the query of a GET form parsed into the
    * same shape (deepObject `date_range[from]`, repeated keys and comma lists as arrays, numbers and
    * booleans coerced per the schema). Defaults from the schema are NOT applied: use `??`.
    */
   input: Record<string, any>
-  /** Path parameters (`{key}` of `/idempotency/{key}`). */
-  params: Record<string, string>
-  headers: RequestHeaders
-  /** The mock clock's time when the request arrived. */
-  now: Date
-  /** `now` as YYYY-MM-DD (UTC). */
-  today: string
   /** For operations with `x-paging`: the page window after clamps and the depth cap. */
   page: PageWindow | undefined
 }

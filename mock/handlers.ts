@@ -4,7 +4,7 @@
  */
 import { http, type HttpHandler } from 'msw'
 import type { OperationInfo } from '../openapi/index.ts'
-import { createPipeline, type RequestHeaders } from './pipeline/index.ts'
+import { createPipeline, requestContext, type RequestHeaders } from './pipeline/index.ts'
 import { toResponse, type ApiResult } from './respond.ts'
 import type { MockState } from './state.ts'
 
@@ -49,7 +49,7 @@ export function createOperationRoutes(state: MockState, { baseUrl, operations = 
     for (let hops = 0; canonical.aliasOf && byId.has(canonical.aliasOf) && hops < 5; hops++) canonical = byId.get(canonical.aliasOf)!
     const method = op.method.toLowerCase() as 'get' | 'post' | 'delete'
     const run = ({ method: calledMethod, url, headers, bodyText, params = {} }: PipelineRequest): Promise<ApiResult> =>
-      pipeline({ state, op, canonical, method: calledMethod, headers, url, params, bodyText, receivedAt: state.clock.now(), input: {} })
+      pipeline(requestContext(state, op, canonical, { method: calledMethod, headers, url, params, bodyText }))
     const handler = http[method](`${base}${toMswPath(op.path)}`, async ({ request, params }) =>
       toResponse(
         await run({

@@ -8,7 +8,7 @@ import { apiError } from '../respond.ts'
 import type { ApiKeyRecord } from '../world.ts'
 import type { ActivityActor, ActivityEntry, ConnectorData } from './store.ts'
 
-/** The connection behind a connector call (PipelineContext.connector). */
+/** The connection behind a connector call (RequestContext.connector). */
 export interface ConnectorActor {
   connection_id: string
   client_id: string

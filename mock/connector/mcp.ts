@@ -8,7 +8,7 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js'
-import { createPipeline, type RequestHeaders } from '../pipeline/index.ts'
+import { createPipeline, requestContext, type RequestHeaders } from '../pipeline/index.ts'
 import { serializeBody, type ApiResult } from '../respond.ts'
 import type { MockState } from '../state.ts'
 import type { ApiKeyRecord } from '../world.ts'
@@ -120,20 +120,17 @@ export function createMcpEndpoint(state: MockState, { log }: { log?: (error: unk
       shops: connection.shops,
     }
     state.connector.apply('touchConnection', { connection_id: connection.connection_id, now: state.clock.now().toISOString() })
-    const result = await pipeline({
-      state,
-      op,
-      canonical: op,
-      method: op.method,
-      headers: headersOf(headers),
-      url,
-      params,
-      bodyText: op.method === 'GET' ? '' : JSON.stringify(body),
-      receivedAt: state.clock.now(),
-      input: {},
-      apiKey: grant,
-      connector: { connection_id: connection.connection_id, client_id: connection.client_id, client_name: connection.client_name },
-    })
+    const result = await pipeline(
+      requestContext(state, op, op, {
+        method: op.method,
+        headers: headersOf(headers),
+        url,
+        params,
+        bodyText: op.method === 'GET' ? '' : JSON.stringify(body),
+        apiKey: grant,
+        connector: { connection_id: connection.connection_id, client_id: connection.client_id, client_name: connection.client_name },
+      }),
+    )
     return toolResult(result)
   }
 

@@ -5,26 +5,26 @@
  */
 import { actorOf } from '../connector/activity.ts'
 import type { ApiResult } from '../respond.ts'
-import type { PipelineContext, Step } from './compose.ts'
+import type { RequestContext, Step } from './compose.ts'
 
 export const activity = (): Step => {
   // Requests come in bursts within one millisecond (and a frozen clock never moves): the time's ISO
   // string is made once per millisecond.
   let lastMs = Number.NaN
   let lastIso = ''
-  const record = (ctx: PipelineContext, result: ApiResult): ApiResult => {
+  const record = (ctx: RequestContext, result: ApiResult): ApiResult => {
     if (!ctx.apiKey) return result
-    const ms = ctx.receivedAt.getTime()
+    const ms = ctx.now.getTime()
     if (ms !== lastMs) {
       lastMs = ms
-      lastIso = ctx.receivedAt.toISOString()
+      lastIso = ctx.now.toISOString()
     }
     ctx.state.connector.apply('recordActivity', {
       time: lastIso,
       actor: actorOf(ctx.apiKey, ctx.connector),
       shop_id: ctx.shop?.shop_id ?? null,
-      operation_id: ctx.canonical.operationId,
-      tool: ctx.connector ? ctx.canonical.operationId : null,
+      operation_id: ctx.op.operationId,
+      tool: ctx.connector ? ctx.op.operationId : null,
       status: result.status,
       idempotent_replay: result.headers?.['idempotent-replayed'] === 'true',
     })

@@ -24,7 +24,7 @@ export const MESSAGES = {
 /** Who is calling, for which shop, and may they: sets `ctx.apiKey` and `ctx.shop`. */
 export const auth = (): Step =>
   function auth(ctx, next) {
-    const { op, canonical } = ctx
+    const { calledOp: op, op: canonical } = ctx
     // spec: Authentication 2: GET /health needs no key.
     if (op.auth === 'none') return next()
     const world = ctx.state.world

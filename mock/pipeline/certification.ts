@@ -7,7 +7,7 @@
 import type { OperationInfo } from '../../openapi/index.ts'
 import { apiError, isApiError, serializeBody, type ApiResult } from '../respond.ts'
 import type { MockState } from '../state.ts'
-import type { Awaitable, Next, PipelineContext, Step } from './compose.ts'
+import type { Awaitable, Next, RequestContext, Step } from './compose.ts'
 
 /** One request of a certification session, as the client rules read it. */
 export interface RecordedRequest {
@@ -71,9 +71,9 @@ export interface CertificationSession {
   nextSeq: number
 }
 type Session = CertificationSession
-const entries = new WeakMap<PipelineContext, RecordedRequest>()
+const entries = new WeakMap<RequestContext, RecordedRequest>()
 /** Writes the schedule holds back, and for how long. */
-const slow = new WeakMap<PipelineContext, number>()
+const slow = new WeakMap<RequestContext, number>()
 // A plain timer rather than node:timers, so the handlers also run in the browser (setupWorker).
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
 
@@ -88,16 +88,16 @@ export function attachCertification(state: MockState, hooks: CertificationHooks)
 
 const MAX_BODY = 64 * 1024
 
-function entryOf(ctx: PipelineContext, session: Session): RecordedRequest {
+function entryOf(ctx: RequestContext, session: Session): RecordedRequest {
   const { hooks } = session
   const key = ctx.headers.get('x-api-key')
   return {
     seq: session.nextSeq++,
-    atMs: ctx.receivedAt.getTime(),
+    atMs: ctx.now.getTime(),
     method: ctx.method,
     path: ctx.url.pathname,
     query: ctx.url.search,
-    operationId: ctx.op.operationId,
+    operationId: ctx.calledOp.operationId,
     shopId: ctx.headers.get('x-shop-id'),
     keyId: key === null ? null : hooks.keyId(key),
     contentType: ctx.headers.get('content-type'),
@@ -119,11 +119,11 @@ const errorMessage = (result: ApiResult): string | undefined => {
   }
 }
 
-function certified(ctx: PipelineContext, session: Session, next: Next): Awaitable<ApiResult> {
+function certified(ctx: RequestContext, session: Session, next: Next): Awaitable<ApiResult> {
   const { hooks } = session
   const entry = entryOf(ctx, session)
   entries.set(ctx, entry)
-  const adversity = hooks.adversity(entry, ctx.op)
+  const adversity = hooks.adversity(entry, ctx.calledOp)
   if (adversity?.kind === 'slow') {
     entry.injected = adversity.situation
     slow.set(ctx, adversity.ms)
@@ -136,7 +136,7 @@ function certified(ctx: PipelineContext, session: Session, next: Next): Awaitabl
   return withAdversity(ctx, hooks, entry, adversity, next)
 }
 
-async function withAdversity(ctx: PipelineContext, hooks: CertificationHooks, entry: RecordedRequest, adversity: Exclude<Adversity, { kind: 'slow' }>, next: Next): Promise<ApiResult> {
+async function withAdversity(ctx: RequestContext, hooks: CertificationHooks, entry: RecordedRequest, adversity: Exclude<Adversity, { kind: 'slow' }>, next: Next): Promise<ApiResult> {
   entry.injected = adversity.situation
   let result: ApiResult
   if (adversity.kind === 'before') {
@@ -149,13 +149,13 @@ async function withAdversity(ctx: PipelineContext, hooks: CertificationHooks, en
   return finish(ctx, hooks, entry, result)
 }
 
-function finish(ctx: PipelineContext, hooks: CertificationHooks, entry: RecordedRequest, result: ApiResult): ApiResult {
+function finish(ctx: RequestContext, hooks: CertificationHooks, entry: RecordedRequest, result: ApiResult): ApiResult {
   entry.status = result.status
   const retryAfter = result.headers?.['retry-after']
   if (retryAfter !== undefined) entry.retryAfter = Number(retryAfter)
   entry.replayed = result.headers?.['idempotent-replayed'] === 'true'
   if (result.status >= 400) entry.note = errorMessage(result)
-  else if (hooks.note && result.status > 0) entry.note = hooks.note(ctx.op, () => serializeBody(result))
+  else if (hooks.note && result.status > 0) entry.note = hooks.note(ctx.calledOp, () => serializeBody(result))
   hooks.record(entry)
   return result
 }
@@ -172,7 +172,7 @@ export const certification = (): Step =>
 export const certificationEffect = (): Step =>
   function certificationEffect(ctx, next) {
     const entry = entries.get(ctx)
-    if (!entry || (!ctx.op.idempotent && !ctx.canonical.idempotent)) return next()
+    if (!entry || (!ctx.calledOp.idempotent && !ctx.op.idempotent)) return next()
     const hold = slow.get(ctx)
     const run = hold === undefined ? next() : sleep(hold).then(next)
     return Promise.resolve(run).then((result) => {

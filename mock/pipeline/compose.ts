@@ -11,9 +11,7 @@
 import type { OperationInfo } from '../../openapi/index.ts'
 import type { ApiResult } from '../respond.ts'
 import type { MockState } from '../state.ts'
-import type { ApiKeyRecord, ShopRecord } from '../world.ts'
-import type { PageWindow } from './paging.ts'
-import type { ConnectorActor } from '../connector/activity.ts'
+import type { RequestContext } from '../context.ts'
 
 /**
  * The request headers as the pipeline reads them: a fetch `Headers` (MSW handlers) or the standalone
@@ -25,33 +23,24 @@ export interface RequestHeaders {
   forEach(fn: (value: string, name: string) => void): void
 }
 
-export interface PipelineContext {
-  state: MockState
-  /** The operation the client called. */
-  op: OperationInfo
-  /** The operation whose handler answers (differs for aliases). */
-  canonical: OperationInfo
-  method: string
-  headers: RequestHeaders
-  url: URL
-  params: Record<string, string>
-  /** The request body as text ('' when none). */
-  bodyText: string
-  /** Mock-clock time of arrival. */
-  receivedAt: Date
-  /** The caller's key; a connector call (mock/connector/mcp.ts) arrives with its connection's grant already here. */
-  apiKey?: ApiKeyRecord
-  /** Set for calls through the assistant connector: the connection acting. */
-  connector?: ConnectorActor
-  shop?: ShopRecord
-  input: Record<string, any>
-  page?: PageWindow
+/** The request as the steps and the handler see it: one type from arrival to the area (mock/context.ts). */
+export type { RequestContext } from '../context.ts'
+
+/** A new request's context: the operation called, the one whose handler answers (differs for aliases), the mock clock's time of arrival. */
+export function requestContext(
+  state: MockState,
+  calledOp: OperationInfo,
+  op: OperationInfo,
+  request: Pick<RequestContext, 'method' | 'headers' | 'url' | 'params' | 'bodyText'> & Partial<Pick<RequestContext, 'apiKey' | 'connector'>>,
+): RequestContext {
+  const now = state.clock.now()
+  return { state, world: state.world, op, calledOp, now, today: now.toISOString().slice(0, 10), shop: undefined, input: {}, page: undefined, apiKey: undefined, ...request }
 }
 
 export type Awaitable<T> = T | Promise<T>
 export type Next = () => Awaitable<ApiResult>
-export type Step = (ctx: PipelineContext, next: Next) => Awaitable<ApiResult>
-export type Final = (ctx: PipelineContext) => Awaitable<ApiResult>
+export type Step = (ctx: RequestContext, next: Next) => Awaitable<ApiResult>
+export type Final = (ctx: RequestContext) => Awaitable<ApiResult>
 
 /** Runs the steps in order around the final handler. */
 export function compose(steps: Step[], final: Final): Final {

@@ -10,6 +10,6 @@ export const errorBoundary = ({ log = (error: unknown) => console.error('shoptwi
     } catch (error) {
       if (isApiError(error)) return error
       log(error)
-      return apiError(500, `Internal error in the mock (${ctx.op.operationId}): ${error instanceof Error ? error.message : String(error)}`)
+      return apiError(500, `Internal error in the mock (${ctx.calledOp.operationId}): ${error instanceof Error ? error.message : String(error)}`)
     }
   }

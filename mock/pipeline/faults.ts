@@ -9,7 +9,7 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 export const faults = (): Step =>
   function faults(ctx, next) {
     // The operation carries the three names a fault's route is matched against.
-    const fault = ctx.state.faults.take(ctx.op)
+    const fault = ctx.state.faults.take(ctx.calledOp)
     return fault ? withFault(fault, next) : next()
   }
 

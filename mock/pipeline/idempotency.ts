@@ -6,7 +6,7 @@
  */
 import { messages } from '../messages.ts'
 import { apiError, isApiError, serializeBody, type ApiResult } from '../respond.ts'
-import type { Next, PipelineContext, Step } from './compose.ts'
+import type { Next, RequestContext, Step } from './compose.ts'
 import { INVALID_IDEMPOTENCY_KEY } from './validate.ts'
 
 export const KEY_PATTERN = /^[A-Za-z0-9-]{1,128}$/
@@ -16,13 +16,13 @@ export const keyUsedElsewhere = messages.idempotencyKeyUsedElsewhere
 
 export const idempotency = (): Step =>
   function idempotency(ctx, next) {
-    if (!ctx.op.idempotent && !ctx.canonical.idempotent) return next()
+    if (!ctx.calledOp.idempotent && !ctx.op.idempotent) return next()
     const key = ctx.headers.get('idempotency-key')
     // spec: Idempotency: the header is optional; without it the endpoint behaves normally.
     return key === null ? next() : withKey(ctx, key, next)
   }
 
-async function withKey(ctx: PipelineContext, key: string, next: Next): Promise<ApiResult> {
+async function withKey(ctx: RequestContext, key: string, next: Next): Promise<ApiResult> {
   if (!KEY_PATTERN.test(key)) throw apiError(400, INVALID_IDEMPOTENCY_KEY)
   const store = ctx.state.idempotency
   const shopId = ctx.shop?.shop_id ?? '-'
@@ -31,7 +31,7 @@ async function withKey(ctx: PipelineContext, key: string, next: Next): Promise<A
   if (claim.kind === 'in-flight') throw apiError(409, IN_FLIGHT_MESSAGE)
   if (claim.kind === 'replay') {
     const { entry } = claim
-    if (entry.permission !== undefined && entry.permission !== ctx.canonical.permission) throw apiError(400, keyUsedElsewhere(entry.permission))
+    if (entry.permission !== undefined && entry.permission !== ctx.op.permission) throw apiError(400, keyUsedElsewhere(entry.permission))
     return { status: entry.responseStatus!, rawBody: entry.rawBody!, headers: { ...entry.headers, 'idempotent-replayed': 'true' } }
   }
 
@@ -52,6 +52,6 @@ async function withKey(ctx: PipelineContext, key: string, next: Next): Promise<A
     return result
   }
   const rawBody = serializeBody(result)
-  store.complete(shopId, key, { status: result.status, rawBody, headers: result.headers, permission: ctx.canonical.permission })
+  store.complete(shopId, key, { status: result.status, rawBody, headers: result.headers, permission: ctx.op.permission })
   return { status: result.status, rawBody, headers: result.headers }
 }

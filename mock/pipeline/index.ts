@@ -7,7 +7,7 @@ import { activity } from './activity.ts'
 import { auth } from './auth.ts'
 import { certification, certificationEffect } from './certification.ts'
 import type { ApiResult } from '../respond.ts'
-import { compose, type PipelineContext, type Step } from './compose.ts'
+import { compose, type RequestContext, type Step } from './compose.ts'
 import { dispatch } from './dispatch.ts'
 import { errorBoundary } from './error-boundary.ts'
 import { faults } from './faults.ts'
@@ -20,8 +20,8 @@ import { responseCache, writeVersion } from './response-cache.ts'
 import { responseCheck } from './response-check.ts'
 import { validate } from './validate.ts'
 
-export type { Awaitable, PipelineContext, RequestHeaders, Step, Final, Next } from './compose.ts'
-export { compose } from './compose.ts'
+export type { Awaitable, RequestContext, RequestHeaders, Step, Final, Next } from './compose.ts'
+export { compose, requestContext } from './compose.ts'
 
 export interface PipelineOptions {
   /** Where unexpected errors are logged (default console.error). */
@@ -29,7 +29,7 @@ export interface PipelineOptions {
 }
 
 /** The standard pipeline every operation runs through. */
-export function createPipeline({ log }: PipelineOptions = {}): (ctx: PipelineContext) => Promise<ApiResult> {
+export function createPipeline({ log }: PipelineOptions = {}): (ctx: RequestContext) => Promise<ApiResult> {
   const steps: Step[] = [
     journal(),
     activity(),

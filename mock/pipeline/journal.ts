@@ -1,5 +1,5 @@
 import { redactHeaders, type JournalEntry } from '../stores/journal.ts'
-import type { PipelineContext, RequestHeaders, Step } from './compose.ts'
+import type { RequestContext, RequestHeaders, Step } from './compose.ts'
 
 function queryObject(search: string): Record<string, string | string[]> {
   const params = new URLSearchParams(search)
@@ -47,11 +47,11 @@ class LazyEntry implements JournalEntry {
   #text: string | undefined
   #body: unknown
 
-  constructor(ctx: PipelineContext, bodyText: string) {
-    this.#receivedAt = ctx.receivedAt
+  constructor(ctx: RequestContext, bodyText: string) {
+    this.#receivedAt = ctx.now
     this.method = ctx.method
     this.path = ctx.url.pathname
-    this.operationId = ctx.op.operationId
+    this.operationId = ctx.calledOp.operationId
     this.#search = ctx.url.search
     this.#headers = ctx.headers
     if (bodyText.length > MAX_JOURNAL_BODY) this.#body = parsedBody(bodyText)

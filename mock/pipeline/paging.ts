@@ -56,6 +56,6 @@ export function paginate<T>(rows: readonly T[], window: PageWindow): { rows: T[]
 /** Computes `ctx.page` for operations with `x-paging`. */
 export const paging = (): Step =>
   function paging(ctx, next) {
-    ctx.page = pageWindow(ctx.op, ctx.input)
+    ctx.page = pageWindow(ctx.calledOp, ctx.input)
     return next()
   }

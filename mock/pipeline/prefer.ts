@@ -39,6 +39,6 @@ export const prefer = (): Step =>
     const match = header && /(?:^|[\s,;])code=(\d{3})\b/.exec(header)
     if (!match) return next()
     const status = Number(match[1])
-    if (status < 400 || !ctx.op.statuses.includes(status)) return next()
-    return apiError(status, preferredMessage(ctx.op, status, ctx.state.rateLimiter.perSecond), status === 429 ? { 'retry-after': '1' } : undefined)
+    if (status < 400 || !ctx.calledOp.statuses.includes(status)) return next()
+    return apiError(status, preferredMessage(ctx.calledOp, status, ctx.state.rateLimiter.perSecond), status === 429 ? { 'retry-after': '1' } : undefined)
   }

@@ -16,11 +16,11 @@ import type { ApiResult } from '../respond.ts'
 import { serializeBody } from '../respond.ts'
 import type { MockState } from '../state.ts'
 import { DAY_MS } from '../../fixtures/days.ts'
-import type { Next, PipelineContext, Step } from './compose.ts'
+import type { Next, RequestContext, Step } from './compose.ts'
 
 /** True when the handler dispatch will run is the one its area declared cacheable (not a replacement). */
-function isCacheable(ctx: PipelineContext): boolean {
-  const { op, canonical, state } = ctx
+function isCacheable(ctx: RequestContext): boolean {
+  const { calledOp: op, op: canonical, state } = ctx
   const handler = state.handlers.get(op.operationId) ?? state.handlers.get(canonical.operationId)
   return handler !== undefined && handler === state.cacheableReads.get(canonical.operationId)
 }
@@ -30,8 +30,8 @@ export const responseCache = (): Step =>
     const cache = ctx.state.responseCache
     if (!cache || !isCacheable(ctx)) return next()
     // The clock's date as its UTC day number (formatting the date costs more than the rest of the key).
-    const day = Math.floor(ctx.receivedAt.getTime() / DAY_MS)
-    const request = `${ctx.op.operationId}\u0000${ctx.apiKey?.key ?? ''}\u0000${ctx.shop?.shop_id ?? ''}\u0000${day}\u0000${ctx.method}\u0000${ctx.url.search}`
+    const day = Math.floor(ctx.now.getTime() / DAY_MS)
+    const request = `${ctx.calledOp.operationId}\u0000${ctx.apiKey?.key ?? ''}\u0000${ctx.shop?.shop_id ?? ''}\u0000${day}\u0000${ctx.method}\u0000${ctx.url.search}`
     return cache.get(request, ctx.bodyText) ?? remember(ctx.state, request, ctx.bodyText, next)
   }
 

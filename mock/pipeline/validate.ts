@@ -55,7 +55,7 @@ export function requireDateRange(input: Record<string, any>, field = 'date_range
 /** Parses and validates the request: sets `ctx.input`. */
 export const validate = (): Step =>
   function validate(ctx, next) {
-    const { op, state } = ctx
+    const { calledOp: op, state } = ctx
     const { validators, doc } = state.contract
 
     for (const p of op.pathParams) {
@@ -87,7 +87,7 @@ export const validate = (): Step =>
       validateInput = validators.compile(`${op.operationId}:query`, querySchema(op))
     }
 
-    const normalize = state.normalizers.get(op.operationId) ?? state.normalizers.get(ctx.canonical.operationId)
+    const normalize = state.normalizers.get(op.operationId) ?? state.normalizers.get(ctx.op.operationId)
     if (normalize) {
       input = normalize(input, op)
       // A query key renamed by the normalizer (pageSize → page_size) is still text: coerce it now.
