@@ -3,7 +3,7 @@
  * `const listX = defineHandler('listX', (ctx) => ...)` and export `handlers: { listX }`; AreaHandler
  * is the untyped form the registry and the pipeline hold.
  */
-import type { OperationInfo, operations, PagedOperationId } from '../openapi/index.ts'
+import type { Contract, OperationInfo, operations, PagedOperationId } from '../openapi/index.ts'
 import type { ApiResult } from './respond.ts'
 import type { MockState } from './state.ts'
 import type { ApiKeyRecord, ShopRecord, World } from './world.ts'
@@ -100,7 +100,7 @@ export function defineHandler<Id extends OperationId>(operationId: Id, handler: 
  * Rewrites a request's input before validation (camelCase or legacy keys to the canonical ones,
  * flat `shared_time_from` to `shared_time.from`...). Must not mutate its argument.
  */
-export type InputNormalizer = (input: Record<string, any>, op: OperationInfo) => Record<string, any>
+export type InputNormalizer = (input: Record<string, any>, op: OperationInfo, contract: Contract) => Record<string, any>
 
 /** A control-API action an area adds (`POST /__admin/<name>`, `state.admin.run(name, input)`). */
 export type AdminAction = (state: MockState, input: Record<string, any>) => unknown | Promise<unknown>

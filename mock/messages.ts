@@ -37,6 +37,8 @@ export const messages = {
   idempotencyInFlight: 'A request with this Idempotency-Key is still in flight',
   // inferred: spec: Idempotency: a key belongs to one operation.
   idempotencyKeyUsedElsewhere: (permission: string) => `Idempotency-Key already used for ${permission} on this shop; use a new key for another operation`,
+  // inferred: spec: POST /shop/stats rule 1 ("An unrecognised value returns 400"); also POST /dashboards/data.
+  unknownTimeZone: (value: unknown) => `timezone: unrecognised IANA timezone ${JSON.stringify(value)}`,
   // inferred: spec: Errors: 412 re-read and reapply (Dashboards: expected_updated_at). The mock names the board's updated_at when it has one.
   dashboardChanged: (updatedAt?: string) =>
     updatedAt === undefined

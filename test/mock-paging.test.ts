@@ -53,10 +53,10 @@ describe('paging (spec: Limits)', () => {
 describe('input helpers (spec: Conventions 4; Errors)', () => {
   it('camelCase: camelCase and legacy keys become the canonical snake_case ones; canonical keys win', () => {
     const normalize = acceptCamelCase({ sortDir: 'sort_direction', video_id: 'video_ids' })
-    expect(normalize({ pageSize: 5, sortBy: 'orders', sortDir: 'ASC', video_id: 'v1', dateRange: { from: 'a', to: 'b' } }, base)).toEqual({
+    expect(normalize({ pageSize: 5, sortBy: 'orders', sortDir: 'ASC', video_id: 'v1', dateRange: { from: 'a', to: 'b' } }, base, loadContract())).toEqual({
       page_size: 5, sort_by: 'orders', sort_direction: 'ASC', video_ids: 'v1', date_range: { from: 'a', to: 'b' },
     })
-    expect(normalize({ page_size: 7, pageSize: 5 }, base)).toEqual({ page_size: 7 })
+    expect(normalize({ page_size: 7, pageSize: 5 }, base, loadContract())).toEqual({ page_size: 7 })
   })
   it('requireDateRange: 400 Missing date_range (from/to) unless both bounds are given (spec: Errors)', () => {
     expect(requireDateRange({ date_range: { from: '2026-01-01', to: '2026-01-31' } })).toEqual({ from: '2026-01-01', to: '2026-01-31' })

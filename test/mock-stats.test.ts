@@ -754,7 +754,8 @@ describe('shop stats: timezone (spec: POST /shop/stats, rule 1)', () => {
     for (const timezone of ['Mars/Olympus_Mons', 'PST8PDT-nope', '']) {
       const res = await post({ date_range: RANGE, stats: ['dms_sent'], timezone })
       expect(res.status, timezone).toBe(400)
-      expect(res.json.error).toMatch(/timezone/)
+      // The same words as POST /dashboards/data's (one rule, one message: mock/messages.ts).
+      expect(res.json.error).toBe(`timezone: unrecognised IANA timezone ${JSON.stringify(timezone)}`)
     }
     expect(() => computeShopStats(state, shop, { date_range: RANGE, stats: ['dms_sent'], timezone: 'Nowhere/Land' })).toThrow(ApiError)
   })

@@ -65,7 +65,7 @@ function enrich(requests: RecordedRequest[], contract: Contract): GradedRequest[
     const normalize = areaNormalizers[op.operationId] ?? areaNormalizers[canonical.operationId]
     if (normalize) {
       try {
-        input = normalize(structuredClone(input), op)
+        input = normalize(structuredClone(input), op, contract)
       } catch {
         // A refusal of the normalizer: the raw input is judged.
       }

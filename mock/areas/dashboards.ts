@@ -7,7 +7,7 @@
  */
 import { Rng } from '../../fixtures/random.ts'
 import type { Dashboard, DashboardTemplate, DashboardWidget } from '../../fixtures/types.ts'
-import { describeAjvError, loadContract, STAT_KEYS } from '../../openapi/index.ts'
+import { describeAjvError, STAT_KEYS, type Contract } from '../../openapi/index.ts'
 import type { components } from '../../openapi/types.ts'
 import { defineAreaState, defineHandler, type AreaModule, type DeepReadonly, type InputOf, type InputNormalizer, type RequestContext } from '../context.ts'
 import { acceptCamelCase } from '../normalize.ts'
@@ -15,8 +15,8 @@ import { messages } from '../messages.ts'
 import { apiError } from '../respond.ts'
 import type { MockState } from '../state.ts'
 import type { World } from '../world.ts'
-import { computeShopStats, isTimeZone } from '../lib/stats/compute.ts'
-import { assertRangeOrder, dateInZone } from '../lib/dates.ts'
+import { computeShopStats } from '../lib/stats/compute.ts'
+import { assertRangeOrder, assertTimeZone, dateInZone } from '../lib/dates.ts'
 import { compareText } from '../lib/sort.ts'
 
 type Schemas = components['schemas']
@@ -508,7 +508,7 @@ const getDashboardData = defineHandler('getDashboardData', (ctx) => {
   const onBoard = new Set(board.widgets.map((w) => w.id))
   const absent = input.widget_ids?.find((id) => !onBoard.has(id))
   if (absent !== undefined) throw apiError(400, `widget_ids: widget ${absent} is not on the board`)
-  if (input.timezone !== undefined && !isTimeZone(input.timezone)) throw apiError(400, `timezone: unrecognised IANA timezone "${input.timezone}"`)
+  if (input.timezone !== undefined) assertTimeZone(input.timezone)
   if (input.date_range) assertRangeOrder(input.date_range.from, input.date_range.to, 'date_range')
 
   // Request filters override the board's.
@@ -583,17 +583,17 @@ const archiveAction = (state: MockState, input: Record<string, any>) => {
 // Two rules the contract encodes as `oneOf` and `not`, checked before the schema so that the 400
 // names the rule rather than the first failing branch (spec: Dashboards: create, update; Errors 400).
 
-/** The contract's schema of a new widget of `type`, compiled once. */
-const widgetInputCheck = (type: 'stat' | 'stat-chart') => {
+/** The contract's schema of a new widget of `type` (compiled once per contract by its validators). */
+const widgetInputCheck = (contract: Contract, type: 'stat' | 'stat-chart') => {
   const name = type === 'stat' ? 'DashboardStatWidgetInput' : 'DashboardStatChartWidgetInput'
-  return loadContract().validators.compile(`dashboards:${name}`, { $ref: `#/components/schemas/${name}` })
+  return contract.validators.compile(`dashboards:${name}`, { $ref: `#/components/schemas/${name}` })
 }
 
 /**
  * 400 on a widget of another type than stat or stat-chart in `input[field]`, and on a widget that
  * does not match its own type's schema (the contract's `oneOf` would report the first branch's error).
  */
-function checkNewWidgets(input: Record<string, any>, field: string): void {
+function checkNewWidgets(contract: Contract, input: Record<string, any>, field: string): void {
   const list: unknown = input[field]
   if (!Array.isArray(list)) return
   list.forEach((w: unknown, i) => {
@@ -602,7 +602,7 @@ function checkNewWidgets(input: Record<string, any>, field: string): void {
     if (type !== 'stat' && type !== 'stat-chart') {
       throw apiError(400, `${field}[${i}].type: only stat and stat-chart widgets can be created through the API, not ${type}`)
     }
-    const check = widgetInputCheck(type)
+    const check = widgetInputCheck(contract, type)
     if (!check(w)) {
       const error = check.errors![0]!
       throw apiError(400, describeAjvError({ ...error, instancePath: `/${field}/${i}${error.instancePath}` }, 'body'))
@@ -610,16 +610,16 @@ function checkNewWidgets(input: Record<string, any>, field: string): void {
   })
 }
 
-const createRules: InputNormalizer = (input) => {
-  checkNewWidgets(input, 'widgets')
+const createRules: InputNormalizer = (input, _op, contract) => {
+  checkNewWidgets(contract, input, 'widgets')
   return input
 }
 
-const updateRules: InputNormalizer = (input) => {
+const updateRules: InputNormalizer = (input, _op, contract) => {
   if (input.widgets !== undefined && (input.add_widgets !== undefined || input.remove_widget_ids !== undefined)) {
     throw apiError(400, 'widgets (the complete list) cannot be combined with add_widgets or remove_widget_ids')
   }
-  checkNewWidgets(input, 'add_widgets')
+  checkNewWidgets(contract, input, 'add_widgets')
   return input
 }
 

@@ -61,3 +61,28 @@ export function localDayStartMs(timeZone: string, ms: number): number {
   const wallMidnight = Math.floor((ms + offset) / DAY_MS) * DAY_MS
   return wallMidnight - timeZoneOffsetMs(timeZone, wallMidnight - offset)
 }
+
+// Building an Intl.DateTimeFormat costs more than the rest of a small stats request: answers are kept.
+const knownTimeZones = new Map<string, boolean>()
+
+/** True for a name Intl knows as an IANA timezone. */
+export function isTimeZone(name: string): boolean {
+  let known = knownTimeZones.get(name)
+  if (known === undefined) {
+    try {
+      new Intl.DateTimeFormat('en-US', { timeZone: name })
+      known = name.trim() !== ''
+    } catch {
+      known = false
+    }
+    // Bounded: names are client input.
+    if (knownTimeZones.size >= 1000) knownTimeZones.clear()
+    knownTimeZones.set(name, known)
+  }
+  return known
+}
+
+/** spec: POST /shop/stats rule 1 (and Dashboards: data): an unrecognised IANA timezone returns 400. */
+export function assertTimeZone(value: unknown): asserts value is string {
+  if (typeof value !== 'string' || !isTimeZone(value)) throw apiError(400, messages.unknownTimeZone(value))
+}

@@ -89,7 +89,7 @@ export const validate = (): Step =>
 
     const normalize = state.normalizers.get(op.operationId) ?? state.normalizers.get(ctx.op.operationId)
     if (normalize) {
-      input = normalize(input, op)
+      input = normalize(input, op, state.contract)
       // A query key renamed by the normalizer (pageSize → page_size) is still text: coerce it now.
       if (!op.hasBody) input = recoerce(input, op, schemaResolver(doc))
     }

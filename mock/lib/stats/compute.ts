@@ -12,7 +12,7 @@ import { messages } from '../../messages.ts'
 import { apiError } from '../../respond.ts'
 import type { MockState } from '../../state.ts'
 import type { ShopRecord } from '../../world.ts'
-import { assertRangeOrder } from '../dates.ts'
+import { assertRangeOrder, assertTimeZone } from '../dates.ts'
 import { round2NoNegativeZero } from '../numbers.ts'
 import { statShape, statTitle } from './keys.ts'
 import { GRAINS, buckets, percentChange, summarize, type Grain } from './shapes.ts'
@@ -48,25 +48,6 @@ function parseDate(value: unknown, field: string): number {
   return ms
 }
 
-// Building an Intl.DateTimeFormat costs more than the rest of a small stats request: answers are kept.
-const knownTimeZones = new Map<string, boolean>()
-
-/** spec: rule 1: an unrecognised IANA timezone returns 400. */
-export function isTimeZone(name: string): boolean {
-  let known = knownTimeZones.get(name)
-  if (known === undefined) {
-    try {
-      new Intl.DateTimeFormat('en-US', { timeZone: name })
-      known = name.trim() !== ''
-    } catch {
-      known = false
-    }
-    // Bounded: names are client input.
-    if (knownTimeZones.size >= 1000) knownTimeZones.clear()
-    knownTimeZones.set(name, known)
-  }
-  return known
-}
 
 const idFilter = (value: unknown): string | null => (typeof value === 'string' && value !== '' ? value : null)
 
@@ -83,7 +64,7 @@ export function computeShopStats(state: MockState, shop: ShopRecord, request: Sh
   const grain = (request.grain ?? 'day') as Grain
   if (!GRAINS.includes(grain)) throw apiError(400, `grain must be one of ${GRAINS.join(', ')}`)
   const timeZone = request.timezone ?? shop.timezone
-  if (typeof timeZone !== 'string' || !isTimeZone(timeZone)) throw apiError(400, `timezone: unrecognised IANA time zone ${JSON.stringify(timeZone)}`)
+  assertTimeZone(timeZone)
   const cpm = request.cpm ?? DEFAULT_CPM
   if (typeof cpm !== 'number' || !Number.isFinite(cpm) || cpm < 0) throw apiError(400, 'cpm must be a number at least 0')
   if (!Array.isArray(request.stats)) throw apiError(400, 'stats must be an array of stat keys')
