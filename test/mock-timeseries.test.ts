@@ -326,6 +326,12 @@ describe('timeseries: videos and slideshows (spec: Timeseries searches; Resource
     const byProduct = await allRows('/timeseries/videos', { product_id: video.product, sort_by: 'views', sort_direction: 'ASC' })
     expect(byProduct.every((r) => r.product_id === video.product)).toBe(true)
     expect(isSorted(byProduct.map((r) => r.views), 'ASC')).toBe(true)
+    // campaign_id is a filter of the slideshow search only: on the videos search it narrows nothing.
+    const withCampaign = data.videos.find((v) => v.campaign_id)!
+    const all = await allRows('/timeseries/videos', { date_range: RANGE })
+    const campaignAsked = await post('/timeseries/videos', { page_size: 100, page_number: 1, search_params: { date_range: RANGE, campaign_id: withCampaign.campaign_id } })
+    expect(campaignAsked.status).toBe(200)
+    expect(campaignAsked.json.total_count).toBe(all.length)
     const bad = await post('/timeseries/videos', { search_params: { sort_by: 'nonsense' } })
     expect(bad.status).toBe(400)
     expect(bad.json.error).toMatch(/^search_params.sort_by must be one of "gmv", /)

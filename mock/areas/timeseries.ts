@@ -263,9 +263,9 @@ function postSearch(kind: 'videos' | 'slideshows') {
     const sortBy = sortKeyOf(params.sort_by, CONTENT_SORT_KEYS, 'search_params.sort_by', 'gmv')
     const table = data.facts[kind]
     const posts: Video[] = kind === 'videos' ? data.videos : data.slideshows
-    // The contract lists campaign_id among the slideshow search's filters only; the videos search
-    // honours one too, though its search_params do not declare it (a mismatch left as it is).
-    const campaignId = 'campaign_id' in params ? params.campaign_id : undefined
+    // spec: Timeseries searches: campaign_id filters the slideshow search only (the videos search
+    // takes handle and product_id; its search_params do not declare campaign_id).
+    const campaignId = kind === 'slideshows' && 'campaign_id' in params ? params.campaign_id : undefined
     const rows = posts
       .filter((p) => handleContains(p.handle, params.handle) && idMatches(p.product, params.product_id) && idMatches(p.campaign_id ?? '', campaignId))
       .filter((p) => table.reportDays(p.video_id, window.from, window.to) > 0)
