@@ -18,6 +18,7 @@ import { createJournal, type Journal } from './stores/journal.ts'
 import { createRateLimiter, type RateLimiter, type RateLimiterOptions } from './stores/rate-limiter.ts'
 import { createResponseCache, type ResponseCache, type ResponseCacheOptions } from './stores/response-cache.ts'
 import { buildWorld, type ShopRecord, type World } from './world.ts'
+import { worldAt } from '../fixtures/as-of.ts'
 
 export interface MockStateOptions {
   /** Seed of the world (default 42). */
@@ -144,13 +145,43 @@ export function createMockState(options: MockStateOptions = {}): MockState {
   let fixedToday = options.today
   let today = fixedToday ?? clock.today()
   const freeze = options.freezeWorld ?? false // TODO(16.2): strict || tests once every area writes through its state
-  let world = buildWorld({ seed, scale, today, asOf: clock.now().toISOString(), freeze })
+  // The generated world holds each shop's whole last day; requests see it as of the clock's now
+  // (fixtures/as-of.ts): a new view once the clock leaves the interval the current one holds for.
+  let generated = buildWorld({ seed, scale, today, freeze })
+  let view = worldAt(generated, clock.nowMs(), { freeze })
+  /** Every write since the last reset, in order: replayed on fresh area states when the view moves. */
+  let writeLog: Array<{ definition: AreaState<unknown, any>; name: string; input: unknown }> = []
   let shopBags = new Map<string, Record<string, unknown>>()
   let areaStates = new Map<AreaState<unknown>, unknown>()
-  let connector = createConnectorStore(buildConnectorFixtures(world))
+  let connector = createConnectorStore(buildConnectorFixtures(view.world, clock.nowMs()))
   const areaStateOf = <T>(definition: AreaState<T, any>): T => {
-    if (!areaStates.has(definition)) areaStates.set(definition, definition.createState(world))
+    if (!areaStates.has(definition)) areaStates.set(definition, definition.createState(view.world))
     return areaStates.get(definition) as T
+  }
+  /** The world as of the clock's now. */
+  const currentWorld = (): World => {
+    const t = clock.nowMs()
+    if (t < view.interval.from || t >= view.interval.until) moveView(t)
+    return view.world
+  }
+  /**
+   * The clock has passed (or gone back over) a moment at which a record of the world appears or
+   * changes: the world as of `t`, and the area states made again from it with every write since the
+   * reset replayed in order (writes are functions of their state and plain data, so the same writes
+   * give the same changes; one that no longer applies, after the clock went back, is dropped).
+   */
+  const moveView = (t: number): void => {
+    view = worldAt(generated, t, { freeze })
+    areaStates = new Map()
+    writeLog = writeLog.filter((w) => {
+      try {
+        w.definition.writes[w.name]!(areaStateOf(w.definition), w.input)
+        return true
+      } catch {
+        return false
+      }
+    })
+    changed()
   }
 
   const state: MockState = {
@@ -164,7 +195,7 @@ export function createMockState(options: MockStateOptions = {}): MockState {
       return today
     },
     get world() {
-      return world
+      return currentWorld()
     },
     get connector() {
       return connector
@@ -188,11 +219,14 @@ export function createMockState(options: MockStateOptions = {}): MockState {
     certification: undefined,
     strict,
     read<T>(definition: AreaState<T, any>): DeepReadonly<T> {
+      currentWorld()
       return areaStateOf(definition) as DeepReadonly<T>
     },
     write(definition, name, input) {
       if (state.strict) assertPlainData(input, `${definition.area}.${name}`)
+      currentWorld()
       const result = definition.writes[name]!(areaStateOf(definition), input)
+      writeLog.push({ definition, name, input })
       changed()
       options.onWrite?.({ area: definition.area, name, input, version })
       return result as any
@@ -205,17 +239,19 @@ export function createMockState(options: MockStateOptions = {}): MockState {
       return bag[slot]
     },
     findShop(shopId) {
-      return world.shops.find((s) => s.shop_id === shopId)
+      return generated.shops.find((s) => s.shop_id === shopId)
     },
     reset(next = {}) {
       seed = next.seed ?? seed
       scale = next.scale ?? scale
       if (next.today !== undefined) fixedToday = next.today
       today = fixedToday ?? clock.today()
-      world = buildWorld({ seed, scale, today, asOf: clock.now().toISOString(), freeze })
+      generated = buildWorld({ seed, scale, today, freeze })
+      view = worldAt(generated, clock.nowMs(), { freeze })
+      writeLog = []
       shopBags = new Map()
       areaStates = new Map()
-      connector = createConnectorStore(buildConnectorFixtures(world))
+      connector = createConnectorStore(buildConnectorFixtures(view.world, clock.nowMs()))
       changed()
       state.idempotency.clear()
       state.rateLimiter.clear()
@@ -231,7 +267,7 @@ export function createMockState(options: MockStateOptions = {}): MockState {
         clockFrozen: clock.frozen,
         rateLimit: state.rateLimit,
         strict: state.strict,
-        shops: world.shops.length,
+        shops: generated.shops.length,
         idempotencyRecords: state.idempotency.size,
         journalEntries: state.journal.size,
         faults: state.faults.list().length,

@@ -14,8 +14,6 @@ export interface WorldOptions {
   seed: number
   scale: string
   today: string
-  /** The instant (ISO) the world is read as of: the mock's clock when the world is built (see fixtures/days.ts). */
-  asOf?: string
   /** Freeze the world so an in-place edit throws (strict mode, tests). */
   freeze?: boolean
 }
@@ -24,10 +22,10 @@ export interface WorldOptions {
 export const isScale = (scale: string): scale is Scale => Object.hasOwn(SCALES, scale)
 
 /** The world for a seed, scale and today. */
-export function buildWorld({ seed, scale, today, asOf, freeze = false }: WorldOptions): World {
+export function buildWorld({ seed, scale, today, freeze = false }: WorldOptions): World {
   if (!isScale(scale)) throw new RangeError(`scale must be one of ${Object.keys(SCALES).join(', ')}; got ${scale}`)
   if (!/^\d{4}-\d{2}-\d{2}$/.test(today)) throw new RangeError(`today must be YYYY-MM-DD; got ${today}`)
   // Each shop's data is built on its first use (the same data as built at once): a server starts
   // without building shops no request has asked for.
-  return createWorld({ seed, scale, today, asOf, lazyShops: true, freeze })
+  return createWorld({ seed, scale, today, lazyShops: true, freeze })
 }

@@ -1,0 +1,107 @@
+/**
+ * Today's records appear as the mock's clock passes them (issue 15, item 3; spec: States and
+ * transitions): the world holds each shop's whole last day and is read as of the clock's now
+ * (fixtures/as-of.ts). A frozen clock shows the same records every time; writes made before the
+ * clock passes a record's moment are still there after it (the area states are made again from the
+ * new view with the writes replayed).
+ */
+import { describe, expect, it } from 'vitest'
+import { shopDataAt } from '../fixtures/as-of.ts'
+import { createWorld } from '../fixtures/index.ts'
+import type { SampleRequest, ShopData } from '../fixtures/index.ts'
+import { createMockState, type MockState } from '../mock/index.ts'
+
+const TODAY = '2026-11-20'
+const MORNING = '2026-11-20T06:00:00.000Z'
+const HOUR = 3_600_000
+
+const mainShop = (state: MockState) => state.world.shops[0]!.shop_id
+const data = (state: MockState): ShopData => state.world.shopData[mainShop(state)]!
+
+async function call(state: MockState, path: string, body: unknown): Promise<{ status: number; text: string; json: any }> {
+  const { createOperationRoutes } = await import('../mock/handlers.ts')
+  const routes = createOperationRoutes(state)
+  const route = routes.find((r) => r.op.path === path && r.op.method === 'POST' && !r.op.aliasOf)!
+  const result = await route.run({ method: 'POST', url: new URL(`https://api.test${path}`), headers: new Headers({ 'content-type': 'application/json', 'x-api-key': 'demo-enterprise-key', 'x-shop-id': mainShop(state) }), bodyText: JSON.stringify(body) })
+  const text = typeof result.body === 'string' ? result.body : JSON.stringify(result.body)
+  return { status: result.status, text, json: JSON.parse(text) }
+}
+
+/** The lists whose records appear at a time of their own: the list, a record's id, its time. */
+const APPEARING: Array<[keyof ShopData, (r: any) => string, (r: any) => string]> = [
+  ['videos', (v) => v.video_id, (v) => v.posted_at],
+  ['slideshows', (v) => v.video_id, (v) => v.posted_at],
+  ['lives', (l) => l.live_id, (l) => l.started_at],
+  ['sampleRequests', (r) => r.apply_id, (r) => r.timestamp],
+  ['refundableSamples', (r) => r.apply_id, (r) => r.sample_shipped],
+  ['exclusions', (e) => `${e.campaign_id}/${e.video_id}`, (e) => e.created_at],
+  ['boostSessions', (b) => b.session_id, (b) => b.created_at],
+  ['socialAds', (a) => a.ad_id, (a) => a.pushed_time],
+  ['programCreators', (m) => `${m.program_id}/${m.creator_id}`, (m) => m.joined_at],
+]
+
+describe('the world as of the clock (issue 15; fixtures/as-of.ts)', () => {
+  it('shows no record of today before its time, and shows it once the clock has passed it', () => {
+    const state = createMockState({ seed: 42, today: TODAY, now: MORNING, rateLimit: false })
+    const full = createWorld({ seed: 42, today: TODAY })
+    const morningMs = Date.parse(MORNING)
+    const eveningMs = morningMs + 17 * HOUR
+    const idsOf = (shopData: ShopData) => new Set(APPEARING.flatMap(([list, id]) => (shopData[list] as readonly object[]).map((r) => `${list}:${id(r as never)}`)))
+    // Every record of the generated world that appears between the morning and the evening.
+    const appearing = full.shops.flatMap((shop) =>
+      APPEARING.flatMap(([list, id, time]) =>
+        (full.shopData[shop.shop_id]![list] as readonly object[]).filter((r) => Date.parse(time(r as never)) > morningMs && Date.parse(time(r as never)) <= eveningMs).map((r) => ({ shop: shop.shop_id, key: `${list}:${id(r as never)}` })),
+      ),
+    )
+    expect(appearing.length).toBeGreaterThan(5)
+    const morning = new Map(state.world.shops.map((shop) => [shop.shop_id, idsOf(state.world.shopData[shop.shop_id]!)]))
+    const eventsBefore = data(state).events.count
+    for (const { shop, key } of appearing) expect(morning.get(shop)!.has(key), key).toBe(false)
+
+    state.clock.advance(17 * HOUR) // 23:00 UTC
+    const evening = new Map(state.world.shops.map((shop) => [shop.shop_id, idsOf(state.world.shopData[shop.shop_id]!)]))
+    for (const { shop, key } of appearing) expect(evening.get(shop)!.has(key), key).toBe(true)
+    for (const [shop, ids] of morning) for (const key of ids) expect(evening.get(shop)!.has(key), key).toBe(true)
+    expect(data(state).events.count).toBeGreaterThan(eventsBefore)
+  })
+
+  it('rolls a record back to its state at the instant: a sample request before its latest step of the day', () => {
+    const world = createWorld({ seed: 42, today: TODAY })
+    const full = world.shopData[world.shops[0]!.shop_id]!
+    // The request with the latest step of the day, seen just before that step.
+    const steps = ['sample_approved', 'sample_shipped', 'sample_received', 'sample_posted'] as const
+    const withStepToday = full.sampleRequests.flatMap((r) => steps.filter((s) => r[s] && r[s]!.startsWith(TODAY)).map((s) => ({ r, s })))
+    expect(withStepToday.length).toBeGreaterThan(0)
+    const { r, s } = withStepToday[0]!
+    const before = Date.parse(r[s]!) - 1
+    const seen = shopDataAt(world, full, before).data.sampleRequests.find((x) => x.apply_id === r.apply_id) as SampleRequest
+    expect(seen[s]).toBeNull()
+    expect(seen.status).not.toBe(r.status)
+    expect(shopDataAt(world, full, Date.parse(r[s]!)).data.sampleRequests.find((x) => x.apply_id === r.apply_id)).toBe(r)
+  })
+
+  it('answers the same bytes on a frozen clock, and the same as a second mock of the same seed and clock', async () => {
+    const a = createMockState({ seed: 42, today: TODAY, now: '2026-11-20T15:20:00.000Z', rateLimit: false })
+    const b = createMockState({ seed: 42, today: TODAY, now: '2026-11-20T15:20:00.000Z', rateLimit: false })
+    const body = { page_size: 50, page_number: 1, search_params: {} }
+    const first = await call(a, '/affiliate/samples/list', body)
+    expect(first.status).toBe(200)
+    expect((await call(a, '/affiliate/samples/list', body)).text).toBe(first.text)
+    expect((await call(b, '/affiliate/samples/list', body)).text).toBe(first.text)
+  })
+
+  it('keeps the writes made before the clock passed a record of the day (replayed on the new view)', async () => {
+    const state = createMockState({ seed: 42, today: TODAY, now: MORNING, rateLimit: false })
+    const created = await call(state, '/dashboards/create', { name: 'Made in the morning' })
+    expect(created.status).toBe(201)
+    const versionBefore = state.version
+    state.clock.advance(17 * HOUR)
+    expect(data(state).events.count).toBeGreaterThan(0)
+    expect(state.version).toBeGreaterThan(versionBefore)
+    const listed = await call(state, '/dashboards/list', {})
+    expect(listed.json.data.dashboards.map((d: { id: string }) => d.id)).toContain(created.json.data.id)
+    // The replayed write gave the board the same id and times.
+    const got = await call(state, '/dashboards/get', { dashboard_id: created.json.data.id })
+    expect(got.json.data).toEqual(created.json.data)
+  })
+})
