@@ -37,7 +37,7 @@ interface ShopEvents {
 type EventInput = Omit<RecordedEvent, 'at'> & { at: string }
 
 /** The events recorded at run time and the campaign ordinals, per shop (not the world's seeded log, which never changes). */
-const eventsState = defineAreaState('events', (world) => shopStates(world, (): ShopEvents => ({ events: [], ordinals: new Map() })), {
+export const eventsState = defineAreaState('events', (world) => shopStates(world, (): ShopEvents => ({ events: [], ordinals: new Map() })), {
   record(shops, input: { shopId: string; event: EventInput }): void {
     const { events } = shops.of(input.shopId)
     const event: RecordedEvent = { ...input.event, at: Date.parse(input.event.at) }

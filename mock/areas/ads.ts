@@ -339,7 +339,7 @@ const BOOSTED_COLUMNS = [
 ]
 
 /** The shops' boost sessions: the world's, then the stops recorded by the control API (each replaces the session it ends). */
-const boostsState = defineAreaState('ads', (world) => shopStates(world, (data) => ({ sessions: data.boostSessions as readonly BoostSession[] })), {
+export const boostsState = defineAreaState('ads', (world) => shopStates(world, (data) => ({ sessions: data.boostSessions as readonly BoostSession[] })), {
   /** spec: States: a stopped boost is inactive from `at`, for `exitReason`; the ended session. */
   stop(shops, input: { shopId: string; sessionId: string; at: string; exitReason: string }): BoostSession {
     const shop = shops.of(input.shopId)

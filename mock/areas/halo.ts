@@ -71,7 +71,7 @@ interface HaloShopState {
 }
 
 // The config is a setting of the mock (like the clock), so it survives reset; per-shop state does not.
-const haloConfigState = defineAreaState('halo.config', (): HaloConfig => ({ refreshMs: DEFAULT_REFRESH_MS }), {
+export const haloConfigState = defineAreaState('halo.config', (): HaloConfig => ({ refreshMs: DEFAULT_REFRESH_MS }), {
   set(config, input: { refreshMs: number }): void {
     config.refreshMs = input.refreshMs
   },
@@ -82,7 +82,7 @@ function seedShop(data: ShopData): HaloShopState {
   return { storefront: { snapshot: storefront?.snapshot ?? null, refresh: null }, marketplace: { fetchedAtMs: null }, unavailable: new Set() }
 }
 
-const haloState = defineAreaState('halo', (world) => shopStates(world, seedShop), {
+export const haloState = defineAreaState('halo', (world) => shopStates(world, seedShop), {
   /** The storefront as the clock has moved it to `at` (see settledStorefront); `from`: its store's first day of data. */
   settleStorefront(shops, input: { shopId: string; at: string; from: string }): void {
     const halo = shops.of(input.shopId)

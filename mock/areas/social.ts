@@ -237,7 +237,7 @@ const listSocialAds = defineHandler('listSocialAds', (ctx) => {
  * The shops' program memberships: the world's, then joins and approvals through the control API. A
  * write replaces the list and the record it changes (the world's records are never edited).
  */
-const membershipsState = defineAreaState('social', (world) => shopStates(world, (data) => ({ members: data.programCreators as readonly ProgramCreator[] })), {
+export const membershipsState = defineAreaState('social', (world) => shopStates(world, (data) => ({ members: data.programCreators as readonly ProgramCreator[] })), {
   join(shops, input: { shopId: string; member: ProgramCreator }): void {
     const shop = shops.of(input.shopId)
     shop.members = [...shop.members, input.member]
