@@ -405,8 +405,8 @@ describe('shop stats: totals computed from the world (spec: POST /shop/stats, st
 })
 
 describe('shop stats: sample_spend cost basis (spec: POST /shop/stats, sample_spend)', () => {
-  // A state of its own: the cases rewrite one sample, its SKU and its product in place.
-  const own = createMockState({ seed: 42, now: '2026-03-10T12:00:00.000Z', rateLimit: false })
+  // A state of its own, its world left editable: the cases rewrite one sample, its SKU and its product in place.
+  const own = createMockState({ seed: 42, now: '2026-03-10T12:00:00.000Z', rateLimit: false, freezeWorld: false })
   const ownData = own.world.shopData[shop.shop_id]!
   const sample = ownData.sampleRequests.find((s) => s.sample_shipped !== null)!
   const sku = ownData.skus.find((s) => s.sku_id === sample.sku_id)!
