@@ -86,7 +86,7 @@ export const haloState = defineAreaState('halo', (world) => shopStates(world, se
   /** The storefront as the clock has moved it to `at` (see settledStorefront); `from`: its store's first day of data. */
   settleStorefront(shops, input: { shopId: string; at: string; from: string }): void {
     const halo = shops.of(input.shopId)
-    halo.storefront = settledStorefront(halo.storefront, input.from, Date.parse(input.at))
+    halo.storefront = settledStorefront(halo.storefront, input.from, Date.parse(input.at)) ?? halo.storefront
   },
   /** spec: States and transitions: Halo: a report call starts a snapshot build, done `refreshMs` later. */
   startBuild(shops, input: { shopId: string; at: string; refreshMs: number }): void {
@@ -122,9 +122,9 @@ function buildSnapshot(from: string, atMs: number): Snapshot {
 
 /**
  * The storefront at `nowMs`: a build whose time has come completes, and the nightly rebuild applies;
- * starts nothing. The same object when neither happens.
+ * starts nothing. Undefined when neither happens (then there is nothing to write).
  */
-function settledStorefront(sf: DeepReadonly<StorefrontState>, from: string, nowMs: number): StorefrontState {
+function settledStorefront(sf: DeepReadonly<StorefrontState>, from: string, nowMs: number): StorefrontState | undefined {
   let { snapshot, refresh } = sf
   if (refresh && nowMs >= refresh.completesAtMs) {
     snapshot = buildSnapshot(from, refresh.completesAtMs)
@@ -135,7 +135,7 @@ function settledStorefront(sf: DeepReadonly<StorefrontState>, from: string, nowM
     if (nightly > nowMs) nightly -= DAY_MS
     if (Date.parse(snapshot.refreshed_at) < nightly) snapshot = buildSnapshot(from, nightly)
   }
-  return snapshot === sf.snapshot && refresh === sf.refresh ? (sf as StorefrontState) : { snapshot, refresh }
+  return snapshot === sf.snapshot && refresh === sf.refresh ? undefined : { snapshot, refresh }
 }
 
 const marketplaceCacheFresh = (halo: DeepReadonly<HaloShopState>, nowMs: number): boolean =>
@@ -169,8 +169,9 @@ function viewStorefront(ctx: RequestContext, data: ShopData, product: ProductRec
   const nowMs = ctx.now.getTime()
   const at = ctx.now.toISOString()
   const from = data.calendar.axis.date(store.data_from_day)
+  // The shop's live state: what the writes below change shows in it at once.
   const halo = haloOf(ctx.state, data)
-  if (settledStorefront(halo.storefront, from, nowMs) !== halo.storefront) ctx.state.write(haloState, 'settleStorefront', { shopId, at, from })
+  if (settledStorefront(halo.storefront, from, nowMs)) ctx.state.write(haloState, 'settleStorefront', { shopId, at, from })
   const available = !halo.unavailable.has('storefront')
   const stale = halo.storefront.snapshot !== null && nowMs - Date.parse(halo.storefront.snapshot.refreshed_at) > SNAPSHOT_STALE_MS
   if (startBuilds && available && !halo.storefront.refresh && (halo.storefront.snapshot === null || stale)) {

@@ -8,7 +8,7 @@ import { defineAreaState, type DeepReadonly } from '../context.ts'
 import type { MockState } from '../state.ts'
 import { shopStates, type ShopStates } from './shop.ts'
 
-export interface SentDm {
+interface SentDm {
   dm_id: string
   creator_id: string
   message: string
@@ -31,7 +31,7 @@ interface ShopSamples {
 const seed = (data: ShopData): ShopSamples => ({ requests: data.sampleRequests, permaIgnored: [...data.permaIgnoredCreators], dms: [], arrived: 0 })
 
 /** A new request as the control API makes one arrive (`POST /__admin/samples/arrive`); times as ISO text. */
-export interface ArrivingRequest {
+interface ArrivingRequest {
   shopId: string
   creatorId: string
   handle: string
