@@ -1,8 +1,9 @@
 /**
  * Service-timestamped events (spec: POST /shop/stats rule 1): the world's seeded log plus the
  * events the mock records at run time (a DM sent through POST /affiliate/message/dm, an email
- * campaign sent...). Writers call `recordEvent`; the stats read both through `forEachShopEvent`
- * and `countShopEvents`, so a write is visible in `dms_sent` / `emails_sent` at once.
+ * campaign sent...). Writers call `recordEvent` (the named write `events.record` of a typed state
+ * several areas share, so it lives here rather than in an area); the stats read both through
+ * `forEachShopEvent` and `countShopEvents`, so a write is visible in `dms_sent` / `emails_sent` at once.
  */
 import { countEvents, firstEventAt, type EventKind } from '../fixtures/facts.ts'
 import { defineAreaState, type DeepReadonly } from './context.ts'
