@@ -111,7 +111,7 @@ export interface MockState {
   strict: boolean
   /** The client-certification session recording this state's requests, if one is attached (mock/pipeline/certification.ts). */
   certification: CertificationSession | undefined
-  /** An area's typed state (`defineAreaState`), created from the current world on first use, dropped by reset; typed read-only. */
+  /** An area's typed state (`defineAreaState`), created from the current world on first use, dropped by reset (unless it survives resets); typed read-only. */
   read<T>(definition: AreaState<T, any>): DeepReadonly<T>
   /**
    * Applies one named write of an area's state (the only way requests change it): moves the version
@@ -214,7 +214,7 @@ export function createMockState(options: MockStateOptions = {}): MockState {
       today = fixedToday ?? clock.today()
       world = buildWorld({ seed, scale, today, asOf: clock.now().toISOString(), freeze })
       shopBags = new Map()
-      areaStates = new Map()
+      areaStates = new Map([...areaStates].filter(([definition]) => definition.survivesReset))
       connector = createConnectorStore(buildConnectorFixtures(world))
       changed()
       state.idempotency.clear()
