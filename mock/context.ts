@@ -126,6 +126,11 @@ export interface AreaState<T, W extends Record<string, AreaWrite<T>> = Record<st
   createState(world: World): T
   /** The only ways requests change the state, by name. */
   readonly writes: W
+  /**
+   * Kept by reset: a setting of the mock (like the clock and its flags) rather than state of the
+   * world; its createState must not read the world.
+   */
+  readonly survivesReset: boolean
 }
 
 /** Declares an area's typed state and its named writes (see AreaState, AreaWrite). */
@@ -133,7 +138,8 @@ export const defineAreaState = <T, W extends Record<string, AreaWrite<T, any, an
   area: string,
   createState: (world: World) => T,
   writes: W & Record<string, AreaWrite<T, any, any>> = {} as W,
-): AreaState<T, W> => ({ area, createState, writes })
+  { survivesReset = false }: { survivesReset?: boolean } = {},
+): AreaState<T, W> => ({ area, createState, writes, survivesReset })
 
 /** The input and result of one named write of an area state. */
 export type WriteInput<W, K extends keyof W> = W[K] extends (state: any, input: infer I) => any ? I : never

@@ -112,7 +112,7 @@ export interface MockState {
   strict: boolean
   /** The client-certification session recording this state's requests, if one is attached (mock/pipeline/certification.ts). */
   certification: CertificationSession | undefined
-  /** An area's typed state (`defineAreaState`), created from the current world on first use, dropped by reset; typed read-only. */
+  /** An area's typed state (`defineAreaState`), created from the current world on first use, dropped by reset (unless it survives resets); typed read-only. */
   read<T>(definition: AreaState<T, any>): DeepReadonly<T>
   /**
    * Applies one named write of an area's state (the only way requests change it): moves the version
@@ -144,7 +144,7 @@ export function createMockState(options: MockStateOptions = {}): MockState {
   let scale = options.scale ?? 'small'
   let fixedToday = options.today
   let today = fixedToday ?? clock.today()
-  const freeze = options.freezeWorld ?? false // TODO(16.2): strict || tests once every area writes through its state
+  const freeze = options.freezeWorld ?? (strict || process.env.VITEST !== undefined)
   // The generated world holds each shop's whole last day; requests see it as of the clock's now
   // (fixtures/as-of.ts): a new view once the clock leaves the interval the current one holds for.
   let generated = buildWorld({ seed, scale, today, freeze })
@@ -158,6 +158,8 @@ export function createMockState(options: MockStateOptions = {}): MockState {
     if (!areaStates.has(definition)) areaStates.set(definition, definition.createState(view.world))
     return areaStates.get(definition) as T
   }
+  /** The area states that are settings of the mock, not made from the world: kept by reset and by a new view. */
+  const keptOverReset = () => new Map([...areaStates].filter(([definition]) => definition.survivesReset))
   /** The world as of the clock's now. */
   const currentWorld = (): World => {
     const t = clock.nowMs()
@@ -172,7 +174,7 @@ export function createMockState(options: MockStateOptions = {}): MockState {
    */
   const moveView = (t: number): void => {
     view = worldAt(generated, t, { freeze })
-    areaStates = new Map()
+    areaStates = keptOverReset()
     writeLog = writeLog.filter((w) => {
       try {
         w.definition.writes[w.name]!(areaStateOf(w.definition), w.input)
@@ -226,7 +228,8 @@ export function createMockState(options: MockStateOptions = {}): MockState {
       if (state.strict) assertPlainData(input, `${definition.area}.${name}`)
       currentWorld()
       const result = definition.writes[name]!(areaStateOf(definition), input)
-      writeLog.push({ definition, name, input })
+      // A setting's writes (survivesReset) do not depend on the world: its state is kept, not replayed.
+      if (!definition.survivesReset) writeLog.push({ definition, name, input })
       changed()
       options.onWrite?.({ area: definition.area, name, input, version })
       return result as any
@@ -250,7 +253,7 @@ export function createMockState(options: MockStateOptions = {}): MockState {
       view = worldAt(generated, clock.nowMs(), { freeze })
       writeLog = []
       shopBags = new Map()
-      areaStates = new Map()
+      areaStates = keptOverReset()
       connector = createConnectorStore(buildConnectorFixtures(view.world, clock.nowMs()))
       changed()
       state.idempotency.clear()

@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import type { ShopData } from '../fixtures/types.ts'
+import { editableWorldMock } from './support/editable-world.ts'
 import { mockHarness } from './support/harness.ts'
 
 const BASE = 'https://ads.example.com'
@@ -13,7 +14,7 @@ const NOW = '2026-03-10T12:00:00.000Z'
 const TODAY = '2026-03-10'
 const SIX_MONTHS_AGO = '2025-09-10'
 const DAY = 86_400_000
-const { state, call, admin, mutating } = mockHarness({ baseUrl: BASE, now: NOW })
+const { state, call, admin } = mockHarness({ baseUrl: BASE, now: NOW })
 const [mainShop, growthShop] = state.world.shops.filter((s) => s.is_active) as [(typeof state.world.shops)[number], (typeof state.world.shops)[number]]
 const inactiveShop = state.world.shops.find((s) => !s.is_active)!
 const foreignShop = state.world.foreignShops[0]!
@@ -419,19 +420,21 @@ describe('creatives (spec: Sales-max ads: POST /ads/creatives)', () => {
   })
 
   it('creatives: unknown post dates are excluded when posted_date is set, kept otherwise; null product_id never matches product_ids (spec: Sales-max ads)', async () => {
-    // The small world has no creative with an unknown post date or product: give one to this state's private copy.
-    mutating()
-    const creative = dataOf().creatives[0]!
+    // The small world has no creative with an unknown post date or product: give one to the world of a mock of its own.
+    const own = editableWorldMock({ now: NOW })
+    const creatives = own.state.world.shopData[mainShop.shop_id]!.creatives
+    const ownCreatives = async (body: Params = {}) => (await own.post('/ads/creatives', { page_size: 1000, ...body })).json.data.creatives as any[]
+    const creative = creatives[0]!
     const product = creative.product_id!
     creative.date_posted = null
     creative.product_id = null
-    const others = dataOf().creatives.filter((c) => c.video_id !== creative.video_id)
-    expect(videosOf(await allCreatives())).toContain(creative.video_id)
-    const row = (await allCreatives({ video_ids: creative.video_id }))[0]
+    const others = creatives.filter((c) => c.video_id !== creative.video_id)
+    expect(videosOf(await ownCreatives())).toContain(creative.video_id)
+    const row = (await ownCreatives({ video_ids: creative.video_id }))[0]
     expect([row.date_posted, row.product_id]).toEqual([null, null])
-    expect(videosOf(await allCreatives({ posted_date: { from: '2000-01-01' } }))).not.toContain(creative.video_id)
-    expect(videosOf(await allCreatives({ date_range: { to: TODAY } }))).not.toContain(creative.video_id)
-    expect(videosOf(await allCreatives({ product_ids: product }))).toEqual([...new Set(others.filter((c) => c.product_id === product).map((c) => c.video_id))].sort())
+    expect(videosOf(await ownCreatives({ posted_date: { from: '2000-01-01' } }))).not.toContain(creative.video_id)
+    expect(videosOf(await ownCreatives({ date_range: { to: TODAY } }))).not.toContain(creative.video_id)
+    expect(videosOf(await ownCreatives({ product_ids: product }))).toEqual([...new Set(others.filter((c) => c.product_id === product).map((c) => c.video_id))].sort())
   })
 })
 

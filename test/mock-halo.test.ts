@@ -20,9 +20,12 @@ interface Reply {
   json: any
 }
 
-/** A mock with a frozen clock and a caller that checks every answer against the contract. */
-function harness(now = NOW) {
-  const state = createMockState({ seed: 42, now, rateLimit: false, strict: true })
+/**
+ * A mock with a frozen clock and a caller that checks every answer against the contract;
+ * `editableWorld` for a test that edits the world in place (an edge case the generator does not make).
+ */
+function harness(now = NOW, { editableWorld = false } = {}) {
+  const state = createMockState({ seed: 42, now, rateLimit: false, strict: true, ...(editableWorld ? { freezeWorld: false } : {}) })
   const handlers = createHandlers(state, { baseUrl: BASE })
   const [main, second, unconnected] = state.world.shops
   async function call(method: 'GET' | 'POST', path: string, options: { body?: unknown; query?: string; shop?: string; key?: string } = {}): Promise<Reply> {
@@ -312,6 +315,9 @@ describe('halo report: platform_product_id narrowing (spec: Off-platform sales c
   })
 
   it('halo: multiplier is null when the platform had no GMV (a product linked before its launch)', async () => {
+    // The world links no product before its launch: a mock of its own, whose world this test edits.
+    const h = harness(NOW, { editableWorld: true })
+    const shop = () => h.state.world.shopData[h.main.shop_id]
     const late = shop().products.find((p) => (shop().facts.products.span(p.product_id)?.first ?? 0) > 60)!
     shop().stores[0].links.push({ platform: 'storefront', platform_product_id: late.product_id, external_product_id: 'gid://test', external_variant_id: null, title: late.product_name })
     try {

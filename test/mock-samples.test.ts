@@ -8,8 +8,10 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { sampleStage } from '../fixtures/index.ts'
 import type { RefundableSample, SampleRequest } from '../fixtures/types.ts'
 import { countShopEvents, recordedEvents } from '../mock/events.ts'
+import { sampleRequestsOf } from '../mock/lib/sample-requests.ts'
 import { createAdminHandlers, createHandlers, createMockState } from '../mock/index.ts'
 import { contractProblem } from '../mock/testing.ts'
+import { editableWorldMock } from './support/editable-world.ts'
 import { byCodePoint } from './support/order.ts'
 
 const BASE = 'https://samples.example.com'
@@ -56,8 +58,12 @@ async function admin(action: string, body: unknown) {
 }
 
 const data = () => state.world.shopData[mainShop.shop_id]!
+/** The shop's sample requests as the writes left them (the samples state; the world's never change). */
+const requests = () => sampleRequestsOf(state, mainShop.shop_id)
+/** A request as it stands now (writes replace the records they change). */
+const current = (r: { apply_id: string }) => requests().find((x) => x.apply_id === r.apply_id)
 const creatorOf = (id: string) => state.world.creators.find((c) => c.creator_id === id)
-const visible = () => data().sampleRequests.filter((r) => !r.ignored)
+const visible = () => requests().filter((r) => !r.ignored)
 const byTimeDesc = (a: { timestamp: string; apply_id: string }, b: { timestamp: string; apply_id: string }) =>
   a.timestamp < b.timestamp ? 1 : a.timestamp > b.timestamp ? -1 : byCodePoint(a.apply_id, b.apply_id)
 const idsOf = (rows: Array<{ apply_id: string }>) => rows.map((r) => r.apply_id)
@@ -440,11 +446,14 @@ describe('sample funnel (spec: Samples: funnel)', () => {
   })
 
   it('samples: funnel counts a request at every stage its timestamps show, even when its status lags (spec: Samples: funnel)', async () => {
-    const lagging = visible().find((r) => r.status === 'To Review')!
-    const before = (await call('getSampleFunnel', {})).json.data.funnel.map((s: any) => s.count)
+    // No write makes such a request: a mock of its own, whose world this test edits.
+    const own = editableWorldMock({ now: NOW })
+    const funnel = async () => (await own.post(PATHS.getSampleFunnel, {})).json.data.funnel.map((s: any) => s.count)
+    const lagging = own.state.world.shopData[mainShop.shop_id]!.sampleRequests.find((r) => r.status === 'To Review' && !r.ignored)!
+    const before = await funnel()
     // A request rejected after it had been approved and shipped: its status is stage 0, its timestamps stage 2.
     Object.assign(lagging, { status: 'Rejected', sample_approved: lagging.timestamp, sample_shipped: lagging.timestamp })
-    const after = (await call('getSampleFunnel', {})).json.data.funnel.map((s: any) => s.count)
+    const after = await funnel()
     expect(after).toEqual([before[0], before[1] + 1, before[2] + 1, before[3], before[4]])
   })
 
@@ -563,9 +572,9 @@ describe('sample writes (spec: Samples; States: sample request ignored; Idempote
     expect(res.status).toBe(200)
     expect(res.json.data.success_count).toBe(2)
     expect(typeof res.json.data.message).toBe('string')
-    expect(a).toMatchObject({ status: 'Ready to Ship', sample_approved: NOW })
-    expect(b).toMatchObject({ status: 'Ready to Ship', sample_approved: NOW })
-    expect(shipped).toEqual(shippedBefore)
+    expect(current(a!)).toMatchObject({ status: 'Ready to Ship', sample_approved: NOW })
+    expect(current(b!)).toMatchObject({ status: 'Ready to Ship', sample_approved: NOW })
+    expect(current(shipped)).toEqual(shippedBefore)
   })
 
   it('samples: reject moves To Review to Rejected and counts only moved ids (spec: Samples)', async () => {
@@ -573,8 +582,8 @@ describe('sample writes (spec: Samples; States: sample request ignored; Idempote
     const approved = visible().find((r) => r.status === 'Ready to Ship')!
     const res = await call('rejectSampleRequests', { apply_ids: [a!.apply_id, approved.apply_id, 'nope'] })
     expect(res.json.data.success_count).toBe(1)
-    expect(a).toMatchObject({ status: 'Rejected', sample_approved: null })
-    expect(approved.status).toBe('Ready to Ship')
+    expect(current(a!)).toMatchObject({ status: 'Rejected', sample_approved: null })
+    expect(current(approved)!.status).toBe('Ready to Ship')
     const again = await call('rejectSampleRequests', { apply_ids: [a!.apply_id] })
     expect(again.json.data.success_count).toBe(0)
     expect((await call('approveSampleRequests', { apply_ids: [] })).json.data.success_count).toBe(0)
@@ -600,9 +609,9 @@ describe('sample writes (spec: Samples; States: sample request ignored; Idempote
 
   it('samples: approving a creator\'s request makes their other requests previous_approved (spec: Resources: Sample request)', async () => {
     const isActive = (r: SampleRequest) => r.sample_approved !== null && ['To Review', 'Ready to Ship', 'Shipped', 'Content Pending', 'Overdue'].includes(r.status)
-    const target = toReview().find((r) => data().sampleRequests.some((o) => o !== r && o.creator_id === r.creator_id && !data().sampleRequests.some((x) => x !== o && x.creator_id === o.creator_id && isActive(x))))
+    const target = toReview().find((r) => requests().some((o) => o !== r && o.creator_id === r.creator_id && !requests().some((x) => x !== o && x.creator_id === o.creator_id && isActive(x))))
     expect(target).toBeDefined()
-    const other = data().sampleRequests.find((o) => o !== target && o.creator_id === target!.creator_id)!
+    const other = requests().find((o) => o !== target && o.creator_id === target!.creator_id)!
     const before = (await listAll({ filters: { sample_status: other.ignored ? ['ignore'] : [] } })).find((r) => r.apply_id === other.apply_id)
     expect(before.previous_approved).toBe(false)
     await call('approveSampleRequests', { apply_ids: [target!.apply_id] })
@@ -619,7 +628,7 @@ describe('sample writes (spec: Samples; States: sample request ignored; Idempote
     const replay = await call('approveSampleRequests', { apply_ids: [target.apply_id] }, { headers })
     expect(replay.status).toBe(200)
     expect(replay.text).toBe(first.text)
-    expect(target).toMatchObject({ status: 'Ready to Ship', sample_approved: NOW })
+    expect(current(target)).toMatchObject({ status: 'Ready to Ship', sample_approved: NOW })
     const funnel = (await call('getSampleFunnel', { time_field: 'approved', time_from: localDate(NOW), time_to: localDate(NOW) })).json.data
     expect(funnel.total_count).toBe(visible().filter((r) => r.sample_approved && localDate(r.sample_approved) === localDate(NOW)).length)
     const fresh = await call('approveSampleRequests', { apply_ids: [target.apply_id] })
@@ -631,15 +640,15 @@ describe('sample writes (spec: Samples; States: sample request ignored; Idempote
     const funnelBefore = (await call('getSampleFunnel', {})).json.data.total_count
     const res = await call('ignoreSampleRequests', { apply_ids: [target.apply_id, 'nope'] })
     expect(res.json.data.ignored_count).toBe(1)
-    expect(target).toMatchObject({ status: 'To Review', ignored: true })
+    expect(current(target)).toMatchObject({ status: 'To Review', ignored: true })
     expect(idsOf(await listAll())).not.toContain(target.apply_id)
     expect(idsOf(await listAll({ filters: { sample_status: ['ignore'] } }))).toContain(target.apply_id)
     expect((await call('getSampleFunnel', {})).json.data.total_count).toBe(funnelBefore - 1)
-    expect((await call('getSampleFunnel', { include_ignored: true })).json.data.total_count).toBe(data().sampleRequests.length)
+    expect((await call('getSampleFunnel', { include_ignored: true })).json.data.total_count).toBe(requests().length)
     expect((await call('ignoreSampleRequests', { apply_ids: [target.apply_id] })).json.data.ignored_count).toBe(0)
     const undo = await call('unignoreSampleRequests', { apply_ids: [target.apply_id] })
     expect(undo.json.data.unignored_count).toBe(1)
-    expect(target).toMatchObject({ status: 'To Review', ignored: false })
+    expect(current(target)).toMatchObject({ status: 'To Review', ignored: false })
     expect(idsOf(await listAll())).toContain(target.apply_id)
     expect((await call('getSampleFunnel', {})).json.data.total_count).toBe(funnelBefore)
     expect((await call('unignoreSampleRequests', {})).json.data.unignored_count).toBe(0)
@@ -680,7 +689,7 @@ describe('sample writes (spec: Samples; States: sample request ignored; Idempote
       status: 'To Review',
       timestamp: NOW,
     })
-    expect(data().sampleRequests.at(-1)!.apply_id).toBe(res.json.result.sample_request.apply_id)
+    expect(requests().at(-1)!.apply_id).toBe(res.json.result.sample_request.apply_id)
   })
 
   it('samples: the control API refuses samples/arrive for an unknown shop, creator or product', async () => {
@@ -692,9 +701,9 @@ describe('sample writes (spec: Samples; States: sample request ignored; Idempote
       [{ shop_id: mainShop.shop_id, creator_id, product_id: 'nope' }, 400, 'Unknown product_id: nope'],
       [{ shop_id: mainShop.shop_id, creator_id, source: 'Email' }, 400, 'source must be TC or Open'],
     ]
-    const before = data().sampleRequests.length
+    const before = requests().length
     for (const [body, status, error] of cases) expect(await admin('samples/arrive', body)).toEqual({ status, json: { error } })
-    expect(data().sampleRequests.length).toBe(before)
+    expect(requests().length).toBe(before)
   })
 })
 

@@ -10,7 +10,7 @@ import { mockHarness } from './support/harness.ts'
 const BASE = 'https://social.example.com'
 const NOW = '2026-03-10T12:00:00.000Z'
 const TODAY = '2026-03-10'
-const { state, mainShop, call: callPath, admin, mutating } = mockHarness({ baseUrl: BASE, now: NOW })
+const { state, mainShop, call: callPath, admin } = mockHarness({ baseUrl: BASE, now: NOW })
 
 const PATHS = {
   listSocialCampaigns: '/social/campaigns',

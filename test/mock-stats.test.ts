@@ -10,6 +10,7 @@ import type { EventKind, FactTable, SampleRequest, ShopData, Video } from '../fi
 import { CHARTLESS_STAT_KEYS, STAT_KEYS, type StatKey } from '../openapi/index.ts'
 import { computeShopStats, type StatEntry } from '../mock/lib/stats/compute.ts'
 import { recordEvent } from '../mock/events.ts'
+import { sampleRequestsOf, samplesState } from '../mock/lib/sample-requests.ts'
 import { ApiError, createHandlers, createMockState } from '../mock/index.ts'
 import { contractProblem } from '../mock/testing.ts'
 
@@ -404,8 +405,8 @@ describe('shop stats: totals computed from the world (spec: POST /shop/stats, st
 })
 
 describe('shop stats: sample_spend cost basis (spec: POST /shop/stats, sample_spend)', () => {
-  // A state of its own: the cases rewrite one sample, its SKU and its product in place.
-  const own = createMockState({ seed: 42, now: '2026-03-10T12:00:00.000Z', rateLimit: false })
+  // A state of its own, its world left editable: the cases rewrite one sample, its SKU and its product in place.
+  const own = createMockState({ seed: 42, now: '2026-03-10T12:00:00.000Z', rateLimit: false, freezeWorld: false })
   const ownData = own.world.shopData[shop.shop_id]!
   const sample = ownData.sampleRequests.find((s) => s.sample_shipped !== null)!
   const sku = ownData.skus.find((s) => s.sku_id === sample.sku_id)!
@@ -791,12 +792,11 @@ describe('shop stats: timezone (spec: POST /shop/stats, rule 1)', () => {
 })
 
 describe('shop stats: records changed at run time count at once (spec: POST /shop/stats; Samples)', () => {
-  it('stats: a sample approved in place and a DM recorded now count in samples_approved and dms_sent (spec: POST /shop/stats)', async () => {
+  it('stats: a sample approved and a DM recorded now count in samples_approved and dms_sent (spec: POST /shop/stats)', async () => {
     const today = { from: '2026-03-10', to: '2026-03-10' }
     const before = await totals({ date_range: today, stats: ['samples_approved', 'dms_sent'] })
-    const request = data.sampleRequests.find((s) => s.status === 'To Review')!
-    request.status = 'Ready to Ship'
-    request.sample_approved = '2026-03-10T19:00:00.000Z'
+    const request = sampleRequestsOf(state, shop.shop_id).find((s) => s.status === 'To Review')!
+    state.write(samplesState, 'approve', { shopId: shop.shop_id, applyIds: [request.apply_id], at: '2026-03-10T19:00:00.000Z' })
     recordEvent(state, shop.shop_id, { kind: 'dm_sent', at: Date.parse('2026-03-10T19:30:00Z'), creator: 3, campaign: -1 })
     const after = await totals({ date_range: today, stats: ['samples_approved', 'dms_sent'] })
     expect(after.samples_approved).toBe(before.samples_approved! + 1)
@@ -805,30 +805,23 @@ describe('shop stats: records changed at run time count at once (spec: POST /sho
 })
 
 describe('shop stats: what is worked out once is still exact (spec: POST /shop/stats)', () => {
-  it('stats: a sample timestamp moved out of the range, cleared, or a request added count at once, though each record\'s day is kept between requests (spec: POST /shop/stats)', async () => {
-    const keys = ['sample_requests', 'samples_delivered', 'sample_spend']
+  it('stats: a sample request added or approved counts at once, though each list\'s days are kept between requests (spec: POST /shop/stats)', async () => {
+    const keys = ['sample_requests', 'samples_approved', 'sample_spend']
     const before = await totals({ date_range: LONG, stats: keys })
-    const list = data.sampleRequests
-    const moved = list.find((s) => within(localDate(s.timestamp), LONG))!
-    const delivered = list.find((s) => s.sample_received !== null && within(localDate(s.sample_received), LONG))!
-    const saved = { timestamp: moved.timestamp, received: delivered.sample_received }
-    try {
-      moved.timestamp = '2020-01-01T00:00:00.000Z'
-      delivered.sample_received = null
-      list.push({ ...list[0]!, apply_id: 'added-at-run-time', timestamp: `${LONG.from}T12:00:00.000Z`, sample_shipped: null, sample_received: null })
-      const after = await totals({ date_range: LONG, stats: keys })
-      expect(after.sample_requests).toBe(before.sample_requests! - 1 + 1)
-      expect(after.samples_delivered).toBe(before.samples_delivered! - 1)
-      expect(after.sample_requests).toBe(countIn(list, (r) => r.timestamp, LONG))
-      expect(after.samples_delivered).toBe(countIn(list, (r) => r.sample_received, LONG))
-      list.pop()
-      expect((await totals({ date_range: LONG, stats: keys })).sample_requests).toBe(before.sample_requests! - 1)
-    } finally {
-      if (list.at(-1)?.apply_id === 'added-at-run-time') list.pop()
-      moved.timestamp = saved.timestamp
-      delivered.sample_received = saved.received
-    }
     expect(await totals({ date_range: LONG, stats: keys })).toEqual(before)
+    const { product_id, sku_id } = data.skus[0]!
+    const creator = state.world.creators[0]!
+    const arrival = { shopId: shop.shop_id, creatorId: creator.creator_id, handle: creator.handle, productId: product_id, skuId: sku_id, source: 'Open' as const, expireDate: '2026-03-17' }
+    const added = state.write(samplesState, 'arrive', { ...arrival, at: `${LONG.from}T12:00:00.000Z` })
+    state.write(samplesState, 'arrive', { ...arrival, at: '2020-01-01T00:00:00.000Z' })
+    state.write(samplesState, 'approve', { shopId: shop.shop_id, applyIds: [added.apply_id], at: `${LONG.to}T12:00:00.000Z` })
+    const list = sampleRequestsOf(state, shop.shop_id)
+    const after = await totals({ date_range: LONG, stats: keys })
+    expect(after.sample_requests).toBe(before.sample_requests! + 1)
+    expect(after.samples_approved).toBe(before.samples_approved! + 1)
+    expect(after.sample_requests).toBe(countIn(list, (r) => r.timestamp, LONG))
+    expect(after.samples_approved).toBe(countIn(list, (r) => r.sample_approved, LONG))
+    expect(await totals({ date_range: LONG, stats: keys })).toEqual(after)
   })
 
   it('stats: series kept per window and filters (new content GMV, first-time posters) answer each window as if computed afresh (spec: POST /shop/stats)', async () => {

@@ -48,8 +48,7 @@ export async function startCertification(state: MockState, profile: Profile, see
   if (profile.haloRefreshMs > 0) {
     // The main shop's storefront was never built: its first report call starts a build that answers
     // `refreshing` for haloRefreshMs (spec: States and transitions: Halo platform block refreshing).
-    // Edited before any request reads the shop; the admin calls below empty the response cache.
-    for (const store of state.world.shopData[main.shop_id]?.stores ?? []) if (store.platform === 'storefront' && store.connected) (store as { snapshot: unknown }).snapshot = null
+    await state.admin.run('halo/drop-snapshot', { shop_id: main.shop_id })
   }
   for (const shop of state.world.shops) if (shop.is_active) await state.admin.run('dashboards/open', { shop_id: shop.shop_id })
   for (let i = 0; i < profile.deepListingRows; i++) await state.admin.run('samples/arrive', { shop_id: main.shop_id })

@@ -5,7 +5,7 @@
  */
 import { AD_DELIVERY_STATUSES, type AdDeliveryStatus, type BoostSession, type ShopData } from '../../fixtures/index.ts'
 import type { components } from '../../openapi/types.ts'
-import { defineHandler, type AdminAction, type AreaModule, type InputOf } from '../context.ts'
+import { defineAreaState, defineHandler, type AdminAction, type DeepReadonly, type AreaModule, type InputOf } from '../context.ts'
 import type { MockState } from '../state.ts'
 import { acceptCamelCase } from '../normalize.ts'
 import { requireDateRange } from '../pipeline/validate.ts'
@@ -14,10 +14,10 @@ import { csvExport, wantsCsv } from '../csv.ts'
 import { sortRows } from '../lib/sort.ts'
 import { assertNotAfter, assertRangeOrder, dayIndexes } from '../lib/dates.ts'
 import { contentStats } from '../lib/figures.ts'
-import { idSetOf, sameRecords } from '../lib/filters.ts'
+import { idSetOf } from '../lib/filters.ts'
 import { positiveRatio, round2 } from '../lib/numbers.ts'
 import { numberedPage } from '../lib/pages.ts'
-import { adminShop, shopDataFor } from '../lib/shop.ts'
+import { adminShop, shopDataFor, shopStates } from '../lib/shop.ts'
 import { sortKeyOr, upperDirectionOf } from '../lib/sort.ts'
 
 type Schemas = components['schemas']
@@ -182,23 +182,23 @@ const listAdCreatives = defineHandler('listAdCreatives', (ctx) => {
 /** Each creative row's JSON (rows are never changed once built). */
 const creativeJson = new WeakMap<CreativeRow, string>()
 
-/** Rows of every creative of the shop by window: the creatives and their facts never change. */
-const creativeRowCache = new WeakMap<ShopData, { creatives: ShopData['creatives']; byWindow: Map<string, CreativeRow[]> }>()
+/**
+ * Rows of every creative of the shop by window, kept on the shop's world data: the creatives and
+ * their facts are the world's, which never changes (a reset builds a new one).
+ */
+const creativeRowCache = new WeakMap<ShopData, Map<string, CreativeRow[]>>()
 
 /** The rows of all the shop's creatives over a window, built once per shop and window (bounded). */
 function creativeRowsOf(data: ShopData, fromDay: number, toDay: number): CreativeRow[] {
-  let cache = creativeRowCache.get(data)
-  if (!cache || !sameRecords(cache.creatives, data.creatives)) {
-    cache = { creatives: [...data.creatives], byWindow: new Map() }
-    creativeRowCache.set(data, cache)
-  }
+  let byWindow = creativeRowCache.get(data)
+  if (!byWindow) creativeRowCache.set(data, (byWindow = new Map()))
   const id = `${fromDay}|${toDay}`
-  let rows = cache.byWindow.get(id)
+  let rows = byWindow.get(id)
   if (!rows) {
     rows = creativeRows(data, data.creatives, fromDay, toDay)
     // Windows are client input.
-    if (cache.byWindow.size >= 256) cache.byWindow.clear()
-    cache.byWindow.set(id, rows)
+    if (byWindow.size >= 256) byWindow.clear()
+    byWindow.set(id, rows)
   }
   return rows
 }
@@ -338,10 +338,20 @@ const BOOSTED_COLUMNS = [
   'comment_count', 'video_gmv', 'ctr', 'units_sold', 'post_time',
 ]
 
-/** The shop's boost sessions as they stand now (the world's, then any stop recorded by the control API). */
-export function boostSessionsOf(state: MockState, data: ShopData): BoostSession[] {
-  return state.shopState(data.shop.shop_id, 'ads.boostSessions', () => data.boostSessions.map((s) => ({ ...s })))
-}
+/** The shops' boost sessions: the world's, then the stops recorded by the control API (each replaces the session it ends). */
+export const boostsState = defineAreaState('ads', (world) => shopStates(world, (data) => ({ sessions: data.boostSessions as readonly BoostSession[] })), {
+  /** spec: States: a stopped boost is inactive from `at`, for `exitReason`; the ended session. */
+  stop(shops, input: { shopId: string; sessionId: string; at: string; exitReason: string }): BoostSession {
+    const shop = shops.of(input.shopId)
+    const i = shop.sessions.findIndex((s) => s.session_id === input.sessionId)
+    const ended: BoostSession = { ...shop.sessions[i]!, active: false, ended_at: input.at, exit_reason: input.exitReason }
+    shop.sessions = shop.sessions.with(i, ended)
+    return ended
+  },
+})
+
+/** The shop's boost sessions as they stand now. */
+const boostSessionsOf = (state: MockState, data: ShopData): DeepReadonly<BoostSession[]> => state.read(boostsState).of(data.shop.shop_id).sessions
 
 // spec: Sales-max ads: POST /ads/boosted-creatives (and GET, /v1): active only unless include_ended.
 const listBoostedCreatives = defineHandler('listBoostedCreatives', (ctx) => {
@@ -399,8 +409,7 @@ const stopBoost: AdminAction = (state, input) => {
   if (!session) throw apiError(404, `No boost session ${String(input.session_id)}`)
   if (!session.active) throw apiError(409, `Boost session ${session.session_id} already ended`)
   const exitReason = typeof input.exit_reason === 'string' && input.exit_reason ? input.exit_reason : 'stopped_manually'
-  Object.assign(session, { active: false, ended_at: state.clock.now().toISOString(), exit_reason: exitReason })
-  return { ...session }
+  return { ...state.write(boostsState, 'stop', { shopId: data.shop.shop_id, sessionId: session.session_id, at: state.clock.now().toISOString(), exitReason }) }
 }
 
 const sortDir = { sortDir: 'sort_direction' }

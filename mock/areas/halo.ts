@@ -12,18 +12,19 @@
  * - marketplace: live numbers, fetched on a call and cached up to 12 hours; while the platform is
  *   unavailable a cache younger than 12 hours is still served, then the block answers `error`. An expired
  *   authorization (the world's `auth_error`) is `error` with `auth_error: true`.
- * - `POST /__admin/halo/availability` `{shop_id, platform, available}` makes a platform unavailable (`error`).
+ * - `POST /__admin/halo/availability` `{shop_id, platform, available}` makes a platform unavailable (`error`);
+ *   `POST /__admin/halo/drop-snapshot` `{shop_id}` takes the storefront back to no snapshot.
  */
 import type { components } from '../../openapi/types.ts'
 import { addDays, DAY_MS, epochMsToDate, type AffiliateCampaign, type ProductRecord, type ShopData, type StoreConnection } from '../../fixtures/index.ts'
-import { defineHandler, type AdminAction, type AreaModule, type HandlerContext, type InputNormalizer, type RequestContext } from '../context.ts'
+import { defineAreaState, defineHandler, type AdminAction, type AreaModule, type DeepReadonly, type HandlerContext, type InputNormalizer, type RequestContext } from '../context.ts'
 import { requireDateRange } from '../pipeline/validate.ts'
 import { apiError } from '../respond.ts'
 import { csvExport, wantsCsv } from '../csv.ts'
 import type { MockState } from '../state.ts'
 import { assertRangeOrder } from '../lib/dates.ts'
 import { roundHalfAway } from '../lib/numbers.ts'
-import { shopDataFor, shopDataOf } from '../lib/shop.ts'
+import { shopDataFor, shopStates } from '../lib/shop.ts'
 import { compareText } from '../lib/sort.ts'
 
 type Schemas = components['schemas']
@@ -59,55 +60,85 @@ interface Snapshot {
   to: string
   refreshed_at: string
 }
+interface StorefrontState {
+  snapshot: Snapshot | null
+  refresh: { startedAtMs: number; completesAtMs: number } | null
+}
 interface HaloShopState {
-  storefront: { snapshot: Snapshot | null; refresh: { startedAtMs: number; completesAtMs: number } | null }
+  storefront: StorefrontState
   marketplace: { fetchedAtMs: number | null }
   unavailable: Set<OffPlatform>
 }
 
-// The config is a flag of the mock (like the clock), so it survives reset; per-shop state does not.
-const configs = new WeakMap<MockState, HaloConfig>()
+// The config is a setting of the mock (like the clock), so it survives reset; per-shop state does not.
+export const haloConfigState = defineAreaState('halo.config', (): HaloConfig => ({ refreshMs: DEFAULT_REFRESH_MS }), {
+  set(config, input: { refreshMs: number }): void {
+    config.refreshMs = input.refreshMs
+  },
+}, { survivesReset: true })
+
+function seedShop(data: ShopData): HaloShopState {
+  const storefront = data.stores.find((s) => s.platform === 'storefront')
+  return { storefront: { snapshot: storefront?.snapshot ?? null, refresh: null }, marketplace: { fetchedAtMs: null }, unavailable: new Set() }
+}
+
+export const haloState = defineAreaState('halo', (world) => shopStates(world, seedShop), {
+  /** The storefront as the clock has moved it to `at` (see settledStorefront); `from`: its store's first day of data. */
+  settleStorefront(shops, input: { shopId: string; at: string; from: string }): void {
+    const halo = shops.of(input.shopId)
+    halo.storefront = settledStorefront(halo.storefront, input.from, Date.parse(input.at)) ?? halo.storefront
+  },
+  /** spec: States and transitions: Halo: a report call starts a snapshot build, done `refreshMs` later. */
+  startBuild(shops, input: { shopId: string; at: string; refreshMs: number }): void {
+    const startedAtMs = Date.parse(input.at)
+    shops.of(input.shopId).storefront.refresh = { startedAtMs, completesAtMs: startedAtMs + input.refreshMs }
+  },
+  /** The storefront's snapshot is gone: its next report call starts a build. */
+  dropSnapshot(shops, input: { shopId: string }): void {
+    shops.of(input.shopId).storefront = { snapshot: null, refresh: null }
+  },
+  /** The marketplace's live numbers were fetched at `at` (cached from then). */
+  fetchMarketplace(shops, input: { shopId: string; at: string }): void {
+    shops.of(input.shopId).marketplace.fetchedAtMs = Date.parse(input.at)
+  },
+  setAvailable(shops, input: { shopId: string; platform: OffPlatform; available: boolean }): void {
+    const { unavailable } = shops.of(input.shopId)
+    if (input.available) unavailable.delete(input.platform)
+    else unavailable.add(input.platform)
+  },
+})
 
 /** The halo settings of one mock. */
-export function haloConfig(state: MockState): HaloConfig {
-  let config = configs.get(state)
-  if (!config) configs.set(state, (config = { refreshMs: DEFAULT_REFRESH_MS }))
-  return config
-}
+export const haloConfig = (state: MockState): DeepReadonly<HaloConfig> => state.read(haloConfigState)
 
-function haloState(state: MockState, data: ShopData): HaloShopState {
-  return state.shopState(data.shop.shop_id, 'halo', (): HaloShopState => {
-    const storefront = data.stores.find((s) => s.platform === 'storefront')
-    return {
-      storefront: { snapshot: storefront?.snapshot ? { ...storefront.snapshot } : null, refresh: null },
-      marketplace: { fetchedAtMs: null },
-      unavailable: new Set(),
-    }
-  })
-}
+const haloOf = (state: MockState, data: ShopData): DeepReadonly<HaloShopState> => state.read(haloState).of(data.shop.shop_id)
 
 const connectedStore = (data: ShopData, platform: OffPlatform): StoreConnection | undefined =>
   data.stores.find((s) => s.platform === platform && s.connected)
 
-function buildSnapshot(store: StoreConnection, data: ShopData, atMs: number): Snapshot {
-  return { from: data.calendar.axis.date(store.data_from_day), to: addDays(epochMsToDate(atMs), -1), refreshed_at: new Date(atMs).toISOString() }
+function buildSnapshot(from: string, atMs: number): Snapshot {
+  return { from, to: addDays(epochMsToDate(atMs), -1), refreshed_at: new Date(atMs).toISOString() }
 }
 
-/** Completes a build whose time has come and applies the nightly rebuild; starts nothing. */
-function settleStorefront(halo: HaloShopState, store: StoreConnection, data: ShopData, nowMs: number): void {
-  const sf = halo.storefront
-  if (sf.refresh && nowMs >= sf.refresh.completesAtMs) {
-    sf.snapshot = buildSnapshot(store, data, sf.refresh.completesAtMs)
-    sf.refresh = null
+/**
+ * The storefront at `nowMs`: a build whose time has come completes, and the nightly rebuild applies;
+ * starts nothing. Undefined when neither happens (then there is nothing to write).
+ */
+function settledStorefront(sf: DeepReadonly<StorefrontState>, from: string, nowMs: number): StorefrontState | undefined {
+  let { snapshot, refresh } = sf
+  if (refresh && nowMs >= refresh.completesAtMs) {
+    snapshot = buildSnapshot(from, refresh.completesAtMs)
+    refresh = null
   }
-  if (sf.snapshot && !sf.refresh) {
+  if (snapshot && !refresh) {
     let nightly = Math.floor(nowMs / DAY_MS) * DAY_MS + NIGHTLY_FRACTION * DAY_MS
     if (nightly > nowMs) nightly -= DAY_MS
-    if (Date.parse(sf.snapshot.refreshed_at) < nightly) sf.snapshot = buildSnapshot(store, data, nightly)
+    if (Date.parse(snapshot.refreshed_at) < nightly) snapshot = buildSnapshot(from, nightly)
   }
+  return snapshot === sf.snapshot && refresh === sf.refresh ? undefined : { snapshot, refresh }
 }
 
-const marketplaceCacheFresh = (halo: HaloShopState, nowMs: number): boolean =>
+const marketplaceCacheFresh = (halo: DeepReadonly<HaloShopState>, nowMs: number): boolean =>
   halo.marketplace.fetchedAtMs !== null && nowMs - halo.marketplace.fetchedAtMs < MARKETPLACE_CACHE_MS
 
 // ---------------------------------------------------------------------------------------------
@@ -130,19 +161,23 @@ const isLinked = (store: StoreConnection, product: ProductRecord | undefined) =>
   !product || store.links.some((l) => l.platform_product_id === product.product_id)
 
 /** spec: States and transitions: Halo platform block refreshing; a report call may start a build. */
-function viewStorefront(ctx: RequestContext, data: ShopData, halo: HaloShopState, product: ProductRecord | undefined, startBuilds: boolean): PlatformView {
+function viewStorefront(ctx: RequestContext, data: ShopData, product: ProductRecord | undefined, startBuilds: boolean): PlatformView {
   const store = connectedStore(data, 'storefront')
   const view: PlatformView = { platform: 'storefront', store, status: undefined, coverFrom: 0, coverTo: -1, extras: {}, warnings: [] }
   if (!store) return view
+  const shopId = data.shop.shop_id
   const nowMs = ctx.now.getTime()
-  const { refreshMs } = haloConfig(ctx.state)
-  settleStorefront(halo, store, data, nowMs)
-  const sf = halo.storefront
+  const at = ctx.now.toISOString()
+  const from = data.calendar.axis.date(store.data_from_day)
+  // The shop's live state: what the writes below change shows in it at once.
+  const halo = haloOf(ctx.state, data)
+  if (settledStorefront(halo.storefront, from, nowMs)) ctx.state.write(haloState, 'settleStorefront', { shopId, at, from })
   const available = !halo.unavailable.has('storefront')
-  const stale = sf.snapshot !== null && nowMs - Date.parse(sf.snapshot.refreshed_at) > SNAPSHOT_STALE_MS
-  if (startBuilds && available && !sf.refresh && (sf.snapshot === null || stale)) {
-    sf.refresh = { startedAtMs: nowMs, completesAtMs: nowMs + refreshMs }
+  const stale = halo.storefront.snapshot !== null && nowMs - Date.parse(halo.storefront.snapshot.refreshed_at) > SNAPSHOT_STALE_MS
+  if (startBuilds && available && !halo.storefront.refresh && (halo.storefront.snapshot === null || stale)) {
+    ctx.state.write(haloState, 'startBuild', { shopId, at, refreshMs: haloConfig(ctx.state).refreshMs })
   }
+  const sf = halo.storefront
   const axis = data.calendar.axis
   view.extras = {
     store: store.store,
@@ -163,18 +198,19 @@ function viewStorefront(ctx: RequestContext, data: ShopData, halo: HaloShopState
 }
 
 /** spec: Off-platform sales correlation: marketplace numbers are live and cached up to 12 hours. */
-function viewMarketplace(ctx: RequestContext, data: ShopData, halo: HaloShopState, product: ProductRecord | undefined, fetchLive: boolean): PlatformView {
+function viewMarketplace(ctx: RequestContext, data: ShopData, product: ProductRecord | undefined, fetchLive: boolean): PlatformView {
   const store = connectedStore(data, 'marketplace')
   const view: PlatformView = { platform: 'marketplace', store, status: undefined, coverFrom: 0, coverTo: -1, extras: {}, warnings: [] }
   if (!store) return view
   const nowMs = ctx.now.getTime()
   view.extras = { store: store.store, auth_error: store.auth_error, account_type: store.account_type }
+  const halo = haloOf(ctx.state, data)
   const available = !halo.unavailable.has('marketplace')
   if (store.auth_error) {
     view.status = 'error'
     return view
   }
-  if (available && fetchLive && !marketplaceCacheFresh(halo, nowMs)) halo.marketplace.fetchedAtMs = nowMs
+  if (available && fetchLive && !marketplaceCacheFresh(halo, nowMs)) ctx.state.write(haloState, 'fetchMarketplace', { shopId: data.shop.shop_id, at: ctx.now.toISOString() })
   const fetchedAtMs = halo.marketplace.fetchedAtMs
   if (!available && !marketplaceCacheFresh(halo, nowMs)) view.status = 'error'
   else if (!isLinked(store, product)) view.status = 'not_linked'
@@ -414,8 +450,7 @@ function platformBlock(
 function buildReport(ctx: RequestContext, data: ShopData, req: ReportRequest): { report: HaloReport; series: HaloSeriesRow[] } {
   const length = req.toDay - req.fromDay + 1
   const date = (i: number) => data.calendar.axis.date(req.fromDay + i)
-  const halo = haloState(ctx.state, data)
-  const views = [viewStorefront(ctx, data, halo, req.product, true), viewMarketplace(ctx, data, halo, req.product, true)]
+  const views = [viewStorefront(ctx, data, req.product, true), viewMarketplace(ctx, data, req.product, true)]
   const reporting = views.filter((v) => v.status === 'ok')
   const needVideos = req.product !== undefined || ctx.input.include_top_videos === true
   const perVideo = needVideos ? videoDays(data, req) : undefined
@@ -517,8 +552,8 @@ const getHaloReport = defineHandler('getHaloReport', (ctx) => {
 /** spec: Endpoints whose shapes are incomplete or absent: Halo product links (path and shape inferred). Starts no build. */
 const listHaloProductLinks = defineHandler('listHaloProductLinks', (ctx) => {
   const data = shopDataFor(ctx)
-  const halo = haloState(ctx.state, data)
-  const views = [viewStorefront(ctx, data, halo, undefined, false), viewMarketplace(ctx, data, halo, undefined, false)]
+  const views = [viewStorefront(ctx, data, undefined, false), viewMarketplace(ctx, data, undefined, false)]
+  const building = haloOf(ctx.state, data).storefront.refresh !== null
   const connected = views.filter((v) => v.store)
   return {
     status: 200,
@@ -529,7 +564,7 @@ const listHaloProductLinks = defineHandler('listHaloProductLinks', (ctx) => {
           connected: true,
           store: store!.store,
           // A storefront without a snapshot and no build running has no status until a report starts one.
-          ...(status === 'refreshing' && !halo.storefront.refresh ? {} : { status }),
+          ...(status === 'refreshing' && !building ? {} : { status }),
           linked_product_count: new Set(store!.links.map((l) => l.platform_product_id)).size,
         })),
         links: connected.flatMap((v) => v.store!.links),
@@ -547,12 +582,11 @@ const acceptFlatDates: InputNormalizer = (input) => {
 
 /** `POST /__admin/halo/config` `{refresh_ms}`: how long a storefront snapshot build takes on the mock clock. */
 const configAction: AdminAction = (state, input) => {
-  const config = haloConfig(state)
   if (input.refresh_ms !== undefined) {
     if (typeof input.refresh_ms !== 'number' || !Number.isFinite(input.refresh_ms) || input.refresh_ms < 0) throw apiError(400, 'refresh_ms must be a number of milliseconds, at least 0')
-    config.refreshMs = input.refresh_ms
+    state.write(haloConfigState, 'set', { refreshMs: input.refresh_ms })
   }
-  return { refresh_ms: config.refreshMs }
+  return { refresh_ms: haloConfig(state).refreshMs }
 }
 
 /** `POST /__admin/halo/availability` `{shop_id, platform, available}`: an unavailable platform answers `error`. */
@@ -562,14 +596,23 @@ const availabilityAction: AdminAction = (state, input) => {
   if (!shop) throw apiError(400, 'shop_id must be a shop of the account')
   if (!OFF_PLATFORMS.includes(platform)) throw apiError(400, 'platform must be storefront or marketplace')
   if (typeof available !== 'boolean') throw apiError(400, 'available must be a boolean')
-  const halo = haloState(state, shopDataOf(state.world, shop.shop_id))
-  if (available) halo.unavailable.delete(platform)
-  else halo.unavailable.add(platform)
+  state.write(haloState, 'setAvailable', { shopId: shop.shop_id, platform, available })
   return { shop_id, platform, available }
+}
+
+/**
+ * `POST /__admin/halo/drop-snapshot` `{shop_id}`: the shop's storefront has no snapshot any more, so its
+ * next report call starts a build and answers `refreshing` (a client certification prepares one so).
+ */
+const dropSnapshotAction: AdminAction = (state, input) => {
+  const shop = typeof input.shop_id === 'string' ? state.findShop(input.shop_id) : undefined
+  if (!shop) throw apiError(400, 'shop_id must be a shop of the account')
+  state.write(haloState, 'dropSnapshot', { shopId: shop.shop_id })
+  return { shop_id: shop.shop_id }
 }
 
 export const halo: AreaModule = {
   handlers: { getHaloReport, listHaloProductLinks },
   normalizers: { getHaloReport: acceptFlatDates, getHaloReportGet: acceptFlatDates },
-  adminActions: { 'halo/config': configAction, 'halo/availability': availabilityAction },
+  adminActions: { 'halo/config': configAction, 'halo/availability': availabilityAction, 'halo/drop-snapshot': dropSnapshotAction },
 }

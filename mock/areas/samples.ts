@@ -1,8 +1,8 @@
 /**
  * Samples (spec: Samples; States and transitions: sample request ignored): the funnel, the review
- * queue, refundable samples, approve/reject/ignore/unignore and creator DMs. Writes mutate the
- * state's own `shopData[shop].sampleRequests` in place, so every read (this area's and the stats')
- * sees them at once. Days are the shop's local days (its registered timezone).
+ * queue, refundable samples, approve/reject/ignore/unignore and creator DMs. The requests as writes
+ * leave them are the samples state's (mock/lib/sample-requests.ts, which the stats read too), changed
+ * only through its named writes. Days are the shop's local days (its registered timezone).
  */
 import { DAY_MS } from '../../fixtures/days.ts'
 import { sampleStage } from '../../fixtures/samples.ts'
@@ -13,6 +13,7 @@ import { recordEvent } from '../events.ts'
 import { apiError } from '../respond.ts'
 import type { MockState } from '../state.ts'
 import type { World } from '../world.ts'
+import { sampleRequestsOf, samplesState } from '../lib/sample-requests.ts'
 import { assertNotAfter, shopLocalDate } from '../lib/dates.ts'
 import { fuzzyMatch, idArraySet, inBounds, matchesShopPerformance, type ShopLifetime } from '../lib/filters.ts'
 import { shopLifetime } from '../lib/figures.ts'
@@ -194,7 +195,8 @@ const SAMPLE_SORTS: Record<string, SampleSortKey> = {
 
 
 const listSampleRequests = defineHandler('listSampleRequests', (ctx) => {
-  const { data } = shopScope(ctx)
+  const { data, shopId } = shopScope(ctx)
+  const requests = sampleRequestsOf(ctx.state, shopId)
   const input = ctx.input
   const filters = input.filters ?? {}
   const direction = sortDirectionOf(input.sort_direction, 'sort_direction')
@@ -211,7 +213,7 @@ const listSampleRequests = defineHandler('listSampleRequests', (ctx) => {
   const crmJoinedDay = new Map(data.affiliates.map((a) => [a.creator_id, a.joined_day]))
   const lookup = profiles(ctx.world, data)
 
-  const rows = data.sampleRequests.filter(
+  const rows = requests.filter(
     (r) =>
       r.ignored === onlyIgnored &&
       (!wantedStatuses || wantedStatuses.has(r.status)) &&
@@ -226,7 +228,7 @@ const listSampleRequests = defineHandler('listSampleRequests', (ctx) => {
       (input.prev_worked_with !== true || workedWithBefore(data, crmJoinedDay, r)) &&
       matchesPerformance(r.creator_id, filters, lookup),
   )
-  const active = activeSamplesByCreator(data.sampleRequests)
+  const active = activeSamplesByCreator(requests)
   const views = rows.map((r) => sampleView(r, lookup, active))
   const sorted = sortRows(views, SAMPLE_SORTS[input.sort_by ?? 'timestamp']!, direction, (v) => v.apply_id)
   return numberedResultsPage(ctx, sorted, 'page_number', false)
@@ -359,7 +361,7 @@ function funnelCohort(ctx: RequestContext, data: ShopData, column: StageTime): S
   const input = ctx.input
   const days = dayBounds(data, input.time_from, input.time_to, ['time_from', 'time_to'])
   const products = idArraySet([...(input.product_ids ?? []), ...(typeof input.product_id === 'string' ? [input.product_id] : [])])
-  return data.sampleRequests.filter(
+  return sampleRequestsOf(ctx.state, data.shop.shop_id).filter(
     (r) =>
       (input.include_ignored === true || !r.ignored) &&
       // spec: a non-default time_field restricts the cohort to rows carrying that timestamp.
@@ -444,12 +446,6 @@ const getSampleFunnel = defineHandler('getSampleFunnel', (ctx) => {
 // ---------------------------------------------------------------------------------------------
 // Writes: approve, reject, ignore, unignore
 
-/** The shop's requests named by apply_ids (unknown ids dropped, duplicates once). */
-function requestsByApplyId(data: ShopData, applyIds: unknown): SampleRequest[] {
-  const wanted = new Set(Array.isArray(applyIds) ? (applyIds as string[]) : [])
-  return data.sampleRequests.filter((r) => wanted.has(r.apply_id))
-}
-
 /**
  * Moves `To Review` requests on; counts only those that moved (spec: Samples: success_count). The
  * body of both approve and reject: `defineHandler('approveSampleRequests', reviewDecision('approved'))`.
@@ -457,60 +453,32 @@ function requestsByApplyId(data: ShopData, applyIds: unknown): SampleRequest[] {
 const reviewDecision =
   (verb: 'approved' | 'rejected') =>
   (ctx: HandlerContext<'approveSampleRequests' | 'rejectSampleRequests'>) => {
-    const { data } = shopScope(ctx)
+    const shopId = ctx.shop.shop_id
     const ids: string[] = ctx.input.apply_ids
-    let moved = 0
-    for (const r of requestsByApplyId(data, ids)) {
-      if (r.status !== 'To Review') continue
-      if (verb === 'approved') {
-        r.status = 'Ready to Ship'
-        r.sample_approved = ctx.now.toISOString()
-      } else {
-        r.status = 'Rejected'
-      }
-      moved++
-    }
+    const moved =
+      verb === 'approved'
+        ? ctx.state.write(samplesState, 'approve', { shopId, applyIds: ids, at: ctx.now.toISOString() })
+        : ctx.state.write(samplesState, 'reject', { shopId, applyIds: ids })
     return { status: 200, body: { data: { message: `${moved} of ${ids.length} sample requests ${verb}`, success_count: moved } } }
   }
 
-/** Sets `ignored` on the named requests; the number that changed. The platform status is untouched (spec: States). */
-function setIgnored(data: ShopData, ids: string[], ignored: boolean): number {
-  let changed = 0
-  for (const r of requestsByApplyId(data, ids)) {
-    if (r.ignored !== ignored) changed++
-    r.ignored = ignored
-  }
-  return changed
-}
-
 const ignoreSampleRequests = defineHandler('ignoreSampleRequests', (ctx) => {
-  const { data } = shopScope(ctx)
   const ids: string[] = ctx.input.apply_ids
-  const ignored = setIgnored(data, ids, true)
-  // spec: Samples: perma_ignore_affiliates auto-ignores every future request from those creators.
   const perma: Array<{ creator_id: string; handle: string }> = ctx.input.perma_ignore_affiliates ?? []
-  for (const a of perma) if (!data.permaIgnoredCreators.includes(a.creator_id)) data.permaIgnoredCreators.push(a.creator_id)
+  const permaIgnoreCreatorIds = perma.map((a) => a.creator_id)
+  const ignored = ctx.state.write(samplesState, 'ignore', { shopId: ctx.shop.shop_id, applyIds: ids, permaIgnoreCreatorIds })
   const also = perma.length > 0 ? `; future requests from ${perma.length} creators will be ignored` : ''
   return { status: 200, body: { data: { message: `${ignored} of ${ids.length} sample requests ignored${also}`, ignored_count: ignored } } }
 })
 
 const unignoreSampleRequests = defineHandler('unignoreSampleRequests', (ctx) => {
-  const { data } = shopScope(ctx)
   const ids: string[] = ctx.input.apply_ids ?? []
-  const unignored = setIgnored(data, ids, false)
+  const unignored = ctx.state.write(samplesState, 'unignore', { shopId: ctx.shop.shop_id, applyIds: ids })
   return { status: 200, body: { data: { message: `${unignored} of ${ids.length} sample requests unignored`, unignored_count: unignored } } }
 })
 
 // ---------------------------------------------------------------------------------------------
 // POST /affiliate/message/dm
-
-interface SentDm {
-  dm_id: string
-  creator_id: string
-  message: string
-  sent_at: string
-}
-
 
 const sendCreatorDm = defineHandler('sendCreatorDm', (ctx) => {
   const { shop } = ctx
@@ -524,12 +492,10 @@ const sendCreatorDm = defineHandler('sendCreatorDm', (ctx) => {
   if (typeof creator_id === 'string' && typeof handle === 'string' && handleKey(handle) !== creator.handle.toLowerCase()) {
     return apiError(400, 'creator_id and handle name different creators')
   }
-  const sent = ctx.state.shopState(shop.shop_id, 'samples.dms', () => [] as SentDm[])
-  const dm: SentDm = { dm_id: `dm-${sent.length + 1}`, creator_id: creator.creator_id, message, sent_at: ctx.now.toISOString() }
-  sent.push(dm)
+  const dmId = ctx.state.write(samplesState, 'sendDm', { shopId: shop.shop_id, creatorId: creator.creator_id, message, at: ctx.now.toISOString() })
   // Counted by the stats' dms_sent (spec: POST /shop/stats).
   recordEvent(ctx.state, shop.shop_id, { kind: 'dm_sent', at: ctx.now.getTime(), creator: index, campaign: -1 })
-  return { status: 200, body: { data: { message: `DM sent to @${creator.handle}`, dm_id: dm.dm_id } } }
+  return { status: 200, body: { data: { message: `DM sent to @${creator.handle}`, dm_id: dmId } } }
 })
 
 // ---------------------------------------------------------------------------------------------
@@ -552,31 +518,18 @@ const arrive: AdminAction = (state: MockState, input) => {
   if (!product) throw apiError(400, `Unknown product_id: ${String(input.product_id)}`)
   if (input.source !== undefined && input.source !== 'TC' && input.source !== 'Open') throw apiError(400, 'source must be TC or Open')
   const sku = data.skus.find((s) => s.product_id === product.product_id) ?? data.skus[0]!
-  const arrived = state.shopState(shop.shop_id, 'samples.arrived', () => ({ count: 0 }))
-  arrived.count++
   const now = state.clock.now()
-  const expire = data.calendar.axis.date(data.calendar.dayOf(now.getTime()) + 7)
-  const request: SampleRequest = {
-    shop_id: shop.shop_id,
-    apply_id: `59${String(arrived.count).padStart(17, '0')}`,
-    creator_id: creator.creator_id,
+  const expireDate = data.calendar.axis.date(data.calendar.dayOf(now.getTime()) + 7)
+  const request = state.write(samplesState, 'arrive', {
+    shopId: shop.shop_id,
+    creatorId: creator.creator_id,
     handle: creator.handle,
-    sampled_product: product.product_id,
-    sku_id: sku.sku_id,
-    status: 'To Review',
-    campaign_id: null,
+    productId: product.product_id,
+    skuId: sku.sku_id,
     source: input.source ?? 'Open',
-    timestamp: now.toISOString(),
-    sample_approved: null,
-    sample_shipped: null,
-    sample_received: null,
-    sample_posted: null,
-    posted_video_id: null,
-    expire_date: expire,
-    ignored: data.permaIgnoredCreators.includes(creator.creator_id),
-    previous_approved: false,
-  }
-  data.sampleRequests.push(request)
+    at: now.toISOString(),
+    expireDate,
+  })
   return { sample_request: request }
 }
 

@@ -5,7 +5,7 @@
  */
 import type { CreatorProgram, ProgramCreator, ShopData, SocialAd } from '../../fixtures/index.ts'
 import type { components } from '../../openapi/types.ts'
-import { defineHandler, type AdminAction, type AreaModule, type HandlerContext, type PagedContext, type RequestContext } from '../context.ts'
+import { defineAreaState, defineHandler, type AdminAction, type DeepReadonly, type AreaModule, type HandlerContext, type PagedContext, type RequestContext } from '../context.ts'
 import type { MockState } from '../state.ts'
 import { acceptCamelCase } from '../normalize.ts'
 import { requireDateRange } from '../pipeline/validate.ts'
@@ -18,7 +18,7 @@ import { handleKey } from '../lib/handles.ts'
 import { videoOf } from '../lib/lookups.ts'
 import { positiveRatio, round2 } from '../lib/numbers.ts'
 import { numberedPage } from '../lib/pages.ts'
-import { adminShop, shopDataFor } from '../lib/shop.ts'
+import { adminShop, shopDataFor, shopStates } from '../lib/shop.ts'
 import { sortKeyOr, upperDirectionOf } from '../lib/sort.ts'
 import { sortRows } from '../lib/sort.ts'
 import { csvExport, wantsCsv } from '../csv.ts'
@@ -233,10 +233,27 @@ const listSocialAds = defineHandler('listSocialAds', (ctx) => {
 
 // --- Programs and their creators --------------------------------------------------------------
 
-/** The shop's memberships as they stand now (the world's, plus joins and approvals through the control API). */
-export function membershipsOf(state: MockState, data: ShopData): ProgramCreator[] {
-  return state.shopState(data.shop.shop_id, 'social.memberships', () => data.programCreators.map((m) => ({ ...m, ig_usernames: [...m.ig_usernames] })))
-}
+/**
+ * The shops' program memberships: the world's, then joins and approvals through the control API. A
+ * write replaces the list and the record it changes (the world's records are never edited).
+ */
+export const membershipsState = defineAreaState('social', (world) => shopStates(world, (data) => ({ members: data.programCreators as readonly ProgramCreator[] })), {
+  join(shops, input: { shopId: string; member: ProgramCreator }): void {
+    const shop = shops.of(input.shopId)
+    shop.members = [...shop.members, input.member]
+  },
+  /** spec: States: Membership pending → approved, at `at`; the approved membership. */
+  approve(shops, input: { shopId: string; creatorId: string; at: string }): ProgramCreator {
+    const shop = shops.of(input.shopId)
+    const i = shop.members.findIndex((m) => m.creator_id === input.creatorId)
+    const approved: ProgramCreator = { ...shop.members[i]!, status: 'approved', approved_at: input.at }
+    shop.members = shop.members.with(i, approved)
+    return approved
+  },
+})
+
+/** The shop's memberships as they stand now. */
+const membershipsOf = (state: MockState, data: ShopData): DeepReadonly<ProgramCreator[]> => state.read(membershipsState).of(data.shop.shop_id).members
 
 const PROGRAM_FIELDS = [
   'program_id', 'name', 'description', 'short_id', 'join_url', 'status', 'approval_mode', 'cadence', 'commission_rules', 'created_at',
@@ -348,7 +365,7 @@ const joinProgram: AdminAction = (state, input) => {
     ads_count: 0,
     ig_usernames: Array.isArray(input.ig_usernames) ? input.ig_usernames.filter((u): u is string => typeof u === 'string') : [],
   }
-  members.push(member)
+  state.write(membershipsState, 'join', { shopId: data.shop.shop_id, member })
   return { ...member }
 }
 
@@ -358,8 +375,7 @@ const approveMember: AdminAction = (state, input) => {
   const member = membershipsOf(state, data).find((m) => m.creator_id === input.creator_id)
   if (!member) throw apiError(404, `No program creator ${String(input.creator_id)}`)
   if (member.status !== 'pending') throw apiError(409, `Program creator ${member.creator_id} is ${member.status}, not pending`)
-  Object.assign(member, { status: 'approved', approved_at: state.clock.now().toISOString() })
-  return { ...member }
+  return { ...state.write(membershipsState, 'approve', { shopId: data.shop.shop_id, creatorId: member.creator_id, at: state.clock.now().toISOString() }) }
 }
 
 export const social: AreaModule = {

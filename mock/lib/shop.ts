@@ -42,3 +42,25 @@ export function adminShop(state: MockState, input: Record<string, unknown>): Sho
   if (!shop) throw apiError(404, `No shop ${shopId} on the account`)
   return state.world.shopData[shop.shop_id]!
 }
+
+/** Area state kept per shop: each shop's part is seeded from its world data on first use. */
+export interface ShopStates<S> {
+  /** The shop's part as writes left it (its seed until the first). */
+  of(shopId: string): S
+}
+
+/**
+ * Per-shop parts of an area state (`defineAreaState`), seeded lazily: building them for every shop at
+ * once would build every shop's world data. A seed is a function of the (immutable) world alone, so
+ * seeding on a read changes nothing a replay of the writes would not give.
+ */
+export function shopStates<S>(world: World, seed: (data: ShopData) => S): ShopStates<S> {
+  const shops = new Map<string, S>()
+  return {
+    of(shopId) {
+      let shop = shops.get(shopId)
+      if (!shop) shops.set(shopId, (shop = seed(shopDataOf(world, shopId))))
+      return shop
+    },
+  }
+}

@@ -51,7 +51,7 @@ export type Adversity =
   | { kind: 'drop'; situation: string; apply?: boolean }
   /** Holds the write `ms` (wall clock) after it claimed its Idempotency-Key, then runs it: a client timing out retries into a 409 in flight. */
   | { kind: 'slow'; situation: string; ms: number }
-  /** Changes the world before the operation runs (a board edited by someone else). */
+  /** Changes the state before the operation runs, through the control API (a board edited by someone else). */
   | { kind: 'before'; situation: string; run: () => Promise<unknown> | unknown }
 
 export interface CertificationHooks {

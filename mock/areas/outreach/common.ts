@@ -4,7 +4,7 @@
  */
 import type { Creator, ShopData } from '../../../fixtures/types.ts'
 import type { ApiResult, RequestContext, ShopContext } from '../../context.ts'
-import { campaignOrdinalTable } from '../../events.ts'
+import { campaignOrdinal, campaignOrdinalTable } from '../../events.ts'
 import { apiError } from '../../respond.ts'
 import type { MockState } from '../../state.ts'
 import type { World } from '../../world.ts'
@@ -132,15 +132,8 @@ export function groupMembers(state: MockState, shopId: string, filters: Record<s
  * campaign. Call it before changing `records`: the first call numbers them.
  */
 export function campaignOrdinals(state: MockState, shopId: string, slot: string, records: ReadonlyArray<{ campaign_id: string }>): (campaignId: string) => number {
-  const ordinals = campaignOrdinalTable(state, shopId, slot, records)
-  return (campaignId) => {
-    let ordinal = ordinals.byId.get(campaignId)
-    if (ordinal === undefined) {
-      ordinals.byId.set(campaignId, (ordinal = ordinals.next++))
-      ordinals.ids[ordinal] = campaignId
-    }
-    return ordinal
-  }
+  campaignOrdinalTable(state, shopId, slot, records)
+  return (campaignId) => campaignOrdinal(state, shopId, slot, records, campaignId)
 }
 
 /** The trimmed text, or undefined when it is absent or blank. */

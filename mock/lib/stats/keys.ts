@@ -12,6 +12,7 @@ import type { StatKey } from '../../../openapi/index.ts'
 import type { FactTable } from '../../../fixtures/facts.ts'
 import { cents } from '../../../fixtures/random.ts'
 import type { RefundableSample, SampleRequest } from '../../../fixtures/types.ts'
+import { sampleRequestsOf } from '../sample-requests.ts'
 import {
   attributedDaily,
   carriedDaily,
@@ -230,7 +231,7 @@ type SampleTimestamp = 'timestamp' | 'sample_approved' | 'sample_shipped' | 'sam
 
 /** Sample requests (matching the filters) counted or weighted on the day of one of their timestamps. */
 function samples(w: StatWindow, at: SampleTimestamp, where?: (s: SampleRequest) => boolean, weight?: (s: SampleRequest) => number): Daily {
-  return recordDaily(w, w.data.sampleRequests, at, { where: (s) => sampleMatches(w, s) && (!where || where(s)), weight })
+  return recordDaily(w, sampleRequestsOf(w.state, w.data.shop.shop_id), at, { where: (s) => sampleMatches(w, s) && (!where || where(s)), weight })
 }
 
 const isPosted = (s: SampleRequest) => s.sample_posted !== null

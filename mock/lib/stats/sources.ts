@@ -6,7 +6,7 @@
 import type { EventKind, FactTable } from '../../../fixtures/facts.ts'
 import { cents } from '../../../fixtures/random.ts'
 import type { ContentMetric, ContentTotalMetric, LiveStream, ProductMetric, SampleRequest, ShopData, ShopMetric, Video } from '../../../fixtures/types.ts'
-import { campaignOrdinalTable, forEachShopEvent, recordedEvents, type RecordedEvent } from '../../events.ts'
+import { campaignIdOf, forEachShopEvent, recordedEvents, type RecordedEvent } from '../../events.ts'
 import type { ShopCalendar } from '../../../fixtures/days.ts'
 import { addTo, memo, noReports, stampDays, windowMs, zeros, zerosOnAxis, zoneDay, zoneIndex, platformIndex, type Daily, type StatWindow } from './window.ts'
 
@@ -133,11 +133,9 @@ export function attributedDaily(w: StatWindow, metric: 'gmv' | 'units_sold' | 'c
 
 // ---- service-timestamped records ----
 
-// The world's videos never change (writes add samples, events, boards..., never content), so what is
-// derived from them alone is worked out once per shop (and timezone) of a world, not per request; a
-// test that swaps the shop's videos gets it worked out again.
+// The world's videos never change (the world is read-only; writes go to the areas' states), so what
+// is derived from them alone is worked out once per shop (and timezone) of a world, not per request.
 interface VideoCache {
-  videos: Video[]
   /** Post time (epoch ms) per video. */
   postMs: Float64Array
   /** Entity index in the video facts per video (-1 without facts). */
@@ -157,15 +155,14 @@ const videoCaches = new WeakMap<ShopData, VideoCache>()
 const NO_DAY = -0x40000000
 
 function videoCache(w: StatWindow): VideoCache {
-  return memo(w, 'video-cache', () => checkedVideoCache(w))
+  return memo(w, 'video-cache', () => shopVideoCache(w))
 }
 
-function checkedVideoCache(w: StatWindow): VideoCache {
+function shopVideoCache(w: StatWindow): VideoCache {
   const videos = w.data.videos
   let cache = videoCaches.get(w.data)
-  if (!cache || cache.videos.length !== videos.length || !cache.videos.every((v, i) => v === videos[i])) {
+  if (!cache) {
     cache = {
-      videos: [...videos],
       postMs: Float64Array.from(videos, (v) => Date.parse(v.posted_at)),
       entities: Int32Array.from(videos, (v) => w.data.facts.videos.indexOf(v.video_id)),
       creatorKeys: Int32Array.from(videos, (v) => creatorKey(w, v.creator_id)),
@@ -271,8 +268,7 @@ export function sampleCost(w: StatWindow): (sample: SampleRequest) => number {
 function eventCampaignId(w: StatWindow, event: RecordedEvent): string | null {
   if (event.campaign < 0) return null
   const emails = event.kind === 'email_sent'
-  const table = campaignOrdinalTable(w.state, w.data.shop.shop_id, emails ? 'emails' : 'automations', emails ? w.data.emailCampaigns : w.data.automations)
-  return table.ids[event.campaign] ?? null
+  return campaignIdOf(w.state, w.data.shop.shop_id, emails ? 'emails' : 'automations', emails ? w.data.emailCampaigns : w.data.automations, event.campaign)
 }
 
 const DM_KINDS: readonly EventKind[] = ['dm_sent', 'open_plan_card']

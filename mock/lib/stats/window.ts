@@ -97,7 +97,7 @@ export function zoneDay(w: StatWindow, ms: number): number {
 }
 
 // Records carry their timestamps as ISO text, read again by every stat key of every request: each
-// distinct text is parsed once (a pure function of the text, so edits to the records are seen).
+// distinct text is parsed once (a pure function of the text).
 const parsedTimestamps = new Map<string, number>()
 
 function parseTimestamp(text: string): number {
@@ -118,47 +118,30 @@ function timestampIndex(w: StatWindow, calendar: ShopCalendar, at: string | numb
   return i >= 0 && i <= w.hi - w.lo ? i : -1
 }
 
-interface StampColumn {
-  /** The text each record had when its day was worked out. */
-  texts: unknown[]
-  days: Int32Array
-}
-
-const stampColumns = new WeakMap<readonly object[], Map<ShopCalendar, Map<string, StampColumn>>>()
+// Record lists are never edited: the world's are frozen and an area state replaces its list on each
+// write (mock/lib/sample-requests.ts), so a list's days, once worked out, hold as long as the list.
+const stampColumns = new WeakMap<readonly object[], Map<ShopCalendar, Map<string, Int32Array>>>()
 
 /** The day of records without a valid timestamp: outside every window. */
 export const NO_DAY = -0x40000000
 
 /**
  * Each record's timestamp (a field holding ISO text, or null) as a day index of a calendar (NO_DAY
- * when null or not a date). Kept per list, calendar and field; each call compares every record's text
- * with the one its day came from (the same string, unless a write replaced it) and works out again
- * only the records that changed or were added, so the days are always those of the records as they
- * are now.
+ * when null or not a date). Worked out once per list, calendar and field.
  */
 export function stampDays<T extends object>(w: StatWindow, records: readonly T[], field: keyof T & string, calendar: ShopCalendar): Int32Array {
   let byCalendar = stampColumns.get(records)
   if (!byCalendar) stampColumns.set(records, (byCalendar = new Map()))
   let byField = byCalendar.get(calendar)
   if (!byField) byCalendar.set(calendar, (byField = new Map()))
-  let column = byField.get(field)
-  if (!column) byField.set(field, (column = { texts: [], days: new Int32Array(0) }))
-  const known = Math.min(column.days.length, records.length)
-  if (column.days.length !== records.length) {
-    const days = new Int32Array(records.length)
-    days.set(column.days.subarray(0, known))
-    column.days = days
-    column.texts.length = records.length
-  }
-  const { texts, days } = column
-  for (let k = 0; k < records.length; k++) {
-    const text = records[k]![field]
-    if (k < known && text === texts[k]) continue
-    texts[k] = text
-    const ms = typeof text === 'string' && text !== '' ? parseTimestamp(text) : NaN
-    days[k] = Number.isNaN(ms) ? NO_DAY : localDay(w, calendar, ms)
-  }
+  let days = byField.get(field)
+  if (!days) byField.set(field, (days = Int32Array.from(records, (record) => dayOfStamp(w, record[field], calendar))))
   return days
+}
+
+function dayOfStamp(w: StatWindow, text: unknown, calendar: ShopCalendar): number {
+  const ms = typeof text === 'string' && text !== '' ? parseTimestamp(text) : NaN
+  return Number.isNaN(ms) ? NO_DAY : localDay(w, calendar, ms)
 }
 
 /** Day index of an instant in a calendar; past the axis (records made after the world's today) by the zone's own date. */
