@@ -75,6 +75,12 @@ describe('the generated world is read-only', () => {
     }).toThrow(TypeError)
   })
 
+  it('is frozen by default in tests and in strict mode', () => {
+    const state = createMockState({ seed: 3, rateLimit: false })
+    expect(Object.isFrozen(state.world.shopData[state.world.shops[0]!.shop_id]!.videos)).toBe(true)
+    expect(Object.isFrozen(state.world.shops)).toBe(true)
+  })
+
   it('can be left unfrozen (the standalone server, where the walk would cost start-up time)', () => {
     const state = createMockState({ seed: 3, rateLimit: false, freezeWorld: false })
     expect(Object.isFrozen(state.world.shops)).toBe(false)
