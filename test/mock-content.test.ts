@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest'
 import type { Affiliate, Creator, FactTable, ShopData } from '../fixtures/index.ts'
 import { filterCrmAffiliates } from '../mock/lib/crm.ts'
+import { affiliateTagsState } from '../mock/lib/tags.ts'
 import { mockHarness } from './support/harness.ts'
 
 const { state, mainShop: shop, post } = mockHarness()
@@ -130,14 +131,15 @@ describe('CRM list (spec: CRM, videos, slideshows, LIVEs: POST /affiliate/crm/li
     expect(handles(rows)).toEqual(handles(expected))
   })
 
-  it('crm: tags are read from the creator records at request time (a tag another area adds filters at once) (spec: Resources: Rules of the named resources, Tags)', async () => {
+  it('crm: tags are read from the tag state at request time (a tag another area adds filters at once) (spec: Resources: Rules of the named resources, Tags)', async () => {
     const target = data.affiliates[7]!
-    target.tags.push('Fresh Tag')
+    const fresh = { shopId: shop.shop_id, tag: 'Fresh Tag', creatorIds: [target.creator_id] }
+    state.write(affiliateTagsState, 'tagAffiliates', fresh)
     try {
       expect(handles(await crm({ filters: { include_tags: ['Fresh Tag'] } }))).toEqual([target.handle])
       expect(handles(await crm({ filters: { exclude_tags: ['Fresh Tag'] } }))).not.toContain(target.handle)
     } finally {
-      target.tags.pop()
+      state.write(affiliateTagsState, 'untagAffiliates', fresh)
     }
     expect(await crm({ filters: { include_tags: ['Fresh Tag'] } })).toEqual([])
   })

@@ -16,16 +16,19 @@ import { creatorContent, creatorOf } from './lookups.ts'
 import { round2 } from './numbers.ts'
 import { shopDataOf } from './shop.ts'
 import { compareText, type SortDirection } from './sort.ts'
+import { affiliateTags } from './tags.ts'
 
 /** A CRM row as the contract returns it (spec: Resources: Affiliate (CRM row)). */
 export type CrmRow = components['schemas']['Affiliate']
 
+/** The tags of the shop's affiliates as they are now (mock/lib/tags.ts): the one part of a CRM row requests change. */
+export type TagsOf = (affiliate: Affiliate) => readonly string[]
 
 /**
- * What the CRM reads of each affiliate that no request changes (the world's content is fixed; only
- * tags are edited, and they are read at request time): its creator, fact-table entity, posts, LIVEs,
- * last post and LIVE days, and its handle's rank in sort order. Built once per shop of a world, on
- * the first CRM request (a reset builds a new world, so a new index).
+ * What the CRM reads of each affiliate that no request changes (the world is read-only; tags live in
+ * the tag state and are read at request time): its creator, fact-table entity, posts, LIVEs, last
+ * post and LIVE days, and its handle's rank in sort order. Built once per shop of a world, on the
+ * first CRM request (a reset builds a new world, so a new index).
  */
 interface CrmIndex {
   /** The affiliate records indexed (a test may add some to the world: then the index is rebuilt). */
@@ -47,7 +50,7 @@ interface CrmIndex {
   sortValues: Map<string, Float64Array>
   /** Every affiliate in sort order by key, direction and window, built when a sort repeats (bounded). */
   sortOrders: Map<string, { uses: number; order?: Int32Array }>
-  /** The UTF-8 bytes of each row's fixed parts, built on first use (see crmRowBytes). */
+  /** The UTF-8 bytes of each row's fixed parts, built on first use (see crmRowsBytes). */
   rowParts: (CrmRowParts | undefined)[]
 }
 
@@ -133,7 +136,7 @@ const windowLivesOf = (index: CrmIndex, i: number, w: DayWindow): LiveStream[] =
 const lastDayText = (world: World, day: number): string | null => (day < 0 ? null : usDateOf(world, day))
 
 /** spec: Affiliate (CRM row): shop metrics all-time or within the window, the public profile, the shop's tags. */
-function crmRow(world: World, data: ShopData, index: CrmIndex, i: number, w: DayWindow): CrmRow {
+function crmRow(world: World, data: ShopData, index: CrmIndex, i: number, w: DayWindow, tags: readonly string[]): CrmRow {
   const affiliate = data.affiliates[i]!
   const creator = index.creators[i]!
   const sum = (metric: CrmMetric) => crmSum(data, index, i, metric, w)
@@ -175,8 +178,8 @@ function crmRow(world: World, data: ShopData, index: CrmIndex, i: number, w: Day
     top_follower_gender: creator.top_follower_gender,
     top_follower_ages: creator.top_follower_ages,
     bio: creator.bio,
-    // Read at request time: the tags area edits the records.
-    tags: [...affiliate.tags],
+    // The tag state's, at request time: POST /tags/add and /tags/remove change them.
+    tags: [...tags],
   }
 }
 
@@ -212,7 +215,7 @@ function crmRowParts(world: World, data: ShopData, index: CrmIndex, i: number): 
   const sources = crmRowSources(data.affiliates[i]!, index.creators[i]!)
   const known = index.rowParts[i]
   if (known && sameValues(known.sources, sources)) return known
-  const entries = Object.entries(crmRow(world, data, index, i, { from: 0, to: -1, ranged: true }))
+  const entries = Object.entries(crmRow(world, data, index, i, { from: 0, to: -1, ranged: true }, []))
   const first = entries.findIndex(([key]) => key === CRM_WINDOW_FIELDS[0])
   const fixed = first >= 0 && entries[entries.length - 1]![0] === 'tags' && CRM_WINDOW_FIELDS.every((key, k) => entries[first + k]?.[0] === key)
   if (!fixed) throw new Error('crmRow no longer lists its window metrics together before its tags')
@@ -231,7 +234,7 @@ function crmRowParts(world: World, data: ShopData, index: CrmIndex, i: number): 
  * `JSON.stringify(crmRow(…))` of each row, joined by commas, as UTF-8: the fixed parts are encoded
  * once per affiliate, only the window's metrics and the tags per request.
  */
-export function crmRowsBytes(world: World, data: ShopData, index: CrmIndex, rows: readonly number[], w: DayWindow, before: string, after: string): Buffer {
+export function crmRowsBytes(world: World, data: ShopData, index: CrmIndex, tagsOf: TagsOf, rows: readonly number[], w: DayWindow, before: string, after: string): Buffer {
   const pieces: Array<Buffer | string> = []
   let text = before
   for (let k = 0; k < rows.length; k++) {
@@ -247,7 +250,7 @@ export function crmRowsBytes(world: World, data: ShopData, index: CrmIndex, rows
         `"gmv":${sum('gmv')},"video_gmv":${sum('video_gmv')},"live_gmv":${sum('live_gmv')},"commission":${sum('commission')}`,
       parts.tail,
     )
-    text = `${JSON.stringify(data.affiliates[i]!.tags)}}`
+    text = `${JSON.stringify(tagsOf(data.affiliates[i]!))}}`
   }
   pieces.push(rows.length ? `${text}${after}` : `${before}${after}`)
   let size = 0
@@ -267,7 +270,7 @@ export function crmRowsBytes(world: World, data: ShopData, index: CrmIndex, rows
 const tagList = (value: unknown): string[] => (Array.isArray(value) ? value.filter((t): t is string => typeof t === 'string') : [])
 
 /** Indexes of the shop's affiliates matching a CRM `filters` object, in record order (see filterCrmAffiliates). */
-export function matchingAffiliates(world: World, data: ShopData, index: CrmIndex, filters: Record<string, any>, window: DayWindow): number[] {
+export function matchingAffiliates(world: World, data: ShopData, index: CrmIndex, tagsOf: TagsOf, filters: Record<string, any>, window: DayWindow): number[] {
   const f = filters ?? {}
   const include = tagList(f.include_tags)
   const exclude = tagList(f.exclude_tags)
@@ -282,8 +285,11 @@ export function matchingAffiliates(world: World, data: ShopData, index: CrmIndex
   for (let i = 0; i < affiliates.length; i++) {
     const affiliate = affiliates[i]!
     if (wantsHandle && !handleContains(affiliate.handle, f.handle)) continue
-    if (include.length && !affiliate.tags.some((t) => include.includes(t))) continue
-    if (exclude.length && affiliate.tags.some((t) => exclude.includes(t))) continue
+    if (include.length || exclude.length) {
+      const tags = tagsOf(affiliate)
+      if (include.length && !tags.some((t) => include.includes(t))) continue
+      if (exclude.length && tags.some((t) => exclude.includes(t))) continue
+    }
     if (wantsAffiliatePerformance && !matchesAffiliatePerformance(index.creators[i]!, f.affiliate_performance)) continue
     if (wantsShopPerformance && !matchesShopPerformance(shopLifetime(world, data, affiliate.creator_id), f.shop_performance)) continue
     if (videoCounts && videoCounts[i]! < minVideos!) continue
@@ -452,7 +458,8 @@ export function filterCrmAffiliates(state: MockState, shopId: string, filters: R
   const data = shopDataOf(world, shopId)
   const window = dayWindow(world, dateRange)
   const index = crmIndexOf(world, data)
-  const sorted = sortCrm(data, index, matchingAffiliates(world, data, index, filters, window), 'gmv', 'desc', window)
-  return sorted.map((i) => crmRow(world, data, index, i, window))
+  const tagsOf = affiliateTags(state, shopId)
+  const sorted = sortCrm(data, index, matchingAffiliates(world, data, index, tagsOf, filters, window), 'gmv', 'desc', window)
+  return sorted.map((i) => crmRow(world, data, index, i, window, tagsOf(data.affiliates[i]!)))
 }
 
