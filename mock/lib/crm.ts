@@ -9,7 +9,7 @@ import type { components } from '../../openapi/types.ts'
 import type { MockState } from '../state.ts'
 import type { World } from '../world.ts'
 import { dayWindow, inWindow, usDateOf, type DayWindow } from './dates.ts'
-import { hasBounds, matchesAffiliatePerformance, matchesShopPerformance, sameRecords } from './filters.ts'
+import { hasBounds, matchesAffiliatePerformance, matchesShopPerformance } from './filters.ts'
 import { postRateOf, shopLifetime } from './figures.ts'
 import { handleContains } from './handles.ts'
 import { creatorContent, creatorOf } from './lookups.ts'
@@ -31,8 +31,6 @@ export type TagsOf = (affiliate: Affiliate) => readonly string[]
  * first CRM request (a reset builds a new world, so a new index).
  */
 interface CrmIndex {
-  /** The affiliate records indexed (a test may add some to the world: then the index is rebuilt). */
-  affiliates: Affiliate[]
   creators: Creator[]
   /** Entity index in `facts.affiliates` (-1 without facts). */
   entities: Int32Array
@@ -54,10 +52,8 @@ interface CrmIndex {
   rowParts: (CrmRowParts | undefined)[]
 }
 
-/** The fixed parts of a CRM row, encoded once, with the record fields they were built from. */
+/** The fixed parts of a CRM row, encoded once: they come from the world alone. */
 interface CrmRowParts {
-  /** crmRowSources when the parts were built. */
-  sources: unknown[]
   /** `{"shop_id":…,"showcasing":…,"units_sold":` */
   head: Buffer
   /** `,"last_post":…,"last_live":…,"email":…,"bio":…,"tags":` */
@@ -71,11 +67,10 @@ const crmIndexes = new WeakMap<ShopData, CrmIndex>()
 
 export function crmIndexOf(world: World, data: ShopData): CrmIndex {
   let index = crmIndexes.get(data)
-  if (index && sameRecords(index.affiliates, data.affiliates)) return index
+  if (index) return index
   const n = data.affiliates.length
   const lastDayOf = (days: number[]) => (days.length ? Math.max(...days) : -1)
   index = {
-    affiliates: [...data.affiliates],
     creators: data.affiliates.map((a) => creatorOf(world, a)),
     entities: Int32Array.from(data.affiliates, (a) => data.facts.affiliates.indexOf(a.creator_id)),
     videos: [],
@@ -190,31 +185,14 @@ const CRM_WINDOW_FIELDS = ['units_sold', 'video_count', 'live_count', 'live_dura
 const jsonNumber = (x: number): string => (Number.isFinite(x) ? String(x) : 'null')
 
 /**
- * Every record field the fixed parts of a CRM row are made of (see crmRow), nested values flattened:
- * the parts are rebuilt when one differs, so an edit of the records in place (tests do) shows at once.
- */
-function crmRowSources(a: Affiliate, c: Creator): unknown[] {
-  const sources: unknown[] = [
-    a.handle, a.creator_id, a.showcasing, a.email, a.phone_number,
-    c.nickname, c.email, c.phone_number, c.med_gmv_revenue, c.follower_cnt, c.brand_collaborations, c.post_rate,
-    c.video_engagement, c.video_avg_view_cnt, c.category, c.gender, c.age, c.race, c.body_type, c.economic_status,
-    c.top_follower_gender, c.top_follower_ages, c.bio, c.regional_geography.length, ...c.regional_geography,
-  ]
-  for (const key in c.category_splits) sources.push(key, c.category_splits[key as keyof typeof c.category_splits])
-  return sources
-}
-
-const sameValues = (a: readonly unknown[], b: readonly unknown[]): boolean => a.length === b.length && a.every((v, k) => Object.is(v, b[k]))
-
-/**
  * The encoded fixed parts of affiliate `i`'s row: everything before the window's metrics, and
  * everything after them but the tags (read at request time). Taken from crmRow itself, so the bytes
- * stay those of its JSON; rebuilt when a field they were built from has changed (crmRowSources).
+ * stay those of its JSON; built once, as the records they come from are the world's, which no
+ * request changes.
  */
 function crmRowParts(world: World, data: ShopData, index: CrmIndex, i: number): CrmRowParts {
-  const sources = crmRowSources(data.affiliates[i]!, index.creators[i]!)
   const known = index.rowParts[i]
-  if (known && sameValues(known.sources, sources)) return known
+  if (known) return known
   const entries = Object.entries(crmRow(world, data, index, i, { from: 0, to: -1, ranged: true }, []))
   const first = entries.findIndex(([key]) => key === CRM_WINDOW_FIELDS[0])
   const fixed = first >= 0 && entries[entries.length - 1]![0] === 'tags' && CRM_WINDOW_FIELDS.every((key, k) => entries[first + k]?.[0] === key)
@@ -222,7 +200,6 @@ function crmRowParts(world: World, data: ShopData, index: CrmIndex, i: number): 
   const head = JSON.stringify(Object.fromEntries(entries.slice(0, first)))
   const tail = JSON.stringify(Object.fromEntries(entries.slice(first + CRM_WINDOW_FIELDS.length, -1)))
   const parts: CrmRowParts = {
-    sources,
     head: Buffer.from(`${head.slice(0, -1)}${head.length > 2 ? ',' : ''}"${CRM_WINDOW_FIELDS[0]}":`, 'utf8'),
     tail: Buffer.from(`${tail.length > 2 ? `,${tail.slice(1, -1)}` : ''},"tags":`, 'utf8'),
   }
@@ -368,7 +345,7 @@ function sortValuesOf(data: ShopData, index: CrmIndex, key: CrmSortKey, w: DayWi
   const id = WINDOWED_SORT_KEYS.has(key) ? `${key}|${w.from}|${w.to}` : key
   const known = kept ? index.sortValues.get(id) : undefined
   if (known) return known
-  const values = new Float64Array(index.affiliates.length)
+  const values = new Float64Array(index.creators.length)
   for (let i = 0; i < values.length; i++) values[i] = crmSortNumber(data, index, i, key, w)
   return kept ? remember(index.sortValues, sortCacheSize(values.length), id, values) : values
 }
@@ -393,7 +370,7 @@ export function sortCrm(data: ShopData, index: CrmIndex, matching: number[], key
     if (xNull !== yNull) return xNull ? 1 : -1
     return (xNull ? 0 : sign * (x - y)) || rank[a]! - rank[b]! || a - b
   }
-  const n = index.affiliates.length
+  const n = index.creators.length
   const id = WINDOWED_SORT_KEYS.has(key) ? `${direction}|${key}|${w.from}|${w.to}` : `${direction}|${key}`
   const sorting = FIXED_SORT_KEYS.has(key) ? (index.sortOrders.get(id) ?? remember(index.sortOrders, sortCacheSize(n), id, { uses: 0 })) : { uses: 0 }
   sorting.uses++
