@@ -22,7 +22,7 @@ import { affiliateTags } from './tags.ts'
 export type CrmRow = components['schemas']['Affiliate']
 
 /** The tags of the shop's affiliates as they are now (mock/lib/tags.ts): the one part of a CRM row requests change. */
-export type TagsOf = (affiliate: Affiliate) => readonly string[]
+type TagsOf = (affiliate: Affiliate) => readonly string[]
 
 /**
  * What the CRM reads of each affiliate that no request changes (the world is read-only; tags live in

@@ -56,7 +56,7 @@ interface OutreachState {
   shops: Map<string, ShopOutreach>
 }
 
-/** The records that are deleted by id, and the field naming each. */
+/** The kinds of record addressed by an id (updated, deleted), and the field holding it. */
 const ID_FIELDS = {
   groups: 'group_id',
   briefs: 'brief_id',
@@ -65,7 +65,7 @@ const ID_FIELDS = {
   workflows: 'workflow_id',
   communityCampaigns: 'campaign_id',
 } as const
-export type DeletableKind = keyof typeof ID_FIELDS
+export type KeyedKind = keyof typeof ID_FIELDS
 
 const OUTREACH_KINDS = ['lists', 'groups', 'briefs', 'automations', 'emailCampaigns', 'emailSenders', 'workflows', 'communityCampaigns', 'communityPayouts'] as const
 
@@ -148,17 +148,18 @@ function newCode(state: OutreachState, shopId: string, kind: CodeKind): string {
 }
 
 /** Replaces the record of `kind` whose id field is `id` by a copy with `changes` (fields keep their order, new ones come last). */
-function replaceRecord<K extends DeletableKind>(state: OutreachState, shopId: string, kind: K, id: string, changes: Partial<OutreachRecords[K][number]>): OutreachRecords[K][number] {
+function replaceRecord<K extends KeyedKind>(state: OutreachState, shopId: string, kind: K, id: string, changes: Partial<OutreachRecords[K][number]>): OutreachRecords[K][number] {
   const records = shopOutreach(state, shopId).records[kind] as Array<OutreachRecords[K][number]>
   const at = records.findIndex((r) => (r as Record<string, unknown>)[ID_FIELDS[kind]] === id)
   if (at < 0) throw new Error(`outreach: no ${kind} record ${id} to update`)
   return (records[at] = { ...records[at]!, ...changes })
 }
 
-/** A write's input: the shop, and the time of the request (ISO) for the records it stamps. */
+/** Every write's input names the shop. */
 interface ShopWrite {
   shopId: string
 }
+/** A write that stamps records takes the request's time (ISO) in its input, never the clock. */
 interface Stamped extends ShopWrite {
   now: string
 }
@@ -167,7 +168,7 @@ export type Draws = ShopWrite & { ids: number; codes: CodeKind[] }
 type Update<T> = Stamped & { id: string; changes: Partial<T> }
 
 const updateOf =
-  <K extends DeletableKind>(kind: K) =>
+  <K extends KeyedKind>(kind: K) =>
   (state: OutreachState, input: Update<OutreachRecords[K][number]>) =>
     replaceRecord(state, input.shopId, kind, input.id, { ...input.changes, updated_at: input.now } as Partial<OutreachRecords[K][number]>)
 
@@ -193,7 +194,7 @@ export const outreachState = defineAreaState('outreach', createOutreachState, {
     lists.splice(lists.findIndex((l) => l.title === input.title), 1)
   },
   /** Removes the record of `kind` whose id field is `id`. */
-  deleteRecord(state, input: ShopWrite & { kind: DeletableKind; id: string }): void {
+  deleteRecord(state, input: ShopWrite & { kind: KeyedKind; id: string }): void {
     const records = shopOutreach(state, input.shopId).records[input.kind] as Array<Record<string, unknown>>
     records.splice(records.findIndex((r) => r[ID_FIELDS[input.kind]] === input.id), 1)
   },

@@ -11,7 +11,7 @@ import type { MockState } from '../../state.ts'
 import type { World } from '../../world.ts'
 import { filterCrmAffiliates } from '../../lib/crm.ts'
 import { listHandle } from '../../lib/handles.ts'
-import { outreachRecords, outreachState, type DeletableKind, type Draws } from '../../lib/outreach.ts'
+import { outreachRecords, outreachState, type KeyedKind, type Draws } from '../../lib/outreach.ts'
 
 /** The record whose `key` is `id`; 404 `No <what> with <key> <id>` when there is none. */
 export function findRecord<T, K extends keyof T & string>(records: readonly T[], key: K, id: unknown, what: string): T {
@@ -24,7 +24,7 @@ export function findRecord<T, K extends keyof T & string>(records: readonly T[],
  * The body of a delete by id, for `defineHandler('deleteX', deleteById(...))`: removes the record of
  * `kind` whose `key` is the input's (404 when unknown) and answers `{data: {<key>: id, deleted: true}}`.
  */
-export function deleteById<K extends string>(kind: DeletableKind, key: K, what: string): (ctx: ShopContext<Record<K, unknown>>) => ApiResult {
+export function deleteById<K extends string>(kind: KeyedKind, key: K, what: string): (ctx: ShopContext<Record<K, unknown>>) => ApiResult {
   return (ctx) => {
     const shopId = ctx.shop.shop_id
     const records = outreachRecords(ctx.state, shopId)[kind] as ReadonlyArray<Record<K, unknown>>
