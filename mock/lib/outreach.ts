@@ -57,7 +57,7 @@ interface OutreachState {
 }
 
 /** The kinds of record addressed by an id (updated, deleted), and the field holding it. */
-const ID_FIELDS = {
+export const ID_FIELDS = {
   groups: 'group_id',
   briefs: 'brief_id',
   automations: 'campaign_id',

@@ -82,7 +82,7 @@ const listGroups = defineHandler('listGroups', (ctx) => {
   return { status: 200, body: { data: { groups, total_count: groups.length } } }
 })
 
-const deleteGroup = defineHandler('deleteGroup', deleteById('groups', 'group_id', 'group'))
+const deleteGroup = defineHandler('deleteGroup', deleteById('groups', 'group'))
 
 /** The shop's CRM creators by handle: tags address creators that are already in the CRM. */
 function crmCreators(data: ShopData): (handle: string) => Affiliate | undefined {

@@ -225,7 +225,7 @@ const updateAutomation = defineHandler('updateAutomation', (ctx) => {
   return { status: 200, body: { data: automationView(ctx, shopId, data, updated, messagesRemaining(ctx, shopId)) } }
 })
 
-const removeAutomation = deleteById('automations', 'campaign_id', 'automation')
+const removeAutomation = deleteById('automations', 'automation')
 // Number the automations before one goes, so their DM and invite events stay attached (spec: POST /shop/stats, campaign_id).
 const deleteAutomation = defineHandler('deleteAutomation', (ctx) => {
   const shopId = ctx.shop.shop_id

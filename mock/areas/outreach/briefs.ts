@@ -73,6 +73,6 @@ const updateCreatorBrief = defineHandler('updateCreatorBrief', (ctx) => {
   return { status: 200, body: { data: briefView(updated) } }
 })
 
-const deleteCreatorBrief = defineHandler('deleteCreatorBrief', deleteById('briefs', 'brief_id', 'creator brief'))
+const deleteCreatorBrief = defineHandler('deleteCreatorBrief', deleteById('briefs', 'creator brief'))
 
 export const briefHandlers = { createCreatorBrief, updateCreatorBrief, deleteCreatorBrief }

@@ -11,7 +11,7 @@ import type { MockState } from '../../state.ts'
 import type { World } from '../../world.ts'
 import { filterCrmAffiliates } from '../../lib/crm.ts'
 import { listHandle } from '../../lib/handles.ts'
-import { outreachRecords, outreachState, type KeyedKind, type Draws } from '../../lib/outreach.ts'
+import { ID_FIELDS, outreachRecords, outreachState, type Draws, type KeyedKind } from '../../lib/outreach.ts'
 
 /** The record whose `key` is `id`; 404 `No <what> with <key> <id>` when there is none. */
 export function findRecord<T, K extends keyof T & string>(records: readonly T[], key: K, id: unknown, what: string): T {
@@ -22,9 +22,11 @@ export function findRecord<T, K extends keyof T & string>(records: readonly T[],
 
 /**
  * The body of a delete by id, for `defineHandler('deleteX', deleteById(...))`: removes the record of
- * `kind` whose `key` is the input's (404 when unknown) and answers `{data: {<key>: id, deleted: true}}`.
+ * `kind` whose id field (ID_FIELDS) is the input's (404 when unknown) and answers
+ * `{data: {<field>: id, deleted: true}}`.
  */
-export function deleteById<K extends string>(kind: KeyedKind, key: K, what: string): (ctx: ShopContext<Record<K, unknown>>) => ApiResult {
+export function deleteById<Kind extends KeyedKind, K extends (typeof ID_FIELDS)[Kind]>(kind: Kind, what: string): (ctx: ShopContext<Record<K, unknown>>) => ApiResult {
+  const key = ID_FIELDS[kind] as K
   return (ctx) => {
     const shopId = ctx.shop.shop_id
     const records = outreachRecords(ctx.state, shopId)[kind] as ReadonlyArray<Record<K, unknown>>

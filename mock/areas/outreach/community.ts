@@ -74,7 +74,7 @@ const updateCommunityCampaign = defineHandler('updateCommunityCampaign', (ctx) =
 })
 
 // Payouts already authorized stay on record (history) after their campaign is deleted.
-const deleteCommunityCampaign = defineHandler('deleteCommunityCampaign', deleteById('communityCampaigns', 'campaign_id', 'community campaign'))
+const deleteCommunityCampaign = defineHandler('deleteCommunityCampaign', deleteById('communityCampaigns', 'community campaign'))
 
 /** The body of POST /community/payouts/authorize. */
 type PayoutInput = InputOf<'authorizeCommunityPayout'>

@@ -133,7 +133,7 @@ const updateEmailCampaign = defineHandler('updateEmailCampaign', (ctx) => {
 })
 
 // The emails already sent stay counted in the emails_sent stat.
-const removeEmailCampaign = deleteById('emailCampaigns', 'campaign_id', 'email campaign')
+const removeEmailCampaign = deleteById('emailCampaigns', 'email campaign')
 const deleteEmailCampaign = defineHandler('deleteEmailCampaign', (ctx) => {
   emailOrdinals(ctx, ctx.shop.shop_id)
   return removeEmailCampaign(ctx)

@@ -44,6 +44,6 @@ const toggleWorkflow = defineHandler('toggleWorkflow', (ctx) => {
   return { status: 200, body: { data: workflowView(toggled) } }
 })
 
-const deleteWorkflow = defineHandler('deleteWorkflow', deleteById('workflows', 'workflow_id', 'workflow'))
+const deleteWorkflow = defineHandler('deleteWorkflow', deleteById('workflows', 'workflow'))
 
 export const workflowHandlers = { listWorkflows, getWorkflow, createWorkflow, toggleWorkflow, deleteWorkflow }
