@@ -118,10 +118,6 @@ export interface MockState {
    * and reports the write to `onWrite`. In strict mode the input must be plain data.
    */
   write<T, W extends Record<string, AreaWrite<T>>, K extends keyof W & string>(definition: AreaState<T, W>, name: K, input: WriteInput<W, K>): WriteResult<W, K>
-  /** The mutable per-shop bag areas keep their state in, created on first use. */
-  shopState(shopId: string): Record<string, unknown>
-  /** One named slot of the shop's bag, created with `init` on first use. */
-  shopState<T>(shopId: string, slot: string, init: () => T): T
   /** A shop of the account by id (undefined for unknown and foreign shops). */
   findShop(shopId: string): ShopRecord | undefined
   /** A fresh world (same seed unless given) and empty stores; the clock and the flags stay. */
@@ -145,7 +141,6 @@ export function createMockState(options: MockStateOptions = {}): MockState {
   let today = fixedToday ?? clock.today()
   const freeze = options.freezeWorld ?? false // TODO(16.2): strict || tests once every area writes through its state
   let world = buildWorld({ seed, scale, today, asOf: clock.now().toISOString(), freeze })
-  let shopBags = new Map<string, Record<string, unknown>>()
   let areaStates = new Map<AreaState<unknown>, unknown>()
   let connector = createConnectorStore(buildConnectorFixtures(world))
   const areaStateOf = <T>(definition: AreaState<T, any>): T => {
@@ -197,13 +192,6 @@ export function createMockState(options: MockStateOptions = {}): MockState {
       options.onWrite?.({ area: definition.area, name, input, version })
       return result as any
     },
-    shopState(shopId: string, slot?: string, init?: () => unknown): any {
-      let bag = shopBags.get(shopId)
-      if (!bag) shopBags.set(shopId, (bag = {}))
-      if (slot === undefined) return bag
-      if (!(slot in bag)) bag[slot] = init!()
-      return bag[slot]
-    },
     findShop(shopId) {
       return world.shops.find((s) => s.shop_id === shopId)
     },
@@ -213,7 +201,6 @@ export function createMockState(options: MockStateOptions = {}): MockState {
       if (next.today !== undefined) fixedToday = next.today
       today = fixedToday ?? clock.today()
       world = buildWorld({ seed, scale, today, asOf: clock.now().toISOString(), freeze })
-      shopBags = new Map()
       areaStates = new Map([...areaStates].filter(([definition]) => definition.survivesReset))
       connector = createConnectorStore(buildConnectorFixtures(world))
       changed()
