@@ -119,10 +119,6 @@ export interface MockState {
    * and reports the write to `onWrite`. In strict mode the input must be plain data.
    */
   write<T, W extends Record<string, AreaWrite<T>>, K extends keyof W & string>(definition: AreaState<T, W>, name: K, input: WriteInput<W, K>): WriteResult<W, K>
-  /** The mutable per-shop bag areas keep their state in, created on first use. */
-  shopState(shopId: string): Record<string, unknown>
-  /** One named slot of the shop's bag, created with `init` on first use. */
-  shopState<T>(shopId: string, slot: string, init: () => T): T
   /** A shop of the account by id (undefined for unknown and foreign shops). */
   findShop(shopId: string): ShopRecord | undefined
   /** A fresh world (same seed unless given) and empty stores; the clock and the flags stay. */
@@ -151,7 +147,6 @@ export function createMockState(options: MockStateOptions = {}): MockState {
   let view = worldAt(generated, clock.nowMs(), { freeze })
   /** Every write since the last reset, in order: replayed on fresh area states when the view moves. */
   let writeLog: Array<{ definition: AreaState<unknown, any>; name: string; input: unknown }> = []
-  let shopBags = new Map<string, Record<string, unknown>>()
   let areaStates = new Map<AreaState<unknown>, unknown>()
   let connector = createConnectorStore(buildConnectorFixtures(view.world, clock.nowMs()))
   const areaStateOf = <T>(definition: AreaState<T, any>): T => {
@@ -234,13 +229,6 @@ export function createMockState(options: MockStateOptions = {}): MockState {
       options.onWrite?.({ area: definition.area, name, input, version })
       return result as any
     },
-    shopState(shopId: string, slot?: string, init?: () => unknown): any {
-      let bag = shopBags.get(shopId)
-      if (!bag) shopBags.set(shopId, (bag = {}))
-      if (slot === undefined) return bag
-      if (!(slot in bag)) bag[slot] = init!()
-      return bag[slot]
-    },
     findShop(shopId) {
       return generated.shops.find((s) => s.shop_id === shopId)
     },
@@ -252,7 +240,6 @@ export function createMockState(options: MockStateOptions = {}): MockState {
       generated = buildWorld({ seed, scale, today, freeze })
       view = worldAt(generated, clock.nowMs(), { freeze })
       writeLog = []
-      shopBags = new Map()
       areaStates = keptOverReset()
       connector = createConnectorStore(buildConnectorFixtures(view.world, clock.nowMs()))
       changed()

@@ -3,9 +3,12 @@
  * videos, slideshows, LIVEs; Resources: Affiliate (CRM row), Video, Slideshow, LIVE stream; Limits).
  * Expected values are recomputed here from the world's fact rows and records.
  */
+import { getResponse } from 'msw'
 import { describe, expect, it } from 'vitest'
 import type { Affiliate, Creator, FactTable, ShopData } from '../fixtures/index.ts'
+import { createHandlers, createMockState } from '../mock/index.ts'
 import { filterCrmAffiliates } from '../mock/lib/crm.ts'
+import { affiliateTagsState } from '../mock/lib/tags.ts'
 import { mockHarness } from './support/harness.ts'
 
 const { state, mainShop: shop, post } = mockHarness()
@@ -82,25 +85,15 @@ describe('CRM list (spec: CRM, videos, slideshows, LIVEs: POST /affiliate/crm/li
   })
 
   it('crm: email falls back to the creator\'s public email; a shop override wins; null when neither is known (spec: Resources: Affiliate (CRM row))', async () => {
-    const [overridden, fallback, unknown] = data.affiliates.slice(3, 6)
-    const saved = [overridden!, fallback!, unknown!].map((a) => ({ a, email: a.email, creatorEmail: creatorOf(a).email }))
-    overridden!.email = 'shop.override@example.com'
-    fallback!.email = null
-    creatorOf(fallback!).email = 'public.profile@example.com'
-    unknown!.email = null
-    creatorOf(unknown!).email = null
-    try {
-      const rows = await crm({})
-      const emailOf = (a: Affiliate) => rows.find((r) => r.creator_id === a.creator_id)!.email
-      expect(emailOf(overridden!)).toBe('shop.override@example.com')
-      expect(emailOf(fallback!)).toBe('public.profile@example.com')
-      expect(emailOf(unknown!)).toBeNull()
-    } finally {
-      for (const s of saved) {
-        s.a.email = s.email
-        creatorOf(s.a).email = s.creatorEmail
-      }
-    }
+    // The generated world has all three (the world is read-only: the CRM indexes it once).
+    const overridden = data.affiliates.find((a) => a.email !== null && a.email !== creatorOf(a).email)!
+    const fallback = data.affiliates.find((a) => a.email === null && creatorOf(a).email !== null)!
+    const unknown = data.affiliates.find((a) => a.email === null && creatorOf(a).email === null)!
+    const rows = await crm({})
+    const emailOf = (a: Affiliate) => rows.find((r) => r.creator_id === a.creator_id)!.email
+    expect(emailOf(overridden)).toBe(overridden.email)
+    expect(emailOf(fallback)).toBe(creatorOf(fallback).email)
+    expect(emailOf(unknown)).toBeNull()
   })
 
   // Every filter, with the rows it must keep, computed from the records and the fact rows.
@@ -130,14 +123,15 @@ describe('CRM list (spec: CRM, videos, slideshows, LIVEs: POST /affiliate/crm/li
     expect(handles(rows)).toEqual(handles(expected))
   })
 
-  it('crm: tags are read from the creator records at request time (a tag another area adds filters at once) (spec: Resources: Rules of the named resources, Tags)', async () => {
+  it('crm: tags are read from the tag state at request time (a tag another area adds filters at once) (spec: Resources: Rules of the named resources, Tags)', async () => {
     const target = data.affiliates[7]!
-    target.tags.push('Fresh Tag')
+    const fresh = { shopId: shop.shop_id, tag: 'Fresh Tag', creatorIds: [target.creator_id] }
+    state.write(affiliateTagsState, 'tagAffiliates', fresh)
     try {
       expect(handles(await crm({ filters: { include_tags: ['Fresh Tag'] } }))).toEqual([target.handle])
       expect(handles(await crm({ filters: { exclude_tags: ['Fresh Tag'] } }))).not.toContain(target.handle)
     } finally {
-      target.tags.pop()
+      state.write(affiliateTagsState, 'untagAffiliates', fresh)
     }
     expect(await crm({ filters: { include_tags: ['Fresh Tag'] } })).toEqual([])
   })
@@ -317,17 +311,24 @@ describe('content lists: date ranges (decision: a reversed range is 400 naming t
 
 describe('content lists: pagination depth (spec: Limits)', () => {
   it('crm: results stop at 10,000 rows: the page past the cap is empty with has_more false (spec: Limits)', async () => {
-    const extra = Array.from({ length: 10_010 }, (_, i) => ({ ...data.affiliates[0]!, creator_id: `depth-${i}`, handle: `depth.${String(i).padStart(5, '0')}`, tags: [] }))
-    data.affiliates.push(...extra)
-    try {
-      const last = await post('/affiliate/crm/list', { page_size: 100, page_number: 100 })
-      expect(last.json).toMatchObject({ has_more: false, page_offset: 9_900 })
-      expect(last.json.results).toHaveLength(100)
-      const beyond = await post('/affiliate/crm/list', { page_size: 100, page_number: 101 })
-      expect(beyond.json).toMatchObject({ results: [], has_more: false })
-    } finally {
-      data.affiliates.splice(data.affiliates.length - extra.length)
+    // A world of its own, enlarged before its first CRM request (the CRM indexes a world once); left
+    // unfrozen for that one edit.
+    const big = createMockState({ seed: 42, rateLimit: false, freezeWorld: false })
+    const affiliates = big.world.shopData[shop.shop_id]!.affiliates
+    affiliates.push(...Array.from({ length: 10_010 }, (_, i) => ({ ...affiliates[0]!, creator_id: `depth-${i}`, handle: `depth.${String(i).padStart(5, '0')}`, tags: [] })))
+    const handlers = createHandlers(big, { baseUrl: 'https://depth.test', log: () => {} })
+    const page = async (pageNumber: number) => {
+      const request = new Request('https://depth.test/affiliate/crm/list', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': 'demo-key', 'x-shop-id': shop.shop_id },
+        body: JSON.stringify({ page_size: 100, page_number: pageNumber }),
+      })
+      return (await (await getResponse(handlers, request))!.json()) as { results: unknown[]; has_more: boolean; page_offset: number }
     }
+    const last = await page(100)
+    expect(last).toMatchObject({ has_more: false, page_offset: 9_900 })
+    expect(last.results).toHaveLength(100)
+    expect(await page(101)).toMatchObject({ results: [], has_more: false })
   })
 
   it('slideshows: page_number x page_size beyond 10,000 is 400 (the list refuses out-of-range paging) (spec: Limits)', async () => {

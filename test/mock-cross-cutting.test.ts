@@ -17,6 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { OperationInfo } from '../openapi/index.ts'
 import { createMockState, createOperationRoutes, createServer, type MockState } from '../mock/index.ts'
 import { contractProblem, exampleFromSchema } from '../mock/testing.ts'
+import { outreachRecords } from '../mock/lib/outreach.ts'
 import { mockHarness } from './support/harness.ts'
 
 const NOW = '2026-03-10T12:00:00.000Z'
@@ -146,7 +147,7 @@ describe('Prefer (issue 4: Prism\'s Prefer header)', () => {
 
   it('prefer: the preferred error does not run the operation, and the next request without Prefer is served normally (spec: Idempotency; issue 4)', async () => {
     mutating()
-    const automations = () => state.world.shopData[mainShop.shop_id]!.automations.length
+    const automations = () => outreachRecords(state, mainShop.shop_id).automations.length
     const before = automations()
     const body = { title: 'Prefer probe', message_type: 'dm', outreach_audience: 'new_affiliates', dm_messages: [{ type: 'text', content: 'Hi [affiliate_name]' }] }
     const create = opById('createAutomation')

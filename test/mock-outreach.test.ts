@@ -3,14 +3,18 @@
  * Endpoints whose shapes are incomplete or absent; States: Automation stopped; Errors: repeated
  * community payout; Limits: lists, tags, creator briefs, automation audience filters; Idempotency),
  * in-process through MSW with the small world. Every response is checked against the contract;
- * expectations are computed here from the world's records, not read back from the mock.
+ * expectations are computed here from the world's records and the state's outreach records and tags
+ * (mock/lib/outreach.ts, mock/lib/tags.ts: requests change those, never the world), not read back
+ * from the mock's answers.
  */
 import { setupServer } from 'msw/node'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { BRIEF_URL, COMMUNITY_URL } from '../fixtures/outreach.ts'
-import type { Affiliate, CreatorBrief } from '../fixtures/types.ts'
+import type { Affiliate, Automation } from '../fixtures/types.ts'
 import { recordEvent, recordedEvents } from '../mock/events.ts'
 import { createHandlers, createMockState } from '../mock/index.ts'
+import { outreachRecords, outreachState } from '../mock/lib/outreach.ts'
+import { affiliateTags } from '../mock/lib/tags.ts'
 import { contractProblem } from '../mock/testing.ts'
 
 const BASE = 'https://outreach.example.com'
@@ -41,7 +45,10 @@ async function call(operationId: string, body: unknown = {}, { shop = mainShop.s
   return { status: res.status, text, json: JSON.parse(text) as any }
 }
 
-const data = (shop = mainShop.shop_id) => state.world.shopData[shop]!
+/** The shop's data as requests leave it: the world's, with the outreach records of the state. */
+const data = (shop = mainShop.shop_id) => ({ ...state.world.shopData[shop]!, ...outreachRecords(state, shop) })
+/** A CRM creator's tags now (the tag state's). */
+const tagsOf = (a: Affiliate, shop = mainShop.shop_id) => affiliateTags(state, shop)(a)
 const creators = () => state.world.creators
 /** Handles of creators of the platform index that are not in the shop's CRM. */
 const outsideCrm = (n: number, shop = mainShop.shop_id) => {
@@ -50,7 +57,7 @@ const outsideCrm = (n: number, shop = mainShop.shop_id) => {
 }
 const localDate = (ms: number | string, timeZone = mainShop.timezone) =>
   new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(new Date(ms))
-const withTag = (tag: string, shop = mainShop.shop_id) => data(shop).affiliates.filter((a) => a.tags.includes(tag))
+const withTag = (tag: string, shop = mainShop.shop_id) => data(shop).affiliates.filter((a) => tagsOf(a, shop).includes(tag))
 const handlesOf = (rows: Array<{ handle: string }>) => rows.map((r) => r.handle).sort()
 
 /** DMs (first DMs, open-plan cards, follow-ups) of the seeded log and the recorded ones on the shop's local day of `NOW`. */
@@ -181,7 +188,8 @@ describe('outreach automations (spec: Outreach automations)', () => {
     const refused = await call('updateAutomation', { campaign_id: current.campaign_id, outreach_filters: { gmv_ranges: ['$1K+'] } })
     expect(refused.status).toBe(400)
     expect(refused.json.error).toContain('outreach_filters.gmv_ranges')
-    old.outreach_filters = { gmv_ranges: ['$100-$1K'] }
+    // An old automation: one that carries a legacy bucket (the world is read-only: written through the outreach state).
+    state.write(outreachState, 'updateAutomation', { shopId: mainShop.shop_id, id: old.campaign_id, changes: { outreach_filters: { gmv_ranges: ['$100-$1K'] } as Automation['outreach_filters'] }, now: NOW })
     const accepted = await call('updateAutomation', { campaign_id: old.campaign_id, outreach_filters: { gmv_ranges: ['$1K+'], live_gmv: ['$0-$100'] } })
     expect(accepted.status).toBe(200)
     expect(accepted.json.data.outreach_filters).toEqual({ gmv_ranges: ['$1K+'], live_gmv: ['$0-$100'] })
@@ -219,7 +227,7 @@ describe('outreach automations (spec: Outreach automations)', () => {
     const vips = data().groups.find((g) => g.filters.include_tags?.includes('VIP'))!
     const id = (await call('createAutomation', automationBody({ outreach_audience: { type: 'groups', group_id: vips.group_id } }))).json.data.campaign_id
     expect((await automationById(id))!.audience_count).toBe(withTag('VIP').length)
-    const newcomer = data().affiliates.find((a) => !a.tags.includes('VIP'))!
+    const newcomer = data().affiliates.find((a) => !tagsOf(a).includes('VIP'))!
     expect((await call('addTag', { tag: 'VIP', handles: [newcomer.handle] })).status).toBe(200)
     expect((await automationById(id))!.audience_count).toBe(withTag('VIP').length)
     expect(withTag('VIP')).toContain(newcomer)
@@ -292,7 +300,7 @@ describe('lists (spec: Rules of the named resources: Lists; Limits: lists)', () 
     const res = await call('createList', { title: list.title, handles: [before[0]!, `@${fresh[0]}`, fresh[0]!, fresh[1]!.toUpperCase()] })
     expect(res.status).toBe(201)
     expect(res.json.data).toEqual({ title: list.title, added_count: 2, unmatched: [], creator_count: before.length + 2 })
-    expect(list.handles).toEqual([...before, ...fresh])
+    expect(data().lists.find((l) => l.title === list.title)!.handles).toEqual([...before, ...fresh])
     expect(data().lists.filter((l) => l.title === list.title)).toHaveLength(1)
   })
 
@@ -349,12 +357,12 @@ describe('lists (spec: Rules of the named resources: Lists; Limits: lists)', () 
 describe('groups (spec: Rules of the named resources: Groups)', () => {
   it('groups: create saves a CRM filter (201) with the creators it matches now; the listing re-resolves it after a tag change; delete by group_id (spec: Groups: re-resolved dynamically)', async () => {
     const filters = { include_tags: ['Gifted'], exclude_tags: ['Do Not Contact'] }
-    const matching = () => data().affiliates.filter((a) => a.tags.includes('Gifted') && !a.tags.includes('Do Not Contact')).length
+    const matching = () => data().affiliates.filter((a) => tagsOf(a).includes('Gifted') && !tagsOf(a).includes('Do Not Contact')).length
     const created = await call('createGroup', { name: 'Gifted, contactable', filters })
     expect(created.status).toBe(201)
     expect(created.json.data).toMatchObject({ name: 'Gifted, contactable', filters, creator_count: matching(), created_at: NOW })
     const id = created.json.data.group_id
-    const untagged = data().affiliates.find((a) => !a.tags.includes('Gifted') && !a.tags.includes('Do Not Contact'))!
+    const untagged = data().affiliates.find((a) => !tagsOf(a).includes('Gifted') && !tagsOf(a).includes('Do Not Contact'))!
     await call('addTag', { tag: 'Gifted', handles: [untagged.handle] })
     const listed = await call('listGroups', {})
     expect(listed.json.data.total_count).toBe(data().groups.length)
@@ -391,7 +399,7 @@ describe('tags (spec: Rules of the named resources: Tags; Limits: tags)', () => 
   })
 
   it('tags: names keep their case (VIP and vip differ) (spec: Rules of the named resources: Tags)', async () => {
-    const target = data().affiliates.find((a) => !a.tags.includes('VIP') && !a.tags.includes('vip'))!
+    const target = data().affiliates.find((a) => !tagsOf(a).includes('VIP') && !tagsOf(a).includes('vip'))!
     const vipBefore = withTag('VIP').length
     const lowerBefore = withTag('vip').length
     await call('addTag', { tag: 'vip', handles: [target.handle] })
@@ -412,7 +420,7 @@ describe('tags (spec: Rules of the named resources: Tags; Limits: tags)', () => 
   it('tags: removing the last creator makes the tag disappear; removing a tag nobody has is 404 (spec: Rules of the named resources: Tags)', async () => {
     const holders = withTag('Gifted')
     expect(holders.length).toBeGreaterThan(0)
-    const partial = await call('removeTag', { tag: 'Gifted', handles: [holders[0]!.handle, data().affiliates.find((a) => !a.tags.includes('Gifted'))!.handle, 'zz.nobody'] })
+    const partial = await call('removeTag', { tag: 'Gifted', handles: [holders[0]!.handle, data().affiliates.find((a) => !tagsOf(a).includes('Gifted'))!.handle, 'zz.nobody'] })
     expect(partial.json.data).toEqual({ tag: 'Gifted', removed_count: 1, unmatched: ['zz.nobody'] })
     expect(await tagCount('Gifted')).toBe(holders.length - 1)
     await call('removeTag', { tag: 'Gifted', handles: holders.slice(1).map((a) => a.handle) })
@@ -437,7 +445,7 @@ describe('tags (spec: Rules of the named resources: Tags; Limits: tags)', () => 
 
   it('tags: the listing counts the shop\'s creators per tag, most used first, with a case-insensitive search', async () => {
     const counts = new Map<string, number>()
-    for (const a of data().affiliates) for (const t of a.tags) counts.set(t, (counts.get(t) ?? 0) + 1)
+    for (const a of data().affiliates) for (const t of tagsOf(a)) counts.set(t, (counts.get(t) ?? 0) + 1)
     const expected = [...counts].sort(([a, m], [b, n]) => n - m || (a < b ? -1 : 1)).map(([tag, creator_count]) => ({ tag, creator_count }))
     const res = await call('listTags', {})
     expect(res.json.data).toEqual({ tags: expected, total_count: expected.length })
@@ -534,14 +542,14 @@ describe('creator briefs (spec: Rules of the named resources: Creator briefs; Li
   })
 
   it('briefs: the 501st brief of a shop is refused; the 500th is created (spec: Limits: at most 500 per shop)', async () => {
-    const briefs = data().briefs
-    const template = briefs[0]!
-    while (briefs.length < 499) briefs.push({ ...template, brief_id: `filler-${briefs.length}`, short_code: `f${String(briefs.length).padStart(7, '0')}` } as CreatorBrief)
+    const briefs = () => data().briefs
+    const filler = { shopId: mainShop.shop_id, title: null, type: 'static', video_mode: 'auto', video_ids: [], product_id: null, now: NOW } as const
+    while (briefs().length < 499) state.write(outreachState, 'createBrief', { ...filler, video_ids: [] })
     expect((await call('createCreatorBrief', { type: 'static' })).status).toBe(201)
-    expect(briefs).toHaveLength(500)
+    expect(briefs()).toHaveLength(500)
     const refused = await call('createCreatorBrief', { type: 'static' })
     expect(refused).toMatchObject({ status: 400, json: { error: 'Creator brief limit reached (500 per shop)' } })
-    expect(briefs).toHaveLength(500)
+    expect(briefs()).toHaveLength(500)
   })
 
   it('briefs: update keeps the type; switching to auto clears the picked videos; unknown brief_id is 404 (spec: Creator briefs)', async () => {

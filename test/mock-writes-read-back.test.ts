@@ -6,6 +6,7 @@
  * Idempotency; States and transitions: Idempotency completed).
  */
 import { describe, expect, it } from 'vitest'
+import { outreachRecords } from '../mock/lib/outreach.ts'
 import { mockHarness, type Params } from './support/harness.ts'
 
 const NOW = '2026-03-10T12:00:00.000Z'
@@ -146,7 +147,8 @@ interface IdempotentWrite {
   observe: () => Promise<unknown>
 }
 
-const shopData = () => state.world.shopData[mainShop.shop_id]!
+/** The main shop's data as requests leave it: the world's, with the outreach records of the state. */
+const shopData = () => ({ ...state.world.shopData[mainShop.shop_id]!, ...outreachRecords(state, mainShop.shop_id) })
 const automationIds = async () => ((await ok('listAutomations', {})).automations as Array<{ campaign_id: string }>).map((a) => a.campaign_id)
 const automation = async (id: string) => ((await ok('listAutomations', {})).automations as Array<Record<string, any>>).find((a) => a.campaign_id === id)
 const groupIds = async () => ((await ok('listGroups', {})).groups as Array<{ group_id: string }>).map((g) => g.group_id)
@@ -167,7 +169,7 @@ let target: Record<string, any> = {}
 const sampleRow = async () => (await sampleRows()).find((r) => r.apply_id === target.apply_id)
 // Email campaigns, senders, creator briefs and community campaigns have no read endpoint in the spec:
 // their state is read from the mock's records.
-const records = (collection: 'emailCampaigns' | 'emailSenders' | 'briefs' | 'communityCampaigns') => (shopData()[collection] as Array<Record<string, any>>).map((r) => ({ ...r }))
+const records = (collection: 'emailCampaigns' | 'emailSenders' | 'briefs' | 'communityCampaigns') => (shopData()[collection] as ReadonlyArray<Record<string, any>>).map((r) => ({ ...r }))
 
 const WRITES: IdempotentWrite[] = [
   { operationId: 'createAutomation', setup: async () => automationBody(), observe: automationIds },

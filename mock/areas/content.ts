@@ -20,6 +20,7 @@ import { round2 } from '../lib/numbers.ts'
 import { countOnly, offsetResultsPage } from '../lib/pages.ts'
 import { shopDataFor } from '../lib/shop.ts'
 import { sortDirectionOf, sortKeyOf, sortRows, type SortValue } from '../lib/sort.ts'
+import { affiliateTags } from '../lib/tags.ts'
 
 type Schemas = components['schemas']
 export type VideoRow = Schemas['Video']
@@ -35,7 +36,8 @@ const listCrmAffiliates = defineHandler('listCrmAffiliates', (ctx) => {
   const data = shopDataFor(ctx)
   const window = dayWindow(world, input.date_range)
   const index = crmIndexOf(world, data)
-  const matching = matchingAffiliates(world, data, index, input.filters ?? {}, window)
+  const tagsOf = affiliateTags(ctx.state, data.shop.shop_id)
+  const matching = matchingAffiliates(world, data, index, tagsOf, input.filters ?? {}, window)
   if (input.just_count === true) return countOnly(matching.length)
   // Only the rows up to the end of the page are ordered, and only the page's rows are built.
   const page = ctx.page
@@ -46,7 +48,7 @@ const listCrmAffiliates = defineHandler('listCrmAffiliates', (ctx) => {
   // JSON.stringify({ results: rows.map(crmRow), has_more, page_size, page_offset }), built from each
   // row's parts encoded once (see crmRowsBytes).
   const after = `],"has_more":${hasMore},"page_size":${JSON.stringify(page.pageSize)},"page_offset":${JSON.stringify(page.offset)}}`
-  return { status: 200, rawBytes: crmRowsBytes(world, data, index, rows, window, '{"results":[', after) }
+  return { status: 200, rawBytes: crmRowsBytes(world, data, index, tagsOf, rows, window, '{"results":[', after) }
 })
 
 // ---- Videos, slideshows, LIVEs ----

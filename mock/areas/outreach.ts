@@ -2,8 +2,9 @@
  * Outreach (spec: Outreach automations; Other named resources; Rules of the named resources;
  * Endpoints whose shapes are incomplete or absent: emails, groups, lists, tags, workflows, briefs,
  * community): automations, lists, groups, tags, workflows, creator briefs, community campaigns and
- * payouts, email campaigns and senders. Writes change the shop's records in the state's world, so
- * every area's reads see them (a tag filters the CRM, a sent email counts in `emails_sent`).
+ * payouts, email campaigns and senders. Writes go through the outreach state (mock/lib/outreach.ts)
+ * and the tag state (mock/lib/tags.ts), which every area reads, so they see them at once (a tag
+ * filters the CRM, a sent email counts in `emails_sent`); the world stays as generated.
  */
 import type { AreaModule } from '../context.ts'
 import { audienceHandlers } from './outreach/audiences.ts'

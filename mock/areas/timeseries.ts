@@ -17,6 +17,7 @@ import { round2 } from '../lib/numbers.ts'
 import { dataPage } from '../lib/pages.ts'
 import { shopDataFor } from '../lib/shop.ts'
 import { sortKeyOf, sortRows, type SortDirection, type SortValue } from '../lib/sort.ts'
+import { affiliateTags } from '../lib/tags.ts'
 
 type Schemas = components['schemas']
 export type ProductTimeseriesRow = Schemas['ProductTimeseriesRow']
@@ -175,8 +176,8 @@ function creatorWindowMetrics(world: World, data: ShopData, affiliate: Affiliate
   }
 }
 
-/** spec: Affiliate timeseries row: the platform-wide profile fields of the row. */
-function affiliateProfile(creator: Creator, affiliate: Affiliate) {
+/** spec: Affiliate timeseries row: the platform-wide profile fields of the row, and the shop's tags. */
+function affiliateProfile(creator: Creator, tags: readonly string[]) {
   return {
     creator_oecuid: creator.creator_oecuid,
     follower_cnt: creator.follower_cnt,
@@ -199,7 +200,7 @@ function affiliateProfile(creator: Creator, affiliate: Affiliate) {
     face_visibility: creator.face_visibility,
     tone: creator.tone,
     language: creator.language,
-    tags: [...affiliate.tags],
+    tags: [...tags],
   }
 }
 
@@ -214,6 +215,7 @@ const searchTimeseriesAffiliates = defineHandler('searchTimeseriesAffiliates', (
     // Only creators with activity for the shop in the window (matching the filters) are rows.
     .filter(({ metrics: m }) => m.gmv > 0 || m.views > 0 || m.units_sold > 0 || m.commission > 0 || m.video_count > 0 || m.live_count > 0)
   const sortBy = params.sort_by ?? 'gmv'
+  const tagsOf = affiliateTags(ctx.state, data.shop.shop_id)
   const sorted = sortRows(ranked, (r) => r.metrics[sortBy], direction, (r) => r.affiliate.handle)
   // spec: live_gmv comes from LIVE session data, joined after ranking (so it cannot be sorted on).
   return dataPage(ctx, sorted, ({ affiliate, metrics: m }): AffiliateTimeseriesRow => {
@@ -235,7 +237,7 @@ const searchTimeseriesAffiliates = defineHandler('searchTimeseriesAffiliates', (
       video_count: m.video_count,
       live_count: m.live_count,
       ...derivedRates(m),
-      ...affiliateProfile(creator, affiliate),
+      ...affiliateProfile(creator, tagsOf(affiliate)),
     }
   })
 })

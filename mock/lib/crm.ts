@@ -9,27 +9,28 @@ import type { components } from '../../openapi/types.ts'
 import type { MockState } from '../state.ts'
 import type { World } from '../world.ts'
 import { dayWindow, inWindow, usDateOf, type DayWindow } from './dates.ts'
-import { hasBounds, matchesAffiliatePerformance, matchesShopPerformance, sameRecords } from './filters.ts'
+import { hasBounds, matchesAffiliatePerformance, matchesShopPerformance } from './filters.ts'
 import { postRateOf, shopLifetime } from './figures.ts'
 import { handleContains } from './handles.ts'
 import { creatorContent, creatorOf } from './lookups.ts'
 import { round2 } from './numbers.ts'
 import { shopDataOf } from './shop.ts'
 import { compareText, type SortDirection } from './sort.ts'
+import { affiliateTags } from './tags.ts'
 
 /** A CRM row as the contract returns it (spec: Resources: Affiliate (CRM row)). */
 export type CrmRow = components['schemas']['Affiliate']
 
+/** The tags of the shop's affiliates as they are now (mock/lib/tags.ts): the one part of a CRM row requests change. */
+type TagsOf = (affiliate: Affiliate) => readonly string[]
 
 /**
- * What the CRM reads of each affiliate that no request changes (the world's content is fixed; only
- * tags are edited, and they are read at request time): its creator, fact-table entity, posts, LIVEs,
- * last post and LIVE days, and its handle's rank in sort order. Built once per shop of a world, on
- * the first CRM request (a reset builds a new world, so a new index).
+ * What the CRM reads of each affiliate that no request changes (the world is read-only; tags live in
+ * the tag state and are read at request time): its creator, fact-table entity, posts, LIVEs, last
+ * post and LIVE days, and its handle's rank in sort order. Built once per shop of a world, on the
+ * first CRM request (a reset builds a new world, so a new index).
  */
 interface CrmIndex {
-  /** The affiliate records indexed (a test may add some to the world: then the index is rebuilt). */
-  affiliates: Affiliate[]
   creators: Creator[]
   /** Entity index in `facts.affiliates` (-1 without facts). */
   entities: Int32Array
@@ -47,14 +48,12 @@ interface CrmIndex {
   sortValues: Map<string, Float64Array>
   /** Every affiliate in sort order by key, direction and window, built when a sort repeats (bounded). */
   sortOrders: Map<string, { uses: number; order?: Int32Array }>
-  /** The UTF-8 bytes of each row's fixed parts, built on first use (see crmRowBytes). */
+  /** The UTF-8 bytes of each row's fixed parts, built on first use (see crmRowsBytes). */
   rowParts: (CrmRowParts | undefined)[]
 }
 
-/** The fixed parts of a CRM row, encoded once, with the record fields they were built from. */
+/** The fixed parts of a CRM row, encoded once: they come from the world alone. */
 interface CrmRowParts {
-  /** crmRowSources when the parts were built. */
-  sources: unknown[]
   /** `{"shop_id":…,"showcasing":…,"units_sold":` */
   head: Buffer
   /** `,"last_post":…,"last_live":…,"email":…,"bio":…,"tags":` */
@@ -68,11 +67,10 @@ const crmIndexes = new WeakMap<ShopData, CrmIndex>()
 
 export function crmIndexOf(world: World, data: ShopData): CrmIndex {
   let index = crmIndexes.get(data)
-  if (index && sameRecords(index.affiliates, data.affiliates)) return index
+  if (index) return index
   const n = data.affiliates.length
   const lastDayOf = (days: number[]) => (days.length ? Math.max(...days) : -1)
   index = {
-    affiliates: [...data.affiliates],
     creators: data.affiliates.map((a) => creatorOf(world, a)),
     entities: Int32Array.from(data.affiliates, (a) => data.facts.affiliates.indexOf(a.creator_id)),
     videos: [],
@@ -133,7 +131,7 @@ const windowLivesOf = (index: CrmIndex, i: number, w: DayWindow): LiveStream[] =
 const lastDayText = (world: World, day: number): string | null => (day < 0 ? null : usDateOf(world, day))
 
 /** spec: Affiliate (CRM row): shop metrics all-time or within the window, the public profile, the shop's tags. */
-function crmRow(world: World, data: ShopData, index: CrmIndex, i: number, w: DayWindow): CrmRow {
+function crmRow(world: World, data: ShopData, index: CrmIndex, i: number, w: DayWindow, tags: readonly string[]): CrmRow {
   const affiliate = data.affiliates[i]!
   const creator = index.creators[i]!
   const sum = (metric: CrmMetric) => crmSum(data, index, i, metric, w)
@@ -175,8 +173,8 @@ function crmRow(world: World, data: ShopData, index: CrmIndex, i: number, w: Day
     top_follower_gender: creator.top_follower_gender,
     top_follower_ages: creator.top_follower_ages,
     bio: creator.bio,
-    // Read at request time: the tags area edits the records.
-    tags: [...affiliate.tags],
+    // The tag state's, at request time: POST /tags/add and /tags/remove change them.
+    tags: [...tags],
   }
 }
 
@@ -187,39 +185,21 @@ const CRM_WINDOW_FIELDS = ['units_sold', 'video_count', 'live_count', 'live_dura
 const jsonNumber = (x: number): string => (Number.isFinite(x) ? String(x) : 'null')
 
 /**
- * Every record field the fixed parts of a CRM row are made of (see crmRow), nested values flattened:
- * the parts are rebuilt when one differs, so an edit of the records in place (tests do) shows at once.
- */
-function crmRowSources(a: Affiliate, c: Creator): unknown[] {
-  const sources: unknown[] = [
-    a.handle, a.creator_id, a.showcasing, a.email, a.phone_number,
-    c.nickname, c.email, c.phone_number, c.med_gmv_revenue, c.follower_cnt, c.brand_collaborations, c.post_rate,
-    c.video_engagement, c.video_avg_view_cnt, c.category, c.gender, c.age, c.race, c.body_type, c.economic_status,
-    c.top_follower_gender, c.top_follower_ages, c.bio, c.regional_geography.length, ...c.regional_geography,
-  ]
-  for (const key in c.category_splits) sources.push(key, c.category_splits[key as keyof typeof c.category_splits])
-  return sources
-}
-
-const sameValues = (a: readonly unknown[], b: readonly unknown[]): boolean => a.length === b.length && a.every((v, k) => Object.is(v, b[k]))
-
-/**
  * The encoded fixed parts of affiliate `i`'s row: everything before the window's metrics, and
  * everything after them but the tags (read at request time). Taken from crmRow itself, so the bytes
- * stay those of its JSON; rebuilt when a field they were built from has changed (crmRowSources).
+ * stay those of its JSON; built once, as the records they come from are the world's, which no
+ * request changes.
  */
 function crmRowParts(world: World, data: ShopData, index: CrmIndex, i: number): CrmRowParts {
-  const sources = crmRowSources(data.affiliates[i]!, index.creators[i]!)
   const known = index.rowParts[i]
-  if (known && sameValues(known.sources, sources)) return known
-  const entries = Object.entries(crmRow(world, data, index, i, { from: 0, to: -1, ranged: true }))
+  if (known) return known
+  const entries = Object.entries(crmRow(world, data, index, i, { from: 0, to: -1, ranged: true }, []))
   const first = entries.findIndex(([key]) => key === CRM_WINDOW_FIELDS[0])
   const fixed = first >= 0 && entries[entries.length - 1]![0] === 'tags' && CRM_WINDOW_FIELDS.every((key, k) => entries[first + k]?.[0] === key)
   if (!fixed) throw new Error('crmRow no longer lists its window metrics together before its tags')
   const head = JSON.stringify(Object.fromEntries(entries.slice(0, first)))
   const tail = JSON.stringify(Object.fromEntries(entries.slice(first + CRM_WINDOW_FIELDS.length, -1)))
   const parts: CrmRowParts = {
-    sources,
     head: Buffer.from(`${head.slice(0, -1)}${head.length > 2 ? ',' : ''}"${CRM_WINDOW_FIELDS[0]}":`, 'utf8'),
     tail: Buffer.from(`${tail.length > 2 ? `,${tail.slice(1, -1)}` : ''},"tags":`, 'utf8'),
   }
@@ -231,7 +211,7 @@ function crmRowParts(world: World, data: ShopData, index: CrmIndex, i: number): 
  * `JSON.stringify(crmRow(…))` of each row, joined by commas, as UTF-8: the fixed parts are encoded
  * once per affiliate, only the window's metrics and the tags per request.
  */
-export function crmRowsBytes(world: World, data: ShopData, index: CrmIndex, rows: readonly number[], w: DayWindow, before: string, after: string): Buffer {
+export function crmRowsBytes(world: World, data: ShopData, index: CrmIndex, tagsOf: TagsOf, rows: readonly number[], w: DayWindow, before: string, after: string): Buffer {
   const pieces: Array<Buffer | string> = []
   let text = before
   for (let k = 0; k < rows.length; k++) {
@@ -247,7 +227,7 @@ export function crmRowsBytes(world: World, data: ShopData, index: CrmIndex, rows
         `"gmv":${sum('gmv')},"video_gmv":${sum('video_gmv')},"live_gmv":${sum('live_gmv')},"commission":${sum('commission')}`,
       parts.tail,
     )
-    text = `${JSON.stringify(data.affiliates[i]!.tags)}}`
+    text = `${JSON.stringify(tagsOf(data.affiliates[i]!))}}`
   }
   pieces.push(rows.length ? `${text}${after}` : `${before}${after}`)
   let size = 0
@@ -267,7 +247,7 @@ export function crmRowsBytes(world: World, data: ShopData, index: CrmIndex, rows
 const tagList = (value: unknown): string[] => (Array.isArray(value) ? value.filter((t): t is string => typeof t === 'string') : [])
 
 /** Indexes of the shop's affiliates matching a CRM `filters` object, in record order (see filterCrmAffiliates). */
-export function matchingAffiliates(world: World, data: ShopData, index: CrmIndex, filters: Record<string, any>, window: DayWindow): number[] {
+export function matchingAffiliates(world: World, data: ShopData, index: CrmIndex, tagsOf: TagsOf, filters: Record<string, any>, window: DayWindow): number[] {
   const f = filters ?? {}
   const include = tagList(f.include_tags)
   const exclude = tagList(f.exclude_tags)
@@ -282,8 +262,11 @@ export function matchingAffiliates(world: World, data: ShopData, index: CrmIndex
   for (let i = 0; i < affiliates.length; i++) {
     const affiliate = affiliates[i]!
     if (wantsHandle && !handleContains(affiliate.handle, f.handle)) continue
-    if (include.length && !affiliate.tags.some((t) => include.includes(t))) continue
-    if (exclude.length && affiliate.tags.some((t) => exclude.includes(t))) continue
+    if (include.length || exclude.length) {
+      const tags = tagsOf(affiliate)
+      if (include.length && !tags.some((t) => include.includes(t))) continue
+      if (exclude.length && tags.some((t) => exclude.includes(t))) continue
+    }
     if (wantsAffiliatePerformance && !matchesAffiliatePerformance(index.creators[i]!, f.affiliate_performance)) continue
     if (wantsShopPerformance && !matchesShopPerformance(shopLifetime(world, data, affiliate.creator_id), f.shop_performance)) continue
     if (videoCounts && videoCounts[i]! < minVideos!) continue
@@ -362,7 +345,7 @@ function sortValuesOf(data: ShopData, index: CrmIndex, key: CrmSortKey, w: DayWi
   const id = WINDOWED_SORT_KEYS.has(key) ? `${key}|${w.from}|${w.to}` : key
   const known = kept ? index.sortValues.get(id) : undefined
   if (known) return known
-  const values = new Float64Array(index.affiliates.length)
+  const values = new Float64Array(index.creators.length)
   for (let i = 0; i < values.length; i++) values[i] = crmSortNumber(data, index, i, key, w)
   return kept ? remember(index.sortValues, sortCacheSize(values.length), id, values) : values
 }
@@ -387,7 +370,7 @@ export function sortCrm(data: ShopData, index: CrmIndex, matching: number[], key
     if (xNull !== yNull) return xNull ? 1 : -1
     return (xNull ? 0 : sign * (x - y)) || rank[a]! - rank[b]! || a - b
   }
-  const n = index.affiliates.length
+  const n = index.creators.length
   const id = WINDOWED_SORT_KEYS.has(key) ? `${direction}|${key}|${w.from}|${w.to}` : `${direction}|${key}`
   const sorting = FIXED_SORT_KEYS.has(key) ? (index.sortOrders.get(id) ?? remember(index.sortOrders, sortCacheSize(n), id, { uses: 0 })) : { uses: 0 }
   sorting.uses++
@@ -452,7 +435,8 @@ export function filterCrmAffiliates(state: MockState, shopId: string, filters: R
   const data = shopDataOf(world, shopId)
   const window = dayWindow(world, dateRange)
   const index = crmIndexOf(world, data)
-  const sorted = sortCrm(data, index, matchingAffiliates(world, data, index, filters, window), 'gmv', 'desc', window)
-  return sorted.map((i) => crmRow(world, data, index, i, window))
+  const tagsOf = affiliateTags(state, shopId)
+  const sorted = sortCrm(data, index, matchingAffiliates(world, data, index, tagsOf, filters, window), 'gmv', 'desc', window)
+  return sorted.map((i) => crmRow(world, data, index, i, window, tagsOf(data.affiliates[i]!)))
 }
 

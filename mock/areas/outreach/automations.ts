@@ -5,11 +5,12 @@
 import type { EventKind } from '../../../fixtures/facts.ts'
 import type { Automation, Creator, ShopData } from '../../../fixtures/types.ts'
 import type { components } from '../../../openapi/types.ts'
-import { defineHandler, type InputOf, type RequestContext } from '../../context.ts'
+import { defineHandler, type DeepReadonly, type InputOf, type RequestContext } from '../../context.ts'
 import { campaignOrdinalTable, countShopEvents } from '../../events.ts'
 import { apiError } from '../../respond.ts'
-import { deleteById, findRecord, groupMembers, newId, nonBlank } from './common.ts'
+import { deleteById, findRecord, groupMembers, nonBlank } from './common.ts'
 import { localDayStartMs } from '../../lib/dates.ts'
+import { outreachRecords, outreachState, type OutreachRecords } from '../../lib/outreach.ts'
 import { MIN_SPS_TO_MESSAGE, shopScope } from '../../lib/shop.ts'
 
 type OutreachAudience = components['schemas']['OutreachAudience']
@@ -78,7 +79,7 @@ function audienceOf(input: InputOf<'createAutomation' | 'updateAutomation'>): Ou
 }
 
 // spec: Rules of the named resources: Groups: an automation uses one by `groups` with `group_id`; lists by `list`.
-function requireAudienceExists(data: ShopData, audience: OutreachAudience): void {
+function requireAudienceExists(data: DeepReadonly<OutreachRecords>, audience: OutreachAudience): void {
   if (audience.type === 'groups' && !data.groups.some((g) => g.group_id === audience.group_id)) {
     throw apiError(400, `outreach_audience.group_id: no group ${audience.group_id} in this shop`)
   }
@@ -149,53 +150,50 @@ export function matchesOutreachFilters(creator: Creator, filters: OutreachFilter
  * re-resolved against the CRM, a list is its roster, `new_affiliates` are the platform's creators
  * not yet in the shop's CRM that pass the stored filters.
  */
-function audienceCount(ctx: RequestContext, shopId: string, data: ShopData, automation: Automation): number | null {
+function audienceCount(ctx: RequestContext, shopId: string, data: ShopData, automation: DeepReadonly<Automation>): number | null {
   const audience = automation.outreach_audience
+  const records = outreachRecords(ctx.state, shopId)
   if (audience.type === 'groups') {
-    const group = data.groups.find((g) => g.group_id === audience.group_id)
+    const group = records.groups.find((g) => g.group_id === audience.group_id)
     return group ? groupMembers(ctx.state, shopId, group.filters).length : null
   }
-  if (audience.type === 'list') return data.lists.find((l) => l.title === audience.list)?.handles.length ?? null
+  if (audience.type === 'list') return records.lists.find((l) => l.title === audience.list)?.handles.length ?? null
   const inCrm = new Set(data.affiliates.map((a) => a.creator_index))
   const filters = (automation.outreach_filters ?? {}) as OutreachFilters
   return ctx.world.creators.filter((c, i) => !inCrm.has(i) && matchesOutreachFilters(c, filters)).length
 }
 
-function automationView(ctx: RequestContext, shopId: string, data: ShopData, automation: Automation, remaining: number) {
+function automationView(ctx: RequestContext, shopId: string, data: ShopData, automation: DeepReadonly<Automation>, remaining: number) {
   const { messages_remaining: _stored, updated_at, ...fields } = automation
   return { ...fields, messages_remaining: remaining, audience_count: audienceCount(ctx, shopId, data, automation), updated_at: updated_at ?? automation.created_at }
 }
 
-const findAutomation = (data: ShopData, campaignId: string) => findRecord(data.automations, 'campaign_id', campaignId, 'automation')
+const findAutomation = (records: DeepReadonly<OutreachRecords>, campaignId: string) => findRecord(records.automations, 'campaign_id', campaignId, 'automation')
 
 const inviteDetails = (details: { message?: string } | undefined) => (details ? { message: details.message ?? null } : null)
 
 // spec: Outreach automations: 201 {data: {message, campaign_id, status, messages_remaining}}; States: `stopped` after create.
 const createAutomation = defineHandler('createAutomation', (ctx) => {
-  const { shopId, data } = shopScope(ctx)
+  const shopId = ctx.shop.shop_id
   const { input } = ctx
   const title = nonBlank(input.title)
   if (!title) throw apiError(400, 'title is required')
   const audience = audienceOf(input)
   if (!audience) throw apiError(400, 'outreach_audience is required: new_affiliates, groups (with group_id) or list (with a list title)')
-  requireAudienceExists(data, audience)
+  requireAudienceExists(outreachRecords(ctx.state, shopId), audience)
   const outreach_filters = storedFilters(input.outreach_filters ?? {}, false)
   const remaining = messagesRemaining(ctx, shopId)
-  const now = ctx.now.toISOString()
-  const automation: Automation = {
-    campaign_id: newId(ctx, shopId, 'automation'),
+  const automation = ctx.state.write(outreachState, 'createAutomation', {
+    shopId,
     title,
-    status: 'stopped',
     message_type: input.message_type ?? 'dm',
     outreach_audience: audience,
     dm_messages: input.dm_messages ?? [],
     invite_details: inviteDetails(input.invite_details),
     outreach_filters,
     messages_remaining: remaining,
-    created_at: now,
-    updated_at: now,
-  }
-  data.automations.push(automation)
+    now: ctx.now.toISOString(),
+  })
   return {
     status: 201,
     body: { data: { message: `Automation "${title}" created; it stays stopped until it is started`, campaign_id: automation.campaign_id, status: automation.status, messages_remaining: remaining } },
@@ -206,7 +204,8 @@ const createAutomation = defineHandler('createAutomation', (ctx) => {
 const updateAutomation = defineHandler('updateAutomation', (ctx) => {
   const { shopId, data } = shopScope(ctx)
   const { input } = ctx
-  const automation = findAutomation(data, input.campaign_id)
+  const records = outreachRecords(ctx.state, shopId)
+  const automation = findAutomation(records, input.campaign_id)
   const changes: Partial<Automation> = {}
   if (input.title !== undefined) {
     const title = nonBlank(input.title)
@@ -215,22 +214,22 @@ const updateAutomation = defineHandler('updateAutomation', (ctx) => {
   }
   const audience = audienceOf(input)
   if (audience) {
-    requireAudienceExists(data, audience)
+    requireAudienceExists(records, audience)
     changes.outreach_audience = audience
   }
   if (input.outreach_filters !== undefined) changes.outreach_filters = storedFilters(input.outreach_filters, hasLegacyFilters(automation.outreach_filters))
   if (input.message_type !== undefined) changes.message_type = input.message_type
   if (input.dm_messages !== undefined) changes.dm_messages = input.dm_messages
   if (input.invite_details !== undefined) changes.invite_details = inviteDetails(input.invite_details)
-  Object.assign(automation, changes, { updated_at: ctx.now.toISOString() })
-  return { status: 200, body: { data: automationView(ctx, shopId, data, automation, messagesRemaining(ctx, shopId)) } }
+  const updated = ctx.state.write(outreachState, 'updateAutomation', { shopId, id: automation.campaign_id, changes, now: ctx.now.toISOString() })
+  return { status: 200, body: { data: automationView(ctx, shopId, data, updated, messagesRemaining(ctx, shopId)) } }
 })
 
-const removeAutomation = deleteById((data) => data.automations, 'campaign_id', 'automation')
+const removeAutomation = deleteById('automations', 'automation')
 // Number the automations before one goes, so their DM and invite events stay attached (spec: POST /shop/stats, campaign_id).
 const deleteAutomation = defineHandler('deleteAutomation', (ctx) => {
-  const { shopId, data } = shopScope(ctx)
-  campaignOrdinalTable(ctx.state, shopId, 'automations', data.automations)
+  const shopId = ctx.shop.shop_id
+  campaignOrdinalTable(ctx.state, shopId, 'automations', outreachRecords(ctx.state, shopId).automations)
   return removeAutomation(ctx)
 })
 
@@ -238,7 +237,7 @@ const listAutomations = defineHandler('listAutomations', (ctx) => {
   const { shopId, data } = shopScope(ctx)
   const status = ctx.input.status
   const remaining = messagesRemaining(ctx, shopId)
-  const automations = data.automations.filter((a) => status === undefined || a.status === status).map((a) => automationView(ctx, shopId, data, a, remaining))
+  const automations = outreachRecords(ctx.state, shopId).automations.filter((a) => status === undefined || a.status === status).map((a) => automationView(ctx, shopId, data, a, remaining))
   return { status: 200, body: { data: { automations, total_count: automations.length } } }
 })
 

@@ -3,11 +3,11 @@
  * (`video_mode` `manual` picks videos, `auto` shows the shop's top videos) or dynamic (per product),
  * each a public page with a short code. The Scale plan gate is the pipeline's.
  */
-import { BRIEF_URL } from '../../../fixtures/outreach.ts'
 import type { CreatorBrief, ShopData } from '../../../fixtures/types.ts'
-import { defineHandler } from '../../context.ts'
+import { defineHandler, type DeepReadonly } from '../../context.ts'
 import { apiError } from '../../respond.ts'
-import { deleteById, findRecord, newCode, newId, nonBlank } from './common.ts'
+import { deleteById, findRecord, nonBlank } from './common.ts'
+import { outreachRecords, outreachState } from '../../lib/outreach.ts'
 import { shopScope } from '../../lib/shop.ts'
 
 /** spec: Limits: at most 500 creator briefs per shop. */
@@ -20,7 +20,7 @@ type BriefContent = Pick<CreatorBrief, 'video_mode' | 'video_ids' | 'product_id'
  * What a brief of `type` shows, checked against the shop: a manual static brief needs at least one
  * of the shop's videos; an auto one takes no video_ids; a dynamic one needs one of its products.
  */
-function briefContent(data: ShopData, type: CreatorBrief['type'], wanted: { video_mode?: 'manual' | 'auto' | null; video_ids?: string[]; product_id?: string | null }): BriefContent {
+function briefContent(data: ShopData, type: CreatorBrief['type'], wanted: { video_mode?: 'manual' | 'auto' | null; video_ids?: readonly string[]; product_id?: string | null }): BriefContent {
   if (type === 'dynamic') {
     if (wanted.video_mode || wanted.video_ids?.length) throw apiError(400, 'video_mode and video_ids are only for static briefs')
     const productId = wanted.product_id
@@ -42,36 +42,23 @@ function briefContent(data: ShopData, type: CreatorBrief['type'], wanted: { vide
   return { video_mode: 'manual', video_ids: videoIds, product_id: null }
 }
 
-const briefView = (b: CreatorBrief) => ({ ...b, updated_at: b.updated_at ?? b.created_at })
+const briefView = (b: DeepReadonly<CreatorBrief>) => ({ ...b, updated_at: b.updated_at ?? b.created_at })
 
+// The short code is a public link: the write makes it unique across every shop of the world.
 const createCreatorBrief = defineHandler('createCreatorBrief', (ctx) => {
   const { shopId, data } = shopScope(ctx)
   const { input } = ctx
-  if (data.briefs.length >= MAX_BRIEFS) throw apiError(400, BRIEF_LIMIT_REACHED)
+  if (outreachRecords(ctx.state, shopId).briefs.length >= MAX_BRIEFS) throw apiError(400, BRIEF_LIMIT_REACHED)
   const content = briefContent(data, input.type, input)
-  // Short codes are public links: unique across every shop of the world.
-  const taken = new Set(Object.values(ctx.world.shopData).flatMap((d) => d.briefs.map((b) => b.short_code)))
-  const shortCode = newCode(ctx, shopId, 'brief-code', 8, taken, 'hex')
-  const now = ctx.now.toISOString()
-  const brief: CreatorBrief = {
-    brief_id: newId(ctx, shopId, 'brief'),
-    title: nonBlank(input.title) ?? null,
-    type: input.type,
-    ...content,
-    short_code: shortCode,
-    public_url: `${BRIEF_URL}/${shortCode}`,
-    created_at: now,
-    updated_at: now,
-  }
-  data.briefs.push(brief)
+  const brief = ctx.state.write(outreachState, 'createBrief', { shopId, title: nonBlank(input.title) ?? null, type: input.type, ...content, now: ctx.now.toISOString() })
   return { status: 201, body: { data: briefView(brief) } }
 })
 
 // The type is fixed; a static brief may switch mode (switching to auto clears its videos), a dynamic one its product.
 const updateCreatorBrief = defineHandler('updateCreatorBrief', (ctx) => {
-  const { data } = shopScope(ctx)
+  const { shopId, data } = shopScope(ctx)
   const { input } = ctx
-  const brief = findRecord(data.briefs, 'brief_id', input.brief_id, 'creator brief')
+  const brief = findRecord(outreachRecords(ctx.state, shopId).briefs, 'brief_id', input.brief_id, 'creator brief')
   if (input.title !== undefined && !nonBlank(input.title)) throw apiError(400, 'title must not be blank')
   const mode = input.video_mode ?? brief.video_mode
   const content = briefContent(
@@ -81,10 +68,11 @@ const updateCreatorBrief = defineHandler('updateCreatorBrief', (ctx) => {
       ? { video_mode: input.video_mode, video_ids: input.video_ids, product_id: input.product_id ?? brief.product_id }
       : { video_mode: mode, video_ids: input.video_ids ?? (mode === 'manual' ? brief.video_ids : []), product_id: input.product_id },
   )
-  Object.assign(brief, content, input.title !== undefined ? { title: nonBlank(input.title) } : {}, { updated_at: ctx.now.toISOString() })
-  return { status: 200, body: { data: briefView(brief) } }
+  const changes = { ...content, ...(input.title !== undefined ? { title: nonBlank(input.title) } : {}) }
+  const updated = ctx.state.write(outreachState, 'updateBrief', { shopId, id: brief.brief_id, changes, now: ctx.now.toISOString() })
+  return { status: 200, body: { data: briefView(updated) } }
 })
 
-const deleteCreatorBrief = defineHandler('deleteCreatorBrief', deleteById((data) => data.briefs, 'brief_id', 'creator brief'))
+const deleteCreatorBrief = defineHandler('deleteCreatorBrief', deleteById('briefs', 'creator brief'))
 
 export const briefHandlers = { createCreatorBrief, updateCreatorBrief, deleteCreatorBrief }

@@ -1,17 +1,17 @@
 /**
- * What the outreach handlers share: the asking shop's records, new ids and codes, creator handles
- * (spec: Rules of the named resources: Lists, Tags) and group resolution.
+ * What the outreach handlers share: record lookup and deletion, refused creates, creator handles
+ * (spec: Rules of the named resources: Lists, Tags) and group resolution. The records themselves and
+ * their writes are the outreach state (mock/lib/outreach.ts).
  */
-import type { Creator, ShopData } from '../../../fixtures/types.ts'
+import type { Creator } from '../../../fixtures/types.ts'
 import type { ApiResult, RequestContext, ShopContext } from '../../context.ts'
 import { campaignOrdinal, campaignOrdinalTable } from '../../events.ts'
 import { apiError } from '../../respond.ts'
 import type { MockState } from '../../state.ts'
 import type { World } from '../../world.ts'
 import { filterCrmAffiliates } from '../../lib/crm.ts'
-import { fnv1a, hex32 } from '../../lib/digest.ts'
 import { listHandle } from '../../lib/handles.ts'
-import { shopScope } from '../../lib/shop.ts'
+import { ID_FIELDS, outreachRecords, outreachState, type Draws, type KeyedKind } from '../../lib/outreach.ts'
 
 /** The record whose `key` is `id`; 404 `No <what> with <key> <id>` when there is none. */
 export function findRecord<T, K extends keyof T & string>(records: readonly T[], key: K, id: unknown, what: string): T {
@@ -21,65 +21,33 @@ export function findRecord<T, K extends keyof T & string>(records: readonly T[],
 }
 
 /**
- * The body of a delete by id, for `defineHandler('deleteX', deleteById(...))`: removes the record
- * (404 when unknown) and answers `{data: {<key>: id, deleted: true}}`.
+ * The body of a delete by id, for `defineHandler('deleteX', deleteById(...))`: removes the record of
+ * `kind` whose id field (ID_FIELDS) is the input's (404 when unknown) and answers
+ * `{data: {<field>: id, deleted: true}}`.
  */
-export function deleteById<K extends string>(recordsOf: (data: ShopData) => Array<Record<K, unknown>>, key: K, what: string): (ctx: ShopContext<Record<K, unknown>>) => ApiResult {
+export function deleteById<Kind extends KeyedKind, K extends (typeof ID_FIELDS)[Kind]>(kind: Kind, what: string): (ctx: ShopContext<Record<K, unknown>>) => ApiResult {
+  const key = ID_FIELDS[kind] as K
   return (ctx) => {
-    const records = recordsOf(shopScope(ctx).data)
-    const record = findRecord(records, key, ctx.input[key], what)
-    records.splice(records.indexOf(record), 1)
-    return { status: 200, body: { data: { [key]: record[key], deleted: true } } }
+    const shopId = ctx.shop.shop_id
+    const records = outreachRecords(ctx.state, shopId)[kind] as ReadonlyArray<Record<K, unknown>>
+    const id = findRecord(records, key, ctx.input[key], what)[key] as string
+    ctx.state.write(outreachState, 'deleteRecord', { shopId, kind, id })
+    return { status: 200, body: { data: { [key]: id, deleted: true } } }
   }
 }
-
-/** The next number of the shop's write sequence (one sequence for every outreach id and code). */
-function nextSequence(ctx: Pick<RequestContext, 'state'>, shopId: string): number {
-  const counter = ctx.state.shopState(shopId, 'outreach/sequence', () => ({ next: 0 }))
-  return counter.next++
-}
-
-/** A new UUID-shaped id, deterministic for the world's seed and the shop's sequence of writes. */
-export function newId(ctx: Pick<RequestContext, 'state'>, shopId: string, kind: string): string {
-  const seed = `${ctx.state.seed}/${shopId}/${kind}/${nextSequence(ctx, shopId)}`
-  const h = [0, 1, 2, 3].map((i) => hex32(`${seed}#${i}`)).join('')
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-${'89ab'[parseInt(h[16]!, 16) % 4]}${h.slice(17, 20)}-${h.slice(20, 32)}`
-}
-
-const BASE36 = '0123456789abcdefghijklmnopqrstuvwxyz'
-/** Codes one shop can make of each kind; a shop's codes are a block of the code space of this size. */
-const CODES_PER_SHOP = 1 << 20
 
 /**
- * A new public code of `length` characters ([a-z0-9], or hex), unique across the world and unused by
- * `taken` (codes made by the fixtures). Made by construction, never by retrying at random: the
- * shop's position and its own counter of this kind name one number of the code space, and an affine
- * bijection of the code space (a multiplier coprime with its size, an offset from the seed) turns it
- * into the code. Distinct (shop, counter) pairs give distinct codes, so the loop below skips at most
- * `taken.size` codes before it finds a free one.
+ * Runs the checks a create makes after it has drawn its id (and code): when one refuses, the draws
+ * are written as used (`discardDraws`), as they were when the create drew before checking, so the
+ * ids and codes of the next creates do not change.
  */
-export function newCode(ctx: Pick<RequestContext, 'state' | 'world'>, shopId: string, kind: string, length: number, taken: ReadonlySet<string>, alphabet: 'hex' | 'base36'): string {
-  const letters = alphabet === 'hex' ? BASE36.slice(0, 16) : BASE36
-  const size = BigInt(letters.length) ** BigInt(length)
-  const shopIndex = BigInt(ctx.world.shops.findIndex((s) => s.shop_id === shopId))
-  const counter = ctx.state.shopState(shopId, `outreach/code/${kind}`, () => ({ next: 0 }))
-  // Coprime with 16^n and 36^n (odd, not a multiple of 3); the offset makes codes differ per seed.
-  const multiplier = (BigInt(fnv1a(`${ctx.state.seed}/${kind}/multiplier`)) * 6n + 1n) % size
-  const offset = BigInt(fnv1a(`${ctx.state.seed}/${kind}/offset`)) % size
-  for (let skipped = 0; skipped <= taken.size; skipped++) {
-    if (counter.next >= CODES_PER_SHOP || (shopIndex + 1n) * BigInt(CODES_PER_SHOP) > size) {
-      throw apiError(400, `No ${kind} code is left for this shop (${CODES_PER_SHOP} per shop)`)
-    }
-    let value = (shopIndex * BigInt(CODES_PER_SHOP) + BigInt(counter.next++)) * multiplier + offset
-    value %= size
-    let code = ''
-    for (let i = 0; i < length; i++) {
-      code = letters[Number(value % BigInt(letters.length))] + code
-      value /= BigInt(letters.length)
-    }
-    if (!taken.has(code)) return code
+export function checkedAfterDraw<T>(ctx: Pick<RequestContext, 'state'>, draws: Draws, checks: () => T): T {
+  try {
+    return checks()
+  } catch (error) {
+    ctx.state.write(outreachState, 'discardDraws', draws)
+    throw error
   }
-  throw new Error(`newCode: ${taken.size + 1} distinct codes were all taken (the bijection is broken)`)
 }
 
 const creatorIndexes = new WeakMap<World, Map<string, number>>()

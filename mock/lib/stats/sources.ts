@@ -9,6 +9,7 @@ import type { ContentMetric, ContentTotalMetric, LiveStream, ProductMetric, Samp
 import { campaignIdOf, forEachShopEvent, recordedEvents, type RecordedEvent } from '../../events.ts'
 import type { ShopCalendar } from '../../../fixtures/days.ts'
 import { addTo, memo, noReports, stampDays, windowMs, zeros, zerosOnAxis, zoneDay, zoneIndex, platformIndex, type Daily, type StatWindow } from './window.ts'
+import { outreachRecords } from '../outreach.ts'
 
 /** Sum of a metric over some entities of a fact table; days where none of them reported stay NaN. */
 export function factDaily<M extends string>(w: StatWindow, table: FactTable<M>, metric: M, entities: Iterable<number>, out: Daily = noReports(w)): Daily {
@@ -268,7 +269,8 @@ export function sampleCost(w: StatWindow): (sample: SampleRequest) => number {
 function eventCampaignId(w: StatWindow, event: RecordedEvent): string | null {
   if (event.campaign < 0) return null
   const emails = event.kind === 'email_sent'
-  return campaignIdOf(w.state, w.data.shop.shop_id, emails ? 'emails' : 'automations', emails ? w.data.emailCampaigns : w.data.automations, event.campaign)
+  const records = outreachRecords(w.state, w.data.shop.shop_id)
+  return campaignIdOf(w.state, w.data.shop.shop_id, emails ? 'emails' : 'automations', emails ? records.emailCampaigns : records.automations, event.campaign)
 }
 
 const DM_KINDS: readonly EventKind[] = ['dm_sent', 'open_plan_card']

@@ -1,0 +1,66 @@
+/**
+ * The shop's creator tags (spec: Rules of the named resources: Tags): the affiliate records' seeded
+ * tags, and the tags requests add and remove, held by the mock state rather than written into the
+ * world. Outreach writes them (POST /tags/add, /tags/remove); the CRM (include_tags, exclude_tags and
+ * the rows' `tags`) and the timeseries rows read them, hence a state of lib/ rather than of one area.
+ */
+import type { Affiliate } from '../../fixtures/types.ts'
+import { defineAreaState, type DeepReadonly } from '../context.ts'
+import type { MockState } from '../state.ts'
+import type { World } from '../world.ts'
+
+interface TagState {
+  /** A shop's affiliate records as generated, by creator_id (a reset builds a new world, so a new state). */
+  seeded: (shopId: string) => ReadonlyMap<string, Affiliate>
+  /** The tags of the affiliates a request has changed, by shop and creator_id; the others have their seeded tags. */
+  changed: Map<string, Map<string, readonly string[]>>
+}
+
+/** One tag on some of a shop's CRM creators, by creator_id. */
+interface TagInput {
+  shopId: string
+  tag: string
+  creatorIds: string[]
+}
+
+function createTagState(world: World): TagState {
+  const byShop = new Map<string, ReadonlyMap<string, Affiliate>>()
+  const seeded = (shopId: string) => {
+    let affiliates = byShop.get(shopId)
+    if (!affiliates) byShop.set(shopId, (affiliates = new Map(world.shopData[shopId]!.affiliates.map((a) => [a.creator_id, a]))))
+    return affiliates
+  }
+  return { seeded, changed: new Map() }
+}
+
+/** The tags of a shop's affiliate as they are now: changed by a request, else seeded. */
+const tagsNow = (state: DeepReadonly<TagState>, shopId: string, affiliate: Pick<Affiliate, 'creator_id' | 'tags'>): readonly string[] =>
+  state.changed.get(shopId)?.get(affiliate.creator_id) ?? affiliate.tags
+
+/** Gives each affiliate of the input the tags `change` makes of its current ones (undefined: unchanged); returns how many changed. */
+function retag(state: TagState, input: TagInput, change: (tags: readonly string[]) => readonly string[] | undefined): number {
+  let shop = state.changed.get(input.shopId)
+  if (!shop) state.changed.set(input.shopId, (shop = new Map()))
+  let count = 0
+  for (const creatorId of input.creatorIds) {
+    const next = change(tagsNow(state, input.shopId, state.seeded(input.shopId).get(creatorId)!))
+    if (next === undefined) continue
+    shop.set(creatorId, next)
+    count++
+  }
+  return count
+}
+
+export const affiliateTagsState = defineAreaState('tags', createTagState, {
+  /** Adds the tag to each affiliate that does not have it yet; returns how many it was added to. */
+  tagAffiliates: (state, input: TagInput): number => retag(state, input, (tags) => (tags.includes(input.tag) ? undefined : [...tags, input.tag])),
+  /** Removes the tag from each affiliate that has it; returns how many it was removed from. */
+  untagAffiliates: (state, input: TagInput): number =>
+    retag(state, input, (tags) => (tags.includes(input.tag) ? tags.toSpliced(tags.indexOf(input.tag), 1) : undefined)),
+})
+
+/** The tags of the shop's affiliates as they are now (read per request: a tag write shows at once). */
+export function affiliateTags(state: MockState, shopId: string): (affiliate: Pick<Affiliate, 'creator_id' | 'tags'>) => readonly string[] {
+  const tags = state.read(affiliateTagsState)
+  return (affiliate) => tagsNow(tags, shopId, affiliate)
+}
