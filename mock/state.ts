@@ -140,7 +140,8 @@ export function createMockState(options: MockStateOptions = {}): MockState {
   let scale = options.scale ?? 'small'
   let fixedToday = options.today
   let today = fixedToday ?? clock.today()
-  const freeze = options.freezeWorld ?? (strict || process.env.VITEST !== undefined)
+  // `process` is Node's: the browser build (MSW's setupWorker) has none.
+  const freeze = options.freezeWorld ?? (strict || (typeof process !== 'undefined' && process.env?.VITEST !== undefined))
   // The generated world holds each shop's whole last day; requests see it as of the clock's now
   // (fixtures/as-of.ts): a new view once the clock leaves the interval the current one holds for.
   let generated = buildWorld({ seed, scale, today, freeze })

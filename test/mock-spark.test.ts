@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest'
 import type { ShopData, SparkCode } from '../fixtures/index.ts'
 import { mockHarness } from './support/harness.ts'
+import { editableWorldMock } from './support/editable-world.ts'
 import { byCodePoint } from './support/order.ts'
 
 const NOW = '2026-03-10T12:00:00.000Z'
@@ -164,19 +165,18 @@ describe('spark list: paging and counts (spec: Sponsored-video codes; Limits)', 
   })
 
   it('spark: results stop at 10,000 rows, by page_offset too: a short page at the cap, then empty; page_number past it is 400 (spec: Limits)', async () => {
-    const extra = Array.from({ length: 10_050 }, (_, i) => ({ ...data.sparkCodes[0]!, spark_code: `#DEPTH${String(i).padStart(6, '0')}` }))
-    data.sparkCodes.push(...extra)
-    try {
-      const nearCap = await post({ page_size: 10, page_offset: 9_995, include_total: true })
-      expect(nearCap.json.data.results).toHaveLength(5)
-      expect(nearCap.json.data).toMatchObject({ has_more: false, total_count: data.sparkCodes.length })
-      const atCap = await post({ page_size: 10, page_offset: 10_000 })
-      expect(atCap.json.data).toMatchObject({ results: [], has_more: false })
-      expect((await post({ page_size: 100, page_number: 100 })).json.data.results).toHaveLength(100)
-      expect((await post({ page_size: 100, page_number: 101 })).status).toBe(400)
-    } finally {
-      data.sparkCodes.splice(data.sparkCodes.length - extra.length)
-    }
+    // A shop with more than 10,000 codes: this test's own mock, whose world it may enlarge.
+    const big = editableWorldMock({ now: NOW })
+    const codes = big.state.world.shopData[big.state.world.shops[0]!.shop_id]!.sparkCodes
+    codes.push(...Array.from({ length: 10_050 }, (_, i) => ({ ...codes[0]!, spark_code: `#DEPTH${String(i).padStart(6, '0')}` })))
+    const bigPost = (body: Record<string, unknown>) => big.post('/spark/list', body)
+    const nearCap = await bigPost({ page_size: 10, page_offset: 9_995, include_total: true })
+    expect(nearCap.json.data.results).toHaveLength(5)
+    expect(nearCap.json.data).toMatchObject({ has_more: false, total_count: codes.length })
+    const atCap = await bigPost({ page_size: 10, page_offset: 10_000 })
+    expect(atCap.json.data).toMatchObject({ results: [], has_more: false })
+    expect((await bigPost({ page_size: 100, page_number: 100 })).json.data.results).toHaveLength(100)
+    expect((await bigPost({ page_size: 100, page_number: 101 })).status).toBe(400)
   })
 })
 

@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest'
 import type { FactTable, ShopData } from '../fixtures/index.ts'
 import { mockHarness } from './support/harness.ts'
+import { editableWorldMock } from './support/editable-world.ts'
 
 const { state, mainShop: shop, post } = mockHarness()
 const data: ShopData = state.world.shopData[shop.shop_id]!
@@ -386,18 +387,16 @@ describe('timeseries: every search pages with has_more and total_count (spec: Co
 
 describe('timeseries: pagination depth (spec: Limits)', () => {
   it('timeseries: results stop at 10,000 rows: the page ending at row 10,000 has no more, the next is empty; total_count still counts every row (spec: Limits)', async () => {
-    const extra = Array.from({ length: 10_050 }, (_, i) => ({ ...data.skus[0]!, sku_id: `depth-${String(i).padStart(5, '0')}` }))
-    data.skus.push(...extra)
-    try {
-      const last = await post('/timeseries/skus', { page_size: 100, page_number: 100 })
-      expect(last.json.data).toHaveLength(100)
-      expect(last.json).toMatchObject({ has_more: false, total_count: data.skus.length })
-      const beyond = await post('/timeseries/skus', { page_size: 100, page_number: 101 })
-      expect(beyond.json).toMatchObject({ data: [], has_more: false })
-      const before = await post('/timeseries/skus', { page_size: 100, page_number: 99 })
-      expect(before.json.has_more).toBe(true)
-    } finally {
-      data.skus.splice(data.skus.length - extra.length)
-    }
+    // A world of more than 10,000 SKUs: this test's own mock, whose world it may enlarge.
+    const big = editableWorldMock()
+    const skus = big.state.world.shopData[big.state.world.shops[0]!.shop_id]!.skus
+    skus.push(...Array.from({ length: 10_050 }, (_, i) => ({ ...skus[0]!, sku_id: `depth-${String(i).padStart(5, '0')}` })))
+    const last = await big.post('/timeseries/skus', { page_size: 100, page_number: 100 })
+    expect(last.json.data).toHaveLength(100)
+    expect(last.json).toMatchObject({ has_more: false, total_count: skus.length })
+    const beyond = await big.post('/timeseries/skus', { page_size: 100, page_number: 101 })
+    expect(beyond.json).toMatchObject({ data: [], has_more: false })
+    const before = await big.post('/timeseries/skus', { page_size: 100, page_number: 99 })
+    expect(before.json.has_more).toBe(true)
   })
 })

@@ -21,7 +21,8 @@ import { answerProblems, createInProcessClient, type Answer } from './support/in
 import { allIds, shopIds } from './support/world-ids.ts'
 
 const NOW = '2026-03-10T12:00:00.000Z'
-const state = createMockState({ seed: 42, now: NOW, rateLimit: false })
+// Not frozen: the test adds a key of its own to the world below.
+const state = createMockState({ seed: 42, now: NOW, rateLimit: false, freezeWorld: false })
 const { contract, world } = state
 const client = createInProcessClient(state)
 const shops = world.shops
