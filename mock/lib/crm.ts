@@ -134,22 +134,13 @@ const lastDayText = (world: World, day: number): string | null => (day < 0 ? nul
 function crmRow(world: World, data: ShopData, index: CrmIndex, i: number, w: DayWindow, tags: readonly string[]): CrmRow {
   const affiliate = data.affiliates[i]!
   const creator = index.creators[i]!
-  const sum = (metric: CrmMetric) => crmSum(data, index, i, metric, w)
-  const windowLives = windowLivesOf(index, i, w)
   return {
     shop_id: data.shop.shop_id,
     handle: affiliate.handle,
     creator_id: affiliate.creator_id,
     nickname: creator.nickname,
     showcasing: affiliate.showcasing,
-    units_sold: sum('units_sold'),
-    video_count: videoCount(index, i, w),
-    live_count: windowLives.length,
-    live_duration: windowLives.reduce((total, l) => total + l.duration, 0),
-    gmv: sum('gmv'),
-    video_gmv: sum('video_gmv'),
-    live_gmv: sum('live_gmv'),
-    commission: sum('commission'),
+    ...windowMetrics(data, index, i, w),
     // Most recent post (video or slideshow) and LIVE, whatever the window.
     last_post: lastDayText(world, index.lastPost[i]!),
     last_live: lastDayText(world, index.lastLive[i]!),
@@ -178,11 +169,21 @@ function crmRow(world: World, data: ShopData, index: CrmIndex, i: number, w: Day
   }
 }
 
-/** The metrics of a CRM row that depend on the window, in the row's order (contiguous in crmRow). */
-const CRM_WINDOW_FIELDS = ['units_sold', 'video_count', 'live_count', 'live_duration', 'gmv', 'video_gmv', 'live_gmv', 'commission'] as const
-
-/** A number as JSON.stringify writes it. */
-const jsonNumber = (x: number): string => (Number.isFinite(x) ? String(x) : 'null')
+/** The metrics of a CRM row that depend on the window, in the row's order (spread into crmRow, encoded alone by crmRowsBytes). */
+function windowMetrics(data: ShopData, index: CrmIndex, i: number, w: DayWindow) {
+  const sum = (metric: CrmMetric) => crmSum(data, index, i, metric, w)
+  const windowLives = windowLivesOf(index, i, w)
+  return {
+    units_sold: sum('units_sold'),
+    video_count: videoCount(index, i, w),
+    live_count: windowLives.length,
+    live_duration: windowLives.reduce((total, l) => total + l.duration, 0),
+    gmv: sum('gmv'),
+    video_gmv: sum('video_gmv'),
+    live_gmv: sum('live_gmv'),
+    commission: sum('commission'),
+  }
+}
 
 /**
  * The encoded fixed parts of affiliate `i`'s row: everything before the window's metrics, and
@@ -193,14 +194,16 @@ const jsonNumber = (x: number): string => (Number.isFinite(x) ? String(x) : 'nul
 function crmRowParts(world: World, data: ShopData, index: CrmIndex, i: number): CrmRowParts {
   const known = index.rowParts[i]
   if (known) return known
-  const entries = Object.entries(crmRow(world, data, index, i, { from: 0, to: -1, ranged: true }, []))
-  const first = entries.findIndex(([key]) => key === CRM_WINDOW_FIELDS[0])
-  const fixed = first >= 0 && entries[entries.length - 1]![0] === 'tags' && CRM_WINDOW_FIELDS.every((key, k) => entries[first + k]?.[0] === key)
+  const window: DayWindow = { from: 0, to: -1, ranged: true }
+  const metricKeys = Object.keys(windowMetrics(data, index, i, window))
+  const entries = Object.entries(crmRow(world, data, index, i, window, []))
+  const first = entries.findIndex(([key]) => key === metricKeys[0])
+  const fixed = first >= 0 && entries[entries.length - 1]![0] === 'tags' && metricKeys.every((key, k) => entries[first + k]?.[0] === key)
   if (!fixed) throw new Error('crmRow no longer lists its window metrics together before its tags')
   const head = JSON.stringify(Object.fromEntries(entries.slice(0, first)))
-  const tail = JSON.stringify(Object.fromEntries(entries.slice(first + CRM_WINDOW_FIELDS.length, -1)))
+  const tail = JSON.stringify(Object.fromEntries(entries.slice(first + metricKeys.length, -1)))
   const parts: CrmRowParts = {
-    head: Buffer.from(`${head.slice(0, -1)}${head.length > 2 ? ',' : ''}"${CRM_WINDOW_FIELDS[0]}":`, 'utf8'),
+    head: Buffer.from(head.length > 2 ? `${head.slice(0, -1)},` : '{', 'utf8'),
     tail: Buffer.from(`${tail.length > 2 ? `,${tail.slice(1, -1)}` : ''},"tags":`, 'utf8'),
   }
   index.rowParts[i] = parts
@@ -209,7 +212,7 @@ function crmRowParts(world: World, data: ShopData, index: CrmIndex, i: number): 
 
 /**
  * `JSON.stringify(crmRow(…))` of each row, joined by commas, as UTF-8: the fixed parts are encoded
- * once per affiliate, only the window's metrics and the tags per request.
+ * once per affiliate, only the window's metrics (windowMetrics, as crmRow has them) and the tags per request.
  */
 export function crmRowsBytes(world: World, data: ShopData, index: CrmIndex, tagsOf: TagsOf, rows: readonly number[], w: DayWindow, before: string, after: string): Buffer {
   const pieces: Array<Buffer | string> = []
@@ -217,16 +220,8 @@ export function crmRowsBytes(world: World, data: ShopData, index: CrmIndex, tags
   for (let k = 0; k < rows.length; k++) {
     const i = rows[k]!
     const parts = crmRowParts(world, data, index, i)
-    const windowLives = windowLivesOf(index, i, w)
-    let liveDuration = 0
-    for (const l of windowLives) liveDuration += l.duration
-    const sum = (metric: CrmMetric) => jsonNumber(crmSum(data, index, i, metric, w))
-    pieces.push(k === 0 ? text : `${text},`, parts.head)
-    pieces.push(
-      `${sum('units_sold')},"video_count":${videoCount(index, i, w)},"live_count":${windowLives.length},"live_duration":${jsonNumber(liveDuration)},` +
-        `"gmv":${sum('gmv')},"video_gmv":${sum('video_gmv')},"live_gmv":${sum('live_gmv')},"commission":${sum('commission')}`,
-      parts.tail,
-    )
+    const metrics = JSON.stringify(windowMetrics(data, index, i, w))
+    pieces.push(k === 0 ? text : `${text},`, parts.head, metrics.slice(1, -1), parts.tail)
     text = `${JSON.stringify(tagsOf(data.affiliates[i]!))}}`
   }
   pieces.push(rows.length ? `${text}${after}` : `${before}${after}`)
