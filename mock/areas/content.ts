@@ -15,7 +15,7 @@ import { dayWindow, inWindow, usDateOf, type DayWindow } from '../lib/dates.ts'
 import { hasBounds, matchesAffiliatePerformance, matchesShopPerformance } from '../lib/filters.ts'
 import { postFigures, shopLifetime, type PostFigures } from '../lib/figures.ts'
 import { handleContains } from '../lib/handles.ts'
-import { creatorOf, lookupsOf } from '../lib/lookups.ts'
+import { creatorOf, shopLookupsOf } from '../lib/lookups.ts'
 import { round2 } from '../lib/numbers.ts'
 import { countOnly, offsetResultsPage } from '../lib/pages.ts'
 import { shopDataFor } from '../lib/shop.ts'
@@ -73,7 +73,7 @@ function creatorPerformanceFilter(world: World, data: ShopData, filters: Record<
   const wantsAffiliate = hasBounds(filters.affiliate_performance)
   const wantsShop = hasBounds(filters.shop_performance)
   if (!wantsAffiliate && !wantsShop) return () => true
-  const shop = lookupsOf(world).shop(data.shop.shop_id)!
+  const shop = shopLookupsOf(data)
   const memo = new Map<string, boolean>()
   return (creatorId) => {
     let ok = memo.get(creatorId)

@@ -12,7 +12,7 @@ import type { World } from '../world.ts'
 import { assertRangeOrder } from '../lib/dates.ts'
 import { postFigures } from '../lib/figures.ts'
 import { handleContains } from '../lib/handles.ts'
-import { lookupsOf } from '../lib/lookups.ts'
+import { shopLookupsOf } from '../lib/lookups.ts'
 import { round2 } from '../lib/numbers.ts'
 import { shopDataFor } from '../lib/shop.ts'
 import { sortRows, type SortValue } from '../lib/sort.ts'
@@ -100,7 +100,7 @@ function videoDataOf(world: World, data: ShopData, video: Video, analysisTime: s
 }
 
 function entryOf(world: World, data: ShopData, code: SparkCode): SparkEntry {
-  const index = code.video_id === null ? undefined : lookupsOf(world).shop(data.shop.shop_id)!.videoById.get(code.video_id)
+  const index = code.video_id === null ? undefined : shopLookupsOf(data).videoById.get(code.video_id)
   const video = index === undefined ? undefined : data.videos[index]
   return {
     code,

@@ -129,7 +129,7 @@ function liveSales(data: ShopData, live: LiveStream, productId: string | undefin
  * With campaign_id or product_id, every figure comes from the creator's matching posts and LIVEs only.
  */
 function creatorWindowMetrics(world: World, data: ShopData, affiliate: Affiliate, w: DayWindow, filter: ContentFilter | undefined): CreatorWindowMetrics {
-  const { videos, slideshows, lives } = creatorContent(world, data, affiliate.creator_id)
+  const { videos, slideshows, lives } = creatorContent(data, affiliate.creator_id)
   const vf = data.facts.videos
   const postedVideos = videos.filter((v) => inWindow(v.post_day, w) && (!filter || postMatches(v, filter)))
   const newVideoGmv = postedVideos.reduce((sum, v) => sum + vf.sum('gmv', v.video_id, w.from, w.to), 0)
@@ -220,7 +220,7 @@ const searchTimeseriesAffiliates = defineHandler('searchTimeseriesAffiliates', (
   // spec: live_gmv comes from LIVE session data, joined after ranking (so it cannot be sorted on).
   return dataPage(ctx, sorted, ({ affiliate, metrics: m }): AffiliateTimeseriesRow => {
     const creator = creatorOf(ctx.world, affiliate)
-    const lives = creatorContent(ctx.world, data, affiliate.creator_id).lives.filter((l) => inWindow(l.start_day, window) && (!filter || liveMatches(l, filter)))
+    const lives = creatorContent(data, affiliate.creator_id).lives.filter((l) => inWindow(l.start_day, window) && (!filter || liveMatches(l, filter)))
     const liveGmv = round2(lives.reduce((sum, l) => sum + liveSales(data, l, filter?.productId).gmv, 0))
     return {
       handle: affiliate.handle,

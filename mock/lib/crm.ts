@@ -63,11 +63,19 @@ interface CrmRowParts {
 /** Most sort values / orders kept per shop (windows are client input). */
 const MAX_SORT_CACHE = 256
 
-const crmIndexes = new WeakMap<ShopData, CrmIndex>()
+/**
+ * By the shop's affiliates, with the content lists each index was built from: the world the mock
+ * serves is a view as of its clock (fixtures/as-of.ts), and a new view keeps the lists it does not
+ * change, so the index outlives a view unless a post or LIVE of the day appeared.
+ */
+const crmIndexes = new WeakMap<readonly Affiliate[], { sources: readonly unknown[]; index: CrmIndex }>()
+const contentSources = (data: ShopData): readonly unknown[] => [data.videos, data.slideshows, data.lives, data.facts.affiliates]
 
 export function crmIndexOf(world: World, data: ShopData): CrmIndex {
-  let index = crmIndexes.get(data)
-  if (index) return index
+  const known = crmIndexes.get(data.affiliates)
+  const sources = contentSources(data)
+  if (known && known.sources.every((source, k) => source === sources[k])) return known.index
+  let index: CrmIndex
   const n = data.affiliates.length
   const lastDayOf = (days: number[]) => (days.length ? Math.max(...days) : -1)
   index = {
@@ -84,7 +92,7 @@ export function crmIndexOf(world: World, data: ShopData): CrmIndex {
     rowParts: new Array<CrmRowParts | undefined>(n),
   }
   data.affiliates.forEach((affiliate, i) => {
-    const { videos, slideshows, lives } = creatorContent(world, data, affiliate.creator_id)
+    const { videos, slideshows, lives } = creatorContent(data, affiliate.creator_id)
     index!.videos.push(videos)
     index!.videoDays.push(Int32Array.from(videos, (v) => v.post_day).sort())
     index!.lives.push(lives)
@@ -96,7 +104,7 @@ export function crmIndexOf(world: World, data: ShopData): CrmIndex {
     // Equal handles share a rank, as they tie.
     index!.handleRank[i] = k > 0 && byHandle[k - 1]!.handle === handle ? index!.handleRank[byHandle[k - 1]!.i]! : k
   })
-  crmIndexes.set(data, index)
+  crmIndexes.set(data.affiliates, { sources, index })
   return index
 }
 

@@ -1,12 +1,16 @@
-/** Id indexes of a world, built once per world or shop data (a reset builds a new world, so new indexes). */
-import { buildLookups, type Affiliate, type Creator, type ShopData, type Video, type WorldLookups } from '../../fixtures/index.ts'
+/**
+ * Id indexes of a world, built once per world or shop data (a reset builds a new world, so new
+ * indexes). The world the mock serves is a view as of its clock (fixtures/as-of.ts): views share the
+ * generated lists they do not change, so the indexes key on those lists, not on the view.
+ */
+import { shopLookups, type Affiliate, type Creator, type ShopData, type ShopLookups, type Video } from '../../fixtures/index.ts'
 import type { World } from '../world.ts'
 
-const lookupCache = new WeakMap<World, WorldLookups>()
-/** Id indexes of a world, built once per world. */
-export function lookupsOf(world: World): WorldLookups {
-  let lookups = lookupCache.get(world)
-  if (!lookups) lookupCache.set(world, (lookups = buildLookups(world)))
+const shopLookupCache = new WeakMap<ShopData, ShopLookups>()
+/** The shop's id indexes (videos, slideshows, LIVEs, affiliates... by id and by creator), built once per shop data. */
+export function shopLookupsOf(data: ShopData): ShopLookups {
+  let lookups = shopLookupCache.get(data)
+  if (!lookups) shopLookupCache.set(data, (lookups = shopLookups(data)))
   return lookups
 }
 
@@ -14,8 +18,8 @@ export function lookupsOf(world: World): WorldLookups {
 export const creatorOf = (world: World, affiliate: Affiliate): Creator => world.creators[affiliate.creator_index]!
 
 /** The creator's videos, slideshows and LIVEs with the shop. */
-export function creatorContent(world: World, data: ShopData, creatorId: string) {
-  const shop = lookupsOf(world).shop(data.shop.shop_id)!
+export function creatorContent(data: ShopData, creatorId: string) {
+  const shop = shopLookupsOf(data)
   return {
     videos: (shop.videosByCreator.get(creatorId) ?? []).map((i) => data.videos[i]!),
     slideshows: (shop.slideshowsByCreator.get(creatorId) ?? []).map((i) => data.slideshows[i]!),
