@@ -146,8 +146,8 @@ export type WriteInput<W, K extends keyof W> = W[K] extends (state: any, input: 
 export type WriteResult<W, K extends keyof W> = W[K] extends (state: any, input: any) => infer R ? R : never
 
 /** T as reads see it: no property, array, map or set of it can be changed through this type. */
-export type DeepReadonly<T> = T extends (...args: any[]) => any
-  ? T
+export type DeepReadonly<T> = T extends (...args: infer A) => infer R
+  ? (...args: A) => DeepReadonly<R>
   : T extends ReadonlyMap<infer K, infer V>
     ? ReadonlyMap<K, DeepReadonly<V>>
     : T extends ReadonlySet<infer V>
