@@ -1,0 +1,46 @@
+/**
+ * `node bench/stats-compute.ts`: the cost of computing the heaviest stats answer (all keys, 90 days,
+ * daily charts, the default world's main shop) against the cost of serialising it to JSON, in the same
+ * process and run (issue 16, item 8: computing it should cost no more than serialising it).
+ *
+ * Options: BENCH_ROUNDS (default 400), BENCH_SCALE (default "default").
+ */
+import { STAT_KEYS } from '../openapi/index.ts'
+import { createMockState } from '../mock/index.ts'
+import { computeShopStats } from '../mock/lib/stats/compute.ts'
+
+const rounds = Number(process.env.BENCH_ROUNDS ?? 400)
+const state = createMockState({ seed: 42, scale: (process.env.BENCH_SCALE ?? 'default') as 'default', rateLimit: false })
+const shop = state.world.shops[0]!
+const axis = state.world.axis
+const today = axis.dayIndex(state.today)
+const request = { date_range: { from: axis.date(today - 90), to: axis.date(today - 1) }, stats: [...STAT_KEYS], include_charts: true }
+
+/** Median of `rounds` timings of `fn`, in ms (after as many warm-up calls). */
+function medianMs(fn: () => unknown): number {
+  for (let i = 0; i < rounds; i++) fn()
+  const times: number[] = []
+  for (let i = 0; i < rounds; i++) {
+    const t0 = performance.now()
+    fn()
+    times.push(performance.now() - t0)
+  }
+  times.sort((a, b) => a - b)
+  return times[Math.floor(times.length / 2)]!
+}
+
+const answer = { data: { stats: computeShopStats(state, shop, request) } }
+const bytes = Buffer.byteLength(JSON.stringify(answer))
+// Alternated, so both see the same load from whatever else runs on the machine.
+const compute: number[] = []
+const serialise: number[] = []
+for (let turn = 0; turn < 3; turn++) {
+  compute.push(medianMs(() => computeShopStats(state, shop, request)))
+  serialise.push(medianMs(() => JSON.stringify(answer)))
+}
+const best = (xs: number[]) => Math.min(...xs)
+console.log(`POST /shop/stats, ${STAT_KEYS.length} keys, 90 days, daily charts (${bytes} bytes), median of ${rounds} per turn, 3 turns`)
+console.log(`compute   ms: ${compute.map((x) => x.toFixed(3)).join(' / ')}`)
+console.log(`serialise ms: ${serialise.map((x) => x.toFixed(3)).join(' / ')}`)
+const ratio = best(compute) / best(serialise)
+console.log(`${ratio <= 1 ? '✓' : '✗'} compute / serialise: ${ratio.toFixed(2)} (goal <= 1)`)
