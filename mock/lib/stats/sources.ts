@@ -148,6 +148,8 @@ interface VideoCache {
   postDays: Map<ShopCalendar, Int32Array>
   /** Series that depend on the videos, their facts and the request window only, by window and filters. */
   windows: Map<string, Daily>
+  /** What depends on the videos alone, per day of any window, by timezone and filters. */
+  byDay: Map<string, unknown>
 }
 
 /** Most window series kept per shop (a dashboard asks a few windows over and over). */
@@ -171,6 +173,7 @@ function checkedVideoCache(w: StatWindow): VideoCache {
       creatorKeys: Int32Array.from(videos, (v) => creatorKey(w, v.creator_id)),
       postDays: new Map(),
       windows: new Map(),
+      byDay: new Map(),
     }
     videoCaches.set(w.data, cache)
   }
@@ -208,12 +211,18 @@ export function videoWindowSeries(w: StatWindow, name: string, build: () => Dail
   return series.slice()
 }
 
+/** Each video's post day (axis index, maybe outside it; far outside without a valid post time) in the requested timezone. */
+function videoPostDays(w: StatWindow): Int32Array {
+  const cache = videoCache(w)
+  let days = cache.postDays.get(w.zone)
+  if (!days) cache.postDays.set(w.zone, (days = Int32Array.from(cache.postMs, (ms) => (Number.isNaN(ms) ? NO_DAY : zoneDay(w, ms)))))
+  return days
+}
+
 /** Each video's post day as a window index in the requested timezone (-1 outside the window). */
 export function videoPostIndex(w: StatWindow): Int32Array {
   return memo(w, 'video-post-index', () => {
-    const cache = videoCache(w)
-    let days = cache.postDays.get(w.zone)
-    if (!days) cache.postDays.set(w.zone, (days = Int32Array.from(cache.postMs, (ms) => (Number.isNaN(ms) ? NO_DAY : zoneDay(w, ms)))))
+    const days = videoPostDays(w)
     const out = new Int32Array(days.length)
     const last = w.hi - w.lo
     for (let k = 0; k < days.length; k++) {
@@ -222,6 +231,36 @@ export function videoPostIndex(w: StatWindow): Int32Array {
     }
     return out
   })
+}
+
+/**
+ * Something worked out from the videos alone (never written at run time) per local day of the
+ * requested timezone, for every day at once: built once per timezone and filters, whatever the window.
+ * `build` gets each video's post day.
+ */
+export function videoDays<T>(w: StatWindow, name: string, build: (postDays: Int32Array) => T): T {
+  const cache = videoCache(w)
+  const key = [name, w.zone.timeZone, w.campaignId, w.productId].join('\u0000')
+  let value = cache.byDay.get(key) as T | undefined
+  if (value === undefined) {
+    value = build(videoPostDays(w))
+    if (cache.byDay.size >= MAX_WINDOW_SERIES) cache.byDay.delete(cache.byDay.keys().next().value!)
+    cache.byDay.set(key, value)
+  }
+  return value
+}
+
+/** A count per day (days absent count 0) read over the window. */
+export function countsOverWindow(w: StatWindow, perDay: ReadonlyMap<number, number>): Daily {
+  const out = zeros(w)
+  for (let i = 0; i < out.length; i++) out[i] = perDay.get(w.lo + i) ?? 0
+  return out
+}
+
+/** Keys per day (days absent have none) read over the window. */
+export function keysOverWindow(w: StatWindow, perDay: ReadonlyMap<number, readonly number[]>, universe: number): DailyKeys {
+  const none: readonly number[] = []
+  return dailyKeys(Array.from({ length: w.hi - w.lo + 1 }, (_, i) => perDay.get(w.lo + i) ?? none), universe)
 }
 
 /**
@@ -353,25 +392,43 @@ export interface DailyKeys {
   count(start: number, end: number): number
 }
 
-/** Distinct counts over per-day key lists; keys are integers in [0, universe). */
+/**
+ * Distinct counts over per-day key lists; keys are integers in [0, universe). Each occurrence of a key
+ * remembers the day the key last occurred before it, so a run of days counts the occurrences in it whose
+ * previous one falls before the run (each key's first in the run): one pass over the run, nothing written.
+ */
 export function dailyKeys(days: ReadonlyArray<ArrayLike<number>>, universe: number): DailyKeys {
-  const marks = new Int32Array(universe)
-  let stamp = 0
+  let occurrences = 0
+  for (const keys of days) occurrences += keys.length
+  const offsets = new Int32Array(days.length + 1)
+  const previous = new Int32Array(occurrences)
+  const last = new Int32Array(universe).fill(-1)
+  let r = 0
+  for (let d = 0; d < days.length; d++) {
+    const keys = days[d]!
+    for (let k = 0; k < keys.length; k++) {
+      const key = keys[k]!
+      previous[r++] = last[key]!
+      last[key] = d
+    }
+    offsets[d + 1] = r
+  }
   return {
     count(start, end) {
-      stamp++
       let distinct = 0
-      for (let i = start; i <= end; i++) {
-        const keys = days[i]!
-        for (let k = 0; k < keys.length; k++) {
-          const key = keys[k]!
-          if (marks[key] !== stamp) {
-            marks[key] = stamp
-            distinct++
-          }
-        }
-      }
+      for (let i = offsets[start]!, stop = offsets[end + 1]!; i < stop; i++) if (previous[i]! < start) distinct++
       return distinct
+    },
+  }
+}
+
+/** The window's part (window index 0 = day `first`) of a DailyKeys over `count` days (none outside them). */
+export function keysFrom(keys: DailyKeys, first: number, count: number): DailyKeys {
+  return {
+    count(start, end) {
+      const a = Math.max(first + start, 0)
+      const b = Math.min(first + end, count - 1)
+      return a <= b ? keys.count(a, b) : 0
     },
   }
 }
