@@ -184,18 +184,18 @@ function newContentGmv(w: StatWindow): Daily {
 }
 
 function newContentGmvOf(w: StatWindow): Daily {
+  // Every day of the axis is known (0) already: the rows with GMV are all that adds anything.
   const out = zerosOnAxis(w)
-  const table = w.data.facts.videos
+  const table = w.data.facts.videos.nonzero('gmv')
   const current = w.from - w.lo
   const days = videoPostIndex(w)
-  const gmv = table.columns.gmv
   const entities = videoEntities(w)
-  for (const [k, video] of w.data.videos.entries()) {
+  const videos = w.data.videos
+  for (let k = 0; k < videos.length; k++) {
     const i = days[k]!
-    if (i < 0 || !postMatches(w, video)) continue
-    const [start, end] = i >= current ? [w.from, w.hi] : [w.lo, w.from - 1]
-    const [a, b] = table.rowRange(entities[k]!, start, end)
-    for (let r = a; r < b; r++) addTo(out, table.days[r]! - w.lo, gmv[r]!)
+    if (i < 0 || !postMatches(w, videos[k]!)) continue
+    if (i >= current) table.addDays('gmv', entities[k]!, w.from, w.hi, out, w.lo)
+    else table.addDays('gmv', entities[k]!, w.lo, w.from - 1, out, w.lo)
   }
   return out
 }

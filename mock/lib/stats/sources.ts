@@ -12,12 +12,7 @@ import { addTo, memo, noReports, stampDays, windowMs, zeros, zerosOnAxis, zoneDa
 
 /** Sum of a metric over some entities of a fact table; days where none of them reported stay NaN. */
 export function factDaily<M extends string>(w: StatWindow, table: FactTable<M>, metric: M, entities: Iterable<number>, out: Daily = noReports(w)): Daily {
-  const column = table.columns[metric]
-  for (const e of entities) {
-    if (e < 0) continue
-    const [a, b] = table.rowRange(e, w.lo, w.hi)
-    for (let r = a; r < b; r++) addTo(out, table.days[r]! - w.lo, column[r]!)
-  }
+  for (const e of entities) table.addDays(metric, e, w.lo, w.hi, out, w.lo)
   return out
 }
 
