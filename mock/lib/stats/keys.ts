@@ -15,6 +15,7 @@ import type { RefundableSample, SampleRequest } from '../../../fixtures/types.ts
 import {
   attributedDaily,
   carriedDaily,
+  carriedTotalDaily,
   contentTotalsDaily,
   countsOverWindow,
   creatorKey,
@@ -362,13 +363,13 @@ export const STATS: Record<StatKey, StatDefinition> = {
     shape: (w) => sum(combine(shopDaily(w, 'one_time_purchase_gmv'), shopDaily(w, 'first_subscription_order_gmv'), (a, b) => a + b)),
   },
   new_subscriptions: { title: 'New subscriptions', shape: (w) => sum(productDaily(w, 'new_subscriptions')) },
-  active_subscribers: { title: 'Active subscribers', shape: (w) => ({ kind: 'level', daily: carriedDaily(w, w.data.facts.shop, 'active_subscribers', [0]) }) },
+  active_subscribers: { title: 'Active subscribers', shape: (w) => ({ kind: 'level', daily: carriedTotalDaily(w, w.data.facts.shop, 'active_subscribers') }) },
   active_subscriptions: {
     title: 'Active subscriptions',
     shape: (w) => {
       const table = w.data.facts.products
-      const entities = w.productId === null ? table.entityIds.map((_, i) => i) : [table.indexOf(w.productId)]
-      return { kind: 'level', daily: carriedDaily(w, table, 'active_subscriptions', entities) }
+      const daily = w.productId === null ? carriedTotalDaily(w, table, 'active_subscriptions') : carriedDaily(w, table, 'active_subscriptions', [table.indexOf(w.productId)])
+      return { kind: 'level', daily }
     },
   },
   subscription_aov: { title: 'Subscription AOV', shape: (w) => ratioOf(shopDaily(w, 'subscription_revenue'), shopDaily(w, 'subscription_orders')) },

@@ -66,6 +66,18 @@ export function carriedDaily<M extends string>(w: StatWindow, table: FactTable<M
   return out
 }
 
+/** carriedDaily over every entity of the table, read from its carried totals (days past the axis keep its last day's level). */
+export function carriedTotalDaily<M extends string>(w: StatWindow, table: FactTable<M>, metric: M): Daily {
+  const totals = table.carriedTotals(metric)
+  const out = noReports(w)
+  if (totals.length === 0) return out
+  for (let i = 0; i < out.length; i++) {
+    const day = w.lo + i
+    if (day >= 0) out[i] = totals[Math.min(day, totals.length - 1)]!
+  }
+  return out
+}
+
 // ---- content records (videos, slideshows, LIVEs) ----
 
 export interface ContentScope {
