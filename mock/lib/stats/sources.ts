@@ -281,16 +281,41 @@ export function recordDaily<T extends object>(
   options: { where?: (record: T) => boolean; weight?: (record: T) => number; platformDays?: boolean } = {},
 ): Daily {
   const out = zeros(w)
-  const days = stampDays(w, records, field, options.platformDays ? w.data.calendar : w.zone)
-  const last = w.hi - w.lo
-  for (let k = 0; k < records.length; k++) {
-    const i = days[k]! - w.lo
-    if (i < 0 || i > last) continue
-    const record = records[k]!
-    if (options.where && !options.where(record)) continue
-    out[i]! += options.weight ? options.weight(record) : 1
+  const { where, weight } = options
+  const { index, day } = recordsInWindow(w, records, field, options.platformDays ? w.data.calendar : w.zone)
+  for (let j = 0; j < index.length; j++) {
+    const record = records[index[j]!]!
+    if (where && !where(record)) continue
+    out[day[j]!]! += weight ? weight(record) : 1
   }
   return out
+}
+
+/**
+ * The records whose timestamp falls in the window (their indexes, in order) and its window index;
+ * worked out once per request for each list, field and calendar (a stats request writes nothing).
+ */
+function recordsInWindow<T extends object>(w: StatWindow, records: readonly T[], field: keyof T & string, calendar: ShopCalendar): { index: Int32Array; day: Int32Array } {
+  const byList = memo(w, 'records-in-window', () => new Map<readonly object[], Map<string, { index: Int32Array; day: Int32Array }>>())
+  let byField = byList.get(records)
+  if (!byField) byList.set(records, (byField = new Map()))
+  const key = `${field}\u0000${calendar.timeZone}`
+  let found = byField.get(key)
+  if (!found) {
+    const days = stampDays(w, records, field, calendar)
+    const last = w.hi - w.lo
+    let count = 0
+    for (let k = 0; k < records.length; k++) if (days[k]! - w.lo >= 0 && days[k]! - w.lo <= last) count++
+    found = { index: new Int32Array(count), day: new Int32Array(count) }
+    for (let k = 0, j = 0; k < records.length; k++) {
+      const i = days[k]! - w.lo
+      if (i < 0 || i > last) continue
+      found.index[j] = k
+      found.day[j++] = i
+    }
+    byField.set(key, found)
+  }
+  return found
 }
 
 /** Sample filters: the campaign and the sampled product. */
@@ -301,6 +326,10 @@ export function sampleMatches(w: StatWindow, sample: { campaign_id: string | nul
 
 /** spec: sample_spend cost basis: SKU custom COGS, else product sample cost, else SKU price, else product price. */
 export function sampleCost(w: StatWindow): (sample: SampleRequest) => number {
+  return memo(w, 'sample-cost', () => sampleCostOf(w))
+}
+
+function sampleCostOf(w: StatWindow): (sample: SampleRequest) => number {
   const skus = new Map(w.data.skus.map((s) => [s.sku_id, s]))
   const products = new Map(w.data.products.map((p) => [p.product_id, p]))
   return (sample) => {
