@@ -16,10 +16,10 @@ export function dataPage<T>(ctx: RequestContext, rows: T[], finish: (row: T) => 
 }
 
 /** `{data: {results, has_more, page_size, page_offset, ...extra}}`, or the count alone with just_count: videos, slideshows, LIVEs. */
-export function offsetResultsPage<T>(ctx: RequestContext, sorted: readonly T[], extra: Record<string, unknown> = {}) {
+export function offsetResultsPage<T>(ctx: RequestContext, sorted: readonly T[], extra: Record<string, unknown> = {}, finish: (row: T) => unknown = (row) => row) {
   if (ctx.input.just_count === true) return countOnly(sorted.length)
   const { rows, hasMore } = paginate(sorted, ctx.page!)
-  return { status: 200, body: { data: { results: rows, has_more: hasMore, page_size: ctx.page!.pageSize, page_offset: ctx.page!.offset, ...extra } } }
+  return { status: 200, body: { data: { results: rows.map(finish), has_more: hasMore, page_size: ctx.page!.pageSize, page_offset: ctx.page!.offset, ...extra } } }
 }
 
 /**
