@@ -244,17 +244,25 @@ const searchTimeseriesAffiliates = defineHandler('searchTimeseriesAffiliates', (
 
 const CONTENT_SORT_KEYS = ['gmv', 'commission', 'views', 'likes', 'comments', 'units_sold', 'engagement_rate', 'conversion_rate', 'avg_gmv_per_view', 'avg_order_value', 'post_time'] as const
 
-/** One post's row over the window: metrics of its own facts (spec: Video timeseries row). */
-function postRow(world: World, data: ShopData, post: Video, kind: 'videos' | 'slideshows', w: DayWindow): VideoTimeseriesRow {
-  const table = data.facts[kind]
-  const sum = (metric: 'gmv' | 'commission' | 'views' | 'likes' | 'comments' | 'units_sold') => round2(table.sum(metric, post.video_id, w.from, w.to))
-  const m = { gmv: sum('gmv'), commission: sum('commission'), views: sum('views'), likes: sum('likes'), comments: sum('comments'), units_sold: sum('units_sold') }
+const POST_SUMS = ['gmv', 'commission', 'views', 'likes', 'comments', 'units_sold'] as const
+type PostMetrics = Record<(typeof POST_SUMS)[number], number>
+
+/** One post's metrics over the window, from its own facts (its entity index in them). */
+function postMetrics(table: ShopData['facts']['videos'], entity: number, w: DayWindow): PostMetrics {
+  const m = {} as PostMetrics
+  for (const metric of POST_SUMS) m[metric] = round2(table.sum(metric, entity, w.from, w.to))
+  return m
+}
+
+/** spec: Video timeseries row: a post's metrics over the window and the rates derived from them. */
+function postRow(world: World, post: Video, m: PostMetrics): VideoTimeseriesRow {
   return { video_id: post.video_id, handle: post.handle, title: post.title, post_time: usDateOf(world, post.post_day), product_id: post.product, ...m, ...derivedRates(m) }
 }
 
 /**
  * The per-post search of videos or slideshows: posts that reported in the window, filtered and
  * sorted. The body of both searches: `defineHandler('searchTimeseriesVideos', postSearch('videos'))`.
+ * Every matching post's metrics are summed (they rank it); the rows are built for the page alone.
  */
 function postSearch(kind: 'videos' | 'slideshows') {
   return (ctx: HandlerContext<'searchTimeseriesVideos' | 'searchTimeseriesSlideshows'>) => {
@@ -266,15 +274,19 @@ function postSearch(kind: 'videos' | 'slideshows') {
     // The contract lists campaign_id among the slideshow search's filters only; the videos search
     // honours one too, though its search_params do not declare it (a mismatch left as it is).
     const campaignId = 'campaign_id' in params ? params.campaign_id : undefined
-    const rows = posts
-      .filter((p) => handleContains(p.handle, params.handle) && idMatches(p.product, params.product_id) && idMatches(p.campaign_id ?? '', campaignId))
-      .filter((p) => table.reportDays(p.video_id, window.from, window.to) > 0)
-      .map((p) => ({ post: p, row: postRow(ctx.world, data, p, kind, window) }))
-    const value = (r: (typeof rows)[number]): SortValue => (sortBy === 'post_time' ? r.post.posted_at : r.row[sortBy])
-    const sorted = sortRows(rows, value, direction, (r) => r.post.video_id)
-    return dataPage(ctx, sorted, ({ post, row }) =>
-      kind === 'slideshows' ? ({ ...row, slideshow_link: (post as (typeof data.slideshows)[number]).slideshow_url } satisfies SlideshowTimeseriesRow) : row,
-    )
+    const ranked: Array<{ post: Video; m: PostMetrics }> = []
+    for (const post of posts) {
+      if (!handleContains(post.handle, params.handle) || !idMatches(post.product, params.product_id) || !idMatches(post.campaign_id ?? '', campaignId)) continue
+      const entity = table.indexOf(post.video_id)
+      if (table.reportDays(entity, window.from, window.to) > 0) ranked.push({ post, m: postMetrics(table, entity, window) })
+    }
+    const value = (r: (typeof ranked)[number]): SortValue =>
+      sortBy === 'post_time' ? r.post.posted_at : sortBy in r.m ? r.m[sortBy as keyof PostMetrics] : derivedRates(r.m)[sortBy as keyof ReturnType<typeof derivedRates>]
+    const sorted = sortRows(ranked, value, direction, (r) => r.post.video_id)
+    return dataPage(ctx, sorted, ({ post, m }) => {
+      const row = postRow(ctx.world, post, m)
+      return kind === 'slideshows' ? ({ ...row, slideshow_link: (post as (typeof data.slideshows)[number]).slideshow_url } satisfies SlideshowTimeseriesRow) : row
+    })
   }
 }
 
