@@ -136,7 +136,8 @@ function creatorWindowMetrics(world: World, data: ShopData, affiliate: Affiliate
   let m: Omit<CreatorWindowMetrics, 'new_video_gmv' | 'video_count' | 'live_count'>
   if (!filter) {
     const af = data.facts.affiliates
-    const sum = (metric: 'gmv' | 'video_gmv' | 'commission' | 'units_sold' | 'views' | 'likes' | 'comments') => af.sum(metric, affiliate.creator_id, w.from, w.to)
+    const entity = af.indexOf(affiliate.creator_id)
+    const sum = (metric: 'gmv' | 'video_gmv' | 'commission' | 'units_sold' | 'views' | 'likes' | 'comments') => af.sum(metric, entity, w.from, w.to)
     m = { gmv: sum('gmv'), video_gmv: sum('video_gmv'), commission: sum('commission'), units_sold: sum('units_sold'), views: sum('views'), likes: sum('likes'), comments: sum('comments') }
   } else {
     m = { gmv: 0, video_gmv: 0, commission: 0, units_sold: 0, views: 0, likes: 0, comments: 0 }
