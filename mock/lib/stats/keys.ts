@@ -45,7 +45,7 @@ import {
 } from './sources.ts'
 import { ratio } from '../numbers.ts'
 import { summarize, type StatShape } from './shapes.ts'
-import { addTo, combine, memo, zeros, zerosOnAxis, zoneDay, type Daily, type StatWindow } from './window.ts'
+import { combine, memo, zerosOnAxis, zoneDay, type Daily, type StatWindow } from './window.ts'
 
 interface StatDefinition {
   title: string
