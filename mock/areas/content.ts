@@ -191,9 +191,9 @@ const listAffiliateLives = defineHandler('listAffiliateLives', (ctx) => {
     (l) => handleContains(l.handle, filters.handle) && (!products.length || l.products.some((p) => products.includes(p))) && (!window || inWindow(l.start_day, window)) && creatorOk(l.creator_id),
   )
   const value = (l: LiveStream): SortValue => (sortBy === 'start_time' ? l.started_at : sortBy === 'ctr' ? round2(l.ctr) : l[sortBy])
-  const sorted = sortRows(lives, value, direction, (l) => l.live_id).map((l) => liveRow(ctx.world, l))
+  const sorted = sortRows(lives, value, direction, (l) => l.live_id)
   // spec: the LIVE list echoes sort_by and sort_direction (the ones applied, defaults included).
-  return offsetResultsPage(ctx, sorted, { sort_by: sortBy, sort_direction: filters.sort_direction ?? direction })
+  return offsetResultsPage(ctx, sorted, { sort_by: sortBy, sort_direction: filters.sort_direction ?? direction }, (l) => liveRow(ctx.world, l))
 })
 
 export const content: AreaModule = {
