@@ -169,10 +169,16 @@ function videoCache(w: StatWindow): VideoCache {
   return memo(w, 'video-cache', () => checkedVideoCache(w))
 }
 
+function sameVideos(a: readonly Video[], b: readonly Video[]): boolean {
+  if (a.length !== b.length) return false
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false
+  return true
+}
+
 function checkedVideoCache(w: StatWindow): VideoCache {
   const videos = w.data.videos
   let cache = videoCaches.get(w.data)
-  if (!cache || cache.videos.length !== videos.length || !cache.videos.every((v, i) => v === videos[i])) {
+  if (!cache || !sameVideos(cache.videos, videos)) {
     cache = {
       videos: [...videos],
       postMs: Float64Array.from(videos, (v) => Date.parse(v.posted_at)),
@@ -304,16 +310,16 @@ function recordsInWindow<T extends object>(w: StatWindow, records: readonly T[],
   if (!found) {
     const days = stampDays(w, records, field, calendar)
     const last = w.hi - w.lo
-    let count = 0
-    for (let k = 0; k < records.length; k++) if (days[k]! - w.lo >= 0 && days[k]! - w.lo <= last) count++
-    found = { index: new Int32Array(count), day: new Int32Array(count) }
-    for (let k = 0, j = 0; k < records.length; k++) {
+    const index = new Int32Array(records.length)
+    const day = new Int32Array(records.length)
+    let j = 0
+    for (let k = 0; k < records.length; k++) {
       const i = days[k]! - w.lo
       if (i < 0 || i > last) continue
-      found.index[j] = k
-      found.day[j++] = i
+      index[j] = k
+      day[j++] = i
     }
-    byField.set(key, found)
+    byField.set(key, (found = { index: index.subarray(0, j), day: day.subarray(0, j) }))
   }
   return found
 }
