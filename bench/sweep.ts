@@ -15,7 +15,7 @@
  */
 import { loadContract, type OperationInfo } from '../openapi/index.ts'
 import { minimalCall, readingOperations } from '../mock/testing.ts'
-import { headersFor, load, start, stop, type Operation, type Target } from './targets.ts'
+import { headersFor, load, start, stop, waitFor200, type Operation, type Target } from './targets.ts'
 
 const ENTERPRISE_KEY = 'demo-enterprise-key'
 
@@ -72,6 +72,8 @@ export async function sweep({ seconds = Number(process.env.BENCH_SWEEP_SECONDS ?
       const rps = {} as Record<Target['name'], number>
       const non2xx = {} as Record<Target['name'], number>
       for (const target of [prism, uncached]) {
+        // A slow operation leaves requests queued when autocannon stops: /health answers once they are done.
+        await waitFor200(`${target.url}/health`)
         await load(target, op, shopId, 0.5, connections)
         const result = await load(target, op, shopId, seconds, connections)
         rps[target.name] = result.rps

@@ -45,7 +45,8 @@ function freePort(): Promise<number> {
   })
 }
 
-async function waitFor200(url: string, timeoutMs = 60_000): Promise<number> {
+/** Polls `url` until it answers 200; the time it took, in ms. */
+export async function waitFor200(url: string, timeoutMs = 60_000): Promise<number> {
   const started = performance.now()
   for (;;) {
     try {
