@@ -108,21 +108,25 @@ type PostSortKey = (typeof VIDEO_SORT_KEYS)[number] | 'engagement_rate'
 // Read from the figures (the rows show them), so that only the page's rows are built.
 const postSortValue = (figures: PostFigures, post: Video, key: PostSortKey): SortValue => (key === 'post_time' ? post.posted_at : figures[key])
 
-// The posts and their lifetime figures never change: each list's full order by sort key and direction
-// is worked out once per shop, and a request keeps the posts its filters match, in that order (the
-// order of a subset; ties go by id, so the order is total).
-const postOrders = new WeakMap<readonly Video[], { length: number; orders: Map<string, Array<{ post: Video; figures: PostFigures }>> }>()
+// The posts, LIVEs and their lifetime figures never change: a list's full order by sort key and
+// direction is worked out once per shop, and a request keeps the items its filters match, in that order
+// (the order of a subset; ties go by id, so the order is total).
+const orders = new WeakMap<readonly object[], { length: number; byKey: Map<string, readonly unknown[]> }>()
+
+function orderOf<T extends object, R>(list: readonly T[], key: string, sort: () => R[]): readonly R[] {
+  let cache = orders.get(list)
+  if (!cache || cache.length !== list.length) orders.set(list, (cache = { length: list.length, byKey: new Map() }))
+  let order = cache.byKey.get(key) as readonly R[] | undefined
+  if (!order) cache.byKey.set(key, (order = sort()))
+  return order
+}
 
 function postsInOrder(world: World, data: ShopData, kind: 'videos' | 'slideshows', sortBy: PostSortKey, direction: SortDirection): ReadonlyArray<{ post: Video; figures: PostFigures }> {
   const posts: readonly Video[] = data[kind]
-  let cache = postOrders.get(posts)
-  if (!cache || cache.length !== posts.length) postOrders.set(posts, (cache = { length: posts.length, orders: new Map() }))
-  let order = cache.orders.get(`${sortBy} ${direction}`)
-  if (!order) {
+  return orderOf(posts, `${sortBy} ${direction}`, () => {
     const rows = posts.map((post) => ({ post, figures: postFigures(world, data, post, kind) }))
-    cache.orders.set(`${sortBy} ${direction}`, (order = sortRows(rows, (r) => postSortValue(r.figures, r.post, sortBy), direction, (r) => r.post.video_id)))
-  }
-  return order
+    return sortRows(rows, (r) => postSortValue(r.figures, r.post, sortBy), direction, (r) => r.post.video_id)
+  })
 }
 
 const postMatches = (post: Video, products: string[], window: DayWindow | undefined, handle: unknown): boolean =>
@@ -187,11 +191,10 @@ const listAffiliateLives = defineHandler('listAffiliateLives', (ctx) => {
   const { filters, products, window, direction } = contentFiltersOf(ctx)
   const sortBy = sortKeyOf(filters.sort_by, LIVE_SORT_KEYS, 'filters.sort_by', 'gmv')
   const creatorOk = creatorPerformanceFilter(ctx.world, data, filters)
-  const lives = data.lives.filter(
+  const value = (l: LiveStream): SortValue => (sortBy === 'start_time' ? l.started_at : sortBy === 'ctr' ? round2(l.ctr) : l[sortBy])
+  const sorted = orderOf(data.lives, `${sortBy} ${direction}`, () => sortRows(data.lives, value, direction, (l) => l.live_id)).filter(
     (l) => handleContains(l.handle, filters.handle) && (!products.length || l.products.some((p) => products.includes(p))) && (!window || inWindow(l.start_day, window)) && creatorOk(l.creator_id),
   )
-  const value = (l: LiveStream): SortValue => (sortBy === 'start_time' ? l.started_at : sortBy === 'ctr' ? round2(l.ctr) : l[sortBy])
-  const sorted = sortRows(lives, value, direction, (l) => l.live_id)
   // spec: the LIVE list echoes sort_by and sort_direction (the ones applied, defaults included).
   return offsetResultsPage(ctx, sorted, { sort_by: sortBy, sort_direction: filters.sort_direction ?? direction }, (l) => liveRow(ctx.world, l))
 })
