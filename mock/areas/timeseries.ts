@@ -260,10 +260,43 @@ function postRow(world: World, post: Video, m: PostMetrics): VideoTimeseriesRow 
   return { video_id: post.video_id, handle: post.handle, title: post.title, post_time: usDateOf(world, post.post_day), product_id: post.product, ...m, ...derivedRates(m) }
 }
 
+type RankedPost = { post: Video; m: PostMetrics }
+/** Windows kept per fact table (a client pages and re-sorts through a few). */
+const MAX_WINDOWS = 16
+const rankedByTable = new WeakMap<object, { posts: readonly Video[]; length: number; byWindow: Map<string, { all: RankedPost[]; orders: Map<string, RankedPost[]> }> }>()
+
+/**
+ * Every post that reported in the window, with its metrics there, in the order of a sort key and
+ * direction. The posts and their facts never change: the metrics are summed once per window and
+ * the order is worked out once per sort (ties go by id, so a request's filtered subset keeps it).
+ */
+function rankedPosts(table: ShopData['facts']['videos'], posts: readonly Video[], window: DayWindow, sortBy: (typeof CONTENT_SORT_KEYS)[number], direction: SortDirection): readonly RankedPost[] {
+  let cache = rankedByTable.get(table)
+  if (!cache || cache.posts !== posts || cache.length !== posts.length) rankedByTable.set(table, (cache = { posts, length: posts.length, byWindow: new Map() }))
+  const windowKey = `${window.from} ${window.to}`
+  let byWindow = cache.byWindow.get(windowKey)
+  if (!byWindow) {
+    const all: RankedPost[] = []
+    for (const post of posts) {
+      const entity = table.indexOf(post.video_id)
+      if (table.reportDays(entity, window.from, window.to) > 0) all.push({ post, m: postMetrics(table, entity, window) })
+    }
+    if (cache.byWindow.size >= MAX_WINDOWS) cache.byWindow.delete(cache.byWindow.keys().next().value!)
+    cache.byWindow.set(windowKey, (byWindow = { all, orders: new Map() }))
+  }
+  let order = byWindow.orders.get(`${sortBy} ${direction}`)
+  if (!order) {
+    const value = (r: RankedPost): SortValue =>
+      sortBy === 'post_time' ? r.post.posted_at : sortBy in r.m ? r.m[sortBy as keyof PostMetrics] : derivedRates(r.m)[sortBy as keyof ReturnType<typeof derivedRates>]
+    byWindow.orders.set(`${sortBy} ${direction}`, (order = sortRows(byWindow.all, value, direction, (r) => r.post.video_id)))
+  }
+  return order
+}
+
 /**
  * The per-post search of videos or slideshows: posts that reported in the window, filtered and
  * sorted. The body of both searches: `defineHandler('searchTimeseriesVideos', postSearch('videos'))`.
- * Every matching post's metrics are summed (they rank it); the rows are built for the page alone.
+ * The rows are built for the page alone.
  */
 function postSearch(kind: 'videos' | 'slideshows') {
   return (ctx: HandlerContext<'searchTimeseriesVideos' | 'searchTimeseriesSlideshows'>) => {
@@ -275,15 +308,9 @@ function postSearch(kind: 'videos' | 'slideshows') {
     // The contract lists campaign_id among the slideshow search's filters only; the videos search
     // honours one too, though its search_params do not declare it (a mismatch left as it is).
     const campaignId = 'campaign_id' in params ? params.campaign_id : undefined
-    const ranked: Array<{ post: Video; m: PostMetrics }> = []
-    for (const post of posts) {
-      if (!handleContains(post.handle, params.handle) || !idMatches(post.product, params.product_id) || !idMatches(post.campaign_id ?? '', campaignId)) continue
-      const entity = table.indexOf(post.video_id)
-      if (table.reportDays(entity, window.from, window.to) > 0) ranked.push({ post, m: postMetrics(table, entity, window) })
-    }
-    const value = (r: (typeof ranked)[number]): SortValue =>
-      sortBy === 'post_time' ? r.post.posted_at : sortBy in r.m ? r.m[sortBy as keyof PostMetrics] : derivedRates(r.m)[sortBy as keyof ReturnType<typeof derivedRates>]
-    const sorted = sortRows(ranked, value, direction, (r) => r.post.video_id)
+    const sorted = rankedPosts(table, posts, window, sortBy, direction).filter(
+      ({ post }) => handleContains(post.handle, params.handle) && idMatches(post.product, params.product_id) && idMatches(post.campaign_id ?? '', campaignId),
+    )
     return dataPage(ctx, sorted, ({ post, m }) => {
       const row = postRow(ctx.world, post, m)
       return kind === 'slideshows' ? ({ ...row, slideshow_link: (post as (typeof data.slideshows)[number]).slideshow_url } satisfies SlideshowTimeseriesRow) : row
