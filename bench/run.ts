@@ -10,129 +10,28 @@
  * answer from the main shop (shoptwin builds a shop's data on its first use) and world generation time
  * per scale (every shop built).
  *
+ * Last, the sweep (bench/sweep.ts): every operation of the contract without the response cache
+ * against Prism.
+ *
  * Options: BENCH_DURATION (s, default 10), BENCH_CONNECTIONS (default 50), BENCH_SCALES
- * (default "small,default,large"). Only loopback addresses are used.
+ * (default "small,default,large"), BENCH_SECTIONS (default "table,startup,certification,sweep": the
+ * sections to run; the ✓/✗ lines of issue 8 need the first two). Only loopback addresses are used.
  */
-import autocannon from 'autocannon'
-import { spawn, type ChildProcess } from 'node:child_process'
-import { readFileSync, writeFileSync, mkdtempSync } from 'node:fs'
-import { createServer as createNetServer } from 'node:net'
+import { writeFileSync, mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { printSweep, sweep } from './sweep.ts'
+import { API_KEY, headersFor, load as loadTarget, peakRssMb, start, stop, type Load, type Operation, type Target } from './targets.ts'
 
-const root = fileURLToPath(new URL('..', import.meta.url))
-const node = process.execPath
 const duration = Number(process.env.BENCH_DURATION ?? 10)
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 50)
 const scales = (process.env.BENCH_SCALES ?? 'small,default,large').split(',')
-const HOST = '127.0.0.1'
-const API_KEY = 'demo-key'
+const sections = new Set((process.env.BENCH_SECTIONS ?? 'table,startup,certification,sweep').split(','))
 
 /** The targets of the main table (the certification pair is measured apart). */
 type Measured = 'bare' | 'prism' | 'shoptwin' | 'uncached'
 
-interface Target {
-  name: 'bare' | 'prism' | 'shoptwin' | 'uncached' | 'certify-on' | 'certify-off'
-  child: ChildProcess
-  url: string
-}
-
-interface Operation {
-  name: string
-  method: 'GET' | 'POST'
-  path: string
-  body?: unknown
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createNetServer()
-    srv.listen(0, HOST, () => {
-      const { port } = srv.address() as { port: number }
-      srv.close(() => resolve(port))
-    })
-    srv.on('error', reject)
-  })
-}
-
-async function waitFor200(url: string, timeoutMs = 60_000): Promise<number> {
-  const started = performance.now()
-  for (;;) {
-    try {
-      const res = await fetch(url)
-      await res.arrayBuffer()
-      if (res.status === 200) return performance.now() - started
-    } catch {
-      // not listening yet
-    }
-    if (performance.now() - started > timeoutMs) throw new Error(`${url} did not answer 200 within ${timeoutMs} ms`)
-    await new Promise((r) => setTimeout(r, 5))
-  }
-}
-
-function spawnServer(name: Target['name'], port: number, extra: string[] = []): ChildProcess {
-  const args =
-    name === 'shoptwin' || name === 'uncached'
-      ? [join(root, 'mock/cli.ts'), 'serve', '--port', String(port), '--host', HOST, '--scale', 'default', '--rate-limit', 'off', ...(name === 'uncached' ? ['--response-cache', 'off'] : []), ...extra]
-      : name === 'certify-on' || name === 'certify-off'
-        ? [join(root, 'bench/certify-server.ts'), String(port), HOST, name === 'certify-on' ? 'on' : 'off']
-        : name === 'prism'
-        ? [join(root, 'node_modules/@stoplight/prism-cli/dist/index.js'), 'mock', join(root, 'openapi/openapi.yaml'), '-p', String(port), '-h', HOST, '-v', 'silent']
-        : [join(root, 'bench/bare-server.ts'), String(port), HOST, ...extra]
-  return spawn(node, args, { stdio: ['ignore', 'ignore', 'inherit'] })
-}
-
-async function start(name: Target['name'], extra: string[] = []): Promise<Target & { startupMs: number }> {
-  const port = await freePort()
-  const spawned = performance.now()
-  const child = spawnServer(name, port, extra)
-  const url = `http://${HOST}:${port}`
-  await waitFor200(`${url}/health`)
-  return { name, child, url, startupMs: performance.now() - spawned }
-}
-
-async function stop(target: Target): Promise<void> {
-  if (target.child.exitCode !== null) return
-  const exited = new Promise((r) => target.child.once('exit', r))
-  target.child.kill('SIGTERM')
-  await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))])
-  if (target.child.exitCode === null) target.child.kill('SIGKILL')
-}
-
-/** Peak resident set size of a process, from /proc (Linux). */
-function peakRssMb(pid: number | undefined): number | null {
-  if (!pid) return null
-  try {
-    const status = readFileSync(`/proc/${pid}/status`, 'utf8')
-    const kb = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1])
-    return Math.round(kb / 1024)
-  } catch {
-    return null
-  }
-}
-
-function headersFor(target: Target, shopId: string): Record<string, string> {
-  return { 'content-type': 'application/json', 'x-api-key': API_KEY, 'x-shop-id': shopId, ...(target.name === 'prism' ? {} : {}) }
-}
-
-async function load(target: Target, op: Operation, shopId: string, seconds: number) {
-  const result = await autocannon({
-    url: `${target.url}${op.path}`,
-    method: op.method,
-    headers: headersFor(target, shopId),
-    body: op.body === undefined ? undefined : JSON.stringify(op.body),
-    connections,
-    duration: seconds,
-  })
-  return {
-    rps: Math.round(result.requests.average),
-    p50: result.latency.p50,
-    p99: result.latency.p99,
-    non2xx: result.non2xx,
-    errors: result.errors,
-  }
-}
+const load = (target: Target, op: Operation, shopId: string, seconds: number) => loadTarget(target, op, shopId, seconds, connections)
 
 function median(values: number[]): number {
   const s = [...values].sort((a, b) => a - b)
@@ -156,10 +55,66 @@ async function main(): Promise<void> {
     { name: 'POST /ads/creatives (100)', method: 'POST', path: '/ads/creatives', body: { page_size: 100 } },
   ]
 
+  const measured: Array<{ op: Operation; byTarget: Record<Target['name'], Load> }> = []
+  let rss: Record<Measured, number | null> | undefined
+  if (sections.has('table')) rss = await table(shoptwin, operations, shopId, measured)
+  else await stop(shoptwin)
+
+  const startup: Record<string, number> = {}
+  if (sections.has('startup')) {
+    const firstShopAnswer: Record<string, number> = {}
+    const crmList = operations[1]!
+    for (const name of ['shoptwin', 'prism'] as const) {
+      const times: number[] = []
+      const firstAnswers: number[] = []
+      for (let i = 0; i < 5; i++) {
+        const t = await start(name)
+        times.push(t.startupMs)
+        // The main shop's first answer: shoptwin builds the shop's data then.
+        const asked = performance.now()
+        const res = await fetch(`${t.url}${crmList.path}`, { method: 'POST', headers: headersFor(shopId), body: JSON.stringify(crmList.body) })
+        await res.arrayBuffer()
+        firstAnswers.push(t.startupMs + performance.now() - asked)
+        await stop(t)
+      }
+      startup[name] = Math.round(median(times))
+      firstShopAnswer[name] = Math.round(median(firstAnswers))
+    }
+    console.log('startup, spawn to first 200 on /health, median of 5 (ms):', startup)
+    console.log(`spawn to the first answer of ${crmList.name} on the main shop, median of 5 (ms):`, firstShopAnswer)
+
+    const generation: Record<string, number> = {}
+    for (const scale of scales) {
+      const { createWorld } = await import('../fixtures/index.ts')
+      const t0 = performance.now()
+      createWorld({ seed: 42, scale: scale as 'small', today })
+      generation[scale] = Math.round(performance.now() - t0)
+    }
+    console.log('world generation, every shop built (ms, in this process, after earlier scales warmed the code):', generation)
+  }
+
+  if (rss && startup.shoptwin !== undefined) {
+    console.log('\ntargets of issue 8, on this run:')
+    for (const line of verdicts(measured, rss, startup)) console.log(line)
+  }
+
+  if (sections.has('certification')) {
+    console.log('\nclient certification (issue 18): throughput with a session recording every request vs without')
+    for (const line of await certificationCost(operations.slice(0, 2), shopId)) console.log(line)
+  }
+
+  if (sections.has('sweep')) {
+    console.log('\nevery operation without the response cache vs Prism (issue 16, item 8; `npm run bench:sweep` runs this alone)')
+    printSweep(await sweep({ connections }))
+  }
+}
+
+/** The main table: each operation on every target; fills `measured`, returns the peak RSS of each. */
+async function table(shoptwin: Target, operations: Operation[], shopId: string, measured: Array<{ op: Operation; byTarget: Record<Target['name'], Load> }>): Promise<Record<Measured, number | null>> {
   // The bare server answers each path with a body of the size shoptwin answers it with.
   const sizes: Record<string, number> = {}
   for (const op of operations) {
-    const res = await fetch(`${shoptwin.url}${op.path}`, { method: op.method, headers: headersFor(shoptwin, shopId), body: op.body === undefined ? undefined : JSON.stringify(op.body) })
+    const res = await fetch(`${shoptwin.url}${op.path}`, { method: op.method, headers: headersFor(shopId), body: op.body === undefined ? undefined : JSON.stringify(op.body) })
     const text = await res.text()
     sizes[op.path] = Buffer.byteLength(text)
     if (res.status !== 200) console.log(`note: shoptwin answers ${op.name} with ${res.status}: ${text.slice(0, 120)}`)
@@ -173,8 +128,7 @@ async function main(): Promise<void> {
   const targets: Target[] = [bare, prism, shoptwin, uncached]
 
   const rows: Array<Record<string, string | number | null>> = []
-  const measured: Array<{ op: Operation; byTarget: Record<Target['name'], Load> }> = []
-  let rss: Record<Measured, number | null> | undefined
+  let rss: Record<Measured, number | null>
   try {
     for (const op of operations) {
       const byTarget = {} as Record<Target['name'], Load>
@@ -200,6 +154,7 @@ async function main(): Promise<void> {
         'uncached req/s': u.rps,
         'uncached p50 ms': u.p50,
         'uncached p99 ms': u.p99,
+        'uncached/bare': +(u.rps / byTarget.bare!.rps).toFixed(2),
         'uncached/prism': +(u.rps / byTarget.prism!.rps).toFixed(2),
         'non-2xx (shoptwin, uncached, prism)': `${s.non2xx}, ${u.non2xx}, ${byTarget.prism!.non2xx}`,
       })
@@ -211,42 +166,7 @@ async function main(): Promise<void> {
     for (const t of targets) await stop(t)
   }
 
-  const startup: Record<string, number> = {}
-  const firstShopAnswer: Record<string, number> = {}
-  const crmList = operations[1]!
-  for (const name of ['shoptwin', 'prism'] as const) {
-    const times: number[] = []
-    const firstAnswers: number[] = []
-    for (let i = 0; i < 5; i++) {
-      const t = await start(name)
-      times.push(t.startupMs)
-      // The main shop's first answer: shoptwin builds the shop's data then.
-      const asked = performance.now()
-      const res = await fetch(`${t.url}${crmList.path}`, { method: 'POST', headers: headersFor(t, shopId), body: JSON.stringify(crmList.body) })
-      await res.arrayBuffer()
-      firstAnswers.push(t.startupMs + performance.now() - asked)
-      await stop(t)
-    }
-    startup[name] = Math.round(median(times))
-    firstShopAnswer[name] = Math.round(median(firstAnswers))
-  }
-  console.log('startup, spawn to first 200 on /health, median of 5 (ms):', startup)
-  console.log(`spawn to the first answer of ${crmList.name} on the main shop, median of 5 (ms):`, firstShopAnswer)
-
-  const generation: Record<string, number> = {}
-  for (const scale of scales) {
-    const { createWorld } = await import('../fixtures/index.ts')
-    const t0 = performance.now()
-    createWorld({ seed: 42, scale: scale as 'small', today })
-    generation[scale] = Math.round(performance.now() - t0)
-  }
-  console.log('world generation, every shop built (ms, in this process, after earlier scales warmed the code):', generation)
-
-  console.log('\ntargets of issue 8, on this run:')
-  for (const line of verdicts(measured, rss!, startup)) console.log(line)
-
-  console.log('\nclient certification (issue 18): throughput with a session recording every request vs without')
-  for (const line of await certificationCost(operations.slice(0, 2), shopId)) console.log(line)
+  return rss
 }
 
 /** req/s of the twin with a certification session recording (profile producing nothing) over without; goal >= 0.8. */
@@ -269,7 +189,6 @@ async function certificationCost(ops: Operation[], shopId: string): Promise<stri
   return lines
 }
 
-type Load = Awaited<ReturnType<typeof load>>
 
 /** One line per target, ✓ or ✗, with the figures it was judged on (and the ceiling's, where it explains a miss). */
 function verdicts(measured: Array<{ op: Operation; byTarget: Record<Target['name'], Load> }>, rss: Record<Measured, number | null>, startup: Record<string, number>): string[] {

@@ -101,3 +101,37 @@ export function exampleFromSchema(contract: Contract, schema: JsonSchema | undef
       return undefined
   }
 }
+
+/** A call as the sweeps send it: the path with its parameters filled in, the query text, the JSON body. */
+export interface MinimalCall {
+  path: string
+  query: string
+  body?: string
+}
+
+/**
+ * A minimal valid request for an operation, built from its schemas: path parameters from their
+ * examples (an idempotency `key` names no record), the required query parameters (objects in
+ * deepObject form, arrays repeated) and the body's required fields.
+ */
+export function minimalCall(contract: Contract, op: OperationInfo, today: string): MinimalCall {
+  let path = op.path
+  for (const p of op.pathParams) path = path.replace(`{${p.name}}`, p.name === 'key' ? 'no-such-key' : String(exampleFromSchema(contract, p.schema, today, p.name)))
+  const query = new URLSearchParams()
+  for (const p of op.query.filter((q) => q.required)) {
+    const value = exampleFromSchema(contract, p.schema, today, p.name)
+    if (value && typeof value === 'object' && !Array.isArray(value)) for (const [k, v] of Object.entries(value)) query.append(`${p.name}[${k}]`, String(v))
+    else if (Array.isArray(value)) for (const v of value) query.append(p.name, String(v))
+    else query.append(p.name, String(value))
+  }
+  const body = op.hasBody ? JSON.stringify(exampleFromSchema(contract, op.requestSchema, today) ?? {}) : undefined
+  return { path, query: query.toString(), body }
+}
+
+/**
+ * The operations a sweep can call again and again: no Idempotency-Key and no create, update, delete...
+ * verb (aliases included; adding and removing a tag repeat to the same state).
+ */
+export function readingOperations(contract: Contract): OperationInfo[] {
+  return contract.operations.filter((op) => !op.idempotent && !/^(create|update|delete|merge|toggle|approve|reject|ignore|unignore|send|authorize|tag|untag)/.test(op.operationId))
+}

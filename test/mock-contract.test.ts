@@ -6,7 +6,7 @@ import { setupServer } from 'msw/node'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { OperationInfo } from '../openapi/index.ts'
 import { createHandlers, createMockState } from '../mock/index.ts'
-import { contractProblem, exampleFromSchema } from '../mock/testing.ts'
+import { contractProblem, minimalCall } from '../mock/testing.ts'
 
 const BASE = 'https://contract.example.com'
 const state = createMockState({ seed: 5, now: '2026-02-15T09:30:00.000Z', rateLimit: false })
@@ -18,17 +18,8 @@ afterAll(() => server.close())
 
 /** A minimal valid request for an operation, built from its schemas. */
 function requestFor(op: OperationInfo, headers: Record<string, string> = {}): Request {
-  let path = op.path
-  for (const p of op.pathParams) path = path.replace(`{${p.name}}`, p.name === 'key' ? 'no-such-key' : String(exampleFromSchema(contract, p.schema, state.today, p.name)))
-  const url = new URL(`${BASE}${path}`)
-  for (const p of op.query.filter((q) => q.required)) {
-    const value = exampleFromSchema(contract, p.schema, state.today, p.name)
-    if (value && typeof value === 'object' && !Array.isArray(value)) for (const [k, v] of Object.entries(value)) url.searchParams.append(`${p.name}[${k}]`, String(v))
-    else if (Array.isArray(value)) for (const v of value) url.searchParams.append(p.name, String(v))
-    else url.searchParams.append(p.name, String(value))
-  }
-  const body = op.hasBody ? JSON.stringify(exampleFromSchema(contract, op.requestSchema, state.today) ?? {}) : undefined
-  return new Request(url, { method: op.method, headers: { 'content-type': 'application/json', 'x-api-key': 'demo-enterprise-key', 'x-shop-id': shop.shop_id, ...headers }, body })
+  const { path, query, body } = minimalCall(contract, op, state.today)
+  return new Request(`${BASE}${path}${query ? `?${query}` : ''}`, { method: op.method, headers: { 'content-type': 'application/json', 'x-api-key': 'demo-enterprise-key', 'x-shop-id': shop.shop_id, ...headers }, body })
 }
 
 async function check(op: OperationInfo, req: Request, problems: string[], label: string): Promise<number> {

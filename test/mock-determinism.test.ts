@@ -5,29 +5,12 @@
  * documented input forms are accepted in every form of an operation.
  */
 import { describe, expect, it } from 'vitest'
-import type { OperationInfo } from '../openapi/index.ts'
 import { createMockState, type MockState } from '../mock/index.ts'
-import { exampleFromSchema } from '../mock/testing.ts'
+import { minimalCall, readingOperations } from '../mock/testing.ts'
 import { createInProcessClient } from './support/in-process.ts'
 import { createServer } from '../mock/server.ts'
 
 const OPTIONS = { seed: 7, scale: 'small', today: '2026-11-20', now: '2026-11-20T15:20:00.000Z', rateLimit: false } as const
-
-/** A minimal valid request for every operation, from its schemas (as the contract sweep builds them). */
-function minimalCall(state: MockState, op: OperationInfo): { path: string; query: string; body?: string } {
-  let path = op.path
-  for (const p of op.pathParams) path = path.replace(`{${p.name}}`, 'no-such-key')
-  const query = new URLSearchParams()
-  for (const p of op.query.filter((q) => q.required)) {
-    const value = exampleFromSchema(state.contract, p.schema, state.today, p.name)
-    if (value && typeof value === 'object' && !Array.isArray(value)) for (const [k, v] of Object.entries(value)) query.append(`${p.name}[${k}]`, String(v))
-    else query.append(p.name, String(value))
-  }
-  const body = op.hasBody ? JSON.stringify(exampleFromSchema(state.contract, op.requestSchema, state.today) ?? {}) : undefined
-  return { path, query: query.toString(), body }
-}
-
-const readOperations = (state: MockState) => state.contract.operations.filter((op) => !op.idempotent && !/^(create|update|delete|merge|toggle|approve|reject|ignore|unignore|send|authorize|tag|untag)/.test(op.operationId))
 
 /** Every reading operation answered once, as `operationId status body` lines. */
 async function readAll(state: MockState): Promise<string[]> {
@@ -35,8 +18,8 @@ async function readAll(state: MockState): Promise<string[]> {
   const shop = state.world.shops.find((s) => s.is_active && s.plan === 'scale')!
   const headers = { 'content-type': 'application/json', 'x-api-key': 'demo-enterprise-key', 'x-shop-id': shop.shop_id }
   const out: string[] = []
-  for (const op of readOperations(state)) {
-    const answer = await client.call(op, { ...minimalCall(state, op), headers })
+  for (const op of readingOperations(state.contract)) {
+    const answer = await client.call(op, { ...minimalCall(state.contract, op, state.today), headers })
     out.push(`${op.operationId} ${answer.status} ${answer.text}`)
   }
   return out
@@ -73,7 +56,7 @@ describe('determinism: answers depend on seed, today, state and clock only (issu
       const state = servers[0]!.state
       const shop = state.world.shops.find((s) => s.is_active && s.plan === 'scale')!
       const headers = { 'content-type': 'application/json', 'x-api-key': 'demo-enterprise-key', 'x-shop-id': shop.shop_id }
-      const requests = readOperations(state).map((op) => ({ op, ...minimalCall(state, op) }))
+      const requests = readingOperations(state.contract).map((op) => ({ op, ...minimalCall(state.contract, op, state.today) }))
       const writes = [
         { path: '/lists/create', body: JSON.stringify({ title: 'over http', handles: [] }) },
         { path: '/dashboards/create', body: JSON.stringify({ name: 'Over HTTP' }) },

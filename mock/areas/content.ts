@@ -19,7 +19,7 @@ import { creatorOf, shopLookupsOf } from '../lib/lookups.ts'
 import { round2 } from '../lib/numbers.ts'
 import { countOnly, offsetResultsPage } from '../lib/pages.ts'
 import { shopDataFor } from '../lib/shop.ts'
-import { sortDirectionOf, sortKeyOf, sortRows, type SortValue } from '../lib/sort.ts'
+import { sortDirectionOf, sortKeyOf, sortRows, type SortDirection, type SortValue } from '../lib/sort.ts'
 import { affiliateTags } from '../lib/tags.ts'
 
 type Schemas = components['schemas']
@@ -107,8 +107,29 @@ function videoRow(world: World, post: Video, { commission: _commission, engageme
 const VIDEO_SORT_KEYS = ['gmv', 'post_time', 'view_count', 'units_sold', 'ctr', 'like_count', 'comment_count'] as const
 type PostSortKey = (typeof VIDEO_SORT_KEYS)[number] | 'engagement_rate'
 
-const postSortValue = (row: VideoRow | SlideshowRow, post: Video, key: PostSortKey): SortValue =>
-  key === 'post_time' ? post.posted_at : (row as SlideshowRow)[key]
+// Read from the figures (the rows show them), so that only the page's rows are built.
+const postSortValue = (figures: PostFigures, post: Video, key: PostSortKey): SortValue => (key === 'post_time' ? post.posted_at : figures[key])
+
+// The posts, LIVEs and their lifetime figures never change: a list's full order by sort key and
+// direction is worked out once per shop, and a request keeps the items its filters match, in that order
+// (the order of a subset; ties go by id, so the order is total).
+const orders = new WeakMap<readonly object[], { length: number; byKey: Map<string, readonly unknown[]> }>()
+
+function orderOf<T extends object, R>(list: readonly T[], key: string, sort: () => R[]): readonly R[] {
+  let cache = orders.get(list)
+  if (!cache || cache.length !== list.length) orders.set(list, (cache = { length: list.length, byKey: new Map() }))
+  let order = cache.byKey.get(key) as readonly R[] | undefined
+  if (!order) cache.byKey.set(key, (order = sort()))
+  return order
+}
+
+function postsInOrder(world: World, data: ShopData, kind: 'videos' | 'slideshows', sortBy: PostSortKey, direction: SortDirection): ReadonlyArray<{ post: Video; figures: PostFigures }> {
+  const posts: readonly Video[] = data[kind]
+  return orderOf(posts, `${sortBy} ${direction}`, () => {
+    const rows = posts.map((post) => ({ post, figures: postFigures(world, data, post, kind) }))
+    return sortRows(rows, (r) => postSortValue(r.figures, r.post, sortBy), direction, (r) => r.post.video_id)
+  })
+}
 
 const postMatches = (post: Video, products: string[], window: DayWindow | undefined, handle: unknown): boolean =>
   handleContains(post.handle, handle) && (!products.length || post.products.some((p) => products.includes(p))) && (!window || inWindow(post.post_day, window))
@@ -119,11 +140,10 @@ const listAffiliateVideos = defineHandler('listAffiliateVideos', (ctx) => {
   const sortBy = sortKeyOf(filters.sort_by, VIDEO_SORT_KEYS, 'filters.sort_by', 'gmv')
   const creatorOk = creatorPerformanceFilter(ctx.world, data, filters)
   // Creator videos only: the brand's own posts are not an affiliate's.
-  const rows = data.videos
-    .filter((v) => !v.is_brand && postMatches(v, products, window, filters.handle) && creatorOk(v.creator_id))
-    .map((post) => ({ post, row: videoRow(ctx.world, post, postFigures(ctx.world, data, post, 'videos')) }))
-  const sorted = sortRows(rows, (r) => postSortValue(r.row, r.post, sortBy), direction, (r) => r.post.video_id)
-  return offsetResultsPage(ctx, sorted.map((r) => r.row))
+  const sorted = postsInOrder(ctx.world, data, 'videos', sortBy, direction).filter(
+    ({ post }) => !post.is_brand && postMatches(post, products, window, filters.handle) && creatorOk(post.creator_id),
+  )
+  return offsetResultsPage(ctx, sorted, {}, (r): VideoRow => videoRow(ctx.world, r.post, r.figures))
 })
 
 // spec: POST /affiliate/slideshows/list: ad metrics roi, cpa, ad_spend are unavailable as sort fields.
@@ -141,15 +161,10 @@ const listAffiliateSlideshows = defineHandler('listAffiliateSlideshows', (ctx) =
   const { filters, products, window, direction } = contentFiltersOf(ctx)
   const sortBy = sortKeyOf(filters.sort_by, SLIDESHOW_SORT_KEYS, 'filters.sort_by', 'gmv')
   const campaignId = typeof filters.campaign_id === 'string' && filters.campaign_id !== '' ? filters.campaign_id : undefined
-  const rows = data.slideshows
-    .filter((s) => !s.is_brand && postMatches(s, products, window, filters.handle) && (!campaignId || s.campaign_id === campaignId))
-    .map((post: Slideshow) => {
-      const figures = postFigures(ctx.world, data, post, 'slideshows')
-      const row: SlideshowRow = { ...videoRow(ctx.world, post, figures), engagement_rate: figures.engagement_rate, slideshow_url: post.slideshow_url }
-      return { post, row }
-    })
-  const sorted = sortRows(rows, (r) => postSortValue(r.row, r.post, sortBy), direction, (r) => r.post.video_id)
-  return offsetResultsPage(ctx, sorted.map((r) => r.row))
+  const sorted = postsInOrder(ctx.world, data, 'slideshows', sortBy, direction).filter(
+    ({ post }) => !post.is_brand && postMatches(post, products, window, filters.handle) && (!campaignId || post.campaign_id === campaignId),
+  ) as Array<{ post: Slideshow; figures: PostFigures }>
+  return offsetResultsPage(ctx, sorted, {}, ({ post, figures }): SlideshowRow => ({ ...videoRow(ctx.world, post, figures), engagement_rate: figures.engagement_rate, slideshow_url: post.slideshow_url }))
 })
 
 const LIVE_SORT_KEYS = ['gmv', 'start_time', 'duration', 'units_sold', 'views', 'likes', 'comments', 'ctr'] as const
@@ -178,13 +193,12 @@ const listAffiliateLives = defineHandler('listAffiliateLives', (ctx) => {
   const { filters, products, window, direction } = contentFiltersOf(ctx)
   const sortBy = sortKeyOf(filters.sort_by, LIVE_SORT_KEYS, 'filters.sort_by', 'gmv')
   const creatorOk = creatorPerformanceFilter(ctx.world, data, filters)
-  const lives = data.lives.filter(
+  const value = (l: LiveStream): SortValue => (sortBy === 'start_time' ? l.started_at : sortBy === 'ctr' ? round2(l.ctr) : l[sortBy])
+  const sorted = orderOf(data.lives, `${sortBy} ${direction}`, () => sortRows(data.lives, value, direction, (l) => l.live_id)).filter(
     (l) => handleContains(l.handle, filters.handle) && (!products.length || l.products.some((p) => products.includes(p))) && (!window || inWindow(l.start_day, window)) && creatorOk(l.creator_id),
   )
-  const value = (l: LiveStream): SortValue => (sortBy === 'start_time' ? l.started_at : sortBy === 'ctr' ? round2(l.ctr) : l[sortBy])
-  const sorted = sortRows(lives, value, direction, (l) => l.live_id).map((l) => liveRow(ctx.world, l))
   // spec: the LIVE list echoes sort_by and sort_direction (the ones applied, defaults included).
-  return offsetResultsPage(ctx, sorted, { sort_by: sortBy, sort_direction: filters.sort_direction ?? direction })
+  return offsetResultsPage(ctx, sorted, { sort_by: sortBy, sort_direction: filters.sort_direction ?? direction }, (l) => liveRow(ctx.world, l))
 })
 
 export const content: AreaModule = {

@@ -137,7 +137,8 @@ function creatorWindowMetrics(world: World, data: ShopData, affiliate: Affiliate
   let m: Omit<CreatorWindowMetrics, 'new_video_gmv' | 'video_count' | 'live_count'>
   if (!filter) {
     const af = data.facts.affiliates
-    const sum = (metric: 'gmv' | 'video_gmv' | 'commission' | 'units_sold' | 'views' | 'likes' | 'comments') => af.sum(metric, affiliate.creator_id, w.from, w.to)
+    const entity = af.indexOf(affiliate.creator_id)
+    const sum = (metric: 'gmv' | 'video_gmv' | 'commission' | 'units_sold' | 'views' | 'likes' | 'comments') => af.sum(metric, entity, w.from, w.to)
     m = { gmv: sum('gmv'), video_gmv: sum('video_gmv'), commission: sum('commission'), units_sold: sum('units_sold'), views: sum('views'), likes: sum('likes'), comments: sum('comments') }
   } else {
     m = { gmv: 0, video_gmv: 0, commission: 0, units_sold: 0, views: 0, likes: 0, comments: 0 }
@@ -246,17 +247,58 @@ const searchTimeseriesAffiliates = defineHandler('searchTimeseriesAffiliates', (
 
 const CONTENT_SORT_KEYS = ['gmv', 'commission', 'views', 'likes', 'comments', 'units_sold', 'engagement_rate', 'conversion_rate', 'avg_gmv_per_view', 'avg_order_value', 'post_time'] as const
 
-/** One post's row over the window: metrics of its own facts (spec: Video timeseries row). */
-function postRow(world: World, data: ShopData, post: Video, kind: 'videos' | 'slideshows', w: DayWindow): VideoTimeseriesRow {
-  const table = data.facts[kind]
-  const sum = (metric: 'gmv' | 'commission' | 'views' | 'likes' | 'comments' | 'units_sold') => round2(table.sum(metric, post.video_id, w.from, w.to))
-  const m = { gmv: sum('gmv'), commission: sum('commission'), views: sum('views'), likes: sum('likes'), comments: sum('comments'), units_sold: sum('units_sold') }
+const POST_SUMS = ['gmv', 'commission', 'views', 'likes', 'comments', 'units_sold'] as const
+type PostMetrics = Record<(typeof POST_SUMS)[number], number>
+
+/** One post's metrics over the window, from its own facts (its entity index in them). */
+function postMetrics(table: ShopData['facts']['videos'], entity: number, w: DayWindow): PostMetrics {
+  const m = {} as PostMetrics
+  for (const metric of POST_SUMS) m[metric] = round2(table.sum(metric, entity, w.from, w.to))
+  return m
+}
+
+/** spec: Video timeseries row: a post's metrics over the window and the rates derived from them. */
+function postRow(world: World, post: Video, m: PostMetrics): VideoTimeseriesRow {
   return { video_id: post.video_id, handle: post.handle, title: post.title, post_time: usDateOf(world, post.post_day), product_id: post.product, ...m, ...derivedRates(m) }
+}
+
+type RankedPost = { post: Video; m: PostMetrics }
+/** Windows kept per fact table (a client pages and re-sorts through a few). */
+const MAX_WINDOWS = 16
+const rankedByTable = new WeakMap<object, { posts: readonly Video[]; length: number; byWindow: Map<string, { all: RankedPost[]; orders: Map<string, RankedPost[]> }> }>()
+
+/**
+ * Every post that reported in the window, with its metrics there, in the order of a sort key and
+ * direction. The posts and their facts never change: the metrics are summed once per window and
+ * the order is worked out once per sort (ties go by id, so a request's filtered subset keeps it).
+ */
+function rankedPosts(table: ShopData['facts']['videos'], posts: readonly Video[], window: DayWindow, sortBy: (typeof CONTENT_SORT_KEYS)[number], direction: SortDirection): readonly RankedPost[] {
+  let cache = rankedByTable.get(table)
+  if (!cache || cache.posts !== posts || cache.length !== posts.length) rankedByTable.set(table, (cache = { posts, length: posts.length, byWindow: new Map() }))
+  const windowKey = `${window.from} ${window.to}`
+  let byWindow = cache.byWindow.get(windowKey)
+  if (!byWindow) {
+    const all: RankedPost[] = []
+    for (const post of posts) {
+      const entity = table.indexOf(post.video_id)
+      if (table.reportDays(entity, window.from, window.to) > 0) all.push({ post, m: postMetrics(table, entity, window) })
+    }
+    if (cache.byWindow.size >= MAX_WINDOWS) cache.byWindow.delete(cache.byWindow.keys().next().value!)
+    cache.byWindow.set(windowKey, (byWindow = { all, orders: new Map() }))
+  }
+  let order = byWindow.orders.get(`${sortBy} ${direction}`)
+  if (!order) {
+    const value = (r: RankedPost): SortValue =>
+      sortBy === 'post_time' ? r.post.posted_at : sortBy in r.m ? r.m[sortBy as keyof PostMetrics] : derivedRates(r.m)[sortBy as keyof ReturnType<typeof derivedRates>]
+    byWindow.orders.set(`${sortBy} ${direction}`, (order = sortRows(byWindow.all, value, direction, (r) => r.post.video_id)))
+  }
+  return order
 }
 
 /**
  * The per-post search of videos or slideshows: posts that reported in the window, filtered and
  * sorted. The body of both searches: `defineHandler('searchTimeseriesVideos', postSearch('videos'))`.
+ * The rows are built for the page alone.
  */
 function postSearch(kind: 'videos' | 'slideshows') {
   return (ctx: HandlerContext<'searchTimeseriesVideos' | 'searchTimeseriesSlideshows'>) => {
@@ -268,15 +310,13 @@ function postSearch(kind: 'videos' | 'slideshows') {
     // spec: Timeseries searches: campaign_id filters the slideshow search only (the videos search
     // takes handle and product_id; its search_params do not declare campaign_id).
     const campaignId = kind === 'slideshows' && 'campaign_id' in params ? params.campaign_id : undefined
-    const rows = posts
-      .filter((p) => handleContains(p.handle, params.handle) && idMatches(p.product, params.product_id) && idMatches(p.campaign_id ?? '', campaignId))
-      .filter((p) => table.reportDays(p.video_id, window.from, window.to) > 0)
-      .map((p) => ({ post: p, row: postRow(ctx.world, data, p, kind, window) }))
-    const value = (r: (typeof rows)[number]): SortValue => (sortBy === 'post_time' ? r.post.posted_at : r.row[sortBy])
-    const sorted = sortRows(rows, value, direction, (r) => r.post.video_id)
-    return dataPage(ctx, sorted, ({ post, row }) =>
-      kind === 'slideshows' ? ({ ...row, slideshow_link: (post as (typeof data.slideshows)[number]).slideshow_url } satisfies SlideshowTimeseriesRow) : row,
+    const sorted = rankedPosts(table, posts, window, sortBy, direction).filter(
+      ({ post }) => handleContains(post.handle, params.handle) && idMatches(post.product, params.product_id) && idMatches(post.campaign_id ?? '', campaignId),
     )
+    return dataPage(ctx, sorted, ({ post, m }) => {
+      const row = postRow(ctx.world, post, m)
+      return kind === 'slideshows' ? ({ ...row, slideshow_link: (post as (typeof data.slideshows)[number]).slideshow_url } satisfies SlideshowTimeseriesRow) : row
+    })
   }
 }
 

@@ -3,6 +3,7 @@
  * areas show them (the CRM, videos, spark codes, social ads, sample lists). Each keeps its area's rounding.
  */
 import { toUsDate, type Creator, type ShopData, type Video } from '../../fixtures/index.ts'
+import type { FactTable } from '../../fixtures/facts.ts'
 import type { World } from '../world.ts'
 import { videoOf } from './lookups.ts'
 import type { ShopLifetime } from './filters.ts'
@@ -28,8 +29,22 @@ export function shopLifetime(world: World, data: ShopData, creatorId: string): S
 }
 
 /** A post's lifetime figures from its facts (ctr = clicks / views, percent, as LIVEs): the Video resource and spark's video_data. */
-export type PostFigures = ReturnType<typeof postFigures>
-export function postFigures(world: World, data: ShopData, post: Video, kind: 'videos' | 'slideshows') {
+export type PostFigures = Readonly<ReturnType<typeof postFiguresOf>>
+
+// Lifetime figures read facts up to the world's today, which never change: each post's are summed once
+// per fact table (a world's), not at every request that lists it.
+const postFiguresByTable = new WeakMap<FactTable, Map<string, PostFigures>>()
+
+export function postFigures(world: World, data: ShopData, post: Video, kind: 'videos' | 'slideshows'): PostFigures {
+  const table = data.facts[kind] as FactTable
+  let byPost = postFiguresByTable.get(table)
+  if (!byPost) postFiguresByTable.set(table, (byPost = new Map()))
+  let figures = byPost.get(post.video_id)
+  if (!figures) byPost.set(post.video_id, (figures = Object.freeze(postFiguresOf(world, data, post, kind))))
+  return figures
+}
+
+function postFiguresOf(world: World, data: ShopData, post: Video, kind: 'videos' | 'slideshows') {
   const sum = (metric: 'gmv' | 'views' | 'likes' | 'comments' | 'units_sold' | 'commission' | 'clicks') => round2(data.facts[kind].sum(metric, post.video_id, 0, world.axis.todayIndex))
   const views = sum('views')
   const likes = sum('likes')

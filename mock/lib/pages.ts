@@ -19,10 +19,10 @@ export function dataPage<T>(ctx: PagedContext, rows: T[], finish: (row: T) => un
 }
 
 /** `{data: {results, has_more, page_size, page_offset, ...extra}}`, or the count alone with just_count: videos, slideshows, LIVEs. */
-export function offsetResultsPage<T>(ctx: PagedContext, sorted: readonly T[], extra: Record<string, unknown> = {}) {
+export function offsetResultsPage<T>(ctx: PagedContext, sorted: readonly T[], extra: Record<string, unknown> = {}, finish: (row: T) => unknown = (row) => row) {
   if (countOnlyAsked(ctx.input)) return countOnly(sorted.length)
   const { rows, hasMore } = paginate(sorted, ctx.page)
-  return { status: 200, body: { data: { results: rows, has_more: hasMore, page_size: ctx.page.pageSize, page_offset: ctx.page.offset, ...extra } } }
+  return { status: 200, body: { data: { results: rows.map(finish), has_more: hasMore, page_size: ctx.page.pageSize, page_offset: ctx.page.offset, ...extra } } }
 }
 
 /**

@@ -16,12 +16,16 @@ import { sampleRequestsOf } from '../sample-requests.ts'
 import {
   attributedDaily,
   carriedDaily,
+  carriedTotalDaily,
   contentTotalsDaily,
+  countsOverWindow,
   creatorKey,
   creatorKeyCount,
   dailyKeys,
+  keysFrom,
   eventDaily,
   factDaily,
+  keysOverWindow,
   liveFactsDaily,
   postFactsDaily,
   postFeatures,
@@ -34,6 +38,7 @@ import {
   tableDaily,
   videoCreatorKeys,
   videoEntities,
+  videoDays,
   videoPostIndex,
   videoPostMs,
   videoWindowSeries,
@@ -41,7 +46,7 @@ import {
 } from './sources.ts'
 import { ratio } from '../numbers.ts'
 import { summarize, type StatShape } from './shapes.ts'
-import { addTo, combine, memo, zeros, zerosOnAxis, zoneDay, type Daily, type StatWindow } from './window.ts'
+import { combine, memo, zerosOnAxis, zoneDay, type Daily, type StatWindow } from './window.ts'
 
 interface StatDefinition {
   title: string
@@ -84,28 +89,35 @@ const shopWideZeroForProduct = (metric: 'refund_amount' | 'items_refunded' | 'gm
 
 /** Videos posted per day of the requested timezone (brand posts too unless affiliateOnly). */
 function videosPosted(w: StatWindow, affiliateOnly: boolean): Daily {
-  const out = zeros(w)
-  const days = videoPostIndex(w)
-  w.data.videos.forEach((video, k) => {
-    if (days[k]! >= 0 && (!affiliateOnly || !video.is_brand) && postFeatures(w, video)) out[days[k]!]! += 1
+  const perDay = videoDays(w, affiliateOnly ? 'affiliate-videos-posted' : 'videos-posted', (days) => {
+    const counts = new Map<number, number>()
+    w.data.videos.forEach((video, k) => {
+      if ((!affiliateOnly || !video.is_brand) && postFeatures(w, video)) counts.set(days[k]!, (counts.get(days[k]!) ?? 0) + 1)
+    })
+    return counts
   })
-  return out
+  return countsOverWindow(w, perDay)
 }
 
 /** Affiliate creators who posted a video, per day of the requested timezone. */
 function postingCreators(w: StatWindow): DailyKeys {
-  const keys: number[][] = Array.from({ length: w.hi - w.lo + 1 }, () => [])
-  const days = videoPostIndex(w)
-  const creators = videoCreatorKeys(w)
-  w.data.videos.forEach((video, k) => {
-    if (days[k]! >= 0 && !video.is_brand && postFeatures(w, video)) keys[days[k]!]!.push(creators[k]!)
+  const perDay = videoDays(w, 'posting-creators', (days) => {
+    const keys = new Map<number, number[]>()
+    const creators = videoCreatorKeys(w)
+    w.data.videos.forEach((video, k) => {
+      if (video.is_brand || !postFeatures(w, video)) return
+      let day = keys.get(days[k]!)
+      if (!day) keys.set(days[k]!, (day = []))
+      day.push(creators[k]!)
+    })
+    return keys
   })
-  return dailyKeys(keys, creatorKeyCount(w))
+  return keysOverWindow(w, perDay, creatorKeyCount(w))
 }
 
 /** Affiliates whose first video with the shop (for the filters) was posted that day. */
 function firstTimePosters(w: StatWindow): Daily {
-  return videoWindowSeries(w, 'first-time-posters', () => {
+  const perDay = videoDays(w, 'first-time-posters', () => {
     const first = new Map<string, number>()
     const posted = videoPostMs(w)
     w.data.videos.forEach((video, k) => {
@@ -113,14 +125,15 @@ function firstTimePosters(w: StatWindow): Daily {
       const seen = first.get(video.creator_id)
       if (seen === undefined || posted[k]! < seen) first.set(video.creator_id, posted[k]!)
     })
-    const out = zeros(w)
-    const last = w.hi - w.lo
+    const counts = new Map<number, number>()
     for (const ms of first.values()) {
-      const i = Number.isNaN(ms) ? -1 : zoneDay(w, ms) - w.lo
-      if (i >= 0 && i <= last) out[i]! += 1
+      if (Number.isNaN(ms)) continue
+      const day = zoneDay(w, ms)
+      counts.set(day, (counts.get(day) ?? 0) + 1)
     }
-    return out
+    return counts
   })
+  return countsOverWindow(w, perDay)
 }
 
 /**
@@ -131,12 +144,8 @@ function activeAffiliates(w: StatWindow): DailyKeys {
   const length = w.hi - w.lo + 1
   if (!filtered(w)) {
     // The affiliate facts never change: their active creators by day are listed once per shop.
-    const { offsets, entities } = activeAffiliatesByDay(w.data.facts.affiliates)
-    const keys = Array.from({ length }, (_, i) => {
-      const day = w.lo + i
-      return day < 0 || day >= offsets.length - 1 ? entities.subarray(0, 0) : entities.subarray(offsets[day]!, offsets[day + 1]!)
-    })
-    return dailyKeys(keys, w.data.facts.affiliates.entityCount)
+    const table = w.data.facts.affiliates
+    return keysFrom(activeAffiliatesByDay(table), w.lo, table.axis.count)
   }
   const keys: number[][] = Array.from({ length }, () => [])
   const table = w.data.facts.videos
@@ -150,10 +159,10 @@ function activeAffiliates(w: StatWindow): DailyKeys {
   return dailyKeys(keys, creatorKeyCount(w))
 }
 
-const activeByDay = new WeakMap<FactTable, { offsets: Int32Array; entities: Int32Array }>()
+const activeByDay = new WeakMap<FactTable, DailyKeys>()
 
 /** The affiliate fact table turned day-major: for each day of the axis, the entities with GMV > 0 that day. */
-function activeAffiliatesByDay<M extends string>(table: FactTable<M | 'gmv'>): { offsets: Int32Array; entities: Int32Array } {
+function activeAffiliatesByDay<M extends string>(table: FactTable<M | 'gmv'>): DailyKeys {
   let byDay = activeByDay.get(table as FactTable)
   if (byDay) return byDay
   const gmv = table.columns.gmv
@@ -166,7 +175,8 @@ function activeAffiliatesByDay<M extends string>(table: FactTable<M | 'gmv'>): {
   for (let e = 0; e < table.entityCount; e++) {
     for (let r = table.offsets[e]!; r < table.offsets[e + 1]!; r++) if (gmv[r]! > 0 && table.days[r]! < count) entities[fill[table.days[r]!]!++] = e
   }
-  activeByDay.set(table as FactTable, (byDay = { offsets, entities }))
+  const days = Array.from({ length: count }, (_, d) => entities.subarray(offsets[d]!, offsets[d + 1]!))
+  activeByDay.set(table as FactTable, (byDay = dailyKeys(days, table.entityCount)))
   return byDay
 }
 
@@ -176,18 +186,18 @@ function newContentGmv(w: StatWindow): Daily {
 }
 
 function newContentGmvOf(w: StatWindow): Daily {
+  // Every day of the axis is known (0) already: the rows with GMV are all that adds anything.
   const out = zerosOnAxis(w)
-  const table = w.data.facts.videos
+  const table = w.data.facts.videos.nonzero('gmv')
   const current = w.from - w.lo
   const days = videoPostIndex(w)
-  const gmv = table.columns.gmv
   const entities = videoEntities(w)
-  for (const [k, video] of w.data.videos.entries()) {
+  const videos = w.data.videos
+  for (let k = 0; k < videos.length; k++) {
     const i = days[k]!
-    if (i < 0 || !postMatches(w, video)) continue
-    const [start, end] = i >= current ? [w.from, w.hi] : [w.lo, w.from - 1]
-    const [a, b] = table.rowRange(entities[k]!, start, end)
-    for (let r = a; r < b; r++) addTo(out, table.days[r]! - w.lo, gmv[r]!)
+    if (i < 0 || !postMatches(w, videos[k]!)) continue
+    if (i >= current) table.addDays('gmv', entities[k]!, w.from, w.hi, out, w.lo)
+    else table.addDays('gmv', entities[k]!, w.lo, w.from - 1, out, w.lo)
   }
   return out
 }
@@ -354,13 +364,13 @@ export const STATS: Record<StatKey, StatDefinition> = {
     shape: (w) => sum(combine(shopDaily(w, 'one_time_purchase_gmv'), shopDaily(w, 'first_subscription_order_gmv'), (a, b) => a + b)),
   },
   new_subscriptions: { title: 'New subscriptions', shape: (w) => sum(productDaily(w, 'new_subscriptions')) },
-  active_subscribers: { title: 'Active subscribers', shape: (w) => ({ kind: 'level', daily: carriedDaily(w, w.data.facts.shop, 'active_subscribers', [0]) }) },
+  active_subscribers: { title: 'Active subscribers', shape: (w) => ({ kind: 'level', daily: carriedTotalDaily(w, w.data.facts.shop, 'active_subscribers') }) },
   active_subscriptions: {
     title: 'Active subscriptions',
     shape: (w) => {
       const table = w.data.facts.products
-      const entities = w.productId === null ? table.entityIds.map((_, i) => i) : [table.indexOf(w.productId)]
-      return { kind: 'level', daily: carriedDaily(w, table, 'active_subscriptions', entities) }
+      const daily = w.productId === null ? carriedTotalDaily(w, table, 'active_subscriptions') : carriedDaily(w, table, 'active_subscriptions', [table.indexOf(w.productId)])
+      return { kind: 'level', daily }
     },
   },
   subscription_aov: { title: 'Subscription AOV', shape: (w) => ratioOf(shopDaily(w, 'subscription_revenue'), shopDaily(w, 'subscription_orders')) },

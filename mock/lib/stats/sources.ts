@@ -5,7 +5,7 @@
  */
 import type { EventKind, FactTable } from '../../../fixtures/facts.ts'
 import { cents } from '../../../fixtures/random.ts'
-import type { ContentMetric, ContentTotalMetric, LiveStream, ProductMetric, SampleRequest, ShopData, ShopMetric, Video } from '../../../fixtures/types.ts'
+import type { Affiliate, ContentMetric, ContentTotalMetric, LiveStream, ProductMetric, SampleRequest, ShopMetric, Video } from '../../../fixtures/types.ts'
 import { campaignIdOf, forEachShopEvent, recordedEvents, type RecordedEvent } from '../../events.ts'
 import type { ShopCalendar } from '../../../fixtures/days.ts'
 import { addTo, memo, noReports, stampDays, windowMs, zeros, zerosOnAxis, zoneDay, zoneIndex, platformIndex, type Daily, type StatWindow } from './window.ts'
@@ -13,12 +13,7 @@ import { outreachRecords } from '../outreach.ts'
 
 /** Sum of a metric over some entities of a fact table; days where none of them reported stay NaN. */
 export function factDaily<M extends string>(w: StatWindow, table: FactTable<M>, metric: M, entities: Iterable<number>, out: Daily = noReports(w)): Daily {
-  const column = table.columns[metric]
-  for (const e of entities) {
-    if (e < 0) continue
-    const [a, b] = table.rowRange(e, w.lo, w.hi)
-    for (let r = a; r < b; r++) addTo(out, table.days[r]! - w.lo, column[r]!)
-  }
+  for (const e of entities) table.addDays(metric, e, w.lo, w.hi, out, w.lo)
   return out
 }
 
@@ -68,6 +63,18 @@ export function carriedDaily<M extends string>(w: StatWindow, table: FactTable<M
       if (r < end && table.days[r] === w.lo + i) level = column[r++]!
       if (!Number.isNaN(level)) addTo(out, i, level)
     }
+  }
+  return out
+}
+
+/** carriedDaily over every entity of the table, read from its carried totals (days past the axis keep its last day's level). */
+export function carriedTotalDaily<M extends string>(w: StatWindow, table: FactTable<M>, metric: M): Daily {
+  const totals = table.carriedTotals(metric)
+  const out = noReports(w)
+  if (totals.length === 0) return out
+  for (let i = 0; i < out.length; i++) {
+    const day = w.lo + i
+    if (day >= 0) out[i] = totals[Math.min(day, totals.length - 1)]!
   }
   return out
 }
@@ -147,11 +154,13 @@ interface VideoCache {
   postDays: Map<ShopCalendar, Int32Array>
   /** Series that depend on the videos, their facts and the request window only, by window and filters. */
   windows: Map<string, Daily>
+  /** What depends on the videos alone, per day of any window, by timezone and filters. */
+  byDay: Map<string, unknown>
 }
 
 /** Most window series kept per shop (a dashboard asks a few windows over and over). */
 const MAX_WINDOW_SERIES = 64
-const videoCaches = new WeakMap<ShopData, VideoCache>()
+const videoCaches = new WeakMap<readonly Video[], VideoCache>()
 /** The post day of a video without a valid post time: outside every window. */
 const NO_DAY = -0x40000000
 
@@ -161,7 +170,7 @@ function videoCache(w: StatWindow): VideoCache {
 
 function shopVideoCache(w: StatWindow): VideoCache {
   const videos = w.data.videos
-  let cache = videoCaches.get(w.data)
+  let cache = videoCaches.get(videos)
   if (!cache) {
     cache = {
       postMs: Float64Array.from(videos, (v) => Date.parse(v.posted_at)),
@@ -169,8 +178,9 @@ function shopVideoCache(w: StatWindow): VideoCache {
       creatorKeys: Int32Array.from(videos, (v) => creatorKey(w, v.creator_id)),
       postDays: new Map(),
       windows: new Map(),
+      byDay: new Map(),
     }
-    videoCaches.set(w.data, cache)
+    videoCaches.set(videos, cache)
   }
   return cache
 }
@@ -206,12 +216,18 @@ export function videoWindowSeries(w: StatWindow, name: string, build: () => Dail
   return series.slice()
 }
 
+/** Each video's post day (axis index, maybe outside it; far outside without a valid post time) in the requested timezone. */
+function videoPostDays(w: StatWindow): Int32Array {
+  const cache = videoCache(w)
+  let days = cache.postDays.get(w.zone)
+  if (!days) cache.postDays.set(w.zone, (days = Int32Array.from(cache.postMs, (ms) => (Number.isNaN(ms) ? NO_DAY : zoneDay(w, ms)))))
+  return days
+}
+
 /** Each video's post day as a window index in the requested timezone (-1 outside the window). */
 export function videoPostIndex(w: StatWindow): Int32Array {
   return memo(w, 'video-post-index', () => {
-    const cache = videoCache(w)
-    let days = cache.postDays.get(w.zone)
-    if (!days) cache.postDays.set(w.zone, (days = Int32Array.from(cache.postMs, (ms) => (Number.isNaN(ms) ? NO_DAY : zoneDay(w, ms)))))
+    const days = videoPostDays(w)
     const out = new Int32Array(days.length)
     const last = w.hi - w.lo
     for (let k = 0; k < days.length; k++) {
@@ -220,6 +236,36 @@ export function videoPostIndex(w: StatWindow): Int32Array {
     }
     return out
   })
+}
+
+/**
+ * Something worked out from the videos alone (never written at run time) per local day of the
+ * requested timezone, for every day at once: built once per timezone and filters, whatever the window.
+ * `build` gets each video's post day.
+ */
+export function videoDays<T>(w: StatWindow, name: string, build: (postDays: Int32Array) => T): T {
+  const cache = videoCache(w)
+  const key = [name, w.zone.timeZone, w.campaignId, w.productId].join('\u0000')
+  let value = cache.byDay.get(key) as T | undefined
+  if (value === undefined) {
+    value = build(videoPostDays(w))
+    if (cache.byDay.size >= MAX_WINDOW_SERIES) cache.byDay.delete(cache.byDay.keys().next().value!)
+    cache.byDay.set(key, value)
+  }
+  return value
+}
+
+/** A count per day (days absent count 0) read over the window. */
+export function countsOverWindow(w: StatWindow, perDay: ReadonlyMap<number, number>): Daily {
+  const out = zeros(w)
+  for (let i = 0; i < out.length; i++) out[i] = perDay.get(w.lo + i) ?? 0
+  return out
+}
+
+/** Keys per day (days absent have none) read over the window. */
+export function keysOverWindow(w: StatWindow, perDay: ReadonlyMap<number, readonly number[]>, universe: number): DailyKeys {
+  const none: readonly number[] = []
+  return dailyKeys(Array.from({ length: w.hi - w.lo + 1 }, (_, i) => perDay.get(w.lo + i) ?? none), universe)
 }
 
 /**
@@ -233,16 +279,41 @@ export function recordDaily<T extends object>(
   options: { where?: (record: T) => boolean; weight?: (record: T) => number; platformDays?: boolean } = {},
 ): Daily {
   const out = zeros(w)
-  const days = stampDays(w, records, field, options.platformDays ? w.data.calendar : w.zone)
-  const last = w.hi - w.lo
-  for (let k = 0; k < records.length; k++) {
-    const i = days[k]! - w.lo
-    if (i < 0 || i > last) continue
-    const record = records[k]!
-    if (options.where && !options.where(record)) continue
-    out[i]! += options.weight ? options.weight(record) : 1
+  const { where, weight } = options
+  const { index, day } = recordsInWindow(w, records, field, options.platformDays ? w.data.calendar : w.zone)
+  for (let j = 0; j < index.length; j++) {
+    const record = records[index[j]!]!
+    if (where && !where(record)) continue
+    out[day[j]!]! += weight ? weight(record) : 1
   }
   return out
+}
+
+/**
+ * The records whose timestamp falls in the window (their indexes, in order) and its window index;
+ * worked out once per request for each list, field and calendar (a stats request writes nothing).
+ */
+function recordsInWindow<T extends object>(w: StatWindow, records: readonly T[], field: keyof T & string, calendar: ShopCalendar): { index: Int32Array; day: Int32Array } {
+  const byList = memo(w, 'records-in-window', () => new Map<readonly object[], Map<string, { index: Int32Array; day: Int32Array }>>())
+  let byField = byList.get(records)
+  if (!byField) byList.set(records, (byField = new Map()))
+  const key = `${field}\u0000${calendar.timeZone}`
+  let found = byField.get(key)
+  if (!found) {
+    const days = stampDays(w, records, field, calendar)
+    const last = w.hi - w.lo
+    const index = new Int32Array(records.length)
+    const day = new Int32Array(records.length)
+    let j = 0
+    for (let k = 0; k < records.length; k++) {
+      const i = days[k]! - w.lo
+      if (i < 0 || i > last) continue
+      index[j] = k
+      day[j++] = i
+    }
+    byField.set(key, (found = { index: index.subarray(0, j), day: day.subarray(0, j) }))
+  }
+  return found
 }
 
 /** Sample filters: the campaign and the sampled product. */
@@ -253,6 +324,10 @@ export function sampleMatches(w: StatWindow, sample: { campaign_id: string | nul
 
 /** spec: sample_spend cost basis: SKU custom COGS, else product sample cost, else SKU price, else product price. */
 export function sampleCost(w: StatWindow): (sample: SampleRequest) => number {
+  return memo(w, 'sample-cost', () => sampleCostOf(w))
+}
+
+function sampleCostOf(w: StatWindow): (sample: SampleRequest) => number {
   const skus = new Map(w.data.skus.map((s) => [s.sku_id, s]))
   const products = new Map(w.data.products.map((p) => [p.product_id, p]))
   return (sample) => {
@@ -351,35 +426,57 @@ export interface DailyKeys {
   count(start: number, end: number): number
 }
 
-/** Distinct counts over per-day key lists; keys are integers in [0, universe). */
+/**
+ * Distinct counts over per-day key lists; keys are integers in [0, universe). Each occurrence of a key
+ * remembers the day the key last occurred before it, so a run of days counts the occurrences in it whose
+ * previous one falls before the run (each key's first in the run): one pass over the run, nothing written.
+ */
 export function dailyKeys(days: ReadonlyArray<ArrayLike<number>>, universe: number): DailyKeys {
-  const marks = new Int32Array(universe)
-  let stamp = 0
+  let occurrences = 0
+  for (const keys of days) occurrences += keys.length
+  const offsets = new Int32Array(days.length + 1)
+  const previous = new Int32Array(occurrences)
+  const last = new Int32Array(universe).fill(-1)
+  let r = 0
+  for (let d = 0; d < days.length; d++) {
+    const keys = days[d]!
+    for (let k = 0; k < keys.length; k++) {
+      const key = keys[k]!
+      previous[r++] = last[key]!
+      last[key] = d
+    }
+    offsets[d + 1] = r
+  }
   return {
     count(start, end) {
-      stamp++
       let distinct = 0
-      for (let i = start; i <= end; i++) {
-        const keys = days[i]!
-        for (let k = 0; k < keys.length; k++) {
-          const key = keys[k]!
-          if (marks[key] !== stamp) {
-            marks[key] = stamp
-            distinct++
-          }
-        }
-      }
+      for (let i = offsets[start]!, stop = offsets[end + 1]!; i < stop; i++) if (previous[i]! < start) distinct++
       return distinct
     },
   }
 }
 
-const creatorKeysByShop = new WeakMap<ShopData, Map<string, number>>()
+/** The window's part (window index 0 = day `first`) of a DailyKeys over `count` days (none outside them). */
+export function keysFrom(keys: DailyKeys, first: number, count: number): DailyKeys {
+  return {
+    count(start, end) {
+      const a = Math.max(first + start, 0)
+      const b = Math.min(first + end, count - 1)
+      return a <= b ? keys.count(a, b) : 0
+    },
+  }
+}
+
+/**
+ * By the shop's affiliates, which every view of the world shares (fixtures/as-of.ts): the keys stay
+ * the same across views, as the caches holding them (the video cache) outlive a view.
+ */
+const creatorKeysByShop = new WeakMap<readonly Affiliate[], Map<string, number>>()
 
 /** A small integer per creator id of the shop (its CRM row index; others numbered after), for DailyKeys. */
 export function creatorKey(w: StatWindow, creatorId: string): number {
-  let keys = creatorKeysByShop.get(w.data)
-  if (!keys) creatorKeysByShop.set(w.data, (keys = new Map(w.data.affiliates.map((a, i) => [a.creator_id, i]))))
+  let keys = creatorKeysByShop.get(w.data.affiliates)
+  if (!keys) creatorKeysByShop.set(w.data.affiliates, (keys = new Map(w.data.affiliates.map((a, i) => [a.creator_id, i]))))
   let key = keys.get(creatorId)
   if (key === undefined) keys.set(creatorId, (key = keys.size))
   return key
@@ -387,5 +484,5 @@ export function creatorKey(w: StatWindow, creatorId: string): number {
 
 /** How many creator keys the shop has handed out so far (the universe of its DailyKeys). */
 export function creatorKeyCount(w: StatWindow): number {
-  return creatorKeysByShop.get(w.data)?.size ?? w.data.affiliates.length
+  return creatorKeysByShop.get(w.data.affiliates)?.size ?? w.data.affiliates.length
 }

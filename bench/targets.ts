@@ -1,0 +1,138 @@
+/**
+ * The servers a bench loads and how it loads them: bare node:http (the ceiling), `prism mock` on the
+ * contract (the peer), shoptwin as `shoptwin serve` runs it (default world, rate limit off) with its
+ * response cache (`shoptwin`) or without (`uncached`), and the certification pair. Only loopback
+ * addresses are used.
+ */
+import autocannon from 'autocannon'
+import { spawn, type ChildProcess } from 'node:child_process'
+import { readFileSync } from 'node:fs'
+import { createServer as createNetServer } from 'node:net'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+const root = fileURLToPath(new URL('..', import.meta.url))
+const node = process.execPath
+export const HOST = '127.0.0.1'
+export const API_KEY = 'demo-key'
+
+export interface Target {
+  name: 'bare' | 'prism' | 'shoptwin' | 'uncached' | 'certify-on' | 'certify-off'
+  child: ChildProcess
+  url: string
+}
+
+export interface Operation {
+  name: string
+  method: 'GET' | 'POST' | 'DELETE'
+  path: string
+  body?: unknown
+  /** Sent as is (the sweep's bodies are JSON text already). */
+  rawBody?: string
+  headers?: Record<string, string>
+  /** A distinct Idempotency-Key on every request, so each write is a new one. */
+  freshIdempotencyKey?: boolean
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createNetServer()
+    srv.listen(0, HOST, () => {
+      const { port } = srv.address() as { port: number }
+      srv.close(() => resolve(port))
+    })
+    srv.on('error', reject)
+  })
+}
+
+/** Polls `url` until it answers 200; the time it took, in ms. */
+export async function waitFor200(url: string, timeoutMs = 60_000): Promise<number> {
+  const started = performance.now()
+  for (;;) {
+    try {
+      const res = await fetch(url)
+      await res.arrayBuffer()
+      if (res.status === 200) return performance.now() - started
+    } catch {
+      // not listening yet
+    }
+    if (performance.now() - started > timeoutMs) throw new Error(`${url} did not answer 200 within ${timeoutMs} ms`)
+    await new Promise((r) => setTimeout(r, 5))
+  }
+}
+
+function spawnServer(name: Target['name'], port: number, extra: string[] = []): ChildProcess {
+  const args =
+    name === 'shoptwin' || name === 'uncached'
+      ? [join(root, 'mock/cli.ts'), 'serve', '--port', String(port), '--host', HOST, '--scale', 'default', '--rate-limit', 'off', ...(name === 'uncached' ? ['--response-cache', 'off'] : []), ...extra]
+      : name === 'certify-on' || name === 'certify-off'
+        ? [join(root, 'bench/certify-server.ts'), String(port), HOST, name === 'certify-on' ? 'on' : 'off']
+        : name === 'prism'
+        ? [join(root, 'node_modules/@stoplight/prism-cli/dist/index.js'), 'mock', join(root, 'openapi/openapi.yaml'), '-p', String(port), '-h', HOST, '-v', 'silent']
+        : [join(root, 'bench/bare-server.ts'), String(port), HOST, ...extra]
+  return spawn(node, args, { stdio: ['ignore', 'ignore', 'inherit'] })
+}
+
+/** Spawns a target and waits for its first 200 on /health. */
+export async function start(name: Target['name'], extra: string[] = []): Promise<Target & { startupMs: number }> {
+  const port = await freePort()
+  const spawned = performance.now()
+  const child = spawnServer(name, port, extra)
+  const url = `http://${HOST}:${port}`
+  await waitFor200(`${url}/health`)
+  return { name, child, url, startupMs: performance.now() - spawned }
+}
+
+export async function stop(target: Target): Promise<void> {
+  if (target.child.exitCode !== null) return
+  const exited = new Promise((r) => target.child.once('exit', r))
+  target.child.kill('SIGTERM')
+  await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))])
+  if (target.child.exitCode === null) target.child.kill('SIGKILL')
+}
+
+/** Peak resident set size of a process, from /proc (Linux). */
+export function peakRssMb(pid: number | undefined): number | null {
+  if (!pid) return null
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8')
+    const kb = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1])
+    return Math.round(kb / 1024)
+  } catch {
+    return null
+  }
+}
+
+export function headersFor(shopId: string, apiKey = API_KEY): Record<string, string> {
+  return { 'content-type': 'application/json', 'x-api-key': apiKey, 'x-shop-id': shopId }
+}
+
+export function bodyOf(op: Operation): string | undefined {
+  return op.rawBody ?? (op.body === undefined ? undefined : JSON.stringify(op.body))
+}
+
+/** autocannon on one operation for `seconds`: req/s, p50, p99 (ms), non-2xx answers and errors. */
+export async function load(target: Target, op: Operation, shopId: string, seconds: number, connections: number) {
+  const headers = { ...headersFor(shopId), ...op.headers }
+  let written = 0
+  const result = await autocannon({
+    url: `${target.url}${op.path}`,
+    method: op.method,
+    headers,
+    body: bodyOf(op),
+    connections,
+    duration: seconds,
+    ...(op.freshIdempotencyKey
+      ? { requests: [{ setupRequest: (request: autocannon.Request) => ({ ...request, headers: { ...request.headers, 'idempotency-key': `bench-${process.pid}-${++written}` } }) }] }
+      : {}),
+  })
+  return {
+    rps: Math.round(result.requests.average),
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    non2xx: result.non2xx,
+    errors: result.errors,
+  }
+}
+
+export type Load = Awaited<ReturnType<typeof load>>
