@@ -147,12 +147,27 @@ function newCode(state: OutreachState, shopId: string, kind: CodeKind): string {
   throw new Error(`newCode: ${taken.size + 1} distinct codes were all taken (the bijection is broken)`)
 }
 
+/**
+ * Sets a shop's list of `kind` to a new array: a write never edits a list in place, so a list's
+ * identity can key a cache built from it (the seeded lists are the world's, shared by its views).
+ */
+function setList<K extends keyof OutreachRecords>(state: OutreachState, shopId: string, kind: K, next: OutreachRecords[K]): void {
+  shopOutreach(state, shopId).records[kind] = next
+}
+
+/** Appends a record to a shop's list of `kind` (as a new list). */
+function append<K extends keyof OutreachRecords>(state: OutreachState, shopId: string, kind: K, record: OutreachRecords[K][number]): void {
+  setList(state, shopId, kind, [...shopOutreach(state, shopId).records[kind], record] as OutreachRecords[K])
+}
+
 /** Replaces the record of `kind` whose id field is `id` by a copy with `changes` (fields keep their order, new ones come last). */
 function replaceRecord<K extends KeyedKind>(state: OutreachState, shopId: string, kind: K, id: string, changes: Partial<OutreachRecords[K][number]>): OutreachRecords[K][number] {
-  const records = shopOutreach(state, shopId).records[kind] as Array<OutreachRecords[K][number]>
+  const records = [...shopOutreach(state, shopId).records[kind]] as Array<OutreachRecords[K][number]>
   const at = records.findIndex((r) => (r as Record<string, unknown>)[ID_FIELDS[kind]] === id)
   if (at < 0) throw new Error(`outreach: no ${kind} record ${id} to update`)
-  return (records[at] = { ...records[at]!, ...changes })
+  const record = (records[at] = { ...records[at]!, ...changes })
+  setList(state, shopId, kind, records as OutreachRecords[K])
+  return record
 }
 
 /** Every write's input names the shop. */
@@ -175,7 +190,7 @@ const updateOf =
 export const outreachState = defineAreaState('outreach', createOutreachState, {
   /** Appends handles to the list titled `title`, created empty when the shop has none; a handle already on it is skipped. Returns how many were added. */
   addToList(state, input: Stamped & { title: string; handles: string[] }): number {
-    const lists = shopOutreach(state, input.shopId).records.lists
+    const lists = [...shopOutreach(state, input.shopId).records.lists]
     let at = lists.findIndex((l) => l.title === input.title)
     if (at < 0) at = lists.push({ title: input.title, handles: [], created_at: input.now }) - 1
     const handles = [...lists[at]!.handles]
@@ -187,20 +202,21 @@ export const outreachState = defineAreaState('outreach', createOutreachState, {
     }
     const added = handles.length - lists[at]!.handles.length
     lists[at] = { ...lists[at]!, handles }
+    setList(state, input.shopId, 'lists', lists)
     return added
   },
   deleteList(state, input: ShopWrite & { title: string }): void {
-    const lists = shopOutreach(state, input.shopId).records.lists
-    lists.splice(lists.findIndex((l) => l.title === input.title), 1)
+    setList(state, input.shopId, 'lists', shopOutreach(state, input.shopId).records.lists.filter((l) => l.title !== input.title))
   },
   /** Removes the record of `kind` whose id field is `id`. */
   deleteRecord(state, input: ShopWrite & { kind: KeyedKind; id: string }): void {
     const records = shopOutreach(state, input.shopId).records[input.kind] as Array<Record<string, unknown>>
-    records.splice(records.findIndex((r) => r[ID_FIELDS[input.kind]] === input.id), 1)
+    const at = records.findIndex((r) => r[ID_FIELDS[input.kind]] === input.id)
+    setList(state, input.shopId, input.kind, records.filter((_, i) => i !== at) as never)
   },
   createGroup(state, input: Stamped & { name: string; filters: CreatorGroup['filters'] }): CreatorGroup {
     const group: CreatorGroup = { group_id: newId(state, input.shopId, 'group'), name: input.name, filters: input.filters, created_at: input.now }
-    shopOutreach(state, input.shopId).records.groups.push(group)
+    append(state, input.shopId, 'groups', group)
     return group
   },
   createBrief(state, input: Stamped & Pick<CreatorBrief, 'title' | 'type' | 'video_mode' | 'video_ids' | 'product_id'>): CreatorBrief {
@@ -218,7 +234,7 @@ export const outreachState = defineAreaState('outreach', createOutreachState, {
       created_at: now,
       updated_at: now,
     }
-    shopOutreach(state, shopId).records.briefs.push(brief)
+    append(state, shopId, 'briefs', brief)
     return brief
   },
   updateBrief: updateOf('briefs'),
@@ -237,7 +253,7 @@ export const outreachState = defineAreaState('outreach', createOutreachState, {
       created_at: now,
       updated_at: now,
     }
-    shopOutreach(state, shopId).records.automations.push(automation)
+    append(state, shopId, 'automations', automation)
     return automation
   },
   updateAutomation: updateOf('automations'),
@@ -255,7 +271,7 @@ export const outreachState = defineAreaState('outreach', createOutreachState, {
       created_at: now,
       updated_at: now,
     }
-    shopOutreach(state, shopId).records.emailCampaigns.push(campaign)
+    append(state, shopId, 'emailCampaigns', campaign)
     return campaign
   },
   updateEmailCampaign: updateOf('emailCampaigns'),
@@ -269,7 +285,7 @@ export const outreachState = defineAreaState('outreach', createOutreachState, {
       created_at: input.now,
       custom: true,
     }
-    shopOutreach(state, input.shopId).records.emailSenders.push(sender)
+    append(state, input.shopId, 'emailSenders', sender)
     return sender
   },
   createWorkflow(state, input: Stamped & Pick<Workflow, 'name' | 'status' | 'trigger' | 'steps'>): StoredWorkflow {
@@ -282,7 +298,7 @@ export const outreachState = defineAreaState('outreach', createOutreachState, {
       created_at: input.now,
       updated_at: input.now,
     }
-    shopOutreach(state, input.shopId).records.workflows.push(workflow)
+    append(state, input.shopId, 'workflows', workflow)
     return workflow
   },
   setWorkflowStatus: (state, input: Stamped & { id: string; status: Workflow['status'] }) =>
@@ -304,7 +320,7 @@ export const outreachState = defineAreaState('outreach', createOutreachState, {
       created_at: now,
       updated_at: now,
     } as CommunityCampaign
-    shopOutreach(state, shopId).records.communityCampaigns.push(campaign)
+    append(state, shopId, 'communityCampaigns', campaign)
     return campaign
   },
   updateCommunityCampaign: updateOf('communityCampaigns'),
@@ -319,7 +335,7 @@ export const outreachState = defineAreaState('outreach', createOutreachState, {
       status: 'authorized',
       authorized_at: input.authorized_at,
     }
-    shopOutreach(state, input.shopId).records.communityPayouts.push(payout)
+    append(state, input.shopId, 'communityPayouts', payout)
     return payout
   },
   /**
