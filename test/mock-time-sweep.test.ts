@@ -50,10 +50,12 @@ async function sweep(state: MockState): Promise<{ records: number; ahead: string
 
 describe('time: no record is dated after the mock clock (issue 15; spec: States and transitions)', () => {
   it.each([
-    ['at the world\'s start, mid-afternoon of its last day', 0],
-    ['after the clock has moved six hours', 6 * 3600_000],
-  ])('%s', async (_label, advanceMs) => {
-    const state = createMockState({ seed: 42, scale: 'small', today: '2026-11-20', now: '2026-11-20T15:20:00.000Z', rateLimit: false })
+    ['at the world\'s start, mid-afternoon of its last day', '2026-11-20T15:20:00.000Z', 0],
+    ['after the clock has moved six hours', '2026-11-20T15:20:00.000Z', 6 * 3600_000],
+    ['at the world\'s start, just after midnight UTC (most of the day still to come)', '2026-11-20T00:30:00.000Z', 0],
+    ['early in the morning, then a day and a half later (the whole last local day passed)', '2026-11-20T04:00:00.000Z', 36 * 3600_000],
+  ])('%s', async (_label, start, advanceMs) => {
+    const state = createMockState({ seed: 42, scale: 'small', today: '2026-11-20', now: start, rateLimit: false })
     state.clock.advance(advanceMs)
     const { records, ahead } = await sweep(state)
     expect(records).toBeGreaterThan(400)
