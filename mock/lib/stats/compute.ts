@@ -15,7 +15,7 @@ import type { ShopRecord } from '../../world.ts'
 import { assertRangeOrder, assertTimeZone } from '../dates.ts'
 import { round2NoNegativeZero } from '../numbers.ts'
 import { statShape, statTitle } from './keys.ts'
-import { GRAINS, buckets, percentChange, summarize, type Grain } from './shapes.ts'
+import { GRAINS, buckets, chartPoints, percentChange, summarize, type Grain } from './shapes.ts'
 import { zoneCalendar, type StatWindow } from './window.ts'
 
 export type StatEntry = components['schemas']['StatEntry']
@@ -100,15 +100,7 @@ export function computeShopStats(state: MockState, shop: ShopRecord, request: Sh
     const total = summarize(shape, current) ?? 0
     const before = summarize(shape, previous) ?? 0
     const entry: StatEntry = { key, title: statTitle(key), total_count: round2NoNegativeZero(total), percent_change: round2NoNegativeZero(percentChange(total, before)) }
-    if (request.include_charts && !CHARTLESS.has(key)) {
-      entry.daily_counts = []
-      for (const bucket of points) {
-        const count = summarize(shape, bucket)
-        // spec: rule 3: days with no report are skipped for summed stats; rates and AOV give null.
-        if (count === null && shape.kind === 'sum') continue
-        entry.daily_counts.push({ date: bucket.date, count: count === null ? null : round2NoNegativeZero(count) })
-      }
-    }
+    if (request.include_charts && !CHARTLESS.has(key)) entry.daily_counts = chartPoints(shape, points)
     return entry
   })
 }

@@ -5,7 +5,7 @@
  * and every chart bucket.
  */
 import type { DayAxis } from '../../../fixtures/days.ts'
-import { ratio } from '../numbers.ts'
+import { ratio, round2NoNegativeZero } from '../numbers.ts'
 import type { DailyKeys } from './sources.ts'
 import type { Daily } from './window.ts'
 
@@ -81,6 +81,48 @@ export function summarize(shape: StatShape, { start, end }: DayRange): number | 
     case 'composite':
       return shape.value({ start, end })
   }
+}
+
+/**
+ * The stat on one day: what `summarize` gives for a run of one day, without its loops (a daily chart
+ * asks it for every day of every stat). The same numbers: adding one value to 0 changes it only from
+ * -0 to 0, which the answers' rounding (round2NoNegativeZero) makes the same.
+ */
+function dayValue(shape: StatShape, day: number): number | null {
+  switch (shape.kind) {
+    case 'sum':
+    case 'level': {
+      const v = shape.daily[day]!
+      return Number.isNaN(v) ? null : v
+    }
+    case 'ratio': {
+      const n = shape.num[day]!
+      const d = shape.den[day]!
+      return Number.isNaN(n) || Number.isNaN(d) ? null : ratio(n, d) * shape.scale
+    }
+    case 'average': {
+      const v = shape.daily[day]!
+      return Number.isNaN(v) ? null : v !== 0 ? v : 0
+    }
+    case 'distinct':
+      return shape.keys.count(day, day)
+    case 'composite':
+      return shape.value({ start: day, end: day })
+  }
+}
+
+/**
+ * A stat's chart (spec: POST /shop/stats rules 2 and 3): a point per bucket, its value rounded;
+ * summed stats skip the buckets with no report, rates and AOV give null there.
+ */
+export function chartPoints(shape: StatShape, points: readonly Bucket[]): Array<{ date: string; count: number | null }> {
+  const out: Array<{ date: string; count: number | null }> = []
+  for (const bucket of points) {
+    const count = bucket.start === bucket.end ? dayValue(shape, bucket.start) : summarize(shape, bucket)
+    if (count === null && shape.kind === 'sum') continue
+    out.push({ date: bucket.date, count: count === null ? null : round2NoNegativeZero(count) })
+  }
+  return out
 }
 
 /**
