@@ -5,7 +5,7 @@
 import type { Affiliate, CreatorGroup, ShopData } from '../../../fixtures/types.ts'
 import { defineHandler, type DeepReadonly, type RequestContext } from '../../context.ts'
 import { apiError } from '../../respond.ts'
-import { checkedAfterDraw, deleteById, groupMembers, knownCreator, nonBlank, resolveHandles } from './common.ts'
+import { checkedAfterDraw, deleteById, groupSize, knownCreator, nonBlank, resolveHandles } from './common.ts'
 import { outreachRecords, outreachState, type OutreachRecords } from '../../lib/outreach.ts'
 import { shopScope } from '../../lib/shop.ts'
 import { affiliateTags, affiliateTagsState } from '../../lib/tags.ts'
@@ -65,7 +65,7 @@ const deleteList = defineHandler('deleteList', (ctx) => {
 
 /** A group as answered: its saved filters and how many CRM creators they match now. */
 function groupView(ctx: RequestContext, shopId: string, group: DeepReadonly<CreatorGroup>) {
-  return { group_id: group.group_id, name: group.name, filters: group.filters, creator_count: groupMembers(ctx.state, shopId, group.filters).length, created_at: group.created_at }
+  return { group_id: group.group_id, name: group.name, filters: group.filters, creator_count: groupSize(ctx.state, shopId, group.filters), created_at: group.created_at }
 }
 
 // A blank name is refused after the group's id is drawn.

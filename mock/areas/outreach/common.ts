@@ -9,7 +9,7 @@ import { campaignOrdinal, campaignOrdinalTable } from '../../events.ts'
 import { apiError } from '../../respond.ts'
 import type { MockState } from '../../state.ts'
 import type { World } from '../../world.ts'
-import { filterCrmAffiliates } from '../../lib/crm.ts'
+import { countCrmAffiliates, filterCrmAffiliates } from '../../lib/crm.ts'
 import { listHandle } from '../../lib/handles.ts'
 import { ID_FIELDS, outreachRecords, outreachState, type Draws, type KeyedKind } from '../../lib/outreach.ts'
 
@@ -91,6 +91,11 @@ export const knownCreator = (world: World) => (handle: string): Creator | undefi
 /** The CRM creators (handle, creator_id) a saved group's filters match now (spec: Groups: re-resolved dynamically). */
 export function groupMembers(state: MockState, shopId: string, filters: Record<string, unknown>): Array<{ handle: string; creator_id: string }> {
   return filterCrmAffiliates(state, shopId, filters)
+}
+
+/** How many CRM creators a saved group's filters match now: groupMembers' length, without building the members. */
+export function groupSize(state: MockState, shopId: string, filters: Record<string, unknown>): number {
+  return countCrmAffiliates(state, shopId, filters)
 }
 
 /**
