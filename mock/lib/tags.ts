@@ -80,3 +80,19 @@ const SEEDED_TAGS: object = Object.freeze({})
 export function affiliateTagsVersion(state: MockState, shopId: string): object {
   return state.read(affiliateTagsState).changed.get(shopId) ?? SEEDED_TAGS
 }
+
+/** By the tags' version (affiliateTagsVersion), then by the shop's affiliates: every tag some affiliate has. */
+const tagsInUseByVersion = new WeakMap<object, WeakMap<readonly Affiliate[], ReadonlySet<string>>>()
+
+/** The tags at least one of the shop's affiliates has now, gathered once per version of the shop's tags. */
+export function affiliateTagsInUse(state: MockState, shopId: string, affiliates: readonly Affiliate[]): ReadonlySet<string> {
+  const version = affiliateTagsVersion(state, shopId)
+  let byAffiliates = tagsInUseByVersion.get(version)
+  if (!byAffiliates) tagsInUseByVersion.set(version, (byAffiliates = new WeakMap()))
+  let inUse = byAffiliates.get(affiliates)
+  if (!inUse) {
+    const tagsOf = affiliateTags(state, shopId)
+    byAffiliates.set(affiliates, (inUse = new Set(affiliates.flatMap((a) => tagsOf(a)))))
+  }
+  return inUse
+}
