@@ -192,7 +192,7 @@ function automationView(ctx: RequestContext, shopId: string, data: ShopData, aut
   return { ...fields, messages_remaining: remaining, audience_count: audienceCount(ctx, shopId, data, automation), updated_at: updated_at ?? automation.created_at }
 }
 
-const findAutomation = (records: DeepReadonly<OutreachRecords>, campaignId: string) => findRecord(records.automations, 'campaign_id', campaignId, 'automation')
+const findAutomation = (ctx: RequestContext, shopId: string, campaignId: string) => findRecord(ctx.state, shopId, 'automations', campaignId, 'automation')
 
 const inviteDetails = (details: { message?: string } | undefined) => (details ? { message: details.message ?? null } : null)
 
@@ -229,7 +229,7 @@ const updateAutomation = defineHandler('updateAutomation', (ctx) => {
   const { shopId, data } = shopScope(ctx)
   const { input } = ctx
   const records = outreachRecords(ctx.state, shopId)
-  const automation = findAutomation(records, input.campaign_id)
+  const automation = findAutomation(ctx, shopId, input.campaign_id)
   const changes: Partial<Automation> = {}
   if (input.title !== undefined) {
     const title = nonBlank(input.title)
