@@ -8,7 +8,7 @@ import { getResponse } from 'msw'
 import { describe, expect, it } from 'vitest'
 import type { WriteRecord } from '../mock/context.ts'
 import { createHandlers, createMockState, type MockState } from '../mock/index.ts'
-import { outreachRecords, outreachState } from '../mock/lib/outreach.ts'
+import { ID_FIELDS, outreachRecordById, outreachRecords, outreachState, type KeyedKind } from '../mock/lib/outreach.ts'
 import { affiliateTags, affiliateTagsState } from '../mock/lib/tags.ts'
 
 const NOW = '2026-05-01T20:00:00.000Z'
@@ -121,6 +121,34 @@ describe('outreach state (issue 16, item 2: one state model)', () => {
     ])
     for (const w of mock.writes) expect(JSON.parse(JSON.stringify(w.input)), `${w.area}.${w.name}`).toEqual(w.input)
     expect(mock.writes.map((w) => w.version)).toEqual([...mock.writes.map((w) => w.version)].sort((a, b) => a - b))
+  })
+
+  it('a record is found by its id exactly when its list holds it, after every kind of write and after a new view of the world replays them', async () => {
+    const mock = outreachMock(true)
+    const seeded = mock.state.world.shopData[mock.shopId]!
+    const deleted: Array<[KeyedKind, string]> = [
+      ['automations', seeded.automations[0]!.campaign_id],
+      ['workflows', seeded.workflows[0]!.workflow_id],
+      ['briefs', seeded.briefs[0]!.brief_id],
+      ['communityCampaigns', seeded.communityCampaigns[0]!.campaign_id],
+    ]
+    await writeEverything(mock)
+    const expectIndexed = (shopId: string) => {
+      for (const kind of Object.keys(ID_FIELDS) as KeyedKind[]) {
+        const records = outreachRecords(mock.state, shopId)[kind] as ReadonlyArray<Record<string, unknown>>
+        for (const record of records) expect(outreachRecordById(mock.state, shopId, kind, record[ID_FIELDS[kind]]), kind).toBe(record)
+        expect(outreachRecordById(mock.state, shopId, kind, 'no-such-id')).toBeUndefined()
+      }
+    }
+    expectIndexed(mock.shopId)
+    for (const [kind, id] of deleted) expect(outreachRecordById(mock.state, mock.shopId, kind, id), kind).toBeUndefined()
+    // A shop no request changed reads its world records.
+    expectIndexed(mock.state.world.shops[1]!.shop_id)
+    const view = mock.state.world
+    mock.state.clock.set('2026-05-01T00:30:00.000Z')
+    expect(mock.state.world).not.toBe(view)
+    expectIndexed(mock.shopId)
+    for (const [kind, id] of deleted) expect(outreachRecordById(mock.state, mock.shopId, kind, id), kind).toBeUndefined()
   })
 
   it('replaying the reported writes in order on a fresh state of the same seed gives the same records and tags', async () => {

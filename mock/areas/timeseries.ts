@@ -80,6 +80,9 @@ const searchTimeseriesSkus = defineHandler('searchTimeseriesSkus', (ctx) => {
 
 // ---- Affiliates ----
 
+/** Windows kept per fact table (a client pages and re-sorts through a few). */
+const MAX_WINDOWS = 16
+
 /** A creator's shop metrics over a window (before the LIVE join and the profile). */
 interface CreatorWindowMetrics {
   gmv: number
@@ -205,19 +208,47 @@ function affiliateProfile(creator: Creator, tags: readonly string[]) {
   }
 }
 
+type RankedAffiliate = { affiliate: Affiliate; metrics: CreatorWindowMetrics }
+type AffiliateSortKey = NonNullable<NonNullable<HandlerContext<'searchTimeseriesAffiliates'>['input']['search_params']>['sort_by']>
+
+/** What the affiliate rows are summed from, besides the affiliate facts the cache is kept on: a view of the world that changes one of them (a post of the day) starts it over. */
+const affiliateSources = (data: ShopData): readonly unknown[] => [data.affiliates, data.videos, data.slideshows, data.lives, data.facts.videos, data.facts.slideshows, data.products]
+const rankedByAffiliateFacts = new WeakMap<object, { sources: readonly unknown[]; byWindow: Map<string, { all: RankedAffiliate[]; orders: Map<string, RankedAffiliate[]> }> }>()
+
+/**
+ * Every creator with activity for the shop in the window (matching the content filter), with its
+ * metrics there, in the order of a sort key and direction. The facts and content they come from
+ * never change with a request: the metrics are summed once per window and filter (16 kept), the
+ * order worked out once per sort (ties by handle, so a handle-filtered subset keeps it).
+ */
+function rankedAffiliates(world: World, data: ShopData, window: DayWindow, filter: ContentFilter | undefined, sortBy: AffiliateSortKey, direction: SortDirection): readonly RankedAffiliate[] {
+  const sources = affiliateSources(data)
+  let cache = rankedByAffiliateFacts.get(data.facts.affiliates)
+  if (!cache || cache.sources.some((source, k) => source !== sources[k])) rankedByAffiliateFacts.set(data.facts.affiliates, (cache = { sources, byWindow: new Map() }))
+  const windowKey = JSON.stringify([window.from, window.to, window.ranged, filter?.campaignId ?? null, filter?.productId ?? null])
+  let byWindow = cache.byWindow.get(windowKey)
+  if (!byWindow) {
+    const all = data.affiliates
+      // Every post, LIVE or sale of a creator lands in the affiliate facts: no report in the window, no activity.
+      .filter((a) => data.facts.affiliates.reportDays(a.creator_id, window.from, window.to) > 0)
+      .map((affiliate) => ({ affiliate, metrics: creatorWindowMetrics(world, data, affiliate, window, filter) }))
+      // Only creators with activity for the shop in the window (matching the filters) are rows.
+      .filter(({ metrics: m }) => m.gmv > 0 || m.views > 0 || m.units_sold > 0 || m.commission > 0 || m.video_count > 0 || m.live_count > 0)
+    if (cache.byWindow.size >= MAX_WINDOWS) cache.byWindow.delete(cache.byWindow.keys().next().value!)
+    cache.byWindow.set(windowKey, (byWindow = { all, orders: new Map() }))
+  }
+  let order = byWindow.orders.get(`${sortBy} ${direction}`)
+  if (!order) byWindow.orders.set(`${sortBy} ${direction}`, (order = sortRows(byWindow.all, (r) => r.metrics[sortBy], direction, (r) => r.affiliate.handle)))
+  return order
+}
+
 const searchTimeseriesAffiliates = defineHandler('searchTimeseriesAffiliates', (ctx) => {
   const data = shopDataFor(ctx)
   const { params, window, direction } = searchOf(ctx)
   const filter = contentFilterOf(params)
-  const ranked = data.affiliates
-    // Every post, LIVE or sale of a creator lands in the affiliate facts: no report in the window, no activity.
-    .filter((a) => handleContains(a.handle, params.handle) && data.facts.affiliates.reportDays(a.creator_id, window.from, window.to) > 0)
-    .map((affiliate) => ({ affiliate, metrics: creatorWindowMetrics(ctx.world, data, affiliate, window, filter) }))
-    // Only creators with activity for the shop in the window (matching the filters) are rows.
-    .filter(({ metrics: m }) => m.gmv > 0 || m.views > 0 || m.units_sold > 0 || m.commission > 0 || m.video_count > 0 || m.live_count > 0)
-  const sortBy = params.sort_by ?? 'gmv'
+  const ranked = rankedAffiliates(ctx.world, data, window, filter, params.sort_by ?? 'gmv', direction)
+  const sorted = params.handle === undefined ? ranked : ranked.filter((r) => handleContains(r.affiliate.handle, params.handle))
   const tagsOf = affiliateTags(ctx.state, data.shop.shop_id)
-  const sorted = sortRows(ranked, (r) => r.metrics[sortBy], direction, (r) => r.affiliate.handle)
   // spec: live_gmv comes from LIVE session data, joined after ranking (so it cannot be sorted on).
   return dataPage(ctx, sorted, ({ affiliate, metrics: m }): AffiliateTimeseriesRow => {
     const creator = creatorOf(ctx.world, affiliate)
@@ -263,8 +294,6 @@ function postRow(world: World, post: Video, m: PostMetrics): VideoTimeseriesRow 
 }
 
 type RankedPost = { post: Video; m: PostMetrics }
-/** Windows kept per fact table (a client pages and re-sorts through a few). */
-const MAX_WINDOWS = 16
 const rankedByTable = new WeakMap<object, { posts: readonly Video[]; length: number; byWindow: Map<string, { all: RankedPost[]; orders: Map<string, RankedPost[]> }> }>()
 
 /**

@@ -16,7 +16,7 @@ import { creatorContent, creatorOf } from './lookups.ts'
 import { round2 } from './numbers.ts'
 import { shopDataOf } from './shop.ts'
 import { compareText, type SortDirection } from './sort.ts'
-import { affiliateTags } from './tags.ts'
+import { affiliateTags, affiliateTagsVersion } from './tags.ts'
 
 /** A CRM row as the contract returns it (spec: Resources: Affiliate (CRM row)). */
 export type CrmRow = components['schemas']['Affiliate']
@@ -50,6 +50,8 @@ interface CrmIndex {
   sortOrders: Map<string, { uses: number; order?: Int32Array }>
   /** The UTF-8 bytes of each row's fixed parts, built on first use (see crmRowsBytes). */
   rowParts: (CrmRowParts | undefined)[]
+  /** How many affiliates a `filters` object matches, by window and filters, with the tags' version they were counted at (bounded; see countCrmAffiliates). */
+  matchCounts: Map<string, { tags: object; count: number }>
 }
 
 /** The fixed parts of a CRM row, encoded once: they come from the world alone. */
@@ -90,6 +92,7 @@ export function crmIndexOf(world: World, data: ShopData): CrmIndex {
     sortValues: new Map(),
     sortOrders: new Map(),
     rowParts: new Array<CrmRowParts | undefined>(n),
+    matchCounts: new Map(),
   }
   data.affiliates.forEach((affiliate, i) => {
     const { videos, slideshows, lives } = creatorContent(data, affiliate.creator_id)
@@ -443,3 +446,23 @@ export function filterCrmAffiliates(state: MockState, shopId: string, filters: R
   return sorted.map((i) => crmRow(world, data, index, i, window, tagsOf(data.affiliates[i]!)))
 }
 
+
+/**
+ * How many of the shop's CRM creators a CRM `filters` object matches now: the length of
+ * filterCrmAffiliates' answer without sorting them or building their rows (a saved group's size).
+ * Kept per shop by window and filters: what they read is fixed (the index's facts, posts and
+ * profiles) but for the tags, so a count by tags holds for the tags' version it was made at.
+ */
+export function countCrmAffiliates(state: MockState, shopId: string, filters: Record<string, any>): number {
+  const world = state.world
+  const data = shopDataOf(world, shopId)
+  const window = dayWindow(world, undefined)
+  const index = crmIndexOf(world, data)
+  const tags = affiliateTagsVersion(state, shopId)
+  const id = `${window.from}|${window.to}|${JSON.stringify(filters ?? {})}`
+  const known = index.matchCounts.get(id)
+  const byTags = tagList(filters?.include_tags).length > 0 || tagList(filters?.exclude_tags).length > 0
+  if (known && (!byTags || known.tags === tags)) return known.count
+  const count = matchingAffiliates(world, data, index, affiliateTags(state, shopId), filters, window).length
+  return remember(index.matchCounts, MAX_SORT_CACHE, id, { tags, count }).count
+}

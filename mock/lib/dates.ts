@@ -55,11 +55,26 @@ export function shopLocalDate(data: ShopData, instant: Date, days = 0): string {
   return data.calendar.axis.date(data.calendar.dayOf(instant.getTime()) + days)
 }
 
+/** Formats kept by timezone for localDayStartMs (a timezone can be client input: bounded). */
+const offsetFormats = new Map<string, Intl.DateTimeFormat>()
+
+/** The format timeZoneOffsetMs reads a timezone's wall time with (its own options), built once per timezone. */
+function offsetFormat(timeZone: string): Intl.DateTimeFormat {
+  let format = offsetFormats.get(timeZone)
+  if (!format) {
+    if (offsetFormats.size >= 64) offsetFormats.clear()
+    format = new Intl.DateTimeFormat('en-US', { timeZone, hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit' })
+    offsetFormats.set(timeZone, format)
+  }
+  return format
+}
+
 /** Epoch ms of the start of the local day (in `timeZone`) that contains `ms`. */
 export function localDayStartMs(timeZone: string, ms: number): number {
-  const offset = timeZoneOffsetMs(timeZone, ms)
+  const format = offsetFormat(timeZone)
+  const offset = timeZoneOffsetMs(timeZone, ms, format)
   const wallMidnight = Math.floor((ms + offset) / DAY_MS) * DAY_MS
-  return wallMidnight - timeZoneOffsetMs(timeZone, wallMidnight - offset)
+  return wallMidnight - timeZoneOffsetMs(timeZone, wallMidnight - offset, format)
 }
 
 // Building an Intl.DateTimeFormat costs more than the rest of a small stats request: answers are kept.

@@ -44,6 +44,8 @@ interface ShopOutreach {
   sequence: number
   /** The next number of each kind of public code (brief short codes, community slugs). */
   codes: Record<string, number>
+  /** Each kind addressed by an id: its records by id (the first of an id, as a scan finds it), kept by every write that adds, replaces or removes one. */
+  byId: { [K in KeyedKind]: Map<string, OutreachRecords[K][number]> }
 }
 
 interface OutreachState {
@@ -68,6 +70,24 @@ export const ID_FIELDS = {
 export type KeyedKind = keyof typeof ID_FIELDS
 
 const OUTREACH_KINDS = ['lists', 'groups', 'briefs', 'automations', 'emailCampaigns', 'emailSenders', 'workflows', 'communityCampaigns', 'communityPayouts'] as const
+const KEYED_KINDS = Object.keys(ID_FIELDS) as KeyedKind[]
+
+/** Records by their id field: the first record of an id, as `find` would give it. */
+function indexById<T>(records: readonly T[], field: string): Map<string, T> {
+  const byId = new Map<string, T>()
+  for (const record of records) {
+    const id = (record as Record<string, unknown>)[field] as string
+    if (!byId.has(id)) byId.set(id, record)
+  }
+  return byId
+}
+
+/** Adds a new record to its kind's index (a record already holding the id stays first). */
+function indexAdded<K extends KeyedKind>(shop: ShopOutreach, kind: K, record: OutreachRecords[K][number]): void {
+  const byId = shop.byId[kind] as Map<string, OutreachRecords[K][number]>
+  const id = (record as Record<string, unknown>)[ID_FIELDS[kind]] as string
+  if (!byId.has(id)) byId.set(id, record)
+}
 
 function createOutreachState(world: World): OutreachState {
   return {
@@ -84,7 +104,8 @@ function shopOutreach(state: OutreachState, shopId: string): ShopOutreach {
   if (!shop) {
     const seeded = state.seeded(shopId) as OutreachRecords
     const records = Object.fromEntries(OUTREACH_KINDS.map((kind) => [kind, [...seeded[kind]]])) as unknown as OutreachRecords
-    state.shops.set(shopId, (shop = { records, sequence: 0, codes: {} }))
+    const byId = Object.fromEntries(KEYED_KINDS.map((kind) => [kind, indexById<unknown>(records[kind], ID_FIELDS[kind])])) as unknown as ShopOutreach['byId']
+    state.shops.set(shopId, (shop = { records, sequence: 0, codes: {}, byId }))
   }
   return shop
 }
@@ -148,25 +169,24 @@ function newCode(state: OutreachState, shopId: string, kind: CodeKind): string {
 }
 
 /**
- * Sets a shop's list of `kind` to a new array: a write never edits a list in place, so a list's
- * identity can key a cache built from it (the seeded lists are the world's, shared by its views).
+ * Sets a shop's list of `kind` to a new array (the named lists: few and capped). The other kinds'
+ * lists are the state's own copies, appended to in place by the creates (a copy per create would
+ * make a shop's thousandth create cost a thousand copies): key a cache on the state's version, not
+ * on a list's identity.
  */
 function setList<K extends keyof OutreachRecords>(state: OutreachState, shopId: string, kind: K, next: OutreachRecords[K]): void {
   shopOutreach(state, shopId).records[kind] = next
 }
 
-/** Appends a record to a shop's list of `kind` (as a new list). */
-function append<K extends keyof OutreachRecords>(state: OutreachState, shopId: string, kind: K, record: OutreachRecords[K][number]): void {
-  setList(state, shopId, kind, [...shopOutreach(state, shopId).records[kind], record] as OutreachRecords[K])
-}
-
 /** Replaces the record of `kind` whose id field is `id` by a copy with `changes` (fields keep their order, new ones come last). */
 function replaceRecord<K extends KeyedKind>(state: OutreachState, shopId: string, kind: K, id: string, changes: Partial<OutreachRecords[K][number]>): OutreachRecords[K][number] {
-  const records = [...shopOutreach(state, shopId).records[kind]] as Array<OutreachRecords[K][number]>
+  const shop = shopOutreach(state, shopId)
+  const records = shop.records[kind] as Array<OutreachRecords[K][number]>
   const at = records.findIndex((r) => (r as Record<string, unknown>)[ID_FIELDS[kind]] === id)
   if (at < 0) throw new Error(`outreach: no ${kind} record ${id} to update`)
   const record = (records[at] = { ...records[at]!, ...changes })
-  setList(state, shopId, kind, records as OutreachRecords[K])
+  // The first record of the id is the one replaced: it stays the index's.
+  ;(shop.byId[kind] as Map<string, OutreachRecords[K][number]>).set(id, record)
   return record
 }
 
@@ -210,13 +230,20 @@ export const outreachState = defineAreaState('outreach', createOutreachState, {
   },
   /** Removes the record of `kind` whose id field is `id`. */
   deleteRecord(state, input: ShopWrite & { kind: KeyedKind; id: string }): void {
-    const records = shopOutreach(state, input.shopId).records[input.kind] as Array<Record<string, unknown>>
-    const at = records.findIndex((r) => r[ID_FIELDS[input.kind]] === input.id)
-    setList(state, input.shopId, input.kind, records.filter((_, i) => i !== at) as never)
+    const shop = shopOutreach(state, input.shopId)
+    const field = ID_FIELDS[input.kind]
+    const records = shop.records[input.kind] as Array<Record<string, unknown>>
+    records.splice(records.findIndex((r) => r[field] === input.id), 1)
+    const byId = shop.byId[input.kind] as Map<string, unknown>
+    const next = records.find((r) => r[field] === input.id)
+    if (next) byId.set(input.id, next)
+    else byId.delete(input.id)
   },
   createGroup(state, input: Stamped & { name: string; filters: CreatorGroup['filters'] }): CreatorGroup {
     const group: CreatorGroup = { group_id: newId(state, input.shopId, 'group'), name: input.name, filters: input.filters, created_at: input.now }
-    append(state, input.shopId, 'groups', group)
+    const shop = shopOutreach(state, input.shopId)
+    shop.records.groups.push(group)
+    indexAdded(shop, 'groups', group)
     return group
   },
   createBrief(state, input: Stamped & Pick<CreatorBrief, 'title' | 'type' | 'video_mode' | 'video_ids' | 'product_id'>): CreatorBrief {
@@ -234,7 +261,9 @@ export const outreachState = defineAreaState('outreach', createOutreachState, {
       created_at: now,
       updated_at: now,
     }
-    append(state, shopId, 'briefs', brief)
+    const shop = shopOutreach(state, shopId)
+    shop.records.briefs.push(brief)
+    indexAdded(shop, 'briefs', brief)
     return brief
   },
   updateBrief: updateOf('briefs'),
@@ -253,7 +282,9 @@ export const outreachState = defineAreaState('outreach', createOutreachState, {
       created_at: now,
       updated_at: now,
     }
-    append(state, shopId, 'automations', automation)
+    const shop = shopOutreach(state, shopId)
+    shop.records.automations.push(automation)
+    indexAdded(shop, 'automations', automation)
     return automation
   },
   updateAutomation: updateOf('automations'),
@@ -271,7 +302,9 @@ export const outreachState = defineAreaState('outreach', createOutreachState, {
       created_at: now,
       updated_at: now,
     }
-    append(state, shopId, 'emailCampaigns', campaign)
+    const shop = shopOutreach(state, shopId)
+    shop.records.emailCampaigns.push(campaign)
+    indexAdded(shop, 'emailCampaigns', campaign)
     return campaign
   },
   updateEmailCampaign: updateOf('emailCampaigns'),
@@ -285,7 +318,7 @@ export const outreachState = defineAreaState('outreach', createOutreachState, {
       created_at: input.now,
       custom: true,
     }
-    append(state, input.shopId, 'emailSenders', sender)
+    shopOutreach(state, input.shopId).records.emailSenders.push(sender)
     return sender
   },
   createWorkflow(state, input: Stamped & Pick<Workflow, 'name' | 'status' | 'trigger' | 'steps'>): StoredWorkflow {
@@ -298,7 +331,9 @@ export const outreachState = defineAreaState('outreach', createOutreachState, {
       created_at: input.now,
       updated_at: input.now,
     }
-    append(state, input.shopId, 'workflows', workflow)
+    const shop = shopOutreach(state, input.shopId)
+    shop.records.workflows.push(workflow)
+    indexAdded(shop, 'workflows', workflow)
     return workflow
   },
   setWorkflowStatus: (state, input: Stamped & { id: string; status: Workflow['status'] }) =>
@@ -320,7 +355,9 @@ export const outreachState = defineAreaState('outreach', createOutreachState, {
       created_at: now,
       updated_at: now,
     } as CommunityCampaign
-    append(state, shopId, 'communityCampaigns', campaign)
+    const shop = shopOutreach(state, shopId)
+    shop.records.communityCampaigns.push(campaign)
+    indexAdded(shop, 'communityCampaigns', campaign)
     return campaign
   },
   updateCommunityCampaign: updateOf('communityCampaigns'),
@@ -335,7 +372,7 @@ export const outreachState = defineAreaState('outreach', createOutreachState, {
       status: 'authorized',
       authorized_at: input.authorized_at,
     }
-    append(state, input.shopId, 'communityPayouts', payout)
+    shopOutreach(state, input.shopId).records.communityPayouts.push(payout)
     return payout
   },
   /**
@@ -350,3 +387,22 @@ export const outreachState = defineAreaState('outreach', createOutreachState, {
 
 /** The shop's outreach records as they are now (read-only). */
 export const outreachRecords = (state: MockState, shopId: string): DeepReadonly<OutreachRecords> => recordsNow(state.read(outreachState), shopId)
+
+/** By a world's records of a kind (a shop no request has changed reads them as generated): their index by id. */
+const seededById = new WeakMap<readonly unknown[], Map<string, unknown>>()
+
+/**
+ * The shop's record of `kind` whose id field (ID_FIELDS) is `id`, as it is now, or undefined: the
+ * first such record, as a scan would find it, without one (the records of a kind can number many
+ * thousands after a run of creates).
+ */
+export function outreachRecordById<K extends KeyedKind>(state: MockState, shopId: string, kind: K, id: unknown): DeepReadonly<OutreachRecords[K][number]> | undefined {
+  if (typeof id !== 'string') return undefined
+  const outreach = state.read(outreachState)
+  const shop = outreach.shops.get(shopId)
+  if (shop) return shop.byId[kind].get(id) as DeepReadonly<OutreachRecords[K][number]> | undefined
+  const records = outreach.seeded(shopId)[kind] as readonly unknown[]
+  let byId = seededById.get(records)
+  if (!byId) seededById.set(records, (byId = indexById(records, ID_FIELDS[kind])))
+  return byId.get(id) as DeepReadonly<OutreachRecords[K][number]> | undefined
+}

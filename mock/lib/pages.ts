@@ -13,7 +13,7 @@ const countOnlyAsked = (input: object): boolean => (input as { just_count?: unkn
 export const countOnly = (total: number) => ({ status: 200, body: { data: { total_count: total } } })
 
 /** `{data, has_more, total_count}`: the timeseries searches (spec: Conventions 2). */
-export function dataPage<T>(ctx: PagedContext, rows: T[], finish: (row: T) => unknown = (row) => row) {
+export function dataPage<T>(ctx: PagedContext, rows: readonly T[], finish: (row: T) => unknown = (row) => row) {
   const { rows: page, hasMore } = paginate(rows, ctx.page)
   return { status: 200, body: { data: page.map(finish), has_more: hasMore, total_count: rows.length } }
 }

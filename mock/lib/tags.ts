@@ -12,8 +12,12 @@ import type { World } from '../world.ts'
 interface TagState {
   /** A shop's affiliate records as generated, by creator_id (a reset builds a new world, so a new state). */
   seeded: (shopId: string) => ReadonlyMap<string, Affiliate>
-  /** The tags of the affiliates a request has changed, by shop and creator_id; the others have their seeded tags. */
-  changed: Map<string, Map<string, readonly string[]>>
+  /**
+   * The tags of the affiliates a request has changed, by shop and creator_id; the others have their
+   * seeded tags. A write that changes a tag replaces the shop's map (copy on write), so its identity
+   * keys what the tags decide (affiliateTagsVersion).
+   */
+  changed: Map<string, ReadonlyMap<string, readonly string[]>>
 }
 
 /** One tag on some of a shop's CRM creators, by creator_id. */
@@ -39,12 +43,13 @@ const tagsNow = (state: DeepReadonly<TagState>, shopId: string, affiliate: Pick<
 
 /** Gives each affiliate of the input the tags `change` makes of its current ones (undefined: unchanged); returns how many changed. */
 function retag(state: TagState, input: TagInput, change: (tags: readonly string[]) => readonly string[] | undefined): number {
-  let shop = state.changed.get(input.shopId)
-  if (!shop) state.changed.set(input.shopId, (shop = new Map()))
+  let shop: Map<string, readonly string[]> | undefined
   let count = 0
   for (const creatorId of input.creatorIds) {
     const next = change(tagsNow(state, input.shopId, state.seeded(input.shopId).get(creatorId)!))
     if (next === undefined) continue
+    // The first change of the write copies the shop's map; a write that changes nothing keeps it.
+    if (!shop) state.changed.set(input.shopId, (shop = new Map(state.changed.get(input.shopId))))
     shop.set(creatorId, next)
     count++
   }
@@ -63,4 +68,31 @@ export const affiliateTagsState = defineAreaState('tags', createTagState, {
 export function affiliateTags(state: MockState, shopId: string): (affiliate: Pick<Affiliate, 'creator_id' | 'tags'>) => readonly string[] {
   const tags = state.read(affiliateTagsState)
   return (affiliate) => tagsNow(tags, shopId, affiliate)
+}
+
+/** The version of a shop's tags in a state with no tag changed by a request: its seeded tags. */
+const SEEDED_TAGS: object = Object.freeze({})
+
+/**
+ * An object standing for the shop's tags as they are now: the same until a write changes one of
+ * them (then a new one), so it keys caches of what the tags decide (a saved group's size).
+ */
+export function affiliateTagsVersion(state: MockState, shopId: string): object {
+  return state.read(affiliateTagsState).changed.get(shopId) ?? SEEDED_TAGS
+}
+
+/** By the tags' version (affiliateTagsVersion), then by the shop's affiliates: every tag some affiliate has. */
+const tagsInUseByVersion = new WeakMap<object, WeakMap<readonly Affiliate[], ReadonlySet<string>>>()
+
+/** The tags at least one of the shop's affiliates has now, gathered once per version of the shop's tags. */
+export function affiliateTagsInUse(state: MockState, shopId: string, affiliates: readonly Affiliate[]): ReadonlySet<string> {
+  const version = affiliateTagsVersion(state, shopId)
+  let byAffiliates = tagsInUseByVersion.get(version)
+  if (!byAffiliates) tagsInUseByVersion.set(version, (byAffiliates = new WeakMap()))
+  let inUse = byAffiliates.get(affiliates)
+  if (!inUse) {
+    const tagsOf = affiliateTags(state, shopId)
+    byAffiliates.set(affiliates, (inUse = new Set(affiliates.flatMap((a) => tagsOf(a)))))
+  }
+  return inUse
 }

@@ -5,10 +5,10 @@
 import type { Affiliate, CreatorGroup, ShopData } from '../../../fixtures/types.ts'
 import { defineHandler, type DeepReadonly, type RequestContext } from '../../context.ts'
 import { apiError } from '../../respond.ts'
-import { checkedAfterDraw, deleteById, groupMembers, knownCreator, nonBlank, resolveHandles } from './common.ts'
+import { checkedAfterDraw, deleteById, groupSize, knownCreator, nonBlank, resolveHandles } from './common.ts'
 import { outreachRecords, outreachState, type OutreachRecords } from '../../lib/outreach.ts'
 import { shopScope } from '../../lib/shop.ts'
-import { affiliateTags, affiliateTagsState } from '../../lib/tags.ts'
+import { affiliateTags, affiliateTagsInUse, affiliateTagsState } from '../../lib/tags.ts'
 
 /** spec: Limits: at most 10,000 creators per list-creating call. */
 export const MAX_LIST_CREATORS = 10_000
@@ -65,7 +65,7 @@ const deleteList = defineHandler('deleteList', (ctx) => {
 
 /** A group as answered: its saved filters and how many CRM creators they match now. */
 function groupView(ctx: RequestContext, shopId: string, group: DeepReadonly<CreatorGroup>) {
-  return { group_id: group.group_id, name: group.name, filters: group.filters, creator_count: groupMembers(ctx.state, shopId, group.filters).length, created_at: group.created_at }
+  return { group_id: group.group_id, name: group.name, filters: group.filters, creator_count: groupSize(ctx.state, shopId, group.filters), created_at: group.created_at }
 }
 
 // A blank name is refused after the group's id is drawn.
@@ -84,9 +84,13 @@ const listGroups = defineHandler('listGroups', (ctx) => {
 
 const deleteGroup = defineHandler('deleteGroup', deleteById('groups', 'group'))
 
+/** By the shop's affiliates (a view of the world keeps them): the affiliates by handle. */
+const crmByHandle = new WeakMap<readonly Affiliate[], ReadonlyMap<string, Affiliate>>()
+
 /** The shop's CRM creators by handle: tags address creators that are already in the CRM. */
 function crmCreators(data: ShopData): (handle: string) => Affiliate | undefined {
-  const byHandle = new Map(data.affiliates.map((a) => [a.handle, a]))
+  let byHandle = crmByHandle.get(data.affiliates)
+  if (!byHandle) crmByHandle.set(data.affiliates, (byHandle = new Map(data.affiliates.map((a) => [a.handle, a]))))
   return (handle) => byHandle.get(handle)
 }
 
@@ -108,8 +112,7 @@ const addTag = defineHandler('addTag', (ctx) => {
 const removeTag = defineHandler('removeTag', (ctx) => {
   const { shopId, data } = shopScope(ctx)
   const tag = tagOf(ctx)
-  const tagsOf = affiliateTags(ctx.state, shopId)
-  if (!data.affiliates.some((a) => tagsOf(a).includes(tag))) throw apiError(404, `No creator of this shop has the tag "${tag}"`)
+  if (!affiliateTagsInUse(ctx.state, shopId, data.affiliates).has(tag)) throw apiError(404, `No creator of this shop has the tag "${tag}"`)
   const { found, unmatched } = resolveHandles(ctx.input.handles, crmCreators(data))
   const removed = ctx.state.write(affiliateTagsState, 'untagAffiliates', { shopId, tag, creatorIds: creatorIdsOf(found) })
   return { status: 200, body: { data: { tag, removed_count: removed, unmatched } } }

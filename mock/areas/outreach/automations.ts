@@ -3,12 +3,12 @@
  * Limits: automation audience filters; Versioning: legacy gmv_ranges / live_gmv).
  */
 import type { EventKind } from '../../../fixtures/facts.ts'
-import type { Automation, Creator, ShopData } from '../../../fixtures/types.ts'
+import type { Affiliate, Automation, Creator, ShopData } from '../../../fixtures/types.ts'
 import type { components } from '../../../openapi/types.ts'
 import { defineHandler, type DeepReadonly, type InputOf, type RequestContext } from '../../context.ts'
 import { campaignOrdinalTable, countShopEvents } from '../../events.ts'
 import { apiError } from '../../respond.ts'
-import { deleteById, findRecord, groupMembers, nonBlank } from './common.ts'
+import { deleteById, findRecord, groupSize, nonBlank } from './common.ts'
 import { localDayStartMs } from '../../lib/dates.ts'
 import { outreachRecords, outreachState, type OutreachRecords } from '../../lib/outreach.ts'
 import { MIN_SPS_TO_MESSAGE, shopScope } from '../../lib/shop.ts'
@@ -155,12 +155,36 @@ function audienceCount(ctx: RequestContext, shopId: string, data: ShopData, auto
   const records = outreachRecords(ctx.state, shopId)
   if (audience.type === 'groups') {
     const group = records.groups.find((g) => g.group_id === audience.group_id)
-    return group ? groupMembers(ctx.state, shopId, group.filters).length : null
+    return group ? groupSize(ctx.state, shopId, group.filters) : null
   }
   if (audience.type === 'list') return records.lists.find((l) => l.title === audience.list)?.handles.length ?? null
-  const inCrm = new Set(data.affiliates.map((a) => a.creator_index))
-  const filters = (automation.outreach_filters ?? {}) as OutreachFilters
-  return ctx.world.creators.filter((c, i) => !inCrm.has(i) && matchesOutreachFilters(c, filters)).length
+  return newAffiliatesCount(ctx.world.creators, data.affiliates, (automation.outreach_filters ?? {}) as OutreachFilters)
+}
+
+/** Filters counted per shop (they are client input): the count of a repeated filter is kept. */
+const MAX_COUNTED_FILTERS = 256
+/**
+ * By the shop's affiliates (a view of the world keeps them, and the creators they index), with the
+ * creators they were counted against: new-affiliate audience sizes by filters, as JSON.
+ */
+const newAffiliatesCounts = new WeakMap<readonly Affiliate[], { creators: readonly Creator[]; byFilters: Map<string, number> }>()
+
+/**
+ * How many of the platform's creators are not in the shop's CRM and pass the filters. Neither list
+ * changes with a request, so each filter's count is made once per shop (a scan of every creator).
+ */
+function newAffiliatesCount(creators: readonly Creator[], affiliates: readonly Affiliate[], filters: OutreachFilters): number {
+  let counts = newAffiliatesCounts.get(affiliates)
+  if (!counts || counts.creators !== creators) newAffiliatesCounts.set(affiliates, (counts = { creators, byFilters: new Map() }))
+  const id = JSON.stringify(filters)
+  let count = counts.byFilters.get(id)
+  if (count === undefined) {
+    const inCrm = new Set(affiliates.map((a) => a.creator_index))
+    count = creators.filter((c, i) => !inCrm.has(i) && matchesOutreachFilters(c, filters)).length
+    if (counts.byFilters.size >= MAX_COUNTED_FILTERS) counts.byFilters.clear()
+    counts.byFilters.set(id, count)
+  }
+  return count
 }
 
 function automationView(ctx: RequestContext, shopId: string, data: ShopData, automation: DeepReadonly<Automation>, remaining: number) {
@@ -168,7 +192,7 @@ function automationView(ctx: RequestContext, shopId: string, data: ShopData, aut
   return { ...fields, messages_remaining: remaining, audience_count: audienceCount(ctx, shopId, data, automation), updated_at: updated_at ?? automation.created_at }
 }
 
-const findAutomation = (records: DeepReadonly<OutreachRecords>, campaignId: string) => findRecord(records.automations, 'campaign_id', campaignId, 'automation')
+const findAutomation = (ctx: RequestContext, shopId: string, campaignId: string) => findRecord(ctx.state, shopId, 'automations', campaignId, 'automation')
 
 const inviteDetails = (details: { message?: string } | undefined) => (details ? { message: details.message ?? null } : null)
 
@@ -205,7 +229,7 @@ const updateAutomation = defineHandler('updateAutomation', (ctx) => {
   const { shopId, data } = shopScope(ctx)
   const { input } = ctx
   const records = outreachRecords(ctx.state, shopId)
-  const automation = findAutomation(records, input.campaign_id)
+  const automation = findAutomation(ctx, shopId, input.campaign_id)
   const changes: Partial<Automation> = {}
   if (input.title !== undefined) {
     const title = nonBlank(input.title)

@@ -58,7 +58,7 @@ const createCreatorBrief = defineHandler('createCreatorBrief', (ctx) => {
 const updateCreatorBrief = defineHandler('updateCreatorBrief', (ctx) => {
   const { shopId, data } = shopScope(ctx)
   const { input } = ctx
-  const brief = findRecord(outreachRecords(ctx.state, shopId).briefs, 'brief_id', input.brief_id, 'creator brief')
+  const brief = findRecord(ctx.state, shopId, 'briefs', input.brief_id, 'creator brief')
   if (input.title !== undefined && !nonBlank(input.title)) throw apiError(400, 'title must not be blank')
   const mode = input.video_mode ?? brief.video_mode
   const content = briefContent(

@@ -4,19 +4,19 @@
  * their writes are the outreach state (mock/lib/outreach.ts).
  */
 import type { Creator } from '../../../fixtures/types.ts'
-import type { ApiResult, RequestContext, ShopContext } from '../../context.ts'
+import type { ApiResult, DeepReadonly, RequestContext, ShopContext } from '../../context.ts'
 import { campaignOrdinal, campaignOrdinalTable } from '../../events.ts'
 import { apiError } from '../../respond.ts'
 import type { MockState } from '../../state.ts'
 import type { World } from '../../world.ts'
-import { filterCrmAffiliates } from '../../lib/crm.ts'
+import { countCrmAffiliates, filterCrmAffiliates } from '../../lib/crm.ts'
 import { listHandle } from '../../lib/handles.ts'
-import { ID_FIELDS, outreachRecords, outreachState, type Draws, type KeyedKind } from '../../lib/outreach.ts'
+import { ID_FIELDS, outreachRecordById, outreachState, type Draws, type KeyedKind, type OutreachRecords } from '../../lib/outreach.ts'
 
-/** The record whose `key` is `id`; 404 `No <what> with <key> <id>` when there is none. */
-export function findRecord<T, K extends keyof T & string>(records: readonly T[], key: K, id: unknown, what: string): T {
-  const record = records.find((r) => r[key] === id)
-  if (!record) throw apiError(404, `No ${what} with ${key} ${String(id)}`)
+/** The shop's record of `kind` whose id field (ID_FIELDS) is `id`; 404 `No <what> with <field> <id>` when there is none. */
+export function findRecord<Kind extends KeyedKind>(state: MockState, shopId: string, kind: Kind, id: unknown, what: string): DeepReadonly<OutreachRecords[Kind][number]> {
+  const record = outreachRecordById(state, shopId, kind, id)
+  if (!record) throw apiError(404, `No ${what} with ${ID_FIELDS[kind]} ${String(id)}`)
   return record
 }
 
@@ -29,8 +29,7 @@ export function deleteById<Kind extends KeyedKind, K extends (typeof ID_FIELDS)[
   const key = ID_FIELDS[kind] as K
   return (ctx) => {
     const shopId = ctx.shop.shop_id
-    const records = outreachRecords(ctx.state, shopId)[kind] as ReadonlyArray<Record<K, unknown>>
-    const id = findRecord(records, key, ctx.input[key], what)[key] as string
+    const id = (findRecord(ctx.state, shopId, kind, ctx.input[key], what) as Record<K, unknown>)[key] as string
     ctx.state.write(outreachState, 'deleteRecord', { shopId, kind, id })
     return { status: 200, body: { data: { [key]: id, deleted: true } } }
   }
@@ -91,6 +90,11 @@ export const knownCreator = (world: World) => (handle: string): Creator | undefi
 /** The CRM creators (handle, creator_id) a saved group's filters match now (spec: Groups: re-resolved dynamically). */
 export function groupMembers(state: MockState, shopId: string, filters: Record<string, unknown>): Array<{ handle: string; creator_id: string }> {
   return filterCrmAffiliates(state, shopId, filters)
+}
+
+/** How many CRM creators a saved group's filters match now: groupMembers' length, without building the members. */
+export function groupSize(state: MockState, shopId: string, filters: Record<string, unknown>): number {
+  return countCrmAffiliates(state, shopId, filters)
 }
 
 /**

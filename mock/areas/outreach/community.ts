@@ -14,7 +14,7 @@ import { outreachRecords, outreachState } from '../../lib/outreach.ts'
 /** The shop's local date of the request (a campaign going live starts that day). */
 const shopToday = (ctx: ShopContext): string => dateInZone(ctx.now, ctx.shop.timezone)
 
-const findCampaign = (ctx: ShopContext, campaignId: string) => findRecord(outreachRecords(ctx.state, ctx.shop.shop_id).communityCampaigns, 'campaign_id', campaignId, 'community campaign')
+const findCampaign = (ctx: ShopContext, campaignId: string) => findRecord(ctx.state, ctx.shop.shop_id, 'communityCampaigns', campaignId, 'community campaign')
 
 type CampaignDates = Pick<CommunityCampaign, 'status' | 'start_date' | 'end_date'>
 

@@ -111,7 +111,7 @@ const updateEmailCampaign = defineHandler('updateEmailCampaign', (ctx) => {
   const { shopId, data } = shopScope(ctx)
   const { input } = ctx
   const records = outreachRecords(ctx.state, shopId)
-  const campaign = findRecord(records.emailCampaigns, 'campaign_id', input.campaign_id, 'email campaign')
+  const campaign = findRecord(ctx.state, shopId, 'emailCampaigns', input.campaign_id, 'email campaign')
   if (campaign.status === 'sent') throw apiError(400, `Email campaign ${campaign.campaign_id} was already sent and cannot be changed`)
   const changes: Partial<StoredEmailCampaign> = {}
   if (input.title !== undefined) {

@@ -10,7 +10,7 @@ import { outreachRecords, outreachState, type StoredWorkflow } from '../../lib/o
 
 const workflowView = (w: DeepReadonly<StoredWorkflow>) => ({ ...w, updated_at: w.updated_at ?? w.created_at })
 
-const findWorkflow = (ctx: ShopContext, workflowId: string) => findRecord(outreachRecords(ctx.state, ctx.shop.shop_id).workflows, 'workflow_id', workflowId, 'workflow')
+const findWorkflow = (ctx: ShopContext, workflowId: string) => findRecord(ctx.state, ctx.shop.shop_id, 'workflows', workflowId, 'workflow')
 
 const listWorkflows = defineHandler('listWorkflows', (ctx) => {
   const status = ctx.input.status
