@@ -131,6 +131,14 @@ export interface AreaState<T, W extends Record<string, AreaWrite<T>> = Record<st
    * world; its createState must not read the world.
    */
   readonly survivesReset: boolean
+  /**
+   * Kept when the world's view moves with the clock (fixtures/as-of.ts): its createState reads none
+   * of the records that appear as the clock passes them (posts, LIVEs, sample requests, boosts,
+   * exclusions, social pushes and joins, outreach events), so the state made from the last view is
+   * the one a new view would make. Otherwise (the default, the safe one) the state is made again from
+   * the new view and its writes since the reset are replayed.
+   */
+  readonly stableAcrossViews: boolean
 }
 
 /** Declares an area's typed state and its named writes (see AreaState, AreaWrite). */
@@ -138,8 +146,8 @@ export const defineAreaState = <T, W extends Record<string, AreaWrite<T, any, an
   area: string,
   createState: (world: World) => T,
   writes: W & Record<string, AreaWrite<T, any, any>> = {} as W,
-  { survivesReset = false }: { survivesReset?: boolean } = {},
-): AreaState<T, W> => ({ area, createState, writes, survivesReset })
+  { survivesReset = false, stableAcrossViews = survivesReset }: { survivesReset?: boolean; stableAcrossViews?: boolean } = {},
+): AreaState<T, W> => ({ area, createState, writes, survivesReset, stableAcrossViews })
 
 /** The input and result of one named write of an area state. */
 export type WriteInput<W, K extends keyof W> = W[K] extends (state: any, input: infer I) => any ? I : never

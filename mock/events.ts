@@ -62,7 +62,7 @@ export const eventsState = defineAreaState('events', (world) => shopStates(world
     }
     return ordinal
   },
-})
+}, { stableAcrossViews: true }) // recorded events and ordinals: nothing of the world's view
 
 /** The events recorded on a shop since the state was created or reset, in time order. */
 export function recordedEvents(state: MockState, shopId: string): readonly RecordedEvent[] {

@@ -154,8 +154,10 @@ export function createMockState(options: MockStateOptions = {}): MockState {
     if (!areaStates.has(definition)) areaStates.set(definition, definition.createState(view.world))
     return areaStates.get(definition) as T
   }
-  /** The area states that are settings of the mock, not made from the world: kept by reset and by a new view. */
+  /** The area states that are settings of the mock, not made from the world: kept by reset. */
   const keptOverReset = () => new Map([...areaStates].filter(([definition]) => definition.survivesReset))
+  /** The area states a new view of the world would make the same: kept when the view moves. */
+  const keptOverViews = () => new Map([...areaStates].filter(([definition]) => definition.stableAcrossViews))
   /** The world as of the clock's now. */
   const currentWorld = (): World => {
     const t = clock.nowMs()
@@ -164,13 +166,13 @@ export function createMockState(options: MockStateOptions = {}): MockState {
   }
   /**
    * The clock has passed (or gone back over) a moment at which a record of the world appears or
-   * changes: the world as of `t`, and the area states made again from it with every write since the
-   * reset replayed in order (writes are functions of their state and plain data, so the same writes
+   * changes: the world as of `t`, and the area states that read such records made again from it with
+   * their writes since the reset replayed in order (writes are functions of their state and plain data, so the same writes
    * give the same changes; one that no longer applies, after the clock went back, is dropped).
    */
   const moveView = (t: number): void => {
     view = worldAt(generated, t, { freeze })
-    areaStates = keptOverReset()
+    areaStates = keptOverViews()
     writeLog = writeLog.filter((w) => {
       try {
         w.definition.writes[w.name]!(areaStateOf(w.definition), w.input)
@@ -224,8 +226,8 @@ export function createMockState(options: MockStateOptions = {}): MockState {
       if (state.strict) assertPlainData(input, `${definition.area}.${name}`)
       currentWorld()
       const result = definition.writes[name]!(areaStateOf(definition), input)
-      // A setting's writes (survivesReset) do not depend on the world: its state is kept, not replayed.
-      if (!definition.survivesReset) writeLog.push({ definition, name, input })
+      // Only the states made again when the view moves replay their writes (stableAcrossViews: kept).
+      if (!definition.stableAcrossViews) writeLog.push({ definition, name, input })
       changed()
       options.onWrite?.({ area: definition.area, name, input, version })
       return result as any

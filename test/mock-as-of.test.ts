@@ -10,6 +10,8 @@ import { shopDataAt } from '../fixtures/as-of.ts'
 import { createWorld } from '../fixtures/index.ts'
 import type { SampleRequest, ShopData } from '../fixtures/index.ts'
 import { createMockState, type MockState } from '../mock/index.ts'
+import { outreachState } from '../mock/lib/outreach.ts'
+import { sampleRequestsOf } from '../mock/lib/sample-requests.ts'
 
 const TODAY = '2026-11-20'
 const MORNING = '2026-11-20T06:00:00.000Z'
@@ -103,5 +105,31 @@ describe('the world as of the clock (issue 15; fixtures/as-of.ts)', () => {
     // The replayed write gave the board the same id and times.
     const got = await call(state, '/dashboards/get', { dashboard_id: created.json.data.id })
     expect(got.json.data).toEqual(created.json.data)
+  })
+
+  it('makes the states that hold records of the day again from the new view, with their writes replayed; keeps the others', async () => {
+    const state = createMockState({ seed: 42, today: TODAY, now: MORNING, rateLimit: false })
+    const shopId = mainShop(state)
+    const requests = () => new Map(sampleRequestsOf(state, shopId).map((r) => [r.apply_id, r]))
+    const toApprove = [...requests().values()].find((r) => r.status === 'To Review' && !r.ignored)!.apply_id
+    expect((await call(state, '/affiliate/samples/approve', { apply_ids: [toApprove] })).json.data.success_count).toBe(1)
+    const outreachBefore = state.read(outreachState)
+    const full = createWorld({ seed: 42, today: TODAY }).shopData[shopId]!
+    // The requests with a step (requested, approved, shipped...) between the morning and the evening.
+    const STEPS = ['timestamp', 'sample_approved', 'sample_shipped', 'sample_received', 'sample_posted'] as const
+    const inDay = (iso: string | null) => iso !== null && Date.parse(iso) > Date.parse(MORNING) && Date.parse(iso) <= Date.parse(MORNING) + 17 * HOUR
+    const moving = full.sampleRequests.filter((r) => r.apply_id !== toApprove && STEPS.some((step) => inDay(r[step])))
+    expect(moving.length).toBeGreaterThan(0)
+    const seenBefore = requests()
+    for (const r of moving) expect(seenBefore.get(r.apply_id)).not.toEqual(r)
+
+    state.clock.advance(17 * HOUR)
+    const after = requests()
+    // The day's requests and steps since the morning are there (the samples state was made again)...
+    for (const r of moving) if (STEPS.every((step) => !r[step] || Date.parse(r[step]!) <= Date.parse(MORNING) + 17 * HOUR)) expect(after.get(r.apply_id), r.apply_id).toEqual(r)
+    // ...and the approval made in the morning too (replayed on it).
+    expect(after.get(toApprove)!.status).toBe('Ready to Ship')
+    // A state that reads no record of the day is kept as it was.
+    expect(state.read(outreachState)).toBe(outreachBefore)
   })
 })

@@ -149,6 +149,8 @@ const dashboardsState = defineAreaState(
       return templates.length
     },
   },
+  // Boards do not come with the clock: kept when the world's view moves.
+  { stableAcrossViews: true },
 )
 
 /** The store as requests read it (changed only through dashboardsState's writes). */

@@ -106,7 +106,7 @@ export const haloState = defineAreaState('halo', (world) => shopStates(world, se
     if (input.available) unavailable.delete(input.platform)
     else unavailable.add(input.platform)
   },
-})
+}, { stableAcrossViews: true }) // the stores, which do not come with the clock
 
 /** The halo settings of one mock. */
 export const haloConfig = (state: MockState): DeepReadonly<HaloConfig> => state.read(haloConfigState)

@@ -383,7 +383,7 @@ export const outreachState = defineAreaState('outreach', createOutreachState, {
     for (const kind of input.codes) newCode(state, input.shopId, kind)
     shopOutreach(state, input.shopId).sequence += input.ids
   },
-})
+}, { stableAcrossViews: true }) // outreach's records do not come with the clock
 
 /** The shop's outreach records as they are now (read-only). */
 export const outreachRecords = (state: MockState, shopId: string): DeepReadonly<OutreachRecords> => recordsNow(state.read(outreachState), shopId)

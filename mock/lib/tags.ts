@@ -62,7 +62,7 @@ export const affiliateTagsState = defineAreaState('tags', createTagState, {
   /** Removes the tag from each affiliate that has it; returns how many it was removed from. */
   untagAffiliates: (state, input: TagInput): number =>
     retag(state, input, (tags) => (tags.includes(input.tag) ? tags.toSpliced(tags.indexOf(input.tag), 1) : undefined)),
-})
+}, { stableAcrossViews: true }) // the affiliates' tags do not come with the clock
 
 /** The tags of the shop's affiliates as they are now (read per request: a tag write shows at once). */
 export function affiliateTags(state: MockState, shopId: string): (affiliate: Pick<Affiliate, 'creator_id' | 'tags'>) => readonly string[] {
