@@ -22,10 +22,21 @@ export function derivedRates(m: { gmv: number; views: number; likes: number; com
   }
 }
 
-/** A creator's lifetime figures with the shop, to cents (spec: shop_performance). */
+// A creator's lifetime reads facts up to the world's today, which never change: summed once per creator
+// and fact table (views of the world share it), not at every request that lists the creator.
+const shopLifetimeByTable = new WeakMap<FactTable, Map<string, ShopLifetime>>()
+
+/** A creator's lifetime figures with the shop, to cents (spec: shop_performance); read-only. */
 export function shopLifetime(world: World, data: ShopData, creatorId: string): ShopLifetime {
-  const sum = (metric: 'gmv' | 'video_gmv' | 'live_gmv' | 'units_sold') => round2(data.facts.affiliates.sum(metric, creatorId, 0, world.axis.todayIndex))
-  return { gmv: sum('gmv'), video_gmv: sum('video_gmv'), live_gmv: sum('live_gmv'), units_sold: sum('units_sold') }
+  const table = data.facts.affiliates as FactTable
+  let byCreator = shopLifetimeByTable.get(table)
+  if (!byCreator) shopLifetimeByTable.set(table, (byCreator = new Map()))
+  let lifetime = byCreator.get(creatorId)
+  if (!lifetime) {
+    const sum = (metric: 'gmv' | 'video_gmv' | 'live_gmv' | 'units_sold') => round2(table.sum(metric, creatorId, 0, world.axis.todayIndex))
+    byCreator.set(creatorId, (lifetime = Object.freeze({ gmv: sum('gmv'), video_gmv: sum('video_gmv'), live_gmv: sum('live_gmv'), units_sold: sum('units_sold') })))
+  }
+  return lifetime
 }
 
 /** A post's lifetime figures from its facts (ctr = clicks / views, percent, as LIVEs): the Video resource and spark's video_data. */
