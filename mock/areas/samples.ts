@@ -13,7 +13,7 @@ import { recordEvent } from '../events.ts'
 import { apiError } from '../respond.ts'
 import type { MockState } from '../state.ts'
 import type { World } from '../world.ts'
-import { sampleRequestsOf, samplesState } from '../lib/sample-requests.ts'
+import { keptPerRequests, sampleRequestsOf, samplesState } from '../lib/sample-requests.ts'
 import { assertNotAfter, shopLocalDate } from '../lib/dates.ts'
 import { fuzzyMatch, idArraySet, inBounds, matchesShopPerformance, type ShopLifetime } from '../lib/filters.ts'
 import { shopLifetime } from '../lib/figures.ts'
@@ -193,10 +193,45 @@ const SAMPLE_SORTS: Record<string, SampleSortKey> = {
   engagement: (v) => v.video_engagement,
 }
 
+/**
+ * What the list shows of a list of requests that no request changes: every request's row (its record,
+ * its creator's profile, its shop lifetime and `previous_approved`, none of which depends on the clock)
+ * and the full order of the rows per sort key and direction. Kept per list of the samples state: a
+ * write or a new view of the world makes a new list, whose rows are built at its first listing. A
+ * request filters an order (a subset keeps it: ties go by apply_id) and copies the rows of its page.
+ */
+interface SampleRows {
+  views: readonly SampleRequestView[]
+  /** By `sort_by direction`: indexes into the list, sorted. */
+  orders: Map<string, readonly number[]>
+}
+const sampleRowsOf = keptPerRequests((requests, lookup: Profiles): SampleRows => {
+  const active = activeSamplesByCreator(requests)
+  return { views: requests.map((r) => sampleView(r, lookup, active)), orders: new Map() }
+})
+
+function sampleOrder(rows: SampleRows, sortBy: string, direction: 'asc' | 'desc'): readonly number[] {
+  const key = `${sortBy} ${direction}`
+  let order = rows.orders.get(key)
+  if (!order) {
+    const indexes = rows.views.map((_, i) => i)
+    order = sortRows(indexes, (i) => SAMPLE_SORTS[sortBy]!(rows.views[i]!), direction, (i) => rows.views[i]!.apply_id)
+    rows.orders.set(key, order)
+  }
+  return order
+}
+
+// The CRM's join day per creator, for prev_worked_with: per affiliates list (views of the world share it).
+const joinedDays = new WeakMap<ShopData['affiliates'], Map<string, number>>()
+function crmJoinedDayOf(data: ShopData): Map<string, number> {
+  let joined = joinedDays.get(data.affiliates)
+  if (!joined) joinedDays.set(data.affiliates, (joined = new Map(data.affiliates.map((a) => [a.creator_id, a.joined_day]))))
+  return joined
+}
 
 const listSampleRequests = defineHandler('listSampleRequests', (ctx) => {
   const { data, shopId } = shopScope(ctx)
-  const requests = sampleRequestsOf(ctx.state, shopId)
+  const requests = sampleRequestsOf(ctx.state, shopId) as readonly SampleRequest[]
   const input = ctx.input
   const filters = input.filters ?? {}
   const direction = sortDirectionOf(input.sort_direction, 'sort_direction')
@@ -207,31 +242,27 @@ const listSampleRequests = defineHandler('listSampleRequests', (ctx) => {
   const requestDays = rangeBounds(data, filters.date_range, 'filters.date_range')
   const approvalDays = rangeBounds(data, filters.approval_time, 'filters.approval_time')
   const productIds = idArraySet(filters.product_ids)
-  const productNames = new Map(data.products.map((p) => [p.product_id, p.product_name]))
+  const productNames = typeof filters.product_filter === 'string' ? new Map(data.products.map((p) => [p.product_id, p.product_name])) : undefined
   const today = shopLocalDate(data, ctx.now)
   const soon = shopLocalDate(data, ctx.now, EXPIRING_SOON_DAYS)
-  const crmJoinedDay = new Map(data.affiliates.map((a) => [a.creator_id, a.joined_day]))
+  const crmJoinedDay = input.prev_worked_with === true ? crmJoinedDayOf(data) : undefined
   const lookup = profiles(ctx.world, data)
 
-  const rows = requests.filter(
-    (r) =>
-      r.ignored === onlyIgnored &&
-      (!wantedStatuses || wantedStatuses.has(r.status)) &&
-      handleContains(r.handle, filters.handle) &&
-      (typeof filters.product_filter !== 'string' ||
-        fuzzyMatch(`${productNames.get(r.sampled_product) ?? ''} ${r.sampled_product}`, filters.product_filter)) &&
-      (!productIds || productIds.has(r.sampled_product)) &&
-      inDays(data, r.timestamp, requestDays) &&
-      inDays(data, r.sample_approved, approvalDays) &&
-      (input.source === undefined || r.source === input.source) &&
-      (input.expiring_soon !== true || (r.expire_date >= today && r.expire_date <= soon)) &&
-      (input.prev_worked_with !== true || workedWithBefore(data, crmJoinedDay, r)) &&
-      matchesPerformance(r.creator_id, filters, lookup),
-  )
-  const active = activeSamplesByCreator(requests)
-  const views = rows.map((r) => sampleView(r, lookup, active))
-  const sorted = sortRows(views, SAMPLE_SORTS[input.sort_by ?? 'timestamp']!, direction, (v) => v.apply_id)
-  return numberedResultsPage(ctx, sorted, 'page_number', false)
+  const matches = (r: SampleRequest): boolean =>
+    r.ignored === onlyIgnored &&
+    (!wantedStatuses || wantedStatuses.has(r.status)) &&
+    handleContains(r.handle, filters.handle) &&
+    (!productNames || fuzzyMatch(`${productNames.get(r.sampled_product) ?? ''} ${r.sampled_product}`, filters.product_filter)) &&
+    (!productIds || productIds.has(r.sampled_product)) &&
+    inDays(data, r.timestamp, requestDays) &&
+    inDays(data, r.sample_approved, approvalDays) &&
+    (input.source === undefined || r.source === input.source) &&
+    (input.expiring_soon !== true || (r.expire_date >= today && r.expire_date <= soon)) &&
+    (!crmJoinedDay || workedWithBefore(data, crmJoinedDay, r)) &&
+    matchesPerformance(r.creator_id, filters, lookup)
+  const rows = sampleRowsOf(requests, lookup)
+  const sorted = sampleOrder(rows, input.sort_by ?? 'timestamp', direction).filter((i) => matches(requests[i]!))
+  return numberedResultsPage(ctx, sorted, 'page_number', false, (i) => ({ ...rows.views[i]! }))
 })
 
 /** prev_worked_with: the creator is in the shop's CRM and had joined it before the request's day. */
@@ -356,44 +387,101 @@ function median(values: number[]): number | null {
   return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2
 }
 
-/** The funnel's cohort: the filters, the time field's rows and its whole-day window. */
-function funnelCohort(ctx: RequestContext, data: ShopData, column: StageTime): SampleRequest[] {
+/**
+ * Per list of requests (a write or a new view of the world makes a new one): each stage's time as epoch
+ * ms (NaN when unset), parsed once, and the clock-independent part of the funnel by cohort (64 at
+ * most). Only the open statuses' ages depend on the clock: they are worked out per request from the
+ * cohort's request times, in the cohort's order, so they add up as the plain computation does.
+ */
+interface FunnelIndex {
+  stageMs: Float64Array[]
+  parts: Map<string, FunnelParts>
+}
+/** A funnel but for its ages: its status groups (most rows first) and the counts and medians of its stages. */
+interface FunnelParts {
+  total: number
+  byStatus: Array<{ status: SampleStatus; requestedMs: number[] }>
+  reachedCounts: number[]
+  medians: Array<number | null>
+}
+const FUNNEL_PARTS_KEPT = 64
+const funnelIndexOf = keptPerRequests((requests): FunnelIndex => ({
+  stageMs: STAGE_TIMES.map((field) => Float64Array.from(requests, (r) => (r[field] === null ? NaN : Date.parse(r[field])))),
+  parts: new Map(),
+}))
+
+/** The funnel's cohort (the filters, the time field's rows and its whole-day window) and what it shows but for ages. */
+function funnelParts(ctx: RequestContext, data: ShopData, column: StageTime): FunnelParts {
   const input = ctx.input
   const days = dayBounds(data, input.time_from, input.time_to, ['time_from', 'time_to'])
   const products = idArraySet([...(input.product_ids ?? []), ...(typeof input.product_id === 'string' ? [input.product_id] : [])])
-  return sampleRequestsOf(ctx.state, data.shop.shop_id).filter(
-    (r) =>
+  const requests = sampleRequestsOf(ctx.state, data.shop.shop_id) as readonly SampleRequest[]
+  const index = funnelIndexOf(requests, undefined)
+  const campaign = typeof input.campaign_id === 'string' ? ['campaign', input.campaign_id] : input.all_campaigns === true
+  const key = JSON.stringify([column, String(days?.[0]), String(days?.[1]), products ? [...products].sort() : 0, campaign, input.include_ignored === true, input.source === undefined ? 0 : [input.source]])
+  let parts = index.parts.get(key)
+  if (parts) return parts
+  const columnMs = index.stageMs[STAGE_TIMES.indexOf(column)]!
+  const cohort: number[] = []
+  requests.forEach((r, i) => {
+    if (
       (input.include_ignored === true || !r.ignored) &&
       // spec: a non-default time_field restricts the cohort to rows carrying that timestamp.
       r[column] !== null &&
-      inDays(data, r[column], days) &&
+      (!days || inDayBounds(data.calendar.dayOf(columnMs[i]!), days)) &&
       (!products || products.has(r.sampled_product)) &&
       matchesCampaign(r.campaign_id, input) &&
-      (input.source === undefined || r.source === input.source),
-  )
+      (input.source === undefined || r.source === input.source)
+    )
+      cohort.push(i)
+  })
+  parts = buildFunnelParts(requests, index.stageMs, cohort)
+  if (index.parts.size >= FUNNEL_PARTS_KEPT) index.parts.delete(index.parts.keys().next().value!)
+  index.parts.set(key, parts)
+  return parts
 }
 
-function buildFunnel(cohort: SampleRequest[], nowMs: number): Pick<Funnel, 'total_count' | 'by_status' | 'funnel' | 'timing' | 'biggest_bottleneck'> {
-  const total = cohort.length
+const inDayBounds = (day: number, bounds: [number, number]): boolean => day >= bounds[0] && day <= bounds[1]
+
+function buildFunnelParts(requests: readonly SampleRequest[], stageMs: Float64Array[], cohort: number[]): FunnelParts {
   const byStatus = new Map<SampleStatus, number[]>()
-  for (const r of cohort) {
-    const ages = byStatus.get(r.status) ?? []
-    ages.push(Math.max(0, (nowMs - Date.parse(r.timestamp)) / DAY_MS))
-    byStatus.set(r.status, ages)
+  for (const i of cohort) {
+    const status = requests[i]!.status
+    let requested = byStatus.get(status)
+    if (!requested) byStatus.set(status, (requested = []))
+    requested.push(stageMs[0]![i]!)
   }
-  const by_status = [...byStatus.entries()]
-    .sort((a, b) => b[1].length - a[1].length || compareText(a[0], b[0]))
-    .map(([status, ages]) => {
-      const is_open = OPEN_SAMPLE_STATUSES.includes(status)
-      const row: Funnel['by_status'][number] = { status, count: ages.length, pct_of_total: percent2(ages.length, total), is_open }
-      if (is_open) {
-        row.avg_age_days = round2(ages.reduce((s, a) => s + a, 0) / ages.length)
-        row.oldest_age_days = round2(Math.max(...ages))
-      }
-      return row
-    })
   const reachedCounts = STAGES.map(() => 0)
-  for (const r of cohort) for (let k = 0; k <= stageReached(r); k++) reachedCounts[k]!++
+  for (const i of cohort) for (let k = 0; k <= stageReached(requests[i]!); k++) reachedCounts[k]!++
+  const medians = STEPS.map((_, k) => {
+    const gaps: number[] = []
+    const from = stageMs[k]!
+    const to = stageMs[k + 1]!
+    for (const i of cohort) {
+      const r = requests[i]!
+      if (r[STAGE_TIMES[k]!] !== null && r[STAGE_TIMES[k + 1]!] !== null) gaps.push((to[i]! - from[i]!) / DAY_MS)
+    }
+    return median(gaps)
+  })
+  return {
+    total: cohort.length,
+    byStatus: [...byStatus.entries()].sort((a, b) => b[1].length - a[1].length || compareText(a[0], b[0])).map(([status, requestedMs]) => ({ status, requestedMs })),
+    reachedCounts,
+    medians,
+  }
+}
+
+function buildFunnel({ total, byStatus, reachedCounts, medians }: FunnelParts, nowMs: number): Pick<Funnel, 'total_count' | 'by_status' | 'funnel' | 'timing' | 'biggest_bottleneck'> {
+  const by_status = byStatus.map(({ status, requestedMs }) => {
+    const is_open = OPEN_SAMPLE_STATUSES.includes(status)
+    const row: Funnel['by_status'][number] = { status, count: requestedMs.length, pct_of_total: percent2(requestedMs.length, total), is_open }
+    if (is_open) {
+      const ages = requestedMs.map((ms) => Math.max(0, (nowMs - ms) / DAY_MS))
+      row.avg_age_days = round2(ages.reduce((s, a) => s + a, 0) / ages.length)
+      row.oldest_age_days = round2(Math.max(...ages))
+    }
+    return row
+  })
   const funnel = STAGES.map(({ stage, label }, k) => {
     const count = reachedCounts[k]!
     const prev = k === 0 ? null : reachedCounts[k - 1]!
@@ -406,19 +494,7 @@ function buildFunnel(cohort: SampleRequest[], nowMs: number): Pick<Funnel, 'tota
       dropped_from_previous: prev === null ? null : prev - count,
     }
   })
-  const timing =
-    total === 0
-      ? []
-      : STEPS.map(({ step, label }, k) => {
-          const gaps: number[] = []
-          for (const r of cohort) {
-            const a = r[STAGE_TIMES[k]!]
-            const b = r[STAGE_TIMES[k + 1]!]
-            if (a !== null && b !== null) gaps.push((Date.parse(b) - Date.parse(a)) / DAY_MS)
-          }
-          const m = median(gaps)
-          return { step, label, median_days: m === null ? null : round2(m) }
-        })
+  const timing = total === 0 ? [] : STEPS.map(({ step, label }, k) => ({ step, label, median_days: medians[k] === null ? null : round2(medians[k]!) }))
   // The transition losing the largest share: lowest conversion from the previous stage, earliest on ties.
   let biggest_bottleneck: Funnel['biggest_bottleneck'] = null
   let worst = Infinity
@@ -438,8 +514,8 @@ function buildFunnel(cohort: SampleRequest[], nowMs: number): Pick<Funnel, 'tota
 const getSampleFunnel = defineHandler('getSampleFunnel', (ctx) => {
   const { data } = shopScope(ctx)
   const timeField: Funnel['time_field'] = ctx.input.time_field ?? 'timestamp'
-  const cohort = funnelCohort(ctx, data, TIME_FIELD_COLUMN[timeField]!)
-  const body: Funnel = { time_field: timeField, time_from: ctx.input.time_from ?? null, time_to: ctx.input.time_to ?? null, ...buildFunnel(cohort, ctx.now.getTime()) }
+  const parts = funnelParts(ctx, data, TIME_FIELD_COLUMN[timeField]!)
+  const body: Funnel = { time_field: timeField, time_from: ctx.input.time_from ?? null, time_to: ctx.input.time_to ?? null, ...buildFunnel(parts, ctx.now.getTime()) }
   return { status: 200, body: { data: body } }
 })
 
