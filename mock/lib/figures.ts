@@ -85,8 +85,20 @@ export interface ContentStats {
   post_time: string
 }
 
-/** Lifetime content numbers of a video from the video facts (social ads, ads creatives): counts rounded to units, GMV to cents, ctr unrounded. */
-export function contentStats(data: ShopData, videoId: string): ContentStats {
+// Read from the shop's videos and the video facts up to the world's today, which a list of videos never
+// outlives: worked out once per video and list (a view of the world keeps the list until a video appears).
+const contentStatsByVideos = new WeakMap<readonly Video[], Map<string, Readonly<ContentStats>>>()
+
+/** Lifetime content numbers of a video from the video facts (social ads, ads creatives): counts rounded to units, GMV to cents, ctr unrounded; read-only. */
+export function contentStats(data: ShopData, videoId: string): Readonly<ContentStats> {
+  let byVideo = contentStatsByVideos.get(data.videos)
+  if (!byVideo) contentStatsByVideos.set(data.videos, (byVideo = new Map()))
+  let stats = byVideo.get(videoId)
+  if (!stats) byVideo.set(videoId, (stats = Object.freeze(contentStatsOf(data, videoId))))
+  return stats
+}
+
+function contentStatsOf(data: ShopData, videoId: string): ContentStats {
   const video = videoOf(data, videoId)
   const table = data.facts.videos
   if (!video || table.indexOf(videoId) < 0) {
