@@ -331,6 +331,38 @@ function refundableView(r: RefundableSample, products: Map<string, ProductRecord
   }
 }
 
+/**
+ * The refundable list's rows and their orders by sort key and direction, as the sample list's
+ * (`SampleRows`): kept per list of refundable samples, which views of the world share until one of
+ * them is shipped, delivered or refunded; built from it, the shop's products and the creators alone.
+ */
+interface RefundableRows {
+  views: readonly RefundableView[]
+  orders: Map<string, readonly number[]>
+}
+const refundableRowsByList = new WeakMap<readonly RefundableSample[], RefundableRows>()
+
+function refundableRowsOf(data: ShopData, lookup: Profiles): RefundableRows {
+  let rows = refundableRowsByList.get(data.refundableSamples)
+  if (!rows) {
+    const products = new Map(data.products.map((p) => [p.product_id, p]))
+    rows = { views: data.refundableSamples.map((r) => refundableView(r, products, lookup)), orders: new Map() }
+    refundableRowsByList.set(data.refundableSamples, rows)
+  }
+  return rows
+}
+
+function refundableOrder(rows: RefundableRows, sortBy: string, direction: 'asc' | 'desc'): readonly number[] {
+  const key = `${sortBy} ${direction}`
+  let order = rows.orders.get(key)
+  if (!order) {
+    const indexes = rows.views.map((_, i) => i)
+    order = sortRows(indexes, (i) => REFUNDABLE_SORTS[sortBy]!(rows.views[i]!), direction, (i) => rows.views[i]!.apply_id)
+    rows.orders.set(key, order)
+  }
+  return order
+}
+
 const listRefundableSampleRequests = defineHandler('listRefundableSampleRequests', (ctx) => {
   const { data } = shopScope(ctx)
   const input = ctx.input
@@ -343,23 +375,35 @@ const listRefundableSampleRequests = defineHandler('listRefundableSampleRequests
   const excluded = idArraySet(filters.exclude_product_ids)
   const skuIds = idArraySet(filters.sku_ids)
   const lookup = profiles(ctx.world, data)
-  const products = new Map(data.products.map((p) => [p.product_id, p]))
-  const views = data.refundableSamples
-    .filter(
-      (r) =>
-        (!statuses || statuses.has(r.status)) &&
-        handleContains(r.handle, filters.handle) &&
-        (!productIds || productIds.has(r.sampled_product)) &&
-        (!excluded || !excluded.has(r.sampled_product)) &&
-        (!skuIds || skuIds.has(r.sku_id)) &&
-        inDays(data, r[timeField], days) &&
-        matchesCampaign(r.campaign_id, input) &&
-        matchesPerformance(r.creator_id, filters, lookup),
-    )
-    .map((r) => refundableView(r, products, lookup))
-    .filter((v) => typeof filters.product_filter !== 'string' || fuzzyMatch(`${v.product_info.product_name} ${v.sampled_product}`, filters.product_filter))
-  const sorted = sortRows(views, REFUNDABLE_SORTS[input.sort_by ?? 'timestamp']!, direction, (v) => v.apply_id)
-  return numberedResultsPage(ctx, sorted, 'page', true)
+  const filtered =
+    statuses !== null ||
+    (typeof filters.handle === 'string' && filters.handle.trim() !== '') ||
+    productIds !== null ||
+    excluded !== null ||
+    skuIds !== null ||
+    days !== null ||
+    typeof input.campaign_id === 'string' ||
+    input.all_campaigns === true ||
+    Boolean(filters.affiliate_performance) ||
+    Boolean(filters.shop_performance) ||
+    typeof filters.product_filter === 'string'
+  const matches = (r: RefundableSample, v: RefundableView): boolean =>
+    (!statuses || statuses.has(r.status)) &&
+    handleContains(r.handle, filters.handle) &&
+    (!productIds || productIds.has(r.sampled_product)) &&
+    (!excluded || !excluded.has(r.sampled_product)) &&
+    (!skuIds || skuIds.has(r.sku_id)) &&
+    inDays(data, r[timeField], days) &&
+    matchesCampaign(r.campaign_id, input) &&
+    matchesPerformance(r.creator_id, filters, lookup) &&
+    (typeof filters.product_filter !== 'string' || fuzzyMatch(`${v.product_info.product_name} ${v.sampled_product}`, filters.product_filter))
+  const rows = refundableRowsOf(data, lookup)
+  const order = refundableOrder(rows, input.sort_by ?? 'timestamp', direction)
+  const sorted = filtered ? order.filter((i) => matches(data.refundableSamples[i]!, rows.views[i]!)) : order
+  return numberedResultsPage(ctx, sorted, 'page', true, (i) => {
+    const v = rows.views[i]!
+    return { ...v, product_info: { ...v.product_info } }
+  })
 })
 
 // ---------------------------------------------------------------------------------------------
