@@ -68,11 +68,14 @@ function contentFiltersOf<F extends { product_filter?: unknown; date_range?: unk
   }
 }
 
-/** The creator filters (platform-wide and shop lifetime) of the video and LIVE lists. */
+/** The creator filter of a list without creator filters. */
+const anyCreator = (_creatorId: string): boolean => true
+
+/** The creator filters (platform-wide and shop lifetime) of the video and LIVE lists (`anyCreator` without). */
 function creatorPerformanceFilter(world: World, data: ShopData, filters: Record<string, any>): (creatorId: string) => boolean {
   const wantsAffiliate = hasBounds(filters.affiliate_performance)
   const wantsShop = hasBounds(filters.shop_performance)
-  if (!wantsAffiliate && !wantsShop) return () => true
+  if (!wantsAffiliate && !wantsShop) return anyCreator
   const shop = shopLookupsOf(data)
   const memo = new Map<string, boolean>()
   return (creatorId) => {
@@ -139,10 +142,11 @@ const listAffiliateVideos = defineHandler('listAffiliateVideos', (ctx) => {
   const { filters, products, window, direction } = contentFiltersOf(ctx)
   const sortBy = sortKeyOf(filters.sort_by, VIDEO_SORT_KEYS, 'filters.sort_by', 'gmv')
   const creatorOk = creatorPerformanceFilter(ctx.world, data, filters)
-  // Creator videos only: the brand's own posts are not an affiliate's.
-  const sorted = postsInOrder(ctx.world, data, 'videos', sortBy, direction).filter(
-    ({ post }) => !post.is_brand && postMatches(post, products, window, filters.handle) && creatorOk(post.creator_id),
-  )
+  // Creator videos only: the brand's own posts are not an affiliate's. Their order is kept beside the
+  // full one, so a request without filters reads none of the shop's videos.
+  const creatorVideos = orderOf(data.videos, `${sortBy} ${direction} creators`, () => postsInOrder(ctx.world, data, 'videos', sortBy, direction).filter(({ post }) => !post.is_brand))
+  const filtered = products.length > 0 || window !== undefined || (typeof filters.handle === 'string' && filters.handle.trim() !== '') || creatorOk !== anyCreator
+  const sorted = filtered ? creatorVideos.filter(({ post }) => postMatches(post, products, window, filters.handle) && creatorOk(post.creator_id)) : creatorVideos
   return offsetResultsPage(ctx, sorted, {}, (r): VideoRow => videoRow(ctx.world, r.post, r.figures))
 })
 

@@ -193,10 +193,55 @@ const SAMPLE_SORTS: Record<string, SampleSortKey> = {
   engagement: (v) => v.video_engagement,
 }
 
+/**
+ * What the list shows of a list of requests that no request changes: every request's row (its record,
+ * its creator's profile, its shop lifetime and `previous_approved`, none of which depends on the clock)
+ * and the full order of the rows per sort key and direction. Kept per list of the samples state: a
+ * write or a new view of the world makes a new list, whose rows are built at its first listing. A
+ * request filters an order (a subset keeps it: ties go by apply_id) and copies the rows of its page.
+ */
+interface SampleRows {
+  views: readonly SampleRequestView[]
+  /** By `sort_by direction`: indexes into the list, sorted. */
+  orders: Map<string, readonly number[]>
+}
+const sampleRowsByList = new WeakMap<readonly SampleRequest[], SampleRows>()
+
+// Keyed on the list alone, as the stats' days of the same records (mock/lib/stats/window.ts): the world's
+// records are read-only and a write replaces the records it changes. The funnel checks its records
+// too (funnelIndexOf), for the one test that edits a record of an editable world after a first answer.
+function sampleRowsOf(requests: readonly SampleRequest[], lookup: Profiles): SampleRows {
+  let rows = sampleRowsByList.get(requests)
+  if (!rows) {
+    const active = activeSamplesByCreator(requests)
+    sampleRowsByList.set(requests, (rows = { views: requests.map((r) => sampleView(r, lookup, active)), orders: new Map() }))
+  }
+  return rows
+}
+
+/** The rows of ignored requests or of the others (spec: States: sample request ignored), in the order of a sort key and direction. */
+function sampleOrder(requests: readonly SampleRequest[], rows: SampleRows, sortBy: string, direction: 'asc' | 'desc', ignored: boolean): readonly number[] {
+  const key = `${sortBy} ${direction} ${ignored}`
+  let order = rows.orders.get(key)
+  if (!order) {
+    const indexes = requests.flatMap((r, i) => (r.ignored === ignored ? [i] : []))
+    order = sortRows(indexes, (i) => SAMPLE_SORTS[sortBy]!(rows.views[i]!), direction, (i) => rows.views[i]!.apply_id)
+    rows.orders.set(key, order)
+  }
+  return order
+}
+
+// The CRM's join day per creator, for prev_worked_with: per affiliates list (views of the world share it).
+const joinedDays = new WeakMap<ShopData['affiliates'], Map<string, number>>()
+function crmJoinedDayOf(data: ShopData): Map<string, number> {
+  let joined = joinedDays.get(data.affiliates)
+  if (!joined) joinedDays.set(data.affiliates, (joined = new Map(data.affiliates.map((a) => [a.creator_id, a.joined_day]))))
+  return joined
+}
 
 const listSampleRequests = defineHandler('listSampleRequests', (ctx) => {
   const { data, shopId } = shopScope(ctx)
-  const requests = sampleRequestsOf(ctx.state, shopId)
+  const requests = sampleRequestsOf(ctx.state, shopId) as readonly SampleRequest[]
   const input = ctx.input
   const filters = input.filters ?? {}
   const direction = sortDirectionOf(input.sort_direction, 'sort_direction')
@@ -207,31 +252,39 @@ const listSampleRequests = defineHandler('listSampleRequests', (ctx) => {
   const requestDays = rangeBounds(data, filters.date_range, 'filters.date_range')
   const approvalDays = rangeBounds(data, filters.approval_time, 'filters.approval_time')
   const productIds = idArraySet(filters.product_ids)
-  const productNames = new Map(data.products.map((p) => [p.product_id, p.product_name]))
+  const productNames = typeof filters.product_filter === 'string' ? new Map(data.products.map((p) => [p.product_id, p.product_name])) : undefined
   const today = shopLocalDate(data, ctx.now)
   const soon = shopLocalDate(data, ctx.now, EXPIRING_SOON_DAYS)
-  const crmJoinedDay = new Map(data.affiliates.map((a) => [a.creator_id, a.joined_day]))
+  const crmJoinedDay = input.prev_worked_with === true ? crmJoinedDayOf(data) : undefined
   const lookup = profiles(ctx.world, data)
 
-  const rows = requests.filter(
-    (r) =>
-      r.ignored === onlyIgnored &&
-      (!wantedStatuses || wantedStatuses.has(r.status)) &&
-      handleContains(r.handle, filters.handle) &&
-      (typeof filters.product_filter !== 'string' ||
-        fuzzyMatch(`${productNames.get(r.sampled_product) ?? ''} ${r.sampled_product}`, filters.product_filter)) &&
-      (!productIds || productIds.has(r.sampled_product)) &&
-      inDays(data, r.timestamp, requestDays) &&
-      inDays(data, r.sample_approved, approvalDays) &&
-      (input.source === undefined || r.source === input.source) &&
-      (input.expiring_soon !== true || (r.expire_date >= today && r.expire_date <= soon)) &&
-      (input.prev_worked_with !== true || workedWithBefore(data, crmJoinedDay, r)) &&
-      matchesPerformance(r.creator_id, filters, lookup),
-  )
-  const active = activeSamplesByCreator(requests)
-  const views = rows.map((r) => sampleView(r, lookup, active))
-  const sorted = sortRows(views, SAMPLE_SORTS[input.sort_by ?? 'timestamp']!, direction, (v) => v.apply_id)
-  return numberedResultsPage(ctx, sorted, 'page_number', false)
+  const filtered =
+    wantedStatuses !== null ||
+    (typeof filters.handle === 'string' && filters.handle.trim() !== '') ||
+    productNames !== undefined ||
+    productIds !== null ||
+    requestDays !== null ||
+    approvalDays !== null ||
+    input.source !== undefined ||
+    input.expiring_soon === true ||
+    crmJoinedDay !== undefined ||
+    Boolean(filters.affiliate_performance) ||
+    Boolean(filters.shop_performance)
+  const matches = (r: SampleRequest): boolean =>
+    (!wantedStatuses || wantedStatuses.has(r.status)) &&
+    handleContains(r.handle, filters.handle) &&
+    (!productNames || fuzzyMatch(`${productNames.get(r.sampled_product) ?? ''} ${r.sampled_product}`, filters.product_filter)) &&
+    (!productIds || productIds.has(r.sampled_product)) &&
+    inDays(data, r.timestamp, requestDays) &&
+    inDays(data, r.sample_approved, approvalDays) &&
+    (input.source === undefined || r.source === input.source) &&
+    (input.expiring_soon !== true || (r.expire_date >= today && r.expire_date <= soon)) &&
+    (!crmJoinedDay || workedWithBefore(data, crmJoinedDay, r)) &&
+    matchesPerformance(r.creator_id, filters, lookup)
+  const rows = sampleRowsOf(requests, lookup)
+  const order = sampleOrder(requests, rows, input.sort_by ?? 'timestamp', direction, onlyIgnored)
+  const sorted = filtered ? order.filter((i) => matches(requests[i]!)) : order
+  return numberedResultsPage(ctx, sorted, 'page_number', false, (i) => ({ ...rows.views[i]! }))
 })
 
 /** prev_worked_with: the creator is in the shop's CRM and had joined it before the request's day. */
@@ -278,6 +331,38 @@ function refundableView(r: RefundableSample, products: Map<string, ProductRecord
   }
 }
 
+/**
+ * The refundable list's rows and their orders by sort key and direction, as the sample list's
+ * (`SampleRows`): kept per list of refundable samples, which views of the world share until one of
+ * them is shipped, delivered or refunded; built from it, the shop's products and the creators alone.
+ */
+interface RefundableRows {
+  views: readonly RefundableView[]
+  orders: Map<string, readonly number[]>
+}
+const refundableRowsByList = new WeakMap<readonly RefundableSample[], RefundableRows>()
+
+function refundableRowsOf(data: ShopData, lookup: Profiles): RefundableRows {
+  let rows = refundableRowsByList.get(data.refundableSamples)
+  if (!rows) {
+    const products = new Map(data.products.map((p) => [p.product_id, p]))
+    rows = { views: data.refundableSamples.map((r) => refundableView(r, products, lookup)), orders: new Map() }
+    refundableRowsByList.set(data.refundableSamples, rows)
+  }
+  return rows
+}
+
+function refundableOrder(rows: RefundableRows, sortBy: string, direction: 'asc' | 'desc'): readonly number[] {
+  const key = `${sortBy} ${direction}`
+  let order = rows.orders.get(key)
+  if (!order) {
+    const indexes = rows.views.map((_, i) => i)
+    order = sortRows(indexes, (i) => REFUNDABLE_SORTS[sortBy]!(rows.views[i]!), direction, (i) => rows.views[i]!.apply_id)
+    rows.orders.set(key, order)
+  }
+  return order
+}
+
 const listRefundableSampleRequests = defineHandler('listRefundableSampleRequests', (ctx) => {
   const { data } = shopScope(ctx)
   const input = ctx.input
@@ -290,23 +375,35 @@ const listRefundableSampleRequests = defineHandler('listRefundableSampleRequests
   const excluded = idArraySet(filters.exclude_product_ids)
   const skuIds = idArraySet(filters.sku_ids)
   const lookup = profiles(ctx.world, data)
-  const products = new Map(data.products.map((p) => [p.product_id, p]))
-  const views = data.refundableSamples
-    .filter(
-      (r) =>
-        (!statuses || statuses.has(r.status)) &&
-        handleContains(r.handle, filters.handle) &&
-        (!productIds || productIds.has(r.sampled_product)) &&
-        (!excluded || !excluded.has(r.sampled_product)) &&
-        (!skuIds || skuIds.has(r.sku_id)) &&
-        inDays(data, r[timeField], days) &&
-        matchesCampaign(r.campaign_id, input) &&
-        matchesPerformance(r.creator_id, filters, lookup),
-    )
-    .map((r) => refundableView(r, products, lookup))
-    .filter((v) => typeof filters.product_filter !== 'string' || fuzzyMatch(`${v.product_info.product_name} ${v.sampled_product}`, filters.product_filter))
-  const sorted = sortRows(views, REFUNDABLE_SORTS[input.sort_by ?? 'timestamp']!, direction, (v) => v.apply_id)
-  return numberedResultsPage(ctx, sorted, 'page', true)
+  const filtered =
+    statuses !== null ||
+    (typeof filters.handle === 'string' && filters.handle.trim() !== '') ||
+    productIds !== null ||
+    excluded !== null ||
+    skuIds !== null ||
+    days !== null ||
+    typeof input.campaign_id === 'string' ||
+    input.all_campaigns === true ||
+    Boolean(filters.affiliate_performance) ||
+    Boolean(filters.shop_performance) ||
+    typeof filters.product_filter === 'string'
+  const matches = (r: RefundableSample, v: RefundableView): boolean =>
+    (!statuses || statuses.has(r.status)) &&
+    handleContains(r.handle, filters.handle) &&
+    (!productIds || productIds.has(r.sampled_product)) &&
+    (!excluded || !excluded.has(r.sampled_product)) &&
+    (!skuIds || skuIds.has(r.sku_id)) &&
+    inDays(data, r[timeField], days) &&
+    matchesCampaign(r.campaign_id, input) &&
+    matchesPerformance(r.creator_id, filters, lookup) &&
+    (typeof filters.product_filter !== 'string' || fuzzyMatch(`${v.product_info.product_name} ${v.sampled_product}`, filters.product_filter))
+  const rows = refundableRowsOf(data, lookup)
+  const order = refundableOrder(rows, input.sort_by ?? 'timestamp', direction)
+  const sorted = filtered ? order.filter((i) => matches(data.refundableSamples[i]!, rows.views[i]!)) : order
+  return numberedResultsPage(ctx, sorted, 'page', true, (i) => {
+    const v = rows.views[i]!
+    return { ...v, product_info: { ...v.product_info } }
+  })
 })
 
 // ---------------------------------------------------------------------------------------------
@@ -356,44 +453,142 @@ function median(values: number[]): number | null {
   return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2
 }
 
-/** The funnel's cohort: the filters, the time field's rows and its whole-day window. */
-function funnelCohort(ctx: RequestContext, data: ShopData, column: StageTime): SampleRequest[] {
+/**
+ * Per list of requests (a write or a new view of the world makes a new one): each stage's time as epoch
+ * ms (NaN when unset), parsed once, and the clock-independent part of the funnel by cohort (64 at
+ * most). Only the open statuses' ages depend on the clock: they are worked out per request from the
+ * cohort's request times, in the cohort's order, so they add up as the plain computation does.
+ */
+interface FunnelIndex {
+  stageMs: Float64Array[]
+  parts: Map<string, FunnelParts>
+}
+/** A funnel but for its ages: its status groups (most rows first) and the counts and medians of its stages. */
+interface FunnelParts {
+  total: number
+  byStatus: Array<{ status: SampleStatus; requestedMs: number[] }>
+  reachedCounts: number[]
+  medians: Array<number | null>
+}
+const FUNNEL_PARTS_KEPT = 64
+
+/** The fields of a request the funnel reads. */
+const FUNNEL_FIELDS = ['ignored', 'status', ...STAGE_TIMES, 'sampled_product', 'campaign_id', 'source'] as const
+type FunnelRecord = Pick<SampleRequest, (typeof FUNNEL_FIELDS)[number]>
+
+/** True when a request holds the values of its copy in every field the funnel reads. */
+const sameForFunnel = (r: SampleRequest, copy: FunnelRecord): boolean =>
+  r.ignored === copy.ignored &&
+  r.status === copy.status &&
+  r.timestamp === copy.timestamp &&
+  r.sample_approved === copy.sample_approved &&
+  r.sample_shipped === copy.sample_shipped &&
+  r.sample_received === copy.sample_received &&
+  r.sample_posted === copy.sample_posted &&
+  r.sampled_product === copy.sampled_product &&
+  r.campaign_id === copy.campaign_id &&
+  r.source === copy.source
+
+/**
+ * Kept per list: the samples state replaces the list and the records a write changes, so the list's
+ * identity says the index still holds. The records are compared with copies of what the funnel reads
+ * as well (8,000 comparisons for the main shop's 800 requests, about 10 µs): a world built with
+ * `freezeWorld: false` may have its records edited in place by a test (test/support/editable-world.ts:
+ * a request whose status lags its timestamps), and the index is then built again.
+ */
+const funnelIndexes = new WeakMap<readonly SampleRequest[], { copies: FunnelRecord[]; index: FunnelIndex }>()
+
+function funnelIndexOf(requests: readonly SampleRequest[]): FunnelIndex {
+  const kept = funnelIndexes.get(requests)
+  if (kept && kept.copies.length === requests.length) {
+    let same = true
+    for (let i = 0; same && i < requests.length; i++) same = sameForFunnel(requests[i]!, kept.copies[i]!)
+    if (same) return kept.index
+  }
+  const index: FunnelIndex = {
+    stageMs: STAGE_TIMES.map((field) => Float64Array.from(requests, (r) => (r[field] === null ? NaN : Date.parse(r[field])))),
+    parts: new Map(),
+  }
+  const copies = requests.map((r): FunnelRecord => {
+    const { ignored, status, timestamp, sample_approved, sample_shipped, sample_received, sample_posted, sampled_product, campaign_id, source } = r
+    return { ignored, status, timestamp, sample_approved, sample_shipped, sample_received, sample_posted, sampled_product, campaign_id, source }
+  })
+  funnelIndexes.set(requests, { copies, index })
+  return index
+}
+
+/** The funnel's cohort (the filters, the time field's rows and its whole-day window) and what it shows but for ages. */
+function funnelParts(ctx: RequestContext, data: ShopData, column: StageTime): FunnelParts {
   const input = ctx.input
   const days = dayBounds(data, input.time_from, input.time_to, ['time_from', 'time_to'])
   const products = idArraySet([...(input.product_ids ?? []), ...(typeof input.product_id === 'string' ? [input.product_id] : [])])
-  return sampleRequestsOf(ctx.state, data.shop.shop_id).filter(
-    (r) =>
+  const requests = sampleRequestsOf(ctx.state, data.shop.shop_id) as readonly SampleRequest[]
+  const index = funnelIndexOf(requests)
+  const campaign = typeof input.campaign_id === 'string' ? ['campaign', input.campaign_id] : input.all_campaigns === true
+  const key = JSON.stringify([column, String(days?.[0]), String(days?.[1]), products ? [...products].sort() : 0, campaign, input.include_ignored === true, input.source === undefined ? 0 : [input.source]])
+  let parts = index.parts.get(key)
+  if (parts) return parts
+  const columnMs = index.stageMs[STAGE_TIMES.indexOf(column)]!
+  const cohort: number[] = []
+  requests.forEach((r, i) => {
+    if (
       (input.include_ignored === true || !r.ignored) &&
       // spec: a non-default time_field restricts the cohort to rows carrying that timestamp.
       r[column] !== null &&
-      inDays(data, r[column], days) &&
+      (!days || inDayBounds(data.calendar.dayOf(columnMs[i]!), days)) &&
       (!products || products.has(r.sampled_product)) &&
       matchesCampaign(r.campaign_id, input) &&
-      (input.source === undefined || r.source === input.source),
-  )
+      (input.source === undefined || r.source === input.source)
+    )
+      cohort.push(i)
+  })
+  parts = buildFunnelParts(requests, index.stageMs, cohort)
+  if (index.parts.size >= FUNNEL_PARTS_KEPT) index.parts.delete(index.parts.keys().next().value!)
+  index.parts.set(key, parts)
+  return parts
 }
 
-function buildFunnel(cohort: SampleRequest[], nowMs: number): Pick<Funnel, 'total_count' | 'by_status' | 'funnel' | 'timing' | 'biggest_bottleneck'> {
-  const total = cohort.length
+const inDayBounds = (day: number, bounds: [number, number]): boolean => day >= bounds[0] && day <= bounds[1]
+
+function buildFunnelParts(requests: readonly SampleRequest[], stageMs: Float64Array[], cohort: number[]): FunnelParts {
   const byStatus = new Map<SampleStatus, number[]>()
-  for (const r of cohort) {
-    const ages = byStatus.get(r.status) ?? []
-    ages.push(Math.max(0, (nowMs - Date.parse(r.timestamp)) / DAY_MS))
-    byStatus.set(r.status, ages)
+  for (const i of cohort) {
+    const status = requests[i]!.status
+    let requested = byStatus.get(status)
+    if (!requested) byStatus.set(status, (requested = []))
+    requested.push(stageMs[0]![i]!)
   }
-  const by_status = [...byStatus.entries()]
-    .sort((a, b) => b[1].length - a[1].length || compareText(a[0], b[0]))
-    .map(([status, ages]) => {
-      const is_open = OPEN_SAMPLE_STATUSES.includes(status)
-      const row: Funnel['by_status'][number] = { status, count: ages.length, pct_of_total: percent2(ages.length, total), is_open }
-      if (is_open) {
-        row.avg_age_days = round2(ages.reduce((s, a) => s + a, 0) / ages.length)
-        row.oldest_age_days = round2(Math.max(...ages))
-      }
-      return row
-    })
   const reachedCounts = STAGES.map(() => 0)
-  for (const r of cohort) for (let k = 0; k <= stageReached(r); k++) reachedCounts[k]!++
+  for (const i of cohort) for (let k = 0; k <= stageReached(requests[i]!); k++) reachedCounts[k]!++
+  const medians = STEPS.map((_, k) => {
+    const gaps: number[] = []
+    const from = stageMs[k]!
+    const to = stageMs[k + 1]!
+    for (const i of cohort) {
+      const r = requests[i]!
+      if (r[STAGE_TIMES[k]!] !== null && r[STAGE_TIMES[k + 1]!] !== null) gaps.push((to[i]! - from[i]!) / DAY_MS)
+    }
+    return median(gaps)
+  })
+  return {
+    total: cohort.length,
+    byStatus: [...byStatus.entries()].sort((a, b) => b[1].length - a[1].length || compareText(a[0], b[0])).map(([status, requestedMs]) => ({ status, requestedMs })),
+    reachedCounts,
+    medians,
+  }
+}
+
+function buildFunnel({ total, byStatus, reachedCounts, medians }: FunnelParts, nowMs: number): Pick<Funnel, 'total_count' | 'by_status' | 'funnel' | 'timing' | 'biggest_bottleneck'> {
+  const by_status = byStatus.map(({ status, requestedMs }) => {
+    const is_open = OPEN_SAMPLE_STATUSES.includes(status)
+    const row: Funnel['by_status'][number] = { status, count: requestedMs.length, pct_of_total: percent2(requestedMs.length, total), is_open }
+    if (is_open) {
+      const ages = requestedMs.map((ms) => Math.max(0, (nowMs - ms) / DAY_MS))
+      row.avg_age_days = round2(ages.reduce((s, a) => s + a, 0) / ages.length)
+      row.oldest_age_days = round2(Math.max(...ages))
+    }
+    return row
+  })
   const funnel = STAGES.map(({ stage, label }, k) => {
     const count = reachedCounts[k]!
     const prev = k === 0 ? null : reachedCounts[k - 1]!
@@ -406,19 +601,7 @@ function buildFunnel(cohort: SampleRequest[], nowMs: number): Pick<Funnel, 'tota
       dropped_from_previous: prev === null ? null : prev - count,
     }
   })
-  const timing =
-    total === 0
-      ? []
-      : STEPS.map(({ step, label }, k) => {
-          const gaps: number[] = []
-          for (const r of cohort) {
-            const a = r[STAGE_TIMES[k]!]
-            const b = r[STAGE_TIMES[k + 1]!]
-            if (a !== null && b !== null) gaps.push((Date.parse(b) - Date.parse(a)) / DAY_MS)
-          }
-          const m = median(gaps)
-          return { step, label, median_days: m === null ? null : round2(m) }
-        })
+  const timing = total === 0 ? [] : STEPS.map(({ step, label }, k) => ({ step, label, median_days: medians[k] === null ? null : round2(medians[k]!) }))
   // The transition losing the largest share: lowest conversion from the previous stage, earliest on ties.
   let biggest_bottleneck: Funnel['biggest_bottleneck'] = null
   let worst = Infinity
@@ -438,8 +621,8 @@ function buildFunnel(cohort: SampleRequest[], nowMs: number): Pick<Funnel, 'tota
 const getSampleFunnel = defineHandler('getSampleFunnel', (ctx) => {
   const { data } = shopScope(ctx)
   const timeField: Funnel['time_field'] = ctx.input.time_field ?? 'timestamp'
-  const cohort = funnelCohort(ctx, data, TIME_FIELD_COLUMN[timeField]!)
-  const body: Funnel = { time_field: timeField, time_from: ctx.input.time_from ?? null, time_to: ctx.input.time_to ?? null, ...buildFunnel(cohort, ctx.now.getTime()) }
+  const parts = funnelParts(ctx, data, TIME_FIELD_COLUMN[timeField]!)
+  const body: Funnel = { time_field: timeField, time_from: ctx.input.time_from ?? null, time_to: ctx.input.time_to ?? null, ...buildFunnel(parts, ctx.now.getTime()) }
   return { status: 200, body: { data: body } }
 })
 

@@ -22,10 +22,21 @@ export function derivedRates(m: { gmv: number; views: number; likes: number; com
   }
 }
 
-/** A creator's lifetime figures with the shop, to cents (spec: shop_performance). */
+// A creator's lifetime reads facts up to the world's today, which never change: summed once per creator
+// and fact table (views of the world share it), not at every request that lists the creator.
+const shopLifetimeByTable = new WeakMap<FactTable, Map<string, ShopLifetime>>()
+
+/** A creator's lifetime figures with the shop, to cents (spec: shop_performance); read-only. */
 export function shopLifetime(world: World, data: ShopData, creatorId: string): ShopLifetime {
-  const sum = (metric: 'gmv' | 'video_gmv' | 'live_gmv' | 'units_sold') => round2(data.facts.affiliates.sum(metric, creatorId, 0, world.axis.todayIndex))
-  return { gmv: sum('gmv'), video_gmv: sum('video_gmv'), live_gmv: sum('live_gmv'), units_sold: sum('units_sold') }
+  const table = data.facts.affiliates as FactTable
+  let byCreator = shopLifetimeByTable.get(table)
+  if (!byCreator) shopLifetimeByTable.set(table, (byCreator = new Map()))
+  let lifetime = byCreator.get(creatorId)
+  if (!lifetime) {
+    const sum = (metric: 'gmv' | 'video_gmv' | 'live_gmv' | 'units_sold') => round2(table.sum(metric, creatorId, 0, world.axis.todayIndex))
+    byCreator.set(creatorId, (lifetime = Object.freeze({ gmv: sum('gmv'), video_gmv: sum('video_gmv'), live_gmv: sum('live_gmv'), units_sold: sum('units_sold') })))
+  }
+  return lifetime
 }
 
 /** A post's lifetime figures from its facts (ctr = clicks / views, percent, as LIVEs): the Video resource and spark's video_data. */
@@ -74,8 +85,20 @@ export interface ContentStats {
   post_time: string
 }
 
-/** Lifetime content numbers of a video from the video facts (social ads, ads creatives): counts rounded to units, GMV to cents, ctr unrounded. */
-export function contentStats(data: ShopData, videoId: string): ContentStats {
+// Read from the shop's videos and the video facts up to the world's today, which a list of videos never
+// outlives: worked out once per video and list (a view of the world keeps the list until a video appears).
+const contentStatsByVideos = new WeakMap<readonly Video[], Map<string, Readonly<ContentStats>>>()
+
+/** Lifetime content numbers of a video from the video facts (social ads, ads creatives): counts rounded to units, GMV to cents, ctr unrounded; read-only. */
+export function contentStats(data: ShopData, videoId: string): Readonly<ContentStats> {
+  let byVideo = contentStatsByVideos.get(data.videos)
+  if (!byVideo) contentStatsByVideos.set(data.videos, (byVideo = new Map()))
+  let stats = byVideo.get(videoId)
+  if (!stats) byVideo.set(videoId, (stats = Object.freeze(contentStatsOf(data, videoId))))
+  return stats
+}
+
+function contentStatsOf(data: ShopData, videoId: string): ContentStats {
   const video = videoOf(data, videoId)
   const table = data.facts.videos
   if (!video || table.indexOf(videoId) < 0) {

@@ -27,11 +27,12 @@ export function creatorContent(data: ShopData, creatorId: string) {
   }
 }
 
-const videoIndexes = new WeakMap<ShopData, Map<string, Video>>()
+// Keyed on the list, which views of the world share until a video appears.
+const videoIndexes = new WeakMap<readonly Video[], Map<string, Video>>()
 
 /** The shop's video (content row) by id. */
 export function videoOf(data: ShopData, videoId: string): Video | undefined {
-  let index = videoIndexes.get(data)
-  if (!index) videoIndexes.set(data, (index = new Map(data.videos.map((v) => [v.video_id, v]))))
+  let index = videoIndexes.get(data.videos)
+  if (!index) videoIndexes.set(data.videos, (index = new Map(data.videos.map((v) => [v.video_id, v]))))
   return index.get(videoId)
 }

@@ -28,15 +28,16 @@ export function offsetResultsPage<T>(ctx: PagedContext, sorted: readonly T[], ex
 /**
  * `{data: {results, <pageKey>, page_size, total_count, has_more}}`, or the count alone with
  * just_count: the sample lists (`total_count` null after the first page unless `countOnEveryPage`).
+ * `finish` builds a row of the page (rows of the other pages are never built).
  */
-export function numberedResultsPage<T>(ctx: PagedContext, rows: T[], pageKey: 'page_number' | 'page', countOnEveryPage: boolean) {
+export function numberedResultsPage<T>(ctx: PagedContext, rows: readonly T[], pageKey: 'page_number' | 'page', countOnEveryPage: boolean, finish: (row: T) => unknown = (row) => row) {
   if (countOnlyAsked(ctx.input)) return countOnly(rows.length)
   const window = ctx.page
   const { rows: pageRows, hasMore } = paginate(rows, window)
   const total_count = countOnEveryPage || window.page === 1 ? rows.length : null
   return {
     status: 200,
-    body: { data: { results: pageRows, [pageKey]: window.page, page_size: window.pageSize, total_count, has_more: hasMore } },
+    body: { data: { results: pageRows.map(finish), [pageKey]: window.page, page_size: window.pageSize, total_count, has_more: hasMore } },
   }
 }
 

@@ -26,6 +26,7 @@ import {
   eventDaily,
   factDaily,
   keysOverWindow,
+  keptRecordDaily,
   liveFactsDaily,
   postFactsDaily,
   postFeatures,
@@ -239,9 +240,21 @@ function adRoi(w: StatWindow): StatShape {
 
 type SampleTimestamp = 'timestamp' | 'sample_approved' | 'sample_shipped' | 'sample_received'
 
-/** Sample requests (matching the filters) counted or weighted on the day of one of their timestamps. */
-function samples(w: StatWindow, at: SampleTimestamp, where?: (s: SampleRequest) => boolean, weight?: (s: SampleRequest) => number): Daily {
-  return recordDaily(w, sampleRequestsOf(w.state, w.data.shop.shop_id), at, { where: (s) => sampleMatches(w, s) && (!where || where(s)), weight })
+/**
+ * Sample requests (matching the filters) counted on the day of one of their timestamps. `name` tells
+ * `where`s apart: the days are kept per list of requests under it.
+ */
+function samples(w: StatWindow, at: SampleTimestamp, name: string, where?: (s: SampleRequest) => boolean): Daily {
+  return keptRecordDaily(w, sampleRequestsOf(w.state, w.data.shop.shop_id), at, name, { where: (s) => sampleMatches(w, s) && (!where || where(s)) })
+}
+
+/**
+ * Shipped samples (matching the filters) weighted by their cost on their shipping day, summed per
+ * request: the cost reads the shop's SKUs and products, which an editable world's test rewrites in
+ * place between requests (test/mock-stats.test.ts, sample_spend cost basis).
+ */
+function sampleCosts(w: StatWindow, where?: (s: SampleRequest) => boolean): Daily {
+  return recordDaily(w, sampleRequestsOf(w.state, w.data.shop.shop_id), 'sample_shipped', { where: (s) => sampleMatches(w, s) && (!where || where(s)), weight: sampleCost(w) })
 }
 
 const isPosted = (s: SampleRequest) => s.sample_posted !== null
@@ -250,11 +263,11 @@ const isPosted = (s: SampleRequest) => s.sample_posted !== null
 const campaignSamplesOnly = (w: StatWindow) => (s: SampleRequest) => !w.onlyCampaignStats || s.campaign_id !== null
 
 const refundables = (w: StatWindow, at: 'timestamp' | 'sample_shipped' | 'sample_received') =>
-  recordDaily(w, w.data.refundableSamples, at, { where: (s) => sampleMatches(w, s) })
+  keptRecordDaily(w, w.data.refundableSamples, at, 'count', { where: (s) => sampleMatches(w, s) })
 
-/** spec: bucketed by refund date: refunds are the platform's, on its own days. */
-const refunds = (w: StatWindow, weight?: (s: RefundableSample) => number) =>
-  recordDaily(w, w.data.refundableSamples, 'refund_time', { where: (s) => sampleMatches(w, s), weight, platformDays: true })
+/** spec: bucketed by refund date: refunds are the platform's, on its own days. `name` tells `weight`s apart. */
+const refunds = (w: StatWindow, name: string, weight?: (s: RefundableSample) => number) =>
+  keptRecordDaily(w, w.data.refundableSamples, 'refund_time', name, { where: (s) => sampleMatches(w, s), weight, platformDays: true })
 
 // ---- subscriptions (spec: rule 3: they ignore campaign_id; only three respond to product_id) ----
 
@@ -299,11 +312,11 @@ export const STATS: Record<StatKey, StatDefinition> = {
   followup_dms_sent: { title: 'Follow-up DMs sent', shape: (w) => sum(eventDaily(w, ['followup_dm'])) },
   replies: { title: 'Creator replies', shape: (w) => sum(eventDaily(w, ['reply'])) },
   tc_invites_sent: { title: 'Target collaboration invites sent', shape: (w) => sum(eventDaily(w, ['tc_invite'])) },
-  sample_requests: { title: 'Sample requests', shape: (w) => sum(samples(w, 'timestamp')) },
-  tc_sample_requests: { title: 'Target collaboration sample requests', shape: (w) => sum(samples(w, 'timestamp', (s) => s.source === 'TC')) },
-  open_sample_requests: { title: 'Open collaboration sample requests', shape: (w) => sum(samples(w, 'timestamp', (s) => s.source === 'Open')) },
-  samples_approved: { title: 'Samples approved', shape: (w) => sum(samples(w, 'sample_approved')) },
-  samples_delivered: { title: 'Samples delivered', shape: (w) => sum(samples(w, 'sample_received')) },
+  sample_requests: { title: 'Sample requests', shape: (w) => sum(samples(w, 'timestamp', 'all')) },
+  tc_sample_requests: { title: 'Target collaboration sample requests', shape: (w) => sum(samples(w, 'timestamp', 'tc', (s) => s.source === 'TC')) },
+  open_sample_requests: { title: 'Open collaboration sample requests', shape: (w) => sum(samples(w, 'timestamp', 'open', (s) => s.source === 'Open')) },
+  samples_approved: { title: 'Samples approved', shape: (w) => sum(samples(w, 'sample_approved', 'all')) },
+  samples_delivered: { title: 'Samples delivered', shape: (w) => sum(samples(w, 'sample_received', 'all')) },
   gmv_per_sample_delivered: { title: 'GMV per sample delivered', shape: (w) => ratioOf(daily(w, 'affiliate_gmv'), daily(w, 'samples_delivered')) },
   live_gmv: { title: 'LIVE GMV', shape: (w) => sum(filtered(w) ? liveFactsDaily(w, 'gmv') : productDaily(w, 'live_gmv')) },
   lives_posted: {
@@ -342,12 +355,12 @@ export const STATS: Record<StatKey, StatDefinition> = {
   },
   new_content_gmv: { title: 'New content GMV', shape: (w) => sum(newContentGmv(w)) },
   emails_sent: { title: 'Emails sent', shape: (w) => sum(eventDaily(w, ['email_sent'])) },
-  samples_shipped: { title: 'Samples shipped', shape: (w) => sum(samples(w, 'sample_shipped', campaignSamplesOnly(w))) },
+  samples_shipped: { title: 'Samples shipped', shape: (w) => sum(samples(w, 'sample_shipped', 'campaign-only', campaignSamplesOnly(w))) },
   refundable_sample_requests: { title: 'Refundable sample requests', shape: (w) => sum(refundables(w, 'timestamp')) },
   refundable_samples_shipped: { title: 'Refundable samples shipped', shape: (w) => sum(refundables(w, 'sample_shipped')) },
   refundable_samples_delivered: { title: 'Refundable samples delivered', shape: (w) => sum(refundables(w, 'sample_received')) },
-  samples_refunded: { title: 'Samples refunded', shape: (w) => sum(refunds(w)) },
-  sample_refund_amount: { title: 'Sample refund amount', shape: (w) => sum(refunds(w, (s) => s.refund_amount ?? 0)) },
+  samples_refunded: { title: 'Samples refunded', shape: (w) => sum(refunds(w, 'count')) },
+  sample_refund_amount: { title: 'Sample refund amount', shape: (w) => sum(refunds(w, 'amount', (s) => s.refund_amount ?? 0)) },
   customer_count: { title: 'Customers', shape: (w) => sum(productDaily(w, 'customers')) },
   add_to_cart_count: { title: 'Add-to-carts', shape: (w) => sum(productDaily(w, 'add_to_cart')) },
   shipping_fees: { title: 'Shipping fees', shape: (w) => sum(productDaily(w, 'shipping_fees')) },
@@ -382,9 +395,9 @@ export const STATS: Record<StatKey, StatDefinition> = {
   reply_ratio: { title: 'Replies per DM sent', shape: compositeRatio('replies', 'dms_sent') },
   sample_post_rate: {
     title: 'Sample post rate',
-    shape: (w) => ratioOf(samples(w, 'sample_received', isPosted), daily(w, 'samples_delivered'), 100),
+    shape: (w) => ratioOf(samples(w, 'sample_received', 'posted', isPosted), daily(w, 'samples_delivered'), 100),
   },
-  sample_spend: { title: 'Sample spend', shape: (w) => sum(samples(w, 'sample_shipped', undefined, sampleCost(w))) },
-  wasted_sample_spend: { title: 'Wasted sample spend', shape: (w) => sum(samples(w, 'sample_shipped', (s) => !isPosted(s), sampleCost(w))) },
+  sample_spend: { title: 'Sample spend', shape: (w) => sum(sampleCosts(w)) },
+  wasted_sample_spend: { title: 'Wasted sample spend', shape: (w) => sum(sampleCosts(w, (s) => !isPosted(s))) },
   gmv_per_sample_dollar: { title: 'GMV per sample dollar', shape: (w) => ratioOf(daily(w, 'affiliate_gmv'), daily(w, 'sample_spend')) },
 }

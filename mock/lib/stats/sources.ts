@@ -290,6 +290,65 @@ export function recordDaily<T extends object>(
 }
 
 /**
+ * `recordDaily` for a list that the request's filters and `name` alone select and weigh (the sample
+ * keys): the records' counts (or weights) per day of the calendar, every day at once, kept per list
+ * (64 at most per list), so a new window only reads them. The samples state replaces its list on every
+ * write that changes a request, and views of the world share the refundable samples until one of them
+ * moves: the list's identity says the days still hold. Each day adds its records in the list's order,
+ * as the plain computation does, so the sums are the same numbers.
+ */
+export function keptRecordDaily<T extends object>(
+  w: StatWindow,
+  records: readonly T[],
+  field: keyof T & string,
+  name: string,
+  options: { where?: (record: T) => boolean; weight?: (record: T) => number; platformDays?: boolean } = {},
+): Daily {
+  const calendar = options.platformDays ? w.data.calendar : w.zone
+  let byKey = keptDays.get(records)
+  if (!byKey) keptDays.set(records, (byKey = new Map()))
+  const key = [name, field, options.platformDays ? 'platform' : calendar.timeZone, w.campaignId, w.productId, w.onlyCampaignStats].join('\u0000')
+  let days = byKey.get(key)
+  if (!days) {
+    days = recordDays(records, stampDays(w, records, field, calendar), options)
+    if (byKey.size >= MAX_WINDOW_SERIES) byKey.delete(byKey.keys().next().value!)
+    byKey.set(key, days)
+  }
+  const out = zeros(w)
+  const from = Math.max(w.lo, days.first)
+  const to = Math.min(w.hi, days.first + days.totals.length - 1)
+  for (let d = from; d <= to; d++) out[d - w.lo]! += days.totals[d - days.first]!
+  return out
+}
+
+interface RecordDays {
+  /** The day of `totals[0]`. */
+  first: number
+  totals: Float64Array
+}
+const keptDays = new WeakMap<readonly object[], Map<string, RecordDays>>()
+
+function recordDays<T extends object>(records: readonly T[], days: Int32Array, { where, weight }: { where?: (record: T) => boolean; weight?: (record: T) => number }): RecordDays {
+  let first = Infinity
+  let last = -Infinity
+  for (const d of days) {
+    if (d === NO_DAY) continue
+    if (d < first) first = d
+    if (d > last) last = d
+  }
+  if (first > last) return { first: 0, totals: new Float64Array(0) }
+  const totals = new Float64Array(last - first + 1)
+  for (let k = 0; k < records.length; k++) {
+    const d = days[k]!
+    if (d === NO_DAY) continue
+    const record = records[k]!
+    if (where && !where(record)) continue
+    totals[d - first]! += weight ? weight(record) : 1
+  }
+  return { first, totals }
+}
+
+/**
  * The records whose timestamp falls in the window (their indexes, in order) and its window index;
  * worked out once per request for each list, field and calendar (a stats request writes nothing).
  */
