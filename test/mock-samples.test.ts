@@ -446,14 +446,15 @@ describe('sample funnel (spec: Samples: funnel)', () => {
   })
 
   it('samples: funnel counts a request at every stage its timestamps show, even when its status lags (spec: Samples: funnel)', async () => {
-    // No write makes such a request: a mock of its own, whose world this test edits.
+    // No write makes such a request: a mock of its own, whose world this test edits before its first
+    // request (the mock's caches hold what the world was when first read), against one left as built.
+    const funnel = async (mock: ReturnType<typeof editableWorldMock>) => (await mock.post(PATHS.getSampleFunnel, {})).json.data.funnel.map((s: any) => s.count)
+    const before = await funnel(editableWorldMock({ now: NOW }))
     const own = editableWorldMock({ now: NOW })
-    const funnel = async () => (await own.post(PATHS.getSampleFunnel, {})).json.data.funnel.map((s: any) => s.count)
     const lagging = own.state.world.shopData[mainShop.shop_id]!.sampleRequests.find((r) => r.status === 'To Review' && !r.ignored)!
-    const before = await funnel()
     // A request rejected after it had been approved and shipped: its status is stage 0, its timestamps stage 2.
     Object.assign(lagging, { status: 'Rejected', sample_approved: lagging.timestamp, sample_shipped: lagging.timestamp })
-    const after = await funnel()
+    const after = await funnel(own)
     expect(after).toEqual([before[0], before[1] + 1, before[2] + 1, before[3], before[4]])
   })
 

@@ -472,48 +472,18 @@ interface FunnelParts {
 }
 const FUNNEL_PARTS_KEPT = 64
 
-/** The fields of a request the funnel reads. */
-const FUNNEL_FIELDS = ['ignored', 'status', ...STAGE_TIMES, 'sampled_product', 'campaign_id', 'source'] as const
-type FunnelRecord = Pick<SampleRequest, (typeof FUNNEL_FIELDS)[number]>
-
-/** True when a request holds the values of its copy in every field the funnel reads. */
-const sameForFunnel = (r: SampleRequest, copy: FunnelRecord): boolean =>
-  r.ignored === copy.ignored &&
-  r.status === copy.status &&
-  r.timestamp === copy.timestamp &&
-  r.sample_approved === copy.sample_approved &&
-  r.sample_shipped === copy.sample_shipped &&
-  r.sample_received === copy.sample_received &&
-  r.sample_posted === copy.sample_posted &&
-  r.sampled_product === copy.sampled_product &&
-  r.campaign_id === copy.campaign_id &&
-  r.source === copy.source
-
 /**
- * Kept per list: the samples state replaces the list and the records a write changes, so the list's
- * identity says the index still holds. The records are compared with copies of what the funnel reads
- * as well (8,000 comparisons for the main shop's 800 requests, about 10 µs): a world built with
- * `freezeWorld: false` may have its records edited in place by a test (test/support/editable-world.ts:
- * a request whose status lags its timestamps), and the index is then built again.
+ * Kept per list: the samples state replaces the list and the records a write changes, and the world's
+ * records are never edited, so the list's identity says the index still holds.
  */
-const funnelIndexes = new WeakMap<readonly SampleRequest[], { copies: FunnelRecord[]; index: FunnelIndex }>()
+const funnelIndexes = new WeakMap<readonly SampleRequest[], FunnelIndex>()
 
 function funnelIndexOf(requests: readonly SampleRequest[]): FunnelIndex {
-  const kept = funnelIndexes.get(requests)
-  if (kept && kept.copies.length === requests.length) {
-    let same = true
-    for (let i = 0; same && i < requests.length; i++) same = sameForFunnel(requests[i]!, kept.copies[i]!)
-    if (same) return kept.index
+  let index = funnelIndexes.get(requests)
+  if (!index) {
+    index = { stageMs: STAGE_TIMES.map((field) => Float64Array.from(requests, (r) => (r[field] === null ? NaN : Date.parse(r[field])))), parts: new Map() }
+    funnelIndexes.set(requests, index)
   }
-  const index: FunnelIndex = {
-    stageMs: STAGE_TIMES.map((field) => Float64Array.from(requests, (r) => (r[field] === null ? NaN : Date.parse(r[field])))),
-    parts: new Map(),
-  }
-  const copies = requests.map((r): FunnelRecord => {
-    const { ignored, status, timestamp, sample_approved, sample_shipped, sample_received, sample_posted, sampled_product, campaign_id, source } = r
-    return { ignored, status, timestamp, sample_approved, sample_shipped, sample_received, sample_posted, sampled_product, campaign_id, source }
-  })
-  funnelIndexes.set(requests, { copies, index })
   return index
 }
 
