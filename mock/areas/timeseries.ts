@@ -35,6 +35,10 @@ function searchOf<P extends { date_range?: Schemas['DateRange']; sort_direction?
 }
 
 /** An exact-id filter of `search_params`: unset (or empty) matches everything. */
+/** An id filter that narrows nothing (idMatches passes every id). */
+const noIdFilter = (filter: unknown): boolean => typeof filter !== 'string' || filter === ''
+/** A handle filter that narrows nothing (handleContains passes every handle). */
+const noHandleFilter = (query: unknown): boolean => typeof query !== 'string' || query.trim() === ''
 const idMatches = (id: string, filter: unknown): boolean => typeof filter !== 'string' || filter === '' || id === filter
 
 // ---- Products and SKUs ----
@@ -339,9 +343,12 @@ function postSearch(kind: 'videos' | 'slideshows') {
     // spec: Timeseries searches: campaign_id filters the slideshow search only (the videos search
     // takes handle and product_id; its search_params do not declare campaign_id).
     const campaignId = kind === 'slideshows' && 'campaign_id' in params ? params.campaign_id : undefined
-    const sorted = rankedPosts(table, posts, window, sortBy, direction).filter(
-      ({ post }) => handleContains(post.handle, params.handle) && idMatches(post.product, params.product_id) && idMatches(post.campaign_id ?? '', campaignId),
-    )
+    const ranked = rankedPosts(table, posts, window, sortBy, direction)
+    // Without a filter the kept order is the answer: no pass over every post.
+    const filtered = !noHandleFilter(params.handle) || !noIdFilter(params.product_id) || !noIdFilter(campaignId)
+    const sorted = filtered
+      ? ranked.filter(({ post }) => handleContains(post.handle, params.handle) && idMatches(post.product, params.product_id) && idMatches(post.campaign_id ?? '', campaignId))
+      : ranked
     return dataPage(ctx, sorted, ({ post, m }) => {
       const row = postRow(ctx.world, post, m)
       return kind === 'slideshows' ? ({ ...row, slideshow_link: (post as (typeof data.slideshows)[number]).slideshow_url } satisfies SlideshowTimeseriesRow) : row

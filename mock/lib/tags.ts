@@ -81,18 +81,20 @@ export function affiliateTagsVersion(state: MockState, shopId: string): object {
   return state.read(affiliateTagsState).changed.get(shopId) ?? SEEDED_TAGS
 }
 
-/** By the tags' version (affiliateTagsVersion), then by the shop's affiliates: every tag some affiliate has. */
-const tagsInUseByVersion = new WeakMap<object, WeakMap<readonly Affiliate[], ReadonlySet<string>>>()
+/** By the tags' version (affiliateTagsVersion), then by the shop's affiliates: how many affiliates have each tag. */
+const tagCountsByVersion = new WeakMap<object, WeakMap<readonly Affiliate[], ReadonlyMap<string, number>>>()
 
-/** The tags at least one of the shop's affiliates has now, gathered once per version of the shop's tags. */
-export function affiliateTagsInUse(state: MockState, shopId: string, affiliates: readonly Affiliate[]): ReadonlySet<string> {
+/** How many of the shop's affiliates have each tag now (an affiliate counted once per tag), gathered once per version of the shop's tags. */
+export function affiliateTagCounts(state: MockState, shopId: string, affiliates: readonly Affiliate[]): ReadonlyMap<string, number> {
   const version = affiliateTagsVersion(state, shopId)
-  let byAffiliates = tagsInUseByVersion.get(version)
-  if (!byAffiliates) tagsInUseByVersion.set(version, (byAffiliates = new WeakMap()))
-  let inUse = byAffiliates.get(affiliates)
-  if (!inUse) {
+  let byAffiliates = tagCountsByVersion.get(version)
+  if (!byAffiliates) tagCountsByVersion.set(version, (byAffiliates = new WeakMap()))
+  let counts = byAffiliates.get(affiliates)
+  if (!counts) {
     const tagsOf = affiliateTags(state, shopId)
-    byAffiliates.set(affiliates, (inUse = new Set(affiliates.flatMap((a) => tagsOf(a)))))
+    const tally = new Map<string, number>()
+    for (const a of affiliates) for (const tag of new Set(tagsOf(a))) tally.set(tag, (tally.get(tag) ?? 0) + 1)
+    byAffiliates.set(affiliates, (counts = tally))
   }
-  return inUse
+  return counts
 }

@@ -8,7 +8,7 @@ import { apiError } from '../../respond.ts'
 import { checkedAfterDraw, deleteById, groupSize, knownCreator, nonBlank, resolveHandles } from './common.ts'
 import { outreachRecords, outreachState, type OutreachRecords } from '../../lib/outreach.ts'
 import { shopScope } from '../../lib/shop.ts'
-import { affiliateTags, affiliateTagsInUse, affiliateTagsState } from '../../lib/tags.ts'
+import { affiliateTagCounts, affiliateTagsState } from '../../lib/tags.ts'
 
 /** spec: Limits: at most 10,000 creators per list-creating call. */
 export const MAX_LIST_CREATORS = 10_000
@@ -112,7 +112,7 @@ const addTag = defineHandler('addTag', (ctx) => {
 const removeTag = defineHandler('removeTag', (ctx) => {
   const { shopId, data } = shopScope(ctx)
   const tag = tagOf(ctx)
-  if (!affiliateTagsInUse(ctx.state, shopId, data.affiliates).has(tag)) throw apiError(404, `No creator of this shop has the tag "${tag}"`)
+  if (!affiliateTagCounts(ctx.state, shopId, data.affiliates).has(tag)) throw apiError(404, `No creator of this shop has the tag "${tag}"`)
   const { found, unmatched } = resolveHandles(ctx.input.handles, crmCreators(data))
   const removed = ctx.state.write(affiliateTagsState, 'untagAffiliates', { shopId, tag, creatorIds: creatorIdsOf(found) })
   return { status: 200, body: { data: { tag, removed_count: removed, unmatched } } }
@@ -122,10 +122,7 @@ const removeTag = defineHandler('removeTag', (ctx) => {
 const listTags = defineHandler('listTags', (ctx) => {
   const { shopId, data } = shopScope(ctx)
   const search = ctx.input.search?.toLowerCase() ?? ''
-  const tagsOf = affiliateTags(ctx.state, shopId)
-  const counts = new Map<string, number>()
-  for (const a of data.affiliates) for (const tag of new Set(tagsOf(a))) counts.set(tag, (counts.get(tag) ?? 0) + 1)
-  const tags = [...counts]
+  const tags = [...affiliateTagCounts(ctx.state, shopId, data.affiliates)]
     .filter(([tag]) => tag.toLowerCase().includes(search))
     .sort(([a, m], [b, n]) => n - m || (a < b ? -1 : a > b ? 1 : 0))
     .map(([tag, creator_count]) => ({ tag, creator_count }))
