@@ -167,8 +167,9 @@ export function createMockState(options: MockStateOptions = {}): MockState {
   /**
    * The clock has passed (or gone back over) a moment at which a record of the world appears or
    * changes: the world as of `t`, and the area states that read such records made again from it with
-   * their writes since the reset replayed in order (writes are functions of their state and plain data, so the same writes
-   * give the same changes; one that no longer applies, after the clock went back, is dropped).
+   * their writes since the reset replayed in order (writes are functions of their state and plain
+   * data, so the same writes give the same changes; one that no longer applies, after the clock went
+   * back, is dropped).
    */
   const moveView = (t: number): void => {
     view = worldAt(generated, t, { freeze })
