@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest'
 import { shopDataAt } from '../fixtures/as-of.ts'
 import { createWorld } from '../fixtures/index.ts'
 import type { SampleRequest, ShopData } from '../fixtures/index.ts'
+import { createOperationRoutes, type OperationRoute } from '../mock/handlers.ts'
 import { createMockState, type MockState } from '../mock/index.ts'
 import { outreachState } from '../mock/lib/outreach.ts'
 import { sampleRequestsOf } from '../mock/lib/sample-requests.ts'
@@ -20,9 +21,11 @@ const HOUR = 3_600_000
 const mainShop = (state: MockState) => state.world.shops[0]!.shop_id
 const data = (state: MockState): ShopData => state.world.shopData[mainShop(state)]!
 
+const routesOf = new WeakMap<MockState, OperationRoute[]>()
+
 async function call(state: MockState, path: string, body: unknown): Promise<{ status: number; text: string; json: any }> {
-  const { createOperationRoutes } = await import('../mock/handlers.ts')
-  const routes = createOperationRoutes(state)
+  let routes = routesOf.get(state)
+  if (!routes) routesOf.set(state, (routes = createOperationRoutes(state)))
   const route = routes.find((r) => r.op.path === path && r.op.method === 'POST' && !r.op.aliasOf)!
   const result = await route.run({ method: 'POST', url: new URL(`https://api.test${path}`), headers: new Headers({ 'content-type': 'application/json', 'x-api-key': 'demo-enterprise-key', 'x-shop-id': mainShop(state) }), bodyText: JSON.stringify(body) })
   const text = typeof result.body === 'string' ? result.body : JSON.stringify(result.body)

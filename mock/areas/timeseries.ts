@@ -11,7 +11,7 @@ import { apiError } from '../respond.ts'
 import type { World } from '../world.ts'
 import { dayWindow, inWindow, usDateOf, type DayWindow } from '../lib/dates.ts'
 import { derivedRates, postRateOf } from '../lib/figures.ts'
-import { handleContains } from '../lib/handles.ts'
+import { handleContains, isHandleFilter } from '../lib/handles.ts'
 import { creatorContent, creatorOf } from '../lib/lookups.ts'
 import { round2 } from '../lib/numbers.ts'
 import { dataPage } from '../lib/pages.ts'
@@ -35,11 +35,9 @@ function searchOf<P extends { date_range?: Schemas['DateRange']; sort_direction?
 }
 
 /** An exact-id filter of `search_params`: unset (or empty) matches everything. */
-/** An id filter that narrows nothing (idMatches passes every id). */
-const noIdFilter = (filter: unknown): boolean => typeof filter !== 'string' || filter === ''
-/** A handle filter that narrows nothing (handleContains passes every handle). */
-const noHandleFilter = (query: unknown): boolean => typeof query !== 'string' || query.trim() === ''
-const idMatches = (id: string, filter: unknown): boolean => typeof filter !== 'string' || filter === '' || id === filter
+/** True when an id filter narrows something: absent or empty, it passes every id (idMatches). */
+const isIdFilter = (filter: unknown): filter is string => typeof filter === 'string' && filter !== ''
+const idMatches = (id: string, filter: unknown): boolean => !isIdFilter(filter) || id === filter
 
 // ---- Products and SKUs ----
 
@@ -345,7 +343,7 @@ function postSearch(kind: 'videos' | 'slideshows') {
     const campaignId = kind === 'slideshows' && 'campaign_id' in params ? params.campaign_id : undefined
     const ranked = rankedPosts(table, posts, window, sortBy, direction)
     // Without a filter the kept order is the answer: no pass over every post.
-    const filtered = !noHandleFilter(params.handle) || !noIdFilter(params.product_id) || !noIdFilter(campaignId)
+    const filtered = isHandleFilter(params.handle) || isIdFilter(params.product_id) || isIdFilter(campaignId)
     const sorted = filtered
       ? ranked.filter(({ post }) => handleContains(post.handle, params.handle) && idMatches(post.product, params.product_id) && idMatches(post.campaign_id ?? '', campaignId))
       : ranked

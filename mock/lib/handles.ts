@@ -6,9 +6,12 @@
 /** A handle as an exact, case-insensitive lookup key: trimmed, a leading `@` dropped, lowercased (social ads, samples). */
 export const handleKey = (handle: string): string => handle.trim().replace(/^@/, '').toLowerCase()
 
+/** True when a handle filter narrows something: a blank or absent one matches every handle (handleContains). */
+export const isHandleFilter = (query: unknown): query is string => typeof query === 'string' && query.trim() !== ''
+
 /** A handle filter: case-insensitive substring, a leading `@` ignored; blank or absent matches every handle. */
 export function handleContains(handle: string, query: unknown): boolean {
-  if (typeof query !== 'string' || query.trim() === '') return true
+  if (!isHandleFilter(query)) return true
   return handle.toLowerCase().includes(handleKey(query))
 }
 
