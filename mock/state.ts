@@ -54,7 +54,7 @@ export interface MockStateOptions {
    */
   onWrite?: (write: WriteRecord) => void
   /**
-   * Freeze the generated world (every record and list of it; the facts' typed arrays excepted) so an
+   * Freeze the generated world (every record and list of it; fact tables and calendars excepted) so an
    * in-place edit throws. Default: on in strict mode and under vitest.
    */
   freezeWorld?: boolean
