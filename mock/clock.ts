@@ -17,6 +17,16 @@ export interface Clock {
   useRealTime(): void
   /** True when the clock only moves on set/advance. */
   readonly frozen: boolean
+  /** The clock's setting as plain data (what a clock move logs: replayed, it gives the same instant). */
+  setting(): ClockSetting
+  /** Puts the clock back to a setting (a logged move, applied again); does not call `onMove`. */
+  restore(setting: ClockSetting): void
+}
+
+/** Frozen at `frozenAt`, or running at the wall clock plus `offset` (ms). */
+export interface ClockSetting {
+  frozenAt: number | null
+  offset: number
 }
 
 export interface ClockOptions {
@@ -28,10 +38,12 @@ export interface ClockOptions {
   wallClock?: () => number
   /** Called after every set, advance and return to real time (the mock state's version follows it). */
   onMove?: () => void
+  /** Called before every set, advance and return to real time changes anything (a shared store may refuse it). */
+  beforeMove?: () => void
 }
 
 /** A clock that runs in real time by default and can be set, frozen or advanced. */
-export function createClock({ start, running = false, wallClock = Date.now, onMove }: ClockOptions = {}): Clock {
+export function createClock({ start, running = false, wallClock = Date.now, onMove, beforeMove }: ClockOptions = {}): Clock {
   // Running: now = wallClock() + offset. Frozen: now = frozenAt.
   let offset = 0
   let frozenAt: number | undefined
@@ -49,6 +61,7 @@ export function createClock({ start, running = false, wallClock = Date.now, onMo
     today: () => new Date(nowMs()).toISOString().slice(0, 10),
     set(instant, { running: keepRunning = false } = {}) {
       const ms = toMs(instant)
+      beforeMove?.()
       if (keepRunning) {
         frozenAt = undefined
         offset = ms - wallClock()
@@ -59,17 +72,24 @@ export function createClock({ start, running = false, wallClock = Date.now, onMo
     },
     advance(ms) {
       if (!Number.isFinite(ms)) throw new TypeError(`advance needs a number of milliseconds, got ${String(ms)}`)
+      beforeMove?.()
       if (frozenAt !== undefined) frozenAt += ms
       else offset += ms
       onMove?.()
     },
     useRealTime() {
+      beforeMove?.()
       frozenAt = undefined
       offset = 0
       onMove?.()
     },
     get frozen() {
       return frozenAt !== undefined
+    },
+    setting: () => ({ frozenAt: frozenAt ?? null, offset }),
+    restore(setting) {
+      frozenAt = setting.frozenAt ?? undefined
+      offset = setting.offset
     },
   }
   if (start !== undefined) clock.set(start, { running })

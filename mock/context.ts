@@ -147,7 +147,25 @@ export const defineAreaState = <T, W extends Record<string, AreaWrite<T, any, an
   createState: (world: World) => T,
   writes: W & Record<string, AreaWrite<T, any, any>> = {} as W,
   { survivesReset = false, stableAcrossViews = survivesReset }: { survivesReset?: boolean; stableAcrossViews?: boolean } = {},
-): AreaState<T, W> => ({ area, createState, writes, survivesReset, stableAcrossViews })
+): AreaState<T, W> => {
+  const definition: AreaState<T, W> = { area, createState, writes, survivesReset, stableAcrossViews }
+  if (areaStateRegistry.has(area)) throw new Error(`shoptwin mock: two area states are named '${area}' (a logged write names its state by area)`)
+  areaStateRegistry.set(area, definition as unknown as AreaState<unknown>)
+  return definition
+}
+
+/** Every area state defined, by area name: a logged write names its state, and a replay finds it here. */
+const areaStateRegistry = new Map<string, AreaState<unknown>>()
+
+/** The area state named `area` (a replayed write's); throws for a name no module defined. */
+export function areaStateNamed(area: string): AreaState<unknown> {
+  const definition = areaStateRegistry.get(area)
+  if (!definition) throw new Error(`shoptwin mock: no area state named '${area}' (is its module loaded?)`)
+  return definition
+}
+
+/** The names of every area state defined (what a replay can rebuild). */
+export const areaStateNames = (): string[] => [...areaStateRegistry.keys()]
 
 /** The input and result of one named write of an area state. */
 export type WriteInput<W, K extends keyof W> = W[K] extends (state: any, input: infer I) => any ? I : never

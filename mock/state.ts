@@ -10,9 +10,13 @@ import { connectorAdminActions } from './connector/admin.ts'
 import { listAccountActivity } from './connector/activity.ts'
 import { createConnectorStore, type ConnectorStore } from './connector/store.ts'
 import { buildConnectorFixtures } from '../fixtures/connector.ts'
-import type { AreaHandler, AreaState, AreaWrite, DeepReadonly, InputNormalizer, WriteInput, WriteRecord, WriteResult } from './context.ts'
+import { areaStateNamed, type AreaHandler, type AreaState, type AreaWrite, type DeepReadonly, type InputNormalizer, type WriteInput, type WriteRecord, type WriteResult } from './context.ts'
+import type { Awaitable } from './pipeline/compose.ts'
+import { createMemoryActivity, type ActivityStore } from './stores/activity.ts'
+import type { LoggedOp, TwinOp } from './twin/ops.ts'
+import { createMemoryTwinStore, type TwinStore } from './twin/store.ts'
 import type { CertificationSession } from './pipeline/certification.ts'
-import { createFaultStore, type FaultStore } from './stores/faults.ts'
+import { createFaultStore, type FaultMatch, type FaultStore } from './stores/faults.ts'
 import { createIdempotencyStore, type IdempotencyStore, type IdempotencyStoreOptions } from './stores/idempotency.ts'
 import { createJournal, type Journal } from './stores/journal.ts'
 import { createRateLimiter, type RateLimiter, type RateLimiterOptions } from './stores/rate-limiter.ts'
@@ -54,6 +58,16 @@ export interface MockStateOptions {
    */
   onWrite?: (write: WriteRecord) => void
   /**
+   * Called with every operation of the twin's log, numbered, in order: area writes, connector
+   * operations, clock moves, resets and faults (mock/twin/ops.ts). Replaying them with `state.replay`
+   * on a fresh mock of the same options gives the same state.
+   */
+  onOp?: (entry: LoggedOp) => void
+  /** Where the twin keeps what changes (default: in this process's memory); mock/twin/redis/ shares it between replicas. */
+  twin?: (state: MockState) => TwinStore
+  /** The instant the twin was created (epoch ms; default: the clock's now): the connector's fixtures are made as of it. */
+  createdAt?: number
+  /**
    * Freeze the generated world (every record and list of it; fact tables and calendars excepted) so an
    * in-place edit throws. Default: on in strict mode and under vitest.
    */
@@ -91,6 +105,18 @@ export interface MockState {
   readonly faults: FaultStore
   /** The assistant connector's clients, connections, tokens and the activity log (mock/connector; replaced by reset). */
   readonly connector: ConnectorStore
+  /** The account's activity log (a store: in memory, or the shared store's). */
+  readonly activity: ActivityStore
+  /** Where the twin keeps what changes (mock/twin/store.ts). */
+  readonly twin: TwinStore
+  /** Catches up with what other replicas changed (nothing to do in memory). */
+  sync(): Awaitable<void>
+  /** Runs a write of the twin (on a shared store: under its lease, committed at the end). */
+  exclusive<T>(run: () => Awaitable<T>): Awaitable<T>
+  /** Runs a read; on a shared store, one that turns out to write is run again as a write. */
+  readOrWrite<T>(run: () => Awaitable<T>): Awaitable<T>
+  /** Applies an operation of the log again (a replay, or another replica's change); it is not logged again. */
+  replay(op: TwinOp): void
   /** Answers of identical cacheable reads (undefined when off), kept per `version`. */
   readonly responseCache: ResponseCache | undefined
   /**
@@ -133,7 +159,23 @@ export function createMockState(options: MockStateOptions = {}): MockState {
   const changed = () => {
     version++
   }
-  const clock = createClock({ ...(now !== undefined ? { start: now } : {}), onMove: changed })
+  let twin: TwinStore = createMemoryTwinStore(options.onOp ? { onOp: options.onOp } : {})
+  // True while the state is being built or an operation of the log is applied again: nothing is logged then.
+  let replaying = true
+  const beforeChange = () => {
+    if (!replaying) twin.beforeChange()
+  }
+  const logged = (op: TwinOp) => {
+    if (!replaying) twin.logged(op)
+  }
+  const clock = createClock({
+    ...(now !== undefined ? { start: now } : {}),
+    beforeMove: beforeChange,
+    onMove: () => {
+      changed()
+      if (!replaying) twin.logged({ kind: 'clock', ...clock.setting() })
+    },
+  })
   const cache = options.responseCache ? createResponseCache({ ...(options.responseCache === true ? {} : options.responseCache), version: () => version }) : undefined
   const contract = options.contract ?? loadContract()
   let seed = options.seed ?? 42
@@ -149,7 +191,66 @@ export function createMockState(options: MockStateOptions = {}): MockState {
   /** Every write since the last reset, in order: replayed on fresh area states when the view moves. */
   let writeLog: Array<{ definition: AreaState<unknown, any>; name: string; input: unknown }> = []
   let areaStates = new Map<AreaState<unknown>, unknown>()
-  let connector = createConnectorStore(buildConnectorFixtures(view.world, clock.nowMs()))
+  const newConnector = (at: number): ConnectorStore => {
+    const store = createConnectorStore(buildConnectorFixtures(view.world, at))
+    store.beforeApply = beforeChange
+    store.onApply = (operation) => logged({ kind: 'connector', ...operation })
+    return store
+  }
+  let connector = newConnector(options.createdAt ?? clock.nowMs())
+  const faultStore = createFaultStore()
+  /** Faults go through the log too: added, taken (counted down) and cleared. */
+  const faults: FaultStore = {
+    add(input) {
+      beforeChange()
+      const fault = faultStore.add(input)
+      logged({ kind: 'fault', action: 'add', input })
+      return fault
+    },
+    take(match) {
+      if (!faultStore.peek(match)) return undefined
+      beforeChange()
+      const fault = faultStore.take(match)
+      logged({ kind: 'fault', action: 'take', match: { operationId: match.operationId, permission: match.permission, path: match.path } })
+      return fault
+    },
+    peek: (match: FaultMatch) => faultStore.peek(match),
+    list: () => faultStore.list(),
+    clear() {
+      beforeChange()
+      faultStore.clear()
+      logged({ kind: 'fault', action: 'clear' })
+    },
+  }
+  const memoryIdempotency = createIdempotencyStore(clock, options.idempotency)
+  const memoryRateLimiter = createRateLimiter(clock, options.rateLimits)
+  const memoryJournal = createJournal({ max: journalSize })
+  const memoryActivity = createMemoryActivity(() => connector)
+  /** Applies a named write; the view's replay keeps it unless its state is stable across views. */
+  const applyWrite = (definition: AreaState<unknown, any>, name: string, input: unknown): unknown => {
+    const result = definition.writes[name]!(areaStateOf(definition), input)
+    // Only the states made again when the view moves replay their writes (stableAcrossViews: kept).
+    if (!definition.stableAcrossViews) writeLog.push({ definition, name, input })
+    return result
+  }
+  type ResetOp = Extract<TwinOp, { kind: 'reset' }>
+  const applyReset = (op: ResetOp) => {
+    seed = op.seed
+    scale = op.scale
+    fixedToday = op.fixedToday ? op.today : undefined
+    today = op.today
+    generated = buildWorld({ seed, scale, today, freeze })
+    view = worldAt(generated, clock.nowMs(), { freeze })
+    writeLog = []
+    areaStates = keptOverReset()
+    connector = newConnector(op.at)
+    changed()
+    // A shared store empties its records and counters in the commit that logs the reset (mock/twin/redis/).
+    void state.idempotency.clear()
+    void state.rateLimiter.clear()
+    state.journal.clear()
+    faultStore.clear()
+  }
   const areaStateOf = <T>(definition: AreaState<T, any>): T => {
     if (!areaStates.has(definition)) areaStates.set(definition, definition.createState(view.world))
     return areaStates.get(definition) as T
@@ -201,12 +302,62 @@ export function createMockState(options: MockStateOptions = {}): MockState {
     get connector() {
       return connector
     },
+    get activity() {
+      return twin.activity ?? memoryActivity
+    },
+    get twin() {
+      return twin
+    },
+    sync: () => twin.sync(),
+    exclusive: (run) => twin.exclusive(run),
+    readOrWrite: (run) => twin.readOrWrite(run),
+    replay(op) {
+      replaying = true
+      try {
+        switch (op.kind) {
+          case 'write': {
+            currentWorld()
+            try {
+              applyWrite(areaStateNamed(op.area), op.name, op.input)
+            } catch (error) {
+              if (!op.threw) throw error
+            }
+            changed()
+            break
+          }
+          case 'connector':
+            connector.replay(op)
+            break
+          case 'clock':
+            clock.restore(op)
+            changed()
+            break
+          case 'reset':
+            applyReset(op)
+            break
+          case 'fault':
+            if (op.action === 'add') faultStore.add(op.input)
+            else if (op.action === 'take') faultStore.take(op.match)
+            else faultStore.clear()
+            changed()
+            break
+        }
+      } finally {
+        replaying = false
+      }
+    },
     clock,
     contract,
-    idempotency: createIdempotencyStore(clock, options.idempotency),
-    rateLimiter: createRateLimiter(clock, options.rateLimits),
-    journal: createJournal({ max: journalSize }),
-    faults: createFaultStore(),
+    get idempotency() {
+      return twin.idempotency ?? memoryIdempotency
+    },
+    get rateLimiter() {
+      return twin.rateLimiter ?? memoryRateLimiter
+    },
+    get journal() {
+      return twin.journal ?? memoryJournal
+    },
+    faults,
     responseCache: cache,
     get version() {
       return version
@@ -226,10 +377,18 @@ export function createMockState(options: MockStateOptions = {}): MockState {
     write(definition, name, input) {
       if (state.strict) assertPlainData(input, `${definition.area}.${name}`)
       currentWorld()
-      const result = definition.writes[name]!(areaStateOf(definition), input)
-      // Only the states made again when the view moves replay their writes (stableAcrossViews: kept).
-      if (!definition.stableAcrossViews) writeLog.push({ definition, name, input })
+      beforeChange()
+      let result: unknown
+      try {
+        result = applyWrite(definition, name, input)
+      } catch (error) {
+        // Logged as what it did: replayed, it does the same and refuses the same way.
+        changed()
+        logged({ kind: 'write', area: definition.area, name, input, threw: true })
+        throw error
+      }
       changed()
+      logged({ kind: 'write', area: definition.area, name, input })
       options.onWrite?.({ area: definition.area, name, input, version })
       return result as any
     },
@@ -237,20 +396,11 @@ export function createMockState(options: MockStateOptions = {}): MockState {
       return generated.shops.find((s) => s.shop_id === shopId)
     },
     reset(next = {}) {
-      seed = next.seed ?? seed
-      scale = next.scale ?? scale
-      if (next.today !== undefined) fixedToday = next.today
-      today = fixedToday ?? clock.today()
-      generated = buildWorld({ seed, scale, today, freeze })
-      view = worldAt(generated, clock.nowMs(), { freeze })
-      writeLog = []
-      areaStates = keptOverReset()
-      connector = createConnectorStore(buildConnectorFixtures(view.world, clock.nowMs()))
-      changed()
-      state.idempotency.clear()
-      state.rateLimiter.clear()
-      state.journal.clear()
-      state.faults.clear()
+      beforeChange()
+      const fixed = next.today ?? fixedToday
+      const op: ResetOp = { kind: 'reset', seed: next.seed ?? seed, scale: next.scale ?? scale, today: fixed ?? clock.today(), fixedToday: fixed !== undefined, at: clock.nowMs() }
+      applyReset(op)
+      logged(op)
     },
     inspect() {
       return {
@@ -271,6 +421,8 @@ export function createMockState(options: MockStateOptions = {}): MockState {
     },
   }
   ;(state as { admin: Admin }).admin = createAdmin(state, { ...areaAdminActions, ...connectorAdminActions })
+  if (options.twin) twin = options.twin(state)
+  replaying = false
   return state
 }
 

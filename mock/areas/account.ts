@@ -47,8 +47,8 @@ const listShopSkus = defineHandler('listShopSkus', (ctx) => {
 })
 
 // spec: Idempotency: scoped to the shop in x-shop-id; 404 when never made or expired.
-const getIdempotencyRecord = defineHandler('getIdempotencyRecord', (ctx) => {
-  const entry = ctx.state.idempotency.lookup(ctx.shop.shop_id, ctx.params.key)
+const getIdempotencyRecord = defineHandler('getIdempotencyRecord', async (ctx) => {
+  const entry = await ctx.state.idempotency.lookup(ctx.shop.shop_id, ctx.params.key)
   if (!entry) return apiError(404, messages.noStoredResponse)
   const idempotency =
     entry.status === 'completed'

@@ -6,7 +6,7 @@ import { hashString } from '../../fixtures/random.ts'
 import { defineHandler } from '../context.ts'
 import { apiError } from '../respond.ts'
 import type { ApiKeyRecord } from '../world.ts'
-import type { ActivityActor, ActivityEntry, ConnectorData } from './store.ts'
+import type { ActivityActor, ActivityEntry } from './store.ts'
 
 /** The connection behind a connector call (RequestContext.connector). */
 export interface ConnectorActor {
@@ -55,15 +55,15 @@ export interface ActivityPage {
 const bound = (value: string, end: boolean): number => (/^\d{4}-\d{2}-\d{2}$/.test(value) ? Date.parse(`${value}T00:00:00Z`) + (end ? 86_400_000 - 1 : 0) : Date.parse(value))
 
 /** One page of the log, newest first, filtered. */
-export function readActivity(data: ConnectorData, query: ActivityQuery = {}): ActivityPage {
+export function readActivity(activity: readonly ActivityEntry[], query: ActivityQuery = {}): ActivityPage {
   const { actor_kind, shop_id, from, to, page_size = 50, page_number = 1 } = query
   const fromMs = from ? bound(from, false) : -Infinity
   const toMs = to ? bound(to, true) : Infinity
   // Entries' times are parsed only when a bound asks for them: the log holds up to ACTIVITY_MAX.
   const dated = from !== undefined || to !== undefined
   const matching: ActivityEntry[] = []
-  for (let i = data.activity.length - 1; i >= 0; i--) {
-    const entry = data.activity[i]!
+  for (let i = activity.length - 1; i >= 0; i--) {
+    const entry = activity[i]!
     if (actor_kind && entry.actor.kind !== actor_kind) continue
     if (shop_id && entry.shop_id !== shop_id) continue
     if (dated) {
@@ -80,10 +80,11 @@ export function readActivity(data: ConnectorData, query: ActivityQuery = {}): Ac
  * `GET /account/activity` (inferred): the log through the REST door. A key limited to some shops sees
  * only those shops' entries and the account-level ones.
  */
-export const listAccountActivity = defineHandler('listAccountActivity', (ctx) => {
+export const listAccountActivity = defineHandler('listAccountActivity', async (ctx) => {
   const { actor_kind, shop_id, from, to, page_size = 50, page_number = 1 } = ctx.input
   const allowed = ctx.apiKey && ctx.apiKey.shops !== '*' ? new Set(ctx.apiKey.shops) : undefined
   if (allowed && shop_id && !allowed.has(shop_id)) throw apiError(403, 'Forbidden: this API key does not have access to this shop')
-  const data = allowed ? { ...ctx.state.connector.data, activity: ctx.state.connector.data.activity.filter((e) => e.shop_id === null || allowed.has(e.shop_id)) } : ctx.state.connector.data
-  return { status: 200, body: readActivity(data, { ...(actor_kind ? { actor_kind } : {}), ...(shop_id ? { shop_id } : {}), ...(from ? { from } : {}), ...(to ? { to } : {}), page_size, page_number }) }
+  const all = await ctx.state.activity.entries()
+  const activity = allowed ? all.filter((e) => e.shop_id === null || allowed.has(e.shop_id)) : all
+  return { status: 200, body: readActivity(activity, { ...(actor_kind ? { actor_kind } : {}), ...(shop_id ? { shop_id } : {}), ...(from ? { from } : {}), ...(to ? { to } : {}), page_size, page_number }) }
 })

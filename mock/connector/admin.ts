@@ -29,7 +29,7 @@ export const connectorAdminActions: Record<string, AdminAction> = {
     return { account_id: state.world.account.account_id, tier: input.tier, users: users.length }
   },
   /** The activity log, newest first: `{actor_kind, shop_id, from, to, page_size, page_number}`. */
-  'connector/activity': (state, input) => readActivity(state.connector.data, input as ActivityQuery),
+  'connector/activity': async (state, input) => readActivity(await state.activity.entries(), input as ActivityQuery),
   /** The registered clients and the account's users (the demo user's credentials: a sandbox). */
   'connector/clients': (state) => ({ clients: Object.values(state.connector.data.clients) }),
   'connector/users': (state) => ({ users: state.connector.data.users.map(({ user_id, email, password, name, tier }) => ({ user_id, email, password, name, tier })) }),

@@ -67,7 +67,7 @@ export function createMcpEndpoint(state: MockState, { log }: { log?: (error: unk
 
   function refuse(principal: ConnectorPrincipal, tool: ConnectorTool | undefined, name: string, shopId: string | null, status: number, message: string): CallToolResult {
     const { connection } = principal
-    state.connector.apply('recordActivity', {
+    state.activity.record({
       time: state.clock.now().toISOString(),
       actor: { kind: 'connector', client_id: connection.client_id, client_name: connection.client_name, connection_id: connection.connection_id },
       shop_id: shopId,

@@ -354,14 +354,25 @@ export type ConnectorOperationResult<N extends ConnectorOperationName> = ReturnT
 export interface AppliedOperation {
   name: ConnectorOperationName
   input: unknown
+  /** It changed the data and then refused (a family revoked on a reused code): replayed, it refuses again. */
+  threw?: true
 }
 
 export interface ConnectorStore {
   /** The current data (read it; write through `apply`). */
   readonly data: ConnectorData
   apply<N extends ConnectorOperationName>(name: N, input: ConnectorOperationInput<N>): ConnectorOperationResult<N>
-  /** Called after each applied operation (a persistence or replication hook). */
+  /** Applies a logged operation again (a replay): one logged as refused refuses again, silently. */
+  replay(operation: AppliedOperation): void
+  /** Called before each operation changes anything (a shared store refuses a change outside a write there). */
+  beforeApply?: () => void
+  /** Called after each applied operation, refused ones too (a persistence or replication hook). */
   onApply?: (operation: AppliedOperation) => void
+  /**
+   * Adds an entry to the activity log kept with the data (the in-memory activity store's): not an
+   * operation of the log, as a journal is not (mock/stores/activity.ts).
+   */
+  recordActivity(input: Omit<ActivityEntry, 'id'>): ActivityEntry
 }
 
 /** An empty connector state with the world's users (and whatever `initial` already holds). */
@@ -375,10 +386,27 @@ export function createConnectorStore(data: ConnectorData): ConnectorStore {
   const store: ConnectorStore = {
     data: current,
     apply(name, input) {
+      store.beforeApply?.()
       const operation = connectorOperations[name] as (data: ConnectorData, input: unknown) => unknown
-      const result = operation(current, input)
+      let result: unknown
+      try {
+        result = operation(current, input)
+      } catch (error) {
+        // Logged as what it did: some operations change the data, then refuse (revocation on reuse).
+        store.onApply?.({ name, input, threw: true })
+        throw error
+      }
       store.onApply?.({ name, input })
       return result as never
+    },
+    recordActivity: (input) => connectorOperations.recordActivity(current, input),
+    replay({ name, input, threw }) {
+      const operation = connectorOperations[name] as (data: ConnectorData, input: unknown) => unknown
+      try {
+        operation(current, input)
+      } catch (error) {
+        if (!threw) throw error
+      }
     },
   }
   return store

@@ -19,7 +19,7 @@ export const activity = (): Step => {
       lastMs = ms
       lastIso = ctx.now.toISOString()
     }
-    ctx.state.connector.apply('recordActivity', {
+    ctx.state.activity.record({
       time: lastIso,
       actor: actorOf(ctx.apiKey, ctx.connector),
       shop_id: ctx.shop?.shop_id ?? null,

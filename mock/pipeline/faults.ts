@@ -9,8 +9,10 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 export const faults = (): Step =>
   function faults(ctx, next) {
     // The operation carries the three names a fault's route is matched against.
-    const fault = ctx.state.faults.take(ctx.calledOp)
-    return fault ? withFault(fault, next) : next()
+    if (!ctx.state.faults.peek(ctx.calledOp)) return next()
+    // Taking a fault counts it down, a change of the twin's state: a write of its own on a shared store.
+    const taken = ctx.state.exclusive(() => ctx.state.faults.take(ctx.calledOp))
+    return taken instanceof Promise ? taken.then((fault) => (fault ? withFault(fault, next) : next())) : taken ? withFault(taken, next) : next()
   }
 
 async function withFault(fault: Fault, next: Next): Promise<ApiResult> {

@@ -27,7 +27,7 @@ async function withKey(ctx: RequestContext, key: string, next: Next): Promise<Ap
   const store = ctx.state.idempotency
   const shopId = ctx.shop?.shop_id ?? '-'
 
-  const claim = store.claim(shopId, key)
+  const claim = await store.claim(shopId, key)
   if (claim.kind === 'in-flight') throw apiError(409, IN_FLIGHT_MESSAGE)
   if (claim.kind === 'replay') {
     const { entry } = claim
@@ -35,23 +35,26 @@ async function withKey(ctx: RequestContext, key: string, next: Next): Promise<Ap
     return { status: entry.responseStatus!, rawBody: entry.rawBody!, headers: { ...entry.headers, 'idempotent-replayed': 'true' } }
   }
 
-  let result: ApiResult
-  try {
-    result = await next()
-  } catch (error) {
-    // An ApiError below 500 is an answer like any other and is cached; anything else is not.
-    if (isApiError(error) && error.status < 500) result = error
-    else {
-      store.release(shopId, key)
-      throw error
+  // On a shared store the write and its record are committed together, or neither is (mock/twin/).
+  return ctx.state.exclusive(async () => {
+    let result: ApiResult
+    try {
+      result = await next()
+    } catch (error) {
+      // An ApiError below 500 is an answer like any other and is cached; anything else is not.
+      if (isApiError(error) && error.status < 500) result = error
+      else {
+        await store.release(shopId, key)
+        throw error
+      }
     }
-  }
-  // spec: Idempotency: 5xx responses are not cached, so a retry can succeed.
-  if (result.status >= 500) {
-    store.release(shopId, key)
-    return result
-  }
-  const rawBody = serializeBody(result)
-  store.complete(shopId, key, { status: result.status, rawBody, headers: result.headers, permission: ctx.op.permission })
-  return { status: result.status, rawBody, headers: result.headers }
+    // spec: Idempotency: 5xx responses are not cached, so a retry can succeed.
+    if (result.status >= 500) {
+      await store.release(shopId, key)
+      return result
+    }
+    const rawBody = serializeBody(result)
+    await store.complete(shopId, key, { status: result.status, rawBody, headers: result.headers, permission: ctx.op.permission })
+    return { status: result.status, rawBody, headers: result.headers }
+  })
 }

@@ -1,6 +1,7 @@
 import { messages } from '../messages.ts'
 import { apiError } from '../respond.ts'
-import type { Step } from './compose.ts'
+import type { RateDecision } from '../stores/rate-limiter.ts'
+import type { Next, Step } from './compose.ts'
 
 /**
  * spec: Limits: 10 requests per second and 1,000,000 per day per key, measured per shop; the
@@ -10,8 +11,13 @@ export const rateLimit = (): Step =>
   function rateLimit(ctx, next) {
     if (!ctx.state.rateLimit || !ctx.apiKey) return next()
     const decision = ctx.state.rateLimiter.take(ctx.apiKey.key, ctx.shop?.shop_id ?? '-')
-    if (!decision.allowed) {
-      throw apiError(429, messages.tooManyRequests(decision.window, decision.limit), { 'retry-after': String(decision.retryAfterSeconds) })
-    }
-    return next()
+    // In memory the decision is at hand; a shared store's comes back from one round trip.
+    return decision instanceof Promise ? decision.then((d) => decide(d, next)) : decide(decision, next)
   }
+
+function decide(decision: RateDecision, next: Next) {
+  if (!decision.allowed) {
+    throw apiError(429, messages.tooManyRequests(decision.window, decision.limit), { 'retry-after': String(decision.retryAfterSeconds) })
+  }
+  return next()
+}

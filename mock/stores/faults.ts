@@ -24,10 +24,19 @@ export interface Fault {
   remaining: number
 }
 
+/** The three names of an operation a fault's route is matched against. */
+export interface FaultMatch {
+  operationId: string
+  permission: string
+  path: string
+}
+
 export interface FaultStore {
   add(input: FaultInput): Fault
   /** Takes the first fault matching the request, counting it down. */
-  take(match: { operationId: string; permission: string; path: string }): Fault | undefined
+  take(match: FaultMatch): Fault | undefined
+  /** The fault `take` would take, without taking it. */
+  peek(match: FaultMatch): Fault | undefined
   list(): Fault[]
   clear(): void
 }
@@ -45,9 +54,14 @@ export function createFaultStore(): FaultStore {
       faults.push(fault)
       return fault
     },
-    take({ operationId, permission, path }) {
+    peek({ operationId, permission, path }) {
       if (faults.length === 0) return undefined
       const fault = faults.find((f) => f.route === '*' || f.route === operationId || f.route === permission || f.route === path)
+      return fault && { ...fault }
+    },
+    take(match) {
+      const found = this.peek(match)
+      const fault = found && faults.find((f) => f.id === found.id)
       if (!fault) return undefined
       fault.remaining--
       if (fault.remaining <= 0) faults = faults.filter((f) => f !== fault)

@@ -30,16 +30,30 @@ export type IdempotencyClaim =
   | { kind: 'in-flight' }
   | { kind: 'replay'; entry: IdempotencyEntry }
 
+/**
+ * One interface, an in-memory implementation here and a shared one (mock/twin/redis/); a shared store
+ * answers asynchronously, and completes a record in the same commit as the write it answers.
+ */
 export interface IdempotencyStore {
   /** Starts a request with this key, or tells that one is in flight or completed. */
-  claim(shopId: string, key: string): IdempotencyClaim
+  claim(shopId: string, key: string): IdempotencyClaim | Promise<IdempotencyClaim>
   /** The first request finished with a cacheable response. */
-  complete(shopId: string, key: string, response: { status: number; rawBody: string; headers?: Record<string, string>; permission?: string }): void
+  complete(shopId: string, key: string, response: { status: number; rawBody: string; headers?: Record<string, string>; permission?: string }): void | Promise<void>
   /** The first request failed (5xx or exception): the key is free again. */
-  release(shopId: string, key: string): void
+  release(shopId: string, key: string): void | Promise<void>
   /** The live record, or undefined when never made or expired. */
-  lookup(shopId: string, key: string): IdempotencyEntry | undefined
+  lookup(shopId: string, key: string): IdempotencyEntry | undefined | Promise<IdempotencyEntry | undefined>
+  /** Records held (in memory; -1 where the store does not count them). */
   readonly size: number
+  clear(): void | Promise<void>
+}
+
+/** The in-memory store answers at once. */
+export interface MemoryIdempotencyStore extends IdempotencyStore {
+  claim(shopId: string, key: string): IdempotencyClaim
+  complete(shopId: string, key: string, response: { status: number; rawBody: string; headers?: Record<string, string>; permission?: string }): void
+  release(shopId: string, key: string): void
+  lookup(shopId: string, key: string): IdempotencyEntry | undefined
   clear(): void
 }
 
@@ -49,7 +63,7 @@ const idOf = (shopId: string, key: string) => `${shopId}\u0000${key}`
 export const DEFAULT_MAX_RECORDS = 10_000
 
 /** An in-memory, bounded idempotency store on the mock clock. */
-export function createIdempotencyStore(clock: Clock, { ttlMs = 24 * 60 * 60 * 1000, inFlightMs = 60 * 1000, maxRecords = DEFAULT_MAX_RECORDS }: IdempotencyStoreOptions = {}): IdempotencyStore {
+export function createIdempotencyStore(clock: Clock, { ttlMs = 24 * 60 * 60 * 1000, inFlightMs = 60 * 1000, maxRecords = DEFAULT_MAX_RECORDS }: IdempotencyStoreOptions = {}): MemoryIdempotencyStore {
   // Insertion-ordered: the first entry is the oldest, which is what eviction drops.
   const records = new Map<string, IdempotencyEntry>()
 

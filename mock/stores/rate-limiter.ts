@@ -14,14 +14,21 @@ export interface RateLimiterOptions {
 export type RateDecision = { allowed: true } | { allowed: false; retryAfterSeconds: number; window: 'second' | 'day'; limit: number }
 
 export interface RateLimiter {
-  /** Counts the request if it is allowed. */
-  take(apiKey: string, shopId: string): RateDecision
-  clear(): void
+  /** Counts the request if it is allowed (a shared store answers asynchronously). */
+  take(apiKey: string, shopId: string): RateDecision | Promise<RateDecision>
+  clear(): void | Promise<void>
+  /** (key, shop) pairs with counters (in memory; -1 where the store does not count them). */
   readonly trackedPairs: number
   /** Requests accepted per second for one (key, shop). */
   readonly perSecond: number
   /** Requests accepted per UTC day for one (key, shop). */
   readonly perDay: number
+}
+
+/** The in-memory limiter answers at once. */
+export interface MemoryRateLimiter extends RateLimiter {
+  take(apiKey: string, shopId: string): RateDecision
+  clear(): void
 }
 
 interface Usage {
@@ -31,7 +38,7 @@ interface Usage {
   dayCount: number
 }
 
-export function createRateLimiter(clock: Clock, { perSecond = 10, perDay = 1_000_000 }: RateLimiterOptions = {}): RateLimiter {
+export function createRateLimiter(clock: Clock, { perSecond = 10, perDay = 1_000_000 }: RateLimiterOptions = {}): MemoryRateLimiter {
   const usage = new Map<string, Usage>()
   let lastPrune = 0
 

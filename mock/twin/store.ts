@@ -1,0 +1,60 @@
+/**
+ * Where the twin keeps what changes: one interface, the embedded in-memory store (the default: one
+ * process, nothing shared) and a shared one on Redis (mock/twin/redis/, loaded only when asked for).
+ *
+ * The mock state calls it around every change: `beforeChange` (a shared store refuses a change made
+ * outside a write, before anything changed), `logged` (the change, as an operation of the log),
+ * `sync` (catch up with what other replicas logged, before a request is answered), `exclusive` (run
+ * a write: on a shared store under the twin's lease, committed with its idempotency record in one
+ * fenced step) and `readOrWrite` (a read that may turn out to write).
+ */
+import type { Awaitable } from '../pipeline/compose.ts'
+import type { ActivityStore } from '../stores/activity.ts'
+import type { IdempotencyStore } from '../stores/idempotency.ts'
+import type { Journal } from '../stores/journal.ts'
+import type { RateLimiter } from '../stores/rate-limiter.ts'
+import type { LoggedOp, TwinOp } from './ops.ts'
+
+export interface TwinStore {
+  /** 'memory', or the shared store's kind ('redis'). */
+  readonly kind: string
+  /** True when other replicas share the state (certification sessions are refused then). */
+  readonly shared: boolean
+  beforeChange(): void
+  logged(op: TwinOp): void
+  sync(): Awaitable<void>
+  exclusive<T>(run: () => Awaitable<T>): Awaitable<T>
+  readOrWrite<T>(run: () => Awaitable<T>): Awaitable<T>
+  /** The shared store's own stores, where it has them (the state's in-memory ones otherwise). */
+  readonly rateLimiter?: RateLimiter
+  readonly idempotency?: IdempotencyStore
+  readonly activity?: ActivityStore
+  readonly journal?: Journal
+  /** The last operation's place in the log. */
+  readonly head: number
+  /** What an operator scrapes (`GET /__admin/metrics`). */
+  metrics(): Awaitable<Record<string, unknown>>
+  close(): Promise<void>
+}
+
+/** The embedded store: changes apply at once, in this process's order; `onOp` sees each, numbered. */
+export function createMemoryTwinStore({ onOp }: { onOp?: (entry: LoggedOp) => void } = {}): TwinStore {
+  let head = 0
+  return {
+    kind: 'memory',
+    shared: false,
+    beforeChange() {},
+    logged(op) {
+      head++
+      onOp?.({ seq: head, op })
+    },
+    sync() {},
+    exclusive: (run) => run(),
+    readOrWrite: (run) => run(),
+    get head() {
+      return head
+    },
+    metrics: () => ({ store: 'memory', head }),
+    close: async () => {},
+  }
+}
