@@ -130,7 +130,7 @@ export function createAdminHandlers(state: MockState, { baseUrl = '' }: { baseUr
   return [
     http.get(at(''), () =>
       answer(() => ({
-        routes: ['POST /__admin/reset', 'GET|POST /__admin/clock', 'GET|POST|DELETE /__admin/faults', 'GET|DELETE /__admin/requests', 'GET /__admin/world', 'GET /__admin/state', ...admin.actions().map((a) => `POST /__admin/${a}`)],
+        routes: ['POST /__admin/reset', 'GET|POST /__admin/clock', 'GET|POST|DELETE /__admin/faults', 'GET|DELETE /__admin/requests', 'GET /__admin/world', 'GET /__admin/state', 'GET /__admin/metrics', ...admin.actions().map((a) => `POST /__admin/${a}`)],
       })),
     ),
     http.post(at('/reset'), async ({ request }) => answer(async () => admin.reset(await jsonBody(request)))),
@@ -149,6 +149,8 @@ export function createAdminHandlers(state: MockState, { baseUrl = '' }: { baseUr
     http.delete(at('/requests'), () => answer(() => (admin.clearRequests(), { requests: [] }))),
     http.get(at('/world'), () => answer(() => admin.world())),
     http.get(at('/state'), () => answer(() => state.inspect())),
+    // What an operator scrapes: the store, the log's head, this replica's lag and the store's round trip.
+    http.get(at('/metrics'), () => answer(() => state.twin.metrics())),
     http.post(at('/*'), async ({ request }) =>
       answer(async () => {
         const name = new URL(request.url).pathname.replace(/^.*?\/__admin\//, '')

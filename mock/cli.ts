@@ -20,6 +20,8 @@ commands:
                --today YYYY-MM-DD  --rate-limit on|off  --strict  --remote-admin
                --response-cache on|off  (default on: identical reads answered again until
                any write, control-API call or clock move)
+               --store redis://HOST:PORT[/DB] | unix:///path/redis.sock  (or SHOPTWIN_STORE):
+               replicas on one store with one --twin NAME (default default) act as one twin
   fixtures     write a seeded world to files: --seed 42 --scale small --today YYYY-MM-DD --out DIR
   conformance  run the conformance suite against a server (see conformance/)
   certify-client  grade a client: the twin records its requests and produces the documented
@@ -59,6 +61,8 @@ async function serve(args: string[]): Promise<void> {
       'response-cache': { type: 'string' },
       strict: { type: 'boolean' },
       'remote-admin': { type: 'boolean' },
+      store: { type: 'string' },
+      twin: { type: 'string' },
     },
     strict: true,
   })
@@ -72,23 +76,40 @@ async function serve(args: string[]): Promise<void> {
   v8.setFlagsFromString('--heap-growing-percent=50')
   const port = integer(values.port, 'port', 4010)
   const host = values.host ?? '127.0.0.1'
+  const storeUrl = values.store ?? process.env.SHOPTWIN_STORE
+  const twinName = values.twin ?? process.env.SHOPTWIN_TWIN ?? 'default'
+  if (!/^[A-Za-z0-9._-]{1,64}$/.test(twinName)) fail(`--twin must be 1-64 letters, digits, '.', '_' or '-', got ${twinName}`)
+  const seed = values.seed === undefined ? undefined : integer(values.seed, 'seed', 42)
+  const rateLimit = values['rate-limit'] === undefined ? undefined : onOff(values['rate-limit'], 'rate-limit', true)
+  // The shared store's client is loaded only when --store asks for it.
+  const shared = storeUrl ? await openSharedTwin(storeUrl, twinName, { ...(seed !== undefined ? { seed } : {}), ...(values.scale ? { scale: values.scale } : {}), ...(values.today ? { today: values.today } : {}), ...(rateLimit !== undefined ? { rateLimit } : {}) }) : undefined
   const { createServer } = await import('./server.ts')
   const mock = createServer({
     stateOptions: {
-      seed: integer(values.seed, 'seed', 42),
+      seed: seed ?? 42,
       scale: values.scale ?? 'default',
       ...(values.today ? { today: values.today } : {}),
-      rateLimit: onOff(values['rate-limit'], 'rate-limit', true),
+      rateLimit: rateLimit ?? true,
       // Over HTTP every change goes through a request, so the cache is exact: on unless turned off.
       responseCache: onOff(values['response-cache'], 'response-cache', true),
       strict: values.strict ?? false,
+      // On a shared store, the twin's settings (resolved when it was created) win.
+      ...(shared ? { seed: shared.config.seed, scale: shared.config.scale, today: shared.config.today, rateLimit: shared.config.rateLimit, createdAt: shared.config.createdAt, twin: shared.attach } : {}),
     },
     remoteAdmin: values['remote-admin'] ?? false,
   })
+  if (shared) {
+    try {
+      await shared.start()
+    } catch (error) {
+      fail(`cannot replay twin '${twinName}' from ${shared.store}: ${(error as Error).message}`)
+    }
+  }
   const url = await mock.listen(port, host)
   const { state } = mock
   const lines = [
     `shoptwin mock listening on ${url}  (seed ${state.seed}, scale ${state.scale}, today ${state.today}, rate limit ${state.rateLimit ? 'on' : 'off'}, response cache ${state.responseCache ? 'on' : 'off'})`,
+    ...(shared ? [`Shared twin '${twinName}' on ${shared.store} (${shared.created ? 'created' : 'joined'}; log head ${state.twin.head}; metrics: ${url}/__admin/metrics)`] : []),
     '',
     'API keys (x-api-key):',
     ...state.world.apiKeys.map((k) => `  ${k.key.padEnd(22)} ${k.label}`),
@@ -112,7 +133,10 @@ async function serve(args: string[]): Promise<void> {
     closing = true
     console.log(`\nshoptwin: ${signal} received, finishing in-flight requests...`)
     mock.close().then(
-      () => process.exit(0),
+      async () => {
+        await mock.state.twin.close()
+        process.exit(0)
+      },
       (error: unknown) => {
         console.error(error)
         process.exit(1)
@@ -121,6 +145,18 @@ async function serve(args: string[]): Promise<void> {
   }
   process.on('SIGINT', () => shutdown('SIGINT'))
   process.on('SIGTERM', () => shutdown('SIGTERM'))
+}
+
+/** Connects to the shared store and adopts (or creates) the twin's settings; one line and exit 2 when it cannot. */
+async function openSharedTwin(url: string, name: string, flags: { seed?: number; scale?: string; today?: string; rateLimit?: boolean }) {
+  const { openRedisTwin, redactStoreUrl } = await import('./twin/redis/index.ts')
+  const leaseMs = process.env.SHOPTWIN_LEASE_MS ? Number(process.env.SHOPTWIN_LEASE_MS) : undefined
+  try {
+    const twin = await openRedisTwin(url, name, { ...flags, createdAt: Date.now(), clock: { frozenAt: null, offset: 0 } }, leaseMs ? { leaseMs } : {})
+    return { ...twin, store: redactStoreUrl(url) }
+  } catch (error) {
+    fail((error as Error).message)
+  }
 }
 
 async function fixtures(args: string[]): Promise<void> {

@@ -14,6 +14,7 @@ import type { RequestHeaders } from './pipeline/index.ts'
 import { apiError, serializeBody, toResponse, type ApiResult } from './respond.ts'
 import { createMockState, type MockState, type MockStateOptions } from './state.ts'
 import { redactHeaders } from './stores/journal.ts'
+import { StoreUnavailable } from './twin/ops.ts'
 
 /** The origin requests are rebuilt on before they reach the handlers. */
 const INTERNAL_ORIGIN = 'http://shoptwin.internal'
@@ -171,6 +172,18 @@ async function send(res: ServerResponse, response: Response): Promise<void> {
   res.end(body)
 }
 
+/**
+ * The connector's and the control API's routes on a shared store (mock/twin/): caught up with the log
+ * first; a route that may change the twin (anything but a GET of the control API or of OAuth metadata)
+ * runs as one write. The REST operations do this in their pipeline. In memory: as it is.
+ */
+async function sharedTwin(state: MockState, method: string, path: string, answer: () => Promise<void>): Promise<void> {
+  if (!state.twin.shared) return answer()
+  await state.sync()
+  if (method === 'GET' && (isAdminPath(path) || path.startsWith('/.well-known/'))) return answer()
+  await state.exclusive(answer)
+}
+
 /** A standalone HTTP server answering through the mock's MSW handlers. */
 export function createServer({ state = undefined, stateOptions, remoteAdmin = false, routing = 'map', log }: ServerOptions = {}): MockServer {
   const mockState = state ?? createMockState(stateOptions)
@@ -203,14 +216,18 @@ export function createServer({ state = undefined, stateOptions, remoteAdmin = fa
       }
 
       if (url && ownsPath(path)) {
-        connector ??= createConnector(mockState, { baseUrl: url, ...(log ? { log } : {}) })
-        return await send(res, await connector.handle(new Request(`${url}${rawUrl}`, { method, headers: fetchHeaders(req.headers), body: body && body.length ? new Uint8Array(body) : undefined })))
+        const base = url
+        connector ??= createConnector(mockState, { baseUrl: base, ...(log ? { log } : {}) })
+        const answer = async () => send(res, await connector!.handle(new Request(`${base}${rawUrl}`, { method, headers: fetchHeaders(req.headers), body: body && body.length ? new Uint8Array(body) : undefined })))
+        return await sharedTwin(mockState, method, path, answer)
       }
       const request = new Request(`${INTERNAL_ORIGIN}${rawUrl}`, { method, headers: fetchHeaders(req.headers), body: body && body.length ? new Uint8Array(body) : undefined })
       if (isAdminPath(path)) {
         if (!remoteAdmin && !isLoopback(req.socket.remoteAddress)) return await send(res, toResponse(apiError(403, 'The control API is only served to loopback clients (start with --remote-admin to allow others)')))
-        const response = await getResponse(adminHandlers, request)
-        return await send(res, response ?? toResponse(apiError(404, `No control API route at ${req.method} ${path}`)))
+        return await sharedTwin(mockState, method, path, async () => {
+          const response = await getResponse(adminHandlers, request)
+          return send(res, response ?? toResponse(apiError(404, `No control API route at ${req.method} ${path}`)))
+        })
       }
 
       let response: Response | undefined
@@ -223,7 +240,8 @@ export function createServer({ state = undefined, stateOptions, remoteAdmin = fa
       await send(res, response)
     } catch (error) {
       const status = (error as { status?: number }).status
-      const result = status && status < 500 ? (error as ReturnType<typeof apiError>) : apiError(500, `Internal error in the mock server: ${(error as Error).message}`)
+      const result =
+        error instanceof StoreUnavailable ? apiError(503, error.message) : status && status < 500 ? (error as ReturnType<typeof apiError>) : apiError(500, `Internal error in the mock server: ${(error as Error).message}`)
       if (!res.headersSent) sendResult(res, result)
       else res.destroy()
     }

@@ -242,7 +242,7 @@ export function createMockState(options: MockStateOptions = {}): MockState {
     generated = buildWorld({ seed, scale, today, freeze })
     view = worldAt(generated, clock.nowMs(), { freeze })
     writeLog = []
-    areaStates = keptOverReset()
+    areaStates = op.hard ? new Map() : keptOverReset()
     connector = newConnector(op.at)
     changed()
     // A shared store empties its records and counters in the commit that logs the reset (mock/twin/redis/).

@@ -79,6 +79,8 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 
 /** Attaches a certification session to a state (one at a time); returns the function that detaches it. */
 export function attachCertification(state: MockState, hooks: CertificationHooks): () => void {
+  // A session's adversity schedule and its record of requests belong to one process: not to a twin many replicas share.
+  if (state.twin.shared) throw new Error(`client certification runs on a twin of its own, not on a shared store (--store): start certify-client without --store`)
   const session: Session = { hooks, nextSeq: 1 }
   state.certification = session
   return () => {

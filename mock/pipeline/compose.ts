@@ -49,3 +49,14 @@ export function compose(steps: Step[], final: Final): Final {
     return run(0)
   }
 }
+
+/**
+ * The world, clock and date a request sees, read again from the state: on a shared store, after the
+ * request caught up with the log or took the write lease (another replica may have moved the clock,
+ * reset the twin or written meanwhile).
+ */
+export function refreshContext(ctx: RequestContext): void {
+  ctx.world = ctx.state.world
+  ctx.now = ctx.state.clock.now()
+  ctx.today = ctx.now.toISOString().slice(0, 10)
+}

@@ -5,8 +5,9 @@
  * 60 seconds; 5xx responses and exceptions are not cached.
  */
 import { messages } from '../messages.ts'
+import type { IdempotencyStore } from '../stores/idempotency.ts'
 import { apiError, isApiError, serializeBody, type ApiResult } from '../respond.ts'
-import type { Next, RequestContext, Step } from './compose.ts'
+import { refreshContext, type Next, type RequestContext, type Step } from './compose.ts'
 import { INVALID_IDEMPOTENCY_KEY } from './validate.ts'
 
 export const KEY_PATTERN = /^[A-Za-z0-9-]{1,128}$/
@@ -35,18 +36,26 @@ async function withKey(ctx: RequestContext, key: string, next: Next): Promise<Ap
     return { status: entry.responseStatus!, rawBody: entry.rawBody!, headers: { ...entry.headers, 'idempotent-replayed': 'true' } }
   }
 
-  // On a shared store the write and its record are committed together, or neither is (mock/twin/).
+  // On a shared store the write and its record are committed together, or neither is (mock/twin/):
+  // a write refused there (503, nothing written) frees the key for the retry.
+  try {
+    return await keyed(ctx, store, shopId, key, next)
+  } catch (error) {
+    await Promise.resolve(store.release(shopId, key)).catch(() => {})
+    throw error
+  }
+}
+
+function keyed(ctx: RequestContext, store: IdempotencyStore, shopId: string, key: string, next: Next) {
   return ctx.state.exclusive(async () => {
+    if (ctx.state.twin.shared) refreshContext(ctx)
     let result: ApiResult
     try {
       result = await next()
     } catch (error) {
       // An ApiError below 500 is an answer like any other and is cached; anything else is not.
       if (isApiError(error) && error.status < 500) result = error
-      else {
-        await store.release(shopId, key)
-        throw error
-      }
+      else throw error
     }
     // spec: Idempotency: 5xx responses are not cached, so a retry can succeed.
     if (result.status >= 500) {

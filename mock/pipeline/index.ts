@@ -1,6 +1,6 @@
 /**
  * The request pipeline, composed in one place. Order matters:
- * journal → activity log → certification (a client's session, when attached) → error boundary → (strict) response check → faults → Prefer → auth → rate limit →
+ * journal → activity log → certification (a client's session, when attached) → error boundary → twin sync (a shared store's catch-up) → (strict) response check → faults → Prefer → auth → rate limit →
  * response cache → validation → paging → idempotency → write version → certification effect → the area handler.
  */
 import { activity } from './activity.ts'
@@ -18,6 +18,7 @@ import { prefer } from './prefer.ts'
 import { rateLimit } from './rate-limit.ts'
 import { responseCache, writeVersion } from './response-cache.ts'
 import { responseCheck } from './response-check.ts'
+import { twinSync } from './twin-sync.ts'
 import { validate } from './validate.ts'
 
 export type { Awaitable, RequestContext, RequestHeaders, Step, Final, Next } from './compose.ts'
@@ -35,6 +36,7 @@ export function createPipeline({ log }: PipelineOptions = {}): (ctx: RequestCont
     activity(),
     certification(),
     errorBoundary(log ? { log } : {}),
+    twinSync(),
     responseCheck(),
     faults(),
     prefer(),

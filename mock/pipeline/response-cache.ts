@@ -16,7 +16,7 @@ import type { ApiResult } from '../respond.ts'
 import { serializeBody } from '../respond.ts'
 import type { MockState } from '../state.ts'
 import { DAY_MS } from '../../fixtures/days.ts'
-import type { Next, RequestContext, Step } from './compose.ts'
+import { refreshContext, type Next, type RequestContext, type Step } from './compose.ts'
 
 /** True when the handler dispatch will run is the one its area declared cacheable (not a replacement). */
 function isCacheable(ctx: RequestContext): boolean {
@@ -47,7 +47,11 @@ export const writeVersion = (): Step =>
   function writeVersion(ctx, next) {
     // A read that writes after all (a halo snapshot, an event's ordinal) is run again as a write on a
     // shared store, which refuses the change before it is made (mock/twin/).
-    return isCacheable(ctx) ? ctx.state.readOrWrite(next) : ctx.state.exclusive(() => changingAround(ctx.state, next))
+    if (isCacheable(ctx)) return ctx.state.twin.shared ? ctx.state.readOrWrite(next) : next()
+    return ctx.state.exclusive(() => {
+      if (ctx.state.twin.shared) refreshContext(ctx)
+      return changingAround(ctx.state, next)
+    })
   }
 
 async function changingAround(state: MockState, next: Next): Promise<ApiResult> {

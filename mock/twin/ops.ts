@@ -17,7 +17,8 @@ export type TwinOp =
   | { kind: 'write'; area: string; name: string; input: unknown; threw?: true }
   | { kind: 'connector'; name: ConnectorOperationName; input: unknown; threw?: true }
   | ({ kind: 'clock' } & ClockSetting)
-  | { kind: 'reset'; seed: number; scale: string; today: string; fixedToday: boolean; at: number }
+  /** `hard`: the twin as created (the settings kept over a reset dropped too): where a replica rebuilds from. */
+  | { kind: 'reset'; seed: number; scale: string; today: string; fixedToday: boolean; at: number; hard?: true }
   | { kind: 'fault'; action: 'add'; input: FaultInput; threw?: true }
   | { kind: 'fault'; action: 'take'; match: FaultMatch }
   | { kind: 'fault'; action: 'clear' }

@@ -4,7 +4,7 @@
  */
 import { getResponse } from 'msw'
 import type { Contract, OperationInfo } from '../../openapi/index.ts'
-import { createOperationRoutes, type OperationRoute } from '../../mock/handlers.ts'
+import { createHandlers, createOperationRoutes, type OperationRoute } from '../../mock/handlers.ts'
 import type { MockState } from '../../mock/state.ts'
 import { contractProblem } from '../../mock/testing.ts'
 
@@ -89,4 +89,21 @@ export function answerProblems(contract: Contract, op: OperationInfo, answer: { 
   const problem = contractProblem(contract, op, answer.status, answer.text)
   if (problem) problems.push(problem)
   return problems
+}
+
+const handlersOf = new WeakMap<MockState, ReturnType<typeof createHandlers>>()
+
+/** Calls a mock state's MSW handlers with the demo key and a shop: `(method, path, body, shopId, headers)`. */
+export function fetchOf(state: MockState, apiKey = 'demo-key') {
+  let handlers = handlersOf.get(state)
+  if (!handlers) handlersOf.set(state, (handlers = createHandlers(state, { baseUrl: IN_PROCESS_ORIGIN, log: () => {} })))
+  return async (method: string, path: string, body?: unknown, shopId?: string, headers: Record<string, string> = {}) => {
+    const request = new Request(`${IN_PROCESS_ORIGIN}${path}`, {
+      method,
+      headers: { 'content-type': 'application/json', 'x-api-key': apiKey, ...(shopId ? { 'x-shop-id': shopId } : {}), ...headers },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    })
+    const response = (await getResponse(handlers!, request))!
+    return { status: response.status, text: await response.text(), headers: response.headers }
+  }
 }

@@ -1,0 +1,536 @@
+/**
+ * The shared store: one twin on a Redis-compatible server (Redis 7, Valkey), any number of replicas.
+ * The only folder that imports the Redis client (.dependency-cruiser.cjs), and it is loaded only when
+ * `serve --store` asks for it.
+ *
+ * Keys, all under the twin's hash tag `{tw:<name>}` (one slot, so a Redis Cluster spreads twins, not a twin):
+ *   cfg            the twin's settings, resolved once when it was created (seed, scale, today, limits, clock)
+ *   head, log      the log's last sequence number and the log itself (a stream, ids `<seq>-0`)
+ *   lease          the write lease: one replica writes at a time; its token fences the commit
+ *   gen            the generation of records and counters (a reset starts a new one)
+ *   g<gen>:rl:*    rate-limit windows; g<gen>:idem:* idempotency records (+ an index that caps them)
+ *   activity       the account's activity log (a capped stream)
+ *
+ * A request first catches up with the log (one round trip when nothing changed). A write takes the
+ * lease, catches up, runs, and commits its operations, with the idempotency record it completes, in
+ * one fenced script. A replica whose commit is refused (its lease ran out, say while it was stopped)
+ * or whose store went away mid-commit rebuilds its state from the log and answers 503.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks'
+import { randomUUID } from 'node:crypto'
+import { Redis, type RedisOptions } from 'ioredis'
+import type { ClockSetting } from '../../clock.ts'
+import { keyIdOf } from '../../connector/activity.ts'
+import { ACTIVITY_MAX, type ActivityEntry } from '../../connector/store.ts'
+import type { MockState } from '../../state.ts'
+import type { ActivityStore } from '../../stores/activity.ts'
+import type { IdempotencyClaim, IdempotencyEntry, IdempotencyStore } from '../../stores/idempotency.ts'
+import type { RateDecision, RateLimiter } from '../../stores/rate-limiter.ts'
+import { NeedsExclusive, StoreUnavailable, type TwinOp } from '../ops.ts'
+import type { TwinStore } from '../store.ts'
+import { ACTIVITY_RECORD, COMMIT, IDEMPOTENCY_CLAIM, RATE_LIMIT, RELEASE, RENEW } from './scripts.ts'
+
+/** What makes replicas one twin: resolved once, stored with it, adopted by every replica. */
+export interface TwinConfig {
+  seed: number
+  scale: string
+  today: string
+  /** Epoch ms the twin was created (the connector's fixtures are made as of it). */
+  createdAt: number
+  /** The clock's setting when the twin was created (moves after it are in the log). */
+  clock: ClockSetting
+  rateLimit: boolean
+  perSecond: number
+  perDay: number
+}
+
+/** The flags a replica was started with: what it brings to a new twin, or must agree with on an existing one. */
+export type ReplicaFlags = Partial<Pick<TwinConfig, 'seed' | 'scale' | 'today' | 'rateLimit' | 'perSecond' | 'perDay'>> & Pick<TwinConfig, 'createdAt' | 'clock'>
+
+export interface RedisTwinOptions {
+  /** How long a write may hold the lease (ms); a replica stalled longer is fenced out. */
+  leaseMs?: number
+  /** How long a write waits for the lease before answering 503 (ms). */
+  leaseWaitMs?: number
+  /** Where the replica says it lost or found the store again, or fell behind. */
+  log?: (line: string) => void
+}
+
+/** `redis://[:password@]host:port[/db]`, `rediss://…`, `unix:///path/to/redis.sock[?db=N]`. */
+export function redisOptionsFromUrl(url: string): RedisOptions {
+  let parsed: URL
+  try {
+    parsed = new URL(url)
+  } catch {
+    throw new Error(`--store must be redis://HOST:PORT[/DB] or unix:///path/to/redis.sock, got ${url}`)
+  }
+  const db = (text: string | null) => {
+    if (text === null || text === '') return 0
+    if (!/^\d+$/.test(text)) throw new Error(`--store: the database must be a number, got ${text}`)
+    return Number(text)
+  }
+  const auth = { ...(parsed.username ? { username: decodeURIComponent(parsed.username) } : {}), ...(parsed.password ? { password: decodeURIComponent(parsed.password) } : {}) }
+  if (parsed.protocol === 'unix:') return { path: decodeURIComponent(parsed.pathname), db: db(parsed.searchParams.get('db')), ...auth }
+  if (parsed.protocol === 'redis:' || parsed.protocol === 'rediss:' || parsed.protocol === 'valkey:') {
+    if (!parsed.hostname) throw new Error(`--store needs a host: redis://HOST:PORT[/DB], got ${url}`)
+    return { host: parsed.hostname.replace(/^\[|\]$/g, ''), port: parsed.port ? Number(parsed.port) : 6379, db: db(parsed.pathname.replace(/^\//, '')), ...auth, ...(parsed.protocol === 'rediss:' ? { tls: {} } : {}) }
+  }
+  throw new Error(`--store must be redis://HOST:PORT[/DB] or unix:///path/to/redis.sock, got ${url}`)
+}
+
+/** The store's URL with its password hidden (what logs and metrics show). */
+export const redactStoreUrl = (url: string): string => url.replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:REDACTED@')
+
+/** A twin's keys. */
+export function twinKeys(name: string) {
+  const p = `st:{tw:${name}}:`
+  return {
+    cfg: `${p}cfg`,
+    head: `${p}head`,
+    log: `${p}log`,
+    gen: `${p}gen`,
+    lease: `${p}lease`,
+    activity: `${p}activity`,
+    activityId: `${p}activity:id`,
+    rateRecent: (gen: number, keyId: string, shop: string) => `${p}g${gen}:rl:${keyId}:${shop}`,
+    rateDay: (gen: number, keyId: string, shop: string, day: string) => `${p}g${gen}:rd:${keyId}:${shop}:${day}`,
+    idem: (gen: number, shop: string, key: string) => `${p}g${gen}:idem:${shop}:${key}`,
+    idemIndex: (gen: number) => `${p}g${gen}:idemidx`,
+  }
+}
+
+type Commands = Redis & {
+  twinRateLimit(recent: string, day: string, now: number, perSecond: number, perDay: number, midnight: number): Promise<[number, string?, number?]>
+  twinClaim(record: string, index: string, now: number, inFlightMs: number, maxRecords: number): Promise<string[]>
+  twinCommit(...args: Array<string | number>): Promise<number[]>
+  twinRelease(lease: string, token: string): Promise<number>
+  twinRenew(lease: string, token: string, ms: number): Promise<number>
+  twinActivity(stream: string, counter: string, entry: string, cap: number): Promise<number>
+}
+
+/** Connects, or says in one line why not (the CLI prints it and exits 2). */
+export async function connectRedis(url: string, { log = (line: string) => console.error(line) } = {}): Promise<Commands> {
+  const options = redisOptionsFromUrl(url)
+  // Errors are reported once the store was reached: before that, connect() says why it failed.
+  let reported = true
+  const redis = new Redis({
+    ...options,
+    lazyConnect: true,
+    // Fail at once while the store is away (the request gets a 503), never queue or hang.
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    commandTimeout: 5000,
+    connectTimeout: 3000,
+    retryStrategy: (times) => Math.min(50 * times, 1000),
+  }) as Commands
+  redis.on('error', (error: Error) => {
+    if (!reported) log(`shoptwin: the shared store ${redactStoreUrl(url)} is unreachable (${error.message}); answering 503 until it is back`)
+    reported = true
+  })
+  redis.on('ready', () => {
+    if (reported) log(`shoptwin: the shared store ${redactStoreUrl(url)} is back`)
+    reported = false
+  })
+  redis.defineCommand('twinRateLimit', { numberOfKeys: 2, lua: RATE_LIMIT })
+  redis.defineCommand('twinClaim', { numberOfKeys: 2, lua: IDEMPOTENCY_CLAIM })
+  redis.defineCommand('twinCommit', { numberOfKeys: 5, lua: COMMIT })
+  redis.defineCommand('twinRelease', { numberOfKeys: 1, lua: RELEASE })
+  redis.defineCommand('twinRenew', { numberOfKeys: 1, lua: RENEW })
+  redis.defineCommand('twinActivity', { numberOfKeys: 2, lua: ACTIVITY_RECORD })
+  try {
+    await redis.connect()
+    await redis.ping()
+    reported = false
+  } catch (error) {
+    redis.disconnect()
+    throw new Error(`cannot reach the shared store ${redactStoreUrl(url)}: ${(error as Error).message}`)
+  }
+  return redis
+}
+
+const DIFFERS: Array<keyof TwinConfig> = ['seed', 'scale', 'today', 'rateLimit', 'perSecond', 'perDay']
+
+/**
+ * The twin's settings: a new twin takes the replica's flags (today resolved now, once); an existing
+ * one is adopted, unless a flag given differs, which refuses the start with the reason.
+ */
+export async function adoptTwinConfig(redis: Redis, name: string, flags: ReplicaFlags): Promise<{ config: TwinConfig; created: boolean }> {
+  const keys = twinKeys(name)
+  const proposed: TwinConfig = {
+    seed: flags.seed ?? 42,
+    scale: flags.scale ?? 'default',
+    today: flags.today ?? new Date(flags.clock.frozenAt ?? Date.now() + flags.clock.offset).toISOString().slice(0, 10),
+    createdAt: flags.createdAt,
+    clock: flags.clock,
+    rateLimit: flags.rateLimit ?? true,
+    perSecond: flags.perSecond ?? 10,
+    perDay: flags.perDay ?? 1_000_000,
+  }
+  const created = (await redis.set(keys.cfg, JSON.stringify(proposed), 'NX')) === 'OK'
+  if (created) return { config: proposed, created }
+  const config = JSON.parse((await redis.get(keys.cfg))!) as TwinConfig
+  const differ = DIFFERS.filter((field) => flags[field as keyof ReplicaFlags] !== undefined && flags[field as keyof ReplicaFlags] !== config[field])
+  if (differ.length) {
+    const said = differ.map((f) => `${f} ${String(flags[f as keyof ReplicaFlags])} (the twin's: ${String(config[f])})`).join(', ')
+    throw new Error(`twin '${name}' already exists with other settings: ${said}; start with the twin's settings, another --twin, or reset it`)
+  }
+  return { config, created }
+}
+
+interface Tx {
+  token: string
+  ops: TwinOp[]
+  record?: { key: string; status: number; rawBody: string; headers: string; permission: string; expiresAt: number; startedAt: number }
+}
+
+/** Counters an operator scrapes. */
+interface Counters {
+  commits: number
+  refusedCommits: number
+  rebuilds: number
+  storeErrors: number
+  leaseWaitMs: number
+  caughtUp: number
+}
+
+/** The TwinStore of one replica (MockStateOptions.twin). */
+export function createRedisTwin(redis: Commands, name: string, config: TwinConfig, { leaseMs = 2000, leaseWaitMs = 15_000, log = (line: string) => console.error(line) }: RedisTwinOptions = {}) {
+  const keys = twinKeys(name)
+  const replica = randomUUID().slice(0, 8)
+  const tx = new AsyncLocalStorage<Tx>()
+  let state: MockState
+  let applied = 0
+  let seenHead = 0
+  let gen = 0
+  let dirty = true
+  let rttMs = 0
+  const counters: Counters = { commits: 0, refusedCommits: 0, rebuilds: 0, storeErrors: 0, leaseWaitMs: 0, caughtUp: 0 }
+  // One catch-up at a time applies entries in order; one write at a time per replica asks for the lease.
+  let applying: Promise<void> = Promise.resolve()
+  let writing: Promise<unknown> = Promise.resolve()
+
+  /** A store error becomes a 503 (StoreUnavailable); what this replica holds may be behind, so it rebuilds next time. */
+  const guard = async <T>(run: () => Promise<T>): Promise<T> => {
+    try {
+      return await run()
+    } catch (error) {
+      if (error instanceof StoreUnavailable || error instanceof NeedsExclusive) throw error
+      counters.storeErrors++
+      throw new StoreUnavailable(`The shared state store is unavailable (${(error as Error).message}); retry shortly`)
+    }
+  }
+
+  const applyUpTo = (head: number): Promise<void> => {
+    applying = applying.then(async () => {
+      if (dirty) {
+        // The twin as it was created, then every operation of its log.
+        state.replay({ kind: 'reset', seed: config.seed, scale: config.scale, today: config.today, fixedToday: true, at: config.createdAt, hard: true })
+        state.replay({ kind: 'clock', ...config.clock })
+        applied = 0
+        counters.rebuilds++
+      }
+      const from = applied
+      while (applied < head) {
+        const entries = await redis.xrange(keys.log, `${applied + 1}-0`, `${head}-0`, 'COUNT', 1000)
+        if (entries.length === 0) break
+        for (const [id, fields] of entries) {
+          state.replay(JSON.parse(fields[1]!) as TwinOp)
+          applied = Number(id.slice(0, id.indexOf('-')))
+        }
+      }
+      dirty = false
+      if (applied - from > 1000) log(`shoptwin: replica ${replica} caught up ${applied - from} operations of twin '${name}' (head ${applied})`)
+      counters.caughtUp += applied - from
+    })
+    return applying
+  }
+
+  /** Reads the head (one round trip) and applies what is new. */
+  const catchUp = () =>
+    guard(async () => {
+      const started = performance.now()
+      const [head, g] = await redis.mget(keys.head, keys.gen)
+      rttMs = rttMs === 0 ? performance.now() - started : rttMs * 0.9 + (performance.now() - started) * 0.1
+      seenHead = Number(head ?? 0)
+      gen = Number(g ?? 0)
+      if (dirty || seenHead > applied) await applyUpTo(seenHead)
+    })
+
+  const acquireLease = async (token: string) => {
+    const started = Date.now()
+    let wait = 0.2
+    // Terminates: the deadline bounds the loop.
+    for (;;) {
+      if ((await redis.set(keys.lease, token, 'PX', leaseMs, 'NX')) === 'OK') break
+      if (Date.now() - started > leaseWaitMs) throw new StoreUnavailable('The twin is busy: no write lease within the wait; retry shortly')
+      await new Promise((resolve) => setTimeout(resolve, wait * (0.5 + Math.random())))
+      wait = Math.min(wait * 2, 10)
+    }
+    counters.leaseWaitMs += Date.now() - started
+  }
+
+  const commit = async (t: Tx, expected: number) => {
+    if (t.ops.length === 0 && !t.record) {
+      await redis.twinRelease(keys.lease, t.token)
+      return
+    }
+    const reset = t.ops.some((op) => op.kind === 'reset') ? '1' : '0'
+    const r = t.record
+    const result = await redis.twinCommit(
+      keys.lease,
+      keys.head,
+      keys.log,
+      keys.gen,
+      r?.key ?? keys.lease,
+      t.token,
+      expected,
+      reset,
+      r ? '1' : '0',
+      r?.status ?? 0,
+      r?.rawBody ?? '',
+      r?.headers ?? '',
+      r?.permission ?? '',
+      r?.expiresAt ?? 0,
+      r?.startedAt ?? 0,
+      ...t.ops.map((op) => JSON.stringify(op)),
+    )
+    if (result[0]! < 0) {
+      counters.refusedCommits++
+      dirty = true
+      log(`shoptwin: replica ${replica} lost its write lease on twin '${name}' (${result[0] === -1 ? 'it ran out' : 'the log moved'}); rebuilding from the log`)
+      throw new StoreUnavailable('This replica lost its write lease before it could commit; nothing was written; retry')
+    }
+    counters.commits++
+    applied = seenHead = result[0]!
+    gen = result[1]!
+  }
+
+  /** Runs a write under the lease and commits what it logged (even when it threw: it changed what it logged). */
+  const exclusive = <T>(run: () => T | Promise<T>): T | Promise<T> => {
+    if (tx.getStore()) return run()
+    const write = writing.then(() =>
+      guard(async () => {
+        const t: Tx = { token: randomUUID(), ops: [] }
+        await acquireLease(t.token)
+        // A live replica keeps its lease while its write runs; a stalled one (SIGSTOP) cannot, and is fenced out.
+        const renew = setInterval(() => void redis.twinRenew(keys.lease, t.token, leaseMs).catch(() => {}), Math.max(50, leaseMs / 3))
+        renew.unref()
+        try {
+          return await underLease(t)
+        } finally {
+          clearInterval(renew)
+        }
+      }),
+    )
+    writing = write.catch(() => {})
+    return write
+
+    async function underLease(t: Tx): Promise<T> {
+        let outcome: { ok: true; value: T } | { ok: false; error: unknown }
+        let expected: number
+        try {
+          const [head, g] = await redis.mget(keys.head, keys.gen)
+          seenHead = Number(head ?? 0)
+          gen = Number(g ?? 0)
+          await applyUpTo(seenHead)
+          expected = applied
+          try {
+            outcome = { ok: true, value: await tx.run(t, run) }
+          } catch (error) {
+            outcome = { ok: false, error }
+          }
+        } catch (error) {
+          await redis.twinRelease(keys.lease, t.token).catch(() => {})
+          throw error
+        }
+        try {
+          await commit(t, expected)
+        } catch (error) {
+          // Not known to be committed: what this replica holds may differ from the log.
+          dirty = true
+          await redis.twinRelease(keys.lease, t.token).catch(() => {})
+          throw error
+        }
+        if (!outcome.ok) throw outcome.error
+        return outcome.value
+    }
+  }
+
+  const store: TwinStore & { attach(s: MockState): void; replica: string } = {
+    kind: 'redis',
+    shared: true,
+    replica,
+    attach(s) {
+      state = s
+    },
+    beforeChange() {
+      if (!tx.getStore()) throw new NeedsExclusive()
+    },
+    logged(op) {
+      tx.getStore()!.ops.push(op)
+    },
+    sync() {
+      return tx.getStore() ? undefined : catchUp()
+    },
+    exclusive,
+    async readOrWrite(run) {
+      if (tx.getStore()) return run()
+      try {
+        return await run()
+      } catch (error) {
+        if (error instanceof NeedsExclusive) return exclusive(run)
+        throw error
+      }
+    },
+    get head() {
+      return applied
+    },
+    rateLimiter: undefined as unknown as RateLimiter,
+    idempotency: undefined as unknown as IdempotencyStore,
+    activity: undefined as unknown as ActivityStore,
+    async metrics() {
+      const started = performance.now()
+      let logHead: number | null = null
+      try {
+        logHead = Number((await redis.get(keys.head)) ?? 0)
+      } catch {
+        // reported as store_connected: false
+      }
+      return {
+        store: 'redis',
+        twin: name,
+        replica,
+        store_connected: redis.status === 'ready',
+        log_head: logHead,
+        applied,
+        lag: logHead === null ? null : logHead - applied,
+        generation: gen,
+        store_rtt_ms: Number((performance.now() - started).toFixed(3)),
+        store_rtt_ewma_ms: Number(rttMs.toFixed(3)),
+        commits: counters.commits,
+        refused_commits: counters.refusedCommits,
+        rebuilds: counters.rebuilds,
+        store_errors: counters.storeErrors,
+        lease_wait_ms_total: counters.leaseWaitMs,
+        operations_caught_up: counters.caughtUp,
+      }
+    },
+    async close() {
+      await redis.quit().catch(() => redis.disconnect())
+    },
+  }
+
+  const now = () => state.clock.nowMs()
+  const rateLimiter: RateLimiter = {
+    perSecond: config.perSecond,
+    perDay: config.perDay,
+    trackedPairs: -1,
+    take: (apiKey, shopId) =>
+      guard(async () => {
+        const t = now()
+        const day = new Date(t).toISOString().slice(0, 10)
+        const keyId = keyIdOf(apiKey)
+        const midnight = Date.parse(`${day}T00:00:00Z`) + 86_400_000
+        const perSecond = Number.isFinite(config.perSecond) ? config.perSecond : Number.MAX_SAFE_INTEGER
+        const perDay = Number.isFinite(config.perDay) ? config.perDay : Number.MAX_SAFE_INTEGER
+        const [allowed, window, retryAfter] = await redis.twinRateLimit(keys.rateRecent(gen, keyId, shopId), keys.rateDay(gen, keyId, shopId, day), t, perSecond, perDay, midnight)
+        if (allowed === 1) return { allowed: true } as RateDecision
+        return { allowed: false, retryAfterSeconds: Number(retryAfter), window: window as 'second' | 'day', limit: window === 'day' ? config.perDay : config.perSecond }
+      }),
+    // A reset starts a new generation in the commit that logs it.
+    clear: () => {},
+  }
+
+  const TTL_MS = 24 * 60 * 60 * 1000
+  const IN_FLIGHT_MS = 60 * 1000
+  const MAX_RECORDS = 10_000
+  const idempotency: IdempotencyStore = {
+    size: -1,
+    claim: (shopId, key) =>
+      guard(async (): Promise<IdempotencyClaim> => {
+        const r = await redis.twinClaim(keys.idem(gen, shopId, key), keys.idemIndex(gen), now(), IN_FLIGHT_MS, MAX_RECORDS)
+        if (r[0] === 'started') return { kind: 'started' }
+        if (r[0] === 'in-flight') return { kind: 'in-flight' }
+        return { kind: 'replay', entry: entryOf(r[1]!, r[2]!, r[3]!, r[4]!, r[5]!, r[6]!) }
+      }),
+    complete(shopId, key, response) {
+      const t = tx.getStore()
+      const record = { key: keys.idem(gen, shopId, key), status: response.status, rawBody: response.rawBody, headers: JSON.stringify(response.headers ?? {}), permission: response.permission ?? '', expiresAt: now() + TTL_MS, startedAt: now() }
+      // In a write, the record is committed with it; otherwise (never, today) on its own.
+      if (t) {
+        t.record = record
+        return
+      }
+      return guard(async () => {
+        await redis.hset(record.key, { status: 'completed', responseStatus: record.status, rawBody: record.rawBody, headers: record.headers, permission: record.permission, expiresAt: record.expiresAt, startedAt: record.startedAt })
+      })
+    },
+    release: (shopId, key) =>
+      guard(async () => {
+        await redis.del(keys.idem(gen, shopId, key))
+      }),
+    lookup: (shopId, key) =>
+      guard(async () => {
+        const [status, startedAt, expiresAt, responseStatus, rawBody, headers, permission] = await redis.hmget(keys.idem(gen, shopId, key), 'status', 'startedAt', 'expiresAt', 'responseStatus', 'rawBody', 'headers', 'permission')
+        const t = now()
+        if (status === 'processing' && t - Number(startedAt) < IN_FLIGHT_MS) return { status: 'processing', startedAt: Number(startedAt) } as IdempotencyEntry
+        if (status === 'completed' && Number(expiresAt) > t) return entryOf(responseStatus!, rawBody!, headers ?? '', permission ?? '', startedAt!, expiresAt!)
+        return undefined
+      }),
+    clear: () => {},
+  }
+
+  const activity: ActivityStore = {
+    record(input) {
+      // Not awaited: the log is the account's record, not part of the answer; a lost entry is counted.
+      redis.twinActivity(keys.activity, keys.activityId, JSON.stringify(input), ACTIVITY_MAX).catch(() => {
+        counters.storeErrors++
+      })
+    },
+    entries: () =>
+      guard(async () => {
+        const entries = await redis.xrange(keys.activity, '-', '+')
+        return entries.map(([, fields]) => ({ id: Number(fields[1]), ...(JSON.parse(fields[3]!) as Omit<ActivityEntry, 'id'>) }))
+      }),
+  }
+  Object.assign(store, { rateLimiter, idempotency, activity })
+  return store
+}
+
+function entryOf(responseStatus: string, rawBody: string, headers: string, permission: string, startedAt: string, expiresAt: string): IdempotencyEntry {
+  return {
+    status: 'completed',
+    startedAt: Number(startedAt),
+    responseStatus: Number(responseStatus),
+    rawBody,
+    ...(headers && headers !== '{}' ? { headers: JSON.parse(headers) as Record<string, string> } : {}),
+    expiresAt: Number(expiresAt),
+    ...(permission ? { permission } : {}),
+  }
+}
+
+/** Opens a twin on the store: connects, adopts or creates its settings; the state is made with them, then `start` replays the log. */
+export async function openRedisTwin(url: string, name: string, flags: ReplicaFlags, options: RedisTwinOptions = {}) {
+  const redis = await connectRedis(url, options.log ? { log: options.log } : {})
+  try {
+    const { config, created } = await adoptTwinConfig(redis, name, flags)
+    const twin = createRedisTwin(redis, name, config, options)
+    return {
+      config,
+      created,
+      twin,
+      /** The factory MockStateOptions.twin takes. */
+      attach: (state: MockState) => {
+        twin.attach(state)
+        return twin
+      },
+      /** Replays the log (the replica is then the twin as it is). */
+      start: async () => {
+        await twin.sync()
+      },
+    }
+  } catch (error) {
+    redis.disconnect()
+    throw error
+  }
+}

@@ -1,0 +1,118 @@
+/**
+ * The Lua scripts of the shared store. Each runs atomically in Redis, on keys that share the twin's
+ * hash tag (one slot). Times are the twin's clock (epoch ms, passed in): a frozen or moved clock
+ * decides windows and expiry, not Redis. Wall-clock expiries (PEXPIRE) only collect garbage long after.
+ */
+
+/** Two days: how long a record or counter outlives its use, whatever the twin's clock does meanwhile. */
+export const GC_MS = 2 * 86_400_000
+
+/**
+ * spec: Limits: 10 per second (a sliding one-second window) and 1,000,000 per day, per key and shop.
+ * KEYS: recent (list of accepted instants), day (counter of the twin's UTC day).
+ * ARGV: now, perSecond, perDay, next midnight (ms). Returns {1} or {0, window, retryAfterSeconds}.
+ */
+export const RATE_LIMIT = `
+local now = tonumber(ARGV[1])
+local perSecond = tonumber(ARGV[2])
+local perDay = tonumber(ARGV[3])
+local dayCount = tonumber(redis.call('GET', KEYS[2]) or '0')
+if dayCount >= perDay then
+  return {0, 'day', math.max(1, math.ceil((tonumber(ARGV[4]) - now) / 1000))}
+end
+local keep = {}
+for _, t in ipairs(redis.call('LRANGE', KEYS[1], 0, -1)) do
+  local v = tonumber(t)
+  -- A clock set back must not leave future instants blocking the window.
+  if now - v < 1000 and v <= now then table.insert(keep, v) end
+end
+table.sort(keep)
+if #keep >= perSecond then
+  return {0, 'second', math.max(1, math.ceil((keep[1] + 1000 - now) / 1000))}
+end
+table.insert(keep, now)
+redis.call('DEL', KEYS[1])
+for _, v in ipairs(keep) do redis.call('RPUSH', KEYS[1], string.format('%d', v)) end
+redis.call('PEXPIRE', KEYS[1], ${GC_MS})
+redis.call('INCR', KEYS[2])
+redis.call('PEXPIRE', KEYS[2], ${GC_MS})
+return {1}
+`
+
+/**
+ * spec: Idempotency: a key starts a record (`processing`), or meets one in flight (409 for up to 60 s on
+ * the twin's clock: a claim whose replica died frees itself then) or completed (replayed until it
+ * expires, 24 h on the twin's clock). The index keeps the store bounded (oldest evicted).
+ * KEYS: record, index. ARGV: now, inFlightMs, maxRecords.
+ * Returns {'started'} | {'in-flight'} | {'replay', responseStatus, rawBody, headers, permission, startedAt, expiresAt}.
+ */
+export const IDEMPOTENCY_CLAIM = `
+local now = tonumber(ARGV[1])
+local r = redis.call('HMGET', KEYS[1], 'status', 'startedAt', 'expiresAt', 'responseStatus', 'rawBody', 'headers', 'permission')
+if r[1] == 'completed' and tonumber(r[3]) > now then
+  return {'replay', r[4], r[5], r[6] or '', r[7] or '', r[2], r[3]}
+end
+if r[1] == 'processing' and now - tonumber(r[2]) < tonumber(ARGV[2]) then
+  return {'in-flight'}
+end
+redis.call('DEL', KEYS[1])
+redis.call('HSET', KEYS[1], 'status', 'processing', 'startedAt', string.format('%d', now))
+redis.call('PEXPIRE', KEYS[1], ${GC_MS})
+redis.call('ZADD', KEYS[2], now, KEYS[1])
+local over = redis.call('ZCARD', KEYS[2]) - tonumber(ARGV[3])
+if over > 0 then
+  local old = redis.call('ZPOPMIN', KEYS[2], over)
+  for i = 1, #old, 2 do if old[i] ~= KEYS[1] then redis.call('DEL', old[i]) end end
+end
+return {'started'}
+`
+
+/**
+ * The fenced commit of one write of the twin: only the holder of the lease, at the head it caught up
+ * to, appends its operations; the idempotency record of the request they answer is completed in the
+ * same step, so the side effect and its record appear together or not at all. A reset starts a new
+ * generation of records and counters (the old ones are left to expire).
+ * KEYS: lease, head, log, gen, idempotency record (or the lease again when none), channel-less.
+ * ARGV: token, expected head, reset (0/1), has record (0/1), status, rawBody, headers, permission, expiresAt, startedAt, op...
+ * Returns {head, gen} or {-1} (lease lost) or {-2, head} (the log moved: another writer was fenced in).
+ */
+export const COMMIT = `
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return {-1} end
+local head = tonumber(redis.call('GET', KEYS[2]) or '0')
+if head ~= tonumber(ARGV[2]) then return {-2, head} end
+for i = 11, #ARGV do
+  head = head + 1
+  redis.call('XADD', KEYS[3], string.format('%d', head) .. '-0', 'op', ARGV[i])
+end
+redis.call('SET', KEYS[2], string.format('%d', head))
+local gen = tonumber(redis.call('GET', KEYS[4]) or '0')
+if ARGV[3] == '1' then gen = redis.call('INCR', KEYS[4]) end
+if ARGV[4] == '1' then
+  redis.call('HSET', KEYS[5], 'status', 'completed', 'responseStatus', ARGV[5], 'rawBody', ARGV[6], 'headers', ARGV[7], 'permission', ARGV[8], 'expiresAt', ARGV[9], 'startedAt', ARGV[10])
+  redis.call('PEXPIRE', KEYS[5], ${GC_MS})
+end
+redis.call('DEL', KEYS[1])
+return {head, gen}
+`
+
+/** Releases the lease if this replica still holds it. KEYS: lease. ARGV: token. */
+export const RELEASE = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+`
+
+/**
+ * One entry of the account's activity log: numbered, appended to a capped stream.
+ * KEYS: stream, counter. ARGV: entry JSON without id, cap.
+ */
+export const ACTIVITY_RECORD = `
+local id = redis.call('INCR', KEYS[2])
+redis.call('XADD', KEYS[1], 'MAXLEN', '=', ARGV[2], '*', 'id', id, 'entry', ARGV[1])
+return id
+`
+
+/** Extends the lease if this replica still holds it (a write that takes long, on a live replica). KEYS: lease. ARGV: token, ms. */
+export const RENEW = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+return 0
+`

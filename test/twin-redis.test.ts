@@ -1,0 +1,211 @@
+/**
+ * One twin on Redis (issue 23): the stores behind one interface behave the same in memory and on
+ * Redis (one contract suite runs against both), and several mock states on one store act as one twin
+ * in one process (read-your-writes, one rate limit, one idempotency record, a shared clock and reset,
+ * a restart that loses nothing, a 503 while the store is away). The multi-process proofs are in
+ * test/replicas/ (npm run test:replicas).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createMockState, type MockState } from '../mock/index.ts'
+import { openRedisTwin } from '../mock/twin/redis/index.ts'
+import { startRedis, type TestRedis } from './support/redis.ts'
+import { runCli } from './support/replicas.ts'
+import { fetchOf } from './support/in-process.ts'
+
+const NOW = '2026-03-10T12:00:00.000Z'
+let redis: TestRedis
+let twins = 0
+
+beforeAll(async () => {
+  redis = await startRedis()
+})
+afterAll(async () => {
+  await redis?.stop()
+})
+
+/** A mock state on the test's Redis, as a replica of twin `name` (a fresh twin name per test unless given). */
+async function replica(name = `t${++twins}`, options: { rateLimit?: boolean } = {}): Promise<MockState & { twinName: string }> {
+  const opened = await openRedisTwin(redis.url, name, { seed: 42, scale: 'small', today: '2026-03-10', ...(options.rateLimit !== undefined ? { rateLimit: options.rateLimit } : {}), createdAt: Date.parse(NOW), clock: { frozenAt: Date.parse(NOW), offset: 0 } }, { log: () => {} })
+  const state = createMockState({ seed: 42, scale: 'small', today: '2026-03-10', now: NOW, rateLimit: opened.config.rateLimit, createdAt: opened.config.createdAt, twin: opened.attach })
+  await opened.start()
+  return Object.assign(state, { twinName: name })
+}
+const memory = () => createMockState({ seed: 42, scale: 'small', today: '2026-03-10', now: NOW })
+
+const closeAll = async (...states: MockState[]) => {
+  for (const s of states) await s.twin.close()
+}
+
+describe('stores: one contract, in memory and on Redis (issue 23, item 1)', () => {
+  const implementations: Array<[string, () => Promise<MockState>]> = [
+    ['memory', async () => memory()],
+    ['redis', () => replica()],
+  ]
+  for (const [kind, make] of implementations) {
+    it(`${kind}: rate limit (spec: Limits): 10 per second per key and shop, then 429 with the seconds to wait; another shop has its own`, async () => {
+      const state = await make()
+      const decisions = []
+      for (let i = 0; i < 12; i++) decisions.push(await state.rateLimiter.take('demo-key', 'shop-a'))
+      expect(decisions.filter((d) => d.allowed)).toHaveLength(10)
+      expect(decisions[10]).toEqual({ allowed: false, retryAfterSeconds: 1, window: 'second', limit: 10 })
+      expect((await state.rateLimiter.take('demo-key', 'shop-b')).allowed).toBe(true)
+      await state.exclusive(() => state.clock.advance(1000))
+      expect((await state.rateLimiter.take('demo-key', 'shop-a')).allowed).toBe(true)
+      await state.twin.close()
+    })
+
+    it(`${kind}: idempotency (spec: Idempotency): started, in flight within 60 s, completed and replayed, expired after 24 h on the twin's clock`, async () => {
+      const state = await make()
+      const store = state.idempotency
+      expect(await store.claim('shop', 'k1')).toEqual({ kind: 'started' })
+      expect(await store.claim('shop', 'k1')).toEqual({ kind: 'in-flight' })
+      expect((await store.lookup('shop', 'k1'))?.status).toBe('processing')
+      await state.exclusive(() => state.clock.advance(60_000))
+      // A claim whose request never finished (its replica died) frees itself after the window.
+      expect(await store.claim('shop', 'k1')).toEqual({ kind: 'started' })
+      await state.exclusive(() => store.complete('shop', 'k1', { status: 201, rawBody: '{"data":1}', headers: { 'x-a': 'b' }, permission: 'POST /automations/create' }))
+      const replay = await store.claim('shop', 'k1')
+      expect(replay).toMatchObject({ kind: 'replay', entry: { status: 'completed', responseStatus: 201, rawBody: '{"data":1}', headers: { 'x-a': 'b' }, permission: 'POST /automations/create' } })
+      expect(await store.claim('other-shop', 'k1')).toEqual({ kind: 'started' })
+      await state.exclusive(() => state.clock.advance(24 * 3_600_000))
+      expect(await store.lookup('shop', 'k1')).toBeUndefined()
+      expect(await store.claim('shop', 'k2')).toEqual({ kind: 'started' })
+      await store.release('shop', 'k2')
+      expect(await store.claim('shop', 'k2')).toEqual({ kind: 'started' })
+      await state.twin.close()
+    })
+
+    it(`${kind}: the activity log records each keyed request, oldest first, numbered`, async () => {
+      const state = await make()
+      const entry = { time: NOW, actor: { kind: 'api_key' as const, key_id: 'key_1', label: 'k' }, shop_id: null, operation_id: 'getShopSps', tool: null, status: 200, idempotent_replay: false }
+      state.activity.record(entry)
+      state.activity.record({ ...entry, status: 429 })
+      // The shared store appends without waiting for the answer: read when it has landed.
+      await expect.poll(async () => (await state.activity.entries()).slice(-2).map((e) => e.status)).toEqual([200, 429])
+      const ids = (await state.activity.entries()).slice(-2).map((e) => e.id)
+      expect(ids[1]! - ids[0]!).toBe(1)
+      await state.twin.close()
+    })
+  }
+})
+
+describe('one twin on Redis, in one process (issue 23, item 2)', () => {
+  it('replicas: a write on one is read on the other from its next request (read-your-writes)', async () => {
+    const a = await replica(undefined, { rateLimit: false })
+    const b = await replica(a.twinName)
+    const shop = a.world.shops[0]!.shop_id
+    const fa = fetchOf(a)
+    const fb = fetchOf(b)
+    for (let i = 0; i < 20; i++) {
+      const created = await fa('POST', '/dashboards/create', { name: `Board ${i}` }, shop)
+      expect(created.status).toBe(201)
+      const listed = await fb('POST', '/dashboards/list', {}, shop)
+      expect(listed.text).toContain(`"name":"Board ${i}"`)
+    }
+    await closeAll(a, b)
+  })
+
+  it('replicas: one rate limit for the twin (spec: Limits), not one per replica', async () => {
+    const a = await replica()
+    const b = await replica(a.twinName)
+    const shop = a.world.shops[0]!.shop_id
+    const answers = await Promise.all(Array.from({ length: 30 }, (_, i) => fetchOf(i % 2 ? a : b)('GET', '/shop/sps', undefined, shop)))
+    expect(answers.filter((r) => r.status === 200)).toHaveLength(10)
+    for (const refused of answers.filter((r) => r.status === 429)) expect(refused.headers.get('retry-after')).toBe('1')
+    await closeAll(a, b)
+  })
+
+  it('replicas: the same Idempotency-Key sent to both at once acts once (spec: Idempotency); the others get 409 in flight or the replay', async () => {
+    const a = await replica(undefined, { rateLimit: false })
+    const b = await replica(a.twinName)
+    const shop = a.world.shops[0]!.shop_id
+    const body = { title: 'Once', message_type: 'dm', outreach_audience: { type: 'new_affiliates' }, dm_messages: [{ type: 'text', content: 'Hi [affiliate_name]' }] }
+    for (let round = 0; round < 5; round++) {
+      const answers = await Promise.all(Array.from({ length: 6 }, (_, i) => fetchOf(i % 2 ? a : b)('POST', '/automations/create', { ...body, title: `Once ${round}` }, shop, { 'idempotency-key': `race-${round}` })))
+      const created = answers.filter((r) => r.status === 201)
+      expect(created.length).toBeGreaterThanOrEqual(1)
+      expect(new Set(created.map((r) => r.text)).size).toBe(1)
+      for (const r of answers) expect([201, 409]).toContain(r.status)
+    }
+    const list = JSON.parse((await fetchOf(b)('POST', '/automations/list', {}, shop)).text) as { data: { automations?: Array<{ title: string }>; results?: Array<{ title: string }> } }
+    const titles = JSON.stringify(list)
+    for (let round = 0; round < 5; round++) expect(titles.split(`"Once ${round}"`).length - 1).toBe(1)
+    await closeAll(a, b)
+  })
+
+  it('replicas: the clock and reset are shared; reset empties idempotency records and rate counters everywhere', async () => {
+    const a = await replica()
+    const b = await replica(a.twinName)
+    const shop = a.world.shops[0]!.shop_id
+    await a.exclusive(() => a.admin.setClock({ advance_ms: 3_600_000 }))
+    await b.sync()
+    expect(b.clock.now().toISOString()).toBe('2026-03-10T13:00:00.000Z')
+    for (let i = 0; i < 10; i++) await fetchOf(a)('GET', '/shop/sps', undefined, shop)
+    expect((await fetchOf(b)('GET', '/shop/sps', undefined, shop)).status).toBe(429)
+    await b.idempotency.claim(shop, 'kept')
+    await a.exclusive(() => a.admin.reset())
+    expect((await fetchOf(b)('GET', '/shop/sps', undefined, shop)).status).toBe(200)
+    expect(await b.idempotency.lookup(shop, 'kept')).toBeUndefined()
+    await closeAll(a, b)
+  })
+
+  it('restart: a replica started after every other stopped is the same twin, byte for byte', async () => {
+    const a = await replica(undefined, { rateLimit: false })
+    const shop = a.world.shops[0]!.shop_id
+    const f = fetchOf(a)
+    await f('POST', '/dashboards/create', { name: 'Kept' }, shop)
+    await f('POST', '/automations/create', { title: 'Kept', message_type: 'dm', outreach_audience: { type: 'new_affiliates' }, dm_messages: [{ type: 'text', content: 'Hi' }] }, shop, { 'idempotency-key': 'kept-1' })
+    await a.exclusive(() => a.admin.setClock({ advance_ms: 90_000 }))
+    await a.exclusive(() => a.admin.run('halo/config', { refresh_ms: 1234 }))
+    const sweep = async (s: MockState) => {
+      const g = fetchOf(s)
+      return [
+        (await g('POST', '/dashboards/list', {}, shop)).text,
+        (await g('POST', '/automations/list', {}, shop)).text,
+        (await g('GET', '/idempotency/kept-1', undefined, shop)).text,
+        (await g('POST', '/halo-effect', { date_range: { from: '2026-02-01', to: '2026-03-01' } }, shop)).text,
+        s.clock.now().toISOString(),
+      ]
+    }
+    const before = await sweep(a)
+    await a.twin.close()
+    const b = await replica(a.twinName)
+    expect(await sweep(b)).toEqual(before)
+    await b.twin.close()
+  })
+
+  it('store away: requests get 503 {error} (never a wrong answer or a hang), and the replica recovers when it is back', async () => {
+    const own = await startRedis()
+    const opened = await openRedisTwin(own.url, 'away', { seed: 42, scale: 'small', today: '2026-03-10', createdAt: Date.parse(NOW), clock: { frozenAt: Date.parse(NOW), offset: 0 } }, { log: () => {} })
+    const state = createMockState({ seed: 42, scale: 'small', today: '2026-03-10', now: NOW, createdAt: opened.config.createdAt, twin: opened.attach })
+    await opened.start()
+    const shop = state.world.shops[0]!.shop_id
+    const f = fetchOf(state)
+    expect((await f('POST', '/dashboards/create', { name: 'Before' }, shop)).status).toBe(201)
+    await own.stop({ remove: false })
+    const away = await f('POST', '/dashboards/list', {}, shop)
+    expect(away.status).toBe(503)
+    expect(JSON.parse(away.text).error).toMatch(/store/)
+    await own.restart()
+    await expect.poll(async () => (await f('POST', '/dashboards/list', {}, shop)).status, { timeout: 10_000, interval: 100 }).toBe(200)
+    expect((await f('POST', '/dashboards/list', {}, shop)).text).toContain('"name":"Before"')
+    await state.twin.close()
+    await own.stop()
+  })
+})
+
+describe('serve --store: refusals at the door (issue 23, item 2)', () => {
+  it('an unreachable store: one line and exit 2', async () => {
+    const { code, output } = await runCli(['serve', '--port', '0', '--store', 'unix:///nonexistent/redis.sock'])
+    expect(code).toBe(2)
+    expect(output.split('\n')[0]).toMatch(/^shoptwin: cannot reach the shared store unix:\/\/\/nonexistent\/redis.sock/)
+  })
+
+  it('a replica whose flags differ from the twin it joins refuses to start and says why', async () => {
+    const name = `flags${++twins}`
+    await replica(name).then((s) => s.twin.close())
+    const { code, output } = await runCli(['serve', '--port', '0', '--store', redis.url, '--twin', name, '--seed', '7'])
+    expect(code).toBe(2)
+    expect(output).toContain(`twin '${name}' already exists with other settings: seed 7 (the twin's: 42)`)
+  })
+})
