@@ -32,6 +32,21 @@ module.exports = {
       from: { pathNot: '^openapi/' },
       to: { path: '^openapi/src/' },
     },
+    {
+      name: 'redis-client-stays-in-its-folder',
+      comment:
+        'The Redis client is imported in one folder (mock/twin/redis/, the shared store), which is loaded only when `serve --store` asks for it: the in-memory twin, MSW and the browser build never load it.',
+      severity: 'error',
+      from: { pathNot: '^mock/twin/redis/' },
+      to: { path: '^(ioredis|redis|@redis/.+)$|node_modules/(ioredis|redis|@redis)/' },
+    },
+    {
+      name: 'shared-store-loaded-on-demand',
+      comment: 'Nothing but the CLI (a dynamic import for --store) and tests reach the shared store: the package entry points stay free of it.',
+      severity: 'error',
+      from: { path: '^mock/', pathNot: '^mock/(twin/redis/|cli\\.ts$)' },
+      to: { path: '^mock/twin/redis/' },
+    },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },

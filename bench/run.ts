@@ -20,13 +20,14 @@
 import { writeFileSync, mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { sharedStoreBench } from './shared-store.ts'
 import { printSweep, sweep } from './sweep.ts'
 import { API_KEY, headersFor, load as loadTarget, peakRssMb, start, stop, type Load, type Operation, type Target } from './targets.ts'
 
 const duration = Number(process.env.BENCH_DURATION ?? 10)
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 50)
 const scales = (process.env.BENCH_SCALES ?? 'small,default,large').split(',')
-const sections = new Set((process.env.BENCH_SECTIONS ?? 'table,startup,certification,sweep').split(','))
+const sections = new Set((process.env.BENCH_SECTIONS ?? 'table,startup,certification,sweep,store').split(','))
 
 /** The targets of the main table (the certification pair is measured apart). */
 type Measured = 'bare' | 'prism' | 'shoptwin' | 'uncached'
@@ -107,6 +108,9 @@ async function main(): Promise<void> {
     console.log('\nevery operation without the response cache vs Prism (issue 16, item 8; `npm run bench:sweep` runs this alone)')
     printSweep(await sweep({ connections }))
   }
+
+  // Issue 23: one replica on Redis vs in-memory, and a replica's startup on a long log (`npm run bench:store` alone).
+  if (sections.has('store')) await sharedStoreBench()
 }
 
 /** The main table: each operation on every target; fills `measured`, returns the peak RSS of each. */

@@ -22,6 +22,7 @@ commands:
                any write, control-API call or clock move)
                --store redis://HOST:PORT[/DB] | unix:///path/redis.sock  (or SHOPTWIN_STORE):
                replicas on one store with one --twin NAME (default default) act as one twin
+               --rate-per-second 10  --rate-per-day 1000000  (the spec's limits by default)
   fixtures     write a seeded world to files: --seed 42 --scale small --today YYYY-MM-DD --out DIR
   conformance  run the conformance suite against a server (see conformance/)
   certify-client  grade a client: the twin records its requests and produces the documented
@@ -63,6 +64,8 @@ async function serve(args: string[]): Promise<void> {
       'remote-admin': { type: 'boolean' },
       store: { type: 'string' },
       twin: { type: 'string' },
+      'rate-per-second': { type: 'string' },
+      'rate-per-day': { type: 'string' },
     },
     strict: true,
   })
@@ -81,8 +84,17 @@ async function serve(args: string[]): Promise<void> {
   if (!/^[A-Za-z0-9._-]{1,64}$/.test(twinName)) fail(`--twin must be 1-64 letters, digits, '.', '_' or '-', got ${twinName}`)
   const seed = values.seed === undefined ? undefined : integer(values.seed, 'seed', 42)
   const rateLimit = values['rate-limit'] === undefined ? undefined : onOff(values['rate-limit'], 'rate-limit', true)
+  // spec: Limits gives 10 per second and 1,000,000 per day; lower ones let a test reach the daily limit.
+  const positive = (value: string | undefined, name: string) => {
+    if (value === undefined) return undefined
+    const n = integer(value, name, 0)
+    if (n < 1) fail(`--${name} must be at least 1, got ${value}`)
+    return n
+  }
+  const perSecond = positive(values['rate-per-second'], 'rate-per-second')
+  const perDay = positive(values['rate-per-day'], 'rate-per-day')
   // The shared store's client is loaded only when --store asks for it.
-  const shared = storeUrl ? await openSharedTwin(storeUrl, twinName, { ...(seed !== undefined ? { seed } : {}), ...(values.scale ? { scale: values.scale } : {}), ...(values.today ? { today: values.today } : {}), ...(rateLimit !== undefined ? { rateLimit } : {}) }) : undefined
+  const shared = storeUrl ? await openSharedTwin(storeUrl, twinName, { ...(seed !== undefined ? { seed } : {}), ...(values.scale ? { scale: values.scale } : {}), ...(values.today ? { today: values.today } : {}), ...(rateLimit !== undefined ? { rateLimit } : {}), ...(perSecond ? { perSecond } : {}), ...(perDay ? { perDay } : {}) }) : undefined
   const { createServer } = await import('./server.ts')
   const mock = createServer({
     stateOptions: {
@@ -90,11 +102,12 @@ async function serve(args: string[]): Promise<void> {
       scale: values.scale ?? 'default',
       ...(values.today ? { today: values.today } : {}),
       rateLimit: rateLimit ?? true,
+      rateLimits: { ...(perSecond ? { perSecond } : {}), ...(perDay ? { perDay } : {}) },
       // Over HTTP every change goes through a request, so the cache is exact: on unless turned off.
       responseCache: onOff(values['response-cache'], 'response-cache', true),
       strict: values.strict ?? false,
       // On a shared store, the twin's settings (resolved when it was created) win.
-      ...(shared ? { seed: shared.config.seed, scale: shared.config.scale, today: shared.config.today, rateLimit: shared.config.rateLimit, createdAt: shared.config.createdAt, twin: shared.attach } : {}),
+      ...(shared ? { seed: shared.config.seed, scale: shared.config.scale, today: shared.config.today, rateLimit: shared.config.rateLimit, rateLimits: { perSecond: shared.config.perSecond, perDay: shared.config.perDay }, createdAt: shared.config.createdAt, twin: shared.attach } : {}),
     },
     remoteAdmin: values['remote-admin'] ?? false,
   })
@@ -148,7 +161,7 @@ async function serve(args: string[]): Promise<void> {
 }
 
 /** Connects to the shared store and adopts (or creates) the twin's settings; one line and exit 2 when it cannot. */
-async function openSharedTwin(url: string, name: string, flags: { seed?: number; scale?: string; today?: string; rateLimit?: boolean }) {
+async function openSharedTwin(url: string, name: string, flags: { seed?: number; scale?: string; today?: string; rateLimit?: boolean; perSecond?: number; perDay?: number }) {
   const { openRedisTwin, redactStoreUrl } = await import('./twin/redis/index.ts')
   const leaseMs = process.env.SHOPTWIN_LEASE_MS ? Number(process.env.SHOPTWIN_LEASE_MS) : undefined
   try {

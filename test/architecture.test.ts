@@ -40,7 +40,7 @@ function writeTree(files: Record<string, string>): void {
 }
 
 describe('architecture (.dependency-cruiser.cjs)', () => {
-  it('the tree breaks none of the rules: areas import mock/lib and the pipeline, never another area; only openapi/ reads openapi/src', async () => {
+  it('the tree breaks none of the rules: areas import mock/lib and the pipeline, never another area; only openapi/ reads openapi/src; only mock/twin/redis/ imports the Redis client', async () => {
     const found = await violations(root, ['mock', 'openapi', 'fixtures', 'conformance', 'test', 'bench'])
     expect(found.map((v) => `${v.rule.name}: ${v.from} → ${v.to}`)).toEqual([])
   }, 60_000)
@@ -55,6 +55,10 @@ describe('architecture (.dependency-cruiser.cjs)', () => {
       'mock/lib/shared.ts': "import { KEYS } from '../../openapi/src/keys.ts'\nimport { a } from '../areas/ads.ts'\nexport const shared = [KEYS, a]\n",
       'openapi/src/keys.ts': 'export const KEYS = [1]\n',
       'openapi/index.ts': "export { KEYS } from './src/keys.ts'\n",
+      'mock/twin/redis/index.ts': "import { Redis } from 'ioredis'\nexport const R = Redis\n",
+      'mock/stores/shared.ts': "import { Redis } from 'ioredis'\nexport const R = Redis\n",
+      'mock/state.ts': "import { R } from './twin/redis/index.ts'\nexport const S = R\n",
+      'mock/cli.ts': "export const load = () => import('./twin/redis/index.ts')\n",
     })
     const found = await violations(scratch, ['mock', 'openapi'])
     expect(found.map((v) => `${v.rule.name}: ${v.from} → ${v.to}`).sort()).toEqual([
@@ -62,6 +66,8 @@ describe('architecture (.dependency-cruiser.cjs)', () => {
       'areas-do-not-import-areas: mock/areas/outreach/common.ts → mock/areas/social.ts',
       'contract-source-stays-in-openapi: mock/lib/shared.ts → openapi/src/keys.ts',
       'lib-does-not-import-areas: mock/lib/shared.ts → mock/areas/ads.ts',
+      'redis-client-stays-in-its-folder: mock/stores/shared.ts → ioredis',
+      'shared-store-loaded-on-demand: mock/state.ts → mock/twin/redis/index.ts',
     ])
   }, 60_000)
 })

@@ -111,8 +111,10 @@ type Commands = Redis & {
 /** Connects, or says in one line why not (the CLI prints it and exits 2). */
 export async function connectRedis(url: string, { log = (line: string) => console.error(line) } = {}): Promise<Commands> {
   const options = redisOptionsFromUrl(url)
-  // Errors are reported once the store was reached: before that, connect() says why it failed.
-  let reported = true
+  // Losing and finding the store again are said once each, after the first connection (before it,
+  // connect() says why it failed).
+  let connectedOnce = false
+  let away = false
   const redis = new Redis({
     ...options,
     lazyConnect: true,
@@ -124,12 +126,13 @@ export async function connectRedis(url: string, { log = (line: string) => consol
     retryStrategy: (times) => Math.min(50 * times, 1000),
   }) as Commands
   redis.on('error', (error: Error) => {
-    if (!reported) log(`shoptwin: the shared store ${redactStoreUrl(url)} is unreachable (${error.message}); answering 503 until it is back`)
-    reported = true
+    if (connectedOnce && !away) log(`shoptwin: the shared store ${redactStoreUrl(url)} is unreachable (${error.message}); answering 503 until it is back`)
+    if (connectedOnce) away = true
   })
   redis.on('ready', () => {
-    if (reported) log(`shoptwin: the shared store ${redactStoreUrl(url)} is back`)
-    reported = false
+    if (away) log(`shoptwin: the shared store ${redactStoreUrl(url)} is back`)
+    away = false
+    connectedOnce = true
   })
   redis.defineCommand('twinRateLimit', { numberOfKeys: 2, lua: RATE_LIMIT })
   redis.defineCommand('twinClaim', { numberOfKeys: 2, lua: IDEMPOTENCY_CLAIM })
@@ -140,7 +143,6 @@ export async function connectRedis(url: string, { log = (line: string) => consol
   try {
     await redis.connect()
     await redis.ping()
-    reported = false
   } catch (error) {
     redis.disconnect()
     throw new Error(`cannot reach the shared store ${redactStoreUrl(url)}: ${(error as Error).message}`)
@@ -194,7 +196,7 @@ interface Counters {
 }
 
 /** The TwinStore of one replica (MockStateOptions.twin). */
-export function createRedisTwin(redis: Commands, name: string, config: TwinConfig, { leaseMs = 2000, leaseWaitMs = 15_000, log = (line: string) => console.error(line) }: RedisTwinOptions = {}) {
+export function createRedisTwin(redis: Commands, name: string, config: TwinConfig, { leaseMs = 10_000, leaseWaitMs = 15_000, log = (line: string) => console.error(line) }: RedisTwinOptions = {}) {
   const keys = twinKeys(name)
   const replica = randomUUID().slice(0, 8)
   const tx = new AsyncLocalStorage<Tx>()
@@ -221,7 +223,8 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
   }
 
   const applyUpTo = (head: number): Promise<void> => {
-    applying = applying.then(async () => {
+    // A failed catch-up (the store went away) leaves the chain usable: the next one starts over.
+    applying = applying.catch(() => {}).then(async () => {
       if (dirty) {
         // The twin as it was created, then every operation of its log.
         state.replay({ kind: 'reset', seed: config.seed, scale: config.scale, today: config.today, fixedToday: true, at: config.createdAt, hard: true })
@@ -298,7 +301,7 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
       counters.refusedCommits++
       dirty = true
       log(`shoptwin: replica ${replica} lost its write lease on twin '${name}' (${result[0] === -1 ? 'it ran out' : 'the log moved'}); rebuilding from the log`)
-      throw new StoreUnavailable('This replica lost its write lease before it could commit; nothing was written; retry')
+      throw new StoreUnavailable(`This replica lost its write lease before it could commit (${result[0] === -1 ? 'the lease ran out' : 'the log moved'}); nothing was written; retry`)
     }
     counters.commits++
     applied = seenHead = result[0]!

@@ -1,0 +1,131 @@
+/**
+ * `npm run bench:store` (and the `store` section of `npm run bench`): one replica on Redis against the
+ * in-memory twin, in one run on one machine (the load generator, Redis and the replica share its
+ * cores). Ratios, not absolute times:
+ *   - cached and uncached reads, and a keyed write: req/s and p50 of `--store` vs in-memory;
+ *   - the store round trips a read costs when nothing changed (Redis's own command counters);
+ *   - the startup of a replica that replays 10,000 logged writes.
+ * Goals (issue 23): reads ≥ 0.5 of in-memory req/s; write p50 at most 1 ms above in-memory; startup
+ * with 10,000 logged writes ready within 5 s. Only loopback and a unix socket are used.
+ */
+import { spawn } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { createConnection } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { API_KEY, headersFor, load, start, stop, type Operation, type Target } from './targets.ts'
+
+const duration = Number(process.env.BENCH_DURATION ?? 10)
+const connections = Number(process.env.BENCH_CONNECTIONS ?? 50)
+const logged = Number(process.env.BENCH_LOGGED_WRITES ?? 10_000)
+
+/** Sends one Redis command over the socket (RESP), returns the raw reply. */
+function redisCommand(socket: string, ...args: string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const c = createConnection(socket)
+    let out = ''
+    c.on('data', (d) => {
+      out += d
+      if (out.endsWith('\r\n')) {
+        c.end()
+        resolve(out)
+      }
+    })
+    c.on('error', reject)
+    c.write(`*${args.length}\r\n${args.map((a) => `$${Buffer.byteLength(a)}\r\n${a}\r\n`).join('')}`)
+  })
+}
+
+async function startRedis() {
+  const dir = mkdtempSync(join(tmpdir(), 'shoptwin-bench-redis-'))
+  const socket = join(dir, 'redis.sock')
+  const child = spawn('redis-server', ['--port', '0', '--unixsocket', socket, '--dir', dir, '--appendonly', 'yes', '--save', ''], { stdio: 'ignore' })
+  for (let i = 0; i < 500; i++) {
+    if (await redisCommand(socket, 'PING').then((r) => r.startsWith('+PONG'), () => false)) break
+    await new Promise((r) => setTimeout(r, 20))
+  }
+  return {
+    url: `unix://${socket}`,
+    socket,
+    async stop() {
+      child.kill('SIGTERM')
+      await new Promise((r) => child.once('exit', r))
+      rmSync(dir, { recursive: true, force: true })
+    },
+  }
+}
+
+/** Total calls of every command Redis has served (INFO commandstats). */
+async function commandCalls(socket: string): Promise<number> {
+  const info = await redisCommand(socket, 'INFO', 'commandstats')
+  return [...info.matchAll(/calls=(\d+)/g)].reduce((sum, m) => sum + Number(m[1]), 0)
+}
+
+export async function sharedStoreBench(): Promise<void> {
+  const redis = await startRedis()
+  console.log(`\n## One replica on Redis vs in-memory (${connections} connections, ${duration} s per run)\n`)
+  try {
+    const memory = await start('shoptwin')
+    const shared = await start('shoptwin', ['--store', redis.url, '--twin', 'bench'])
+    const memoryUncached = await start('uncached')
+    const sharedUncached = await start('uncached', ['--store', redis.url, '--twin', 'bench-uncached'])
+    const shopId = ((await (await fetch(`${memory.url}/account/shops`, { headers: { 'x-api-key': API_KEY } })).json()) as { data: Array<{ shop_id: string }> }).data[0]!.shop_id
+    const crm: Operation = { name: 'POST /affiliate/crm/list (50)', method: 'POST', path: '/affiliate/crm/list', body: { page_size: 50, page_number: 1 } }
+    const write: Operation = {
+      name: 'POST /automations/create (keyed write)',
+      method: 'POST',
+      path: '/automations/create',
+      body: { title: 'bench', message_type: 'dm', outreach_audience: { type: 'new_affiliates' }, dm_messages: [{ type: 'text', content: 'Hi' }] },
+      freshIdempotencyKey: true,
+    }
+    const rows: Array<[string, Target, Target, Operation]> = [
+      ['cached read', memory, shared, crm],
+      ['uncached read', memoryUncached, sharedUncached, crm],
+      ['keyed write', memory, shared, write],
+    ]
+    console.log('| what | in-memory req/s | --store req/s | ratio | in-memory p50 | --store p50 | p50 difference |')
+    console.log('|---|---|---|---|---|---|---|')
+    for (const [label, a, b, op] of rows) {
+      await load(a, op, shopId, 2, connections)
+      await load(b, op, shopId, 2, connections)
+      const x = await load(a, op, shopId, duration, connections)
+      const y = await load(b, op, shopId, duration, connections)
+      console.log(`| ${label}: ${op.name} | ${x.rps} | ${y.rps} | ${(y.rps / x.rps).toFixed(2)} | ${x.p50} ms | ${y.p50} ms | ${(y.p50 - x.p50).toFixed(1)} ms |`)
+    }
+
+    // Round trips per read when nothing changed: Redis's command counter over 200 sequential reads.
+    const before = await commandCalls(redis.socket)
+    for (let i = 0; i < 200; i++) await (await fetch(`${shared.url}/affiliate/crm/list`, { method: 'POST', headers: headersFor(shopId), body: JSON.stringify(crm.body) })).arrayBuffer()
+    const perRead = ((await commandCalls(redis.socket)) - before) / 200
+    console.log(`\nstore commands per read when nothing changed (rate limit off): ${perRead.toFixed(2)} (goal: at most 1)`)
+    for (const t of [memory, shared, memoryUncached, sharedUncached]) await stop(t)
+
+    // Startup with a long log: `logged` writes, then a fresh replica replays them before it listens.
+    const writer = await start('shoptwin', ['--store', redis.url, '--twin', 'bench-log'])
+    const board = (await (await fetch(`${writer.url}/dashboards/create`, { method: 'POST', headers: headersFor(shopId), body: JSON.stringify({ name: 'log-0' }) })).json()) as { data: { id: string } }
+    const batch = 50
+    for (let i = 1; i < logged; i += batch) {
+      await Promise.all(
+        Array.from({ length: Math.min(batch, logged - i) }, (_, j) =>
+          fetch(`${writer.url}/dashboards/update`, { method: 'POST', headers: headersFor(shopId), body: JSON.stringify({ dashboard_id: board.data.id, name: `log-${i + j}` }) }).then((r) => r.arrayBuffer()),
+        ),
+      )
+    }
+    const head = (await redisCommand(redis.socket, 'GET', 'st:{tw:bench-log}:head')).split('\r\n')[1]
+    await stop(writer)
+    const times: number[] = []
+    for (let i = 0; i < 3; i++) {
+      const replica = await start('shoptwin', ['--store', redis.url, '--twin', 'bench-log'])
+      times.push(replica.startupMs)
+      await stop(replica)
+    }
+    const memoryStart = await start('shoptwin')
+    await stop(memoryStart)
+    times.sort((a, b) => a - b)
+    console.log(`startup of a replica replaying ${head} logged operations: median ${(times[1]! / 1000).toFixed(2)} s (min ${(times[0]! / 1000).toFixed(2)}, max ${(times[2]! / 1000).toFixed(2)}); in-memory start in the same run: ${(memoryStart.startupMs / 1000).toFixed(2)} s (goal: ready within 5 s)`)
+  } finally {
+    await redis.stop()
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await sharedStoreBench()
