@@ -244,7 +244,8 @@ describe('three replicas on Redis behind a balancer (issue 23, item 3)', () => {
   })
 
   it('fencing: a replica stopped (SIGSTOP) mid-write past its lease has its commit refused, rebuilds, and nothing is written twice', async () => {
-    const env = { SHOPTWIN_LEASE_MS: '300' }
+    // A shorter lease than the default 10 s, so that a stop of 7 s outlasts it; still long enough for a write on a loaded machine.
+    const env = { SHOPTWIN_LEASE_MS: '5000' }
     const t = await twin('fence', ['--rate-limit', 'off'], env, 2)
     try {
       const [a, b] = t.replicas
@@ -253,9 +254,10 @@ describe('three replicas on Redis behind a balancer (issue 23, item 3)', () => {
         const batch = Array.from({ length: 10 }, (_, i) => `fence-${round}-${i}`)
         keys.push(...batch)
         const inFlight = batch.map((k) => call(a!.url, 'POST', '/automations/create', t.shop, automation(k), { 'idempotency-key': k }).catch(() => ({ status: 0, text: '' })))
-        await new Promise((r) => setTimeout(r, 5))
+        // A works through its ten writes one lease at a time: stopped a little later each round, it is mid-write.
+        await new Promise((r) => setTimeout(r, 100 + 100 * round))
         a!.signal('SIGSTOP')
-        await new Promise((r) => setTimeout(r, 1000))
+        await new Promise((r) => setTimeout(r, 7000))
         // Meanwhile B writes: it takes the lease A's stalled write held.
         expect((await call(b!.url, 'POST', '/automations/create', t.shop, automation(`fence-b-${round}`), { 'idempotency-key': `fence-b-${round}` })).status).toBe(201)
         keys.push(`fence-b-${round}`)

@@ -308,55 +308,62 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
     gen = result[1]!
   }
 
+  type Outcome<T> = { ok: true; value: T } | { ok: false; error: unknown }
+
   /** Runs a write under the lease and commits what it logged (even when it threw: it changed what it logged). */
   const exclusive = <T>(run: () => T | Promise<T>): T | Promise<T> => {
     if (tx.getStore()) return run()
+    // Store errors become 503 (guard); the write's own outcome, an answer or an error, passes through as it is.
     const write = writing.then(() =>
       guard(async () => {
         const t: Tx = { token: randomUUID(), ops: [] }
+        // A rebuild (after a refused commit) takes a while: done before the lease, not under it.
+        if (dirty) await catchUp()
         await acquireLease(t.token)
         // A live replica keeps its lease while its write runs; a stalled one (SIGSTOP) cannot, and is fenced out.
         const renew = setInterval(() => void redis.twinRenew(keys.lease, t.token, leaseMs).catch(() => {}), Math.max(50, leaseMs / 3))
         renew.unref()
         try {
-          return await underLease(t)
+          return await underLease(t, run)
         } finally {
           clearInterval(renew)
         }
       }),
     )
     writing = write.catch(() => {})
-    return write
+    return write.then((outcome) => {
+      if (!outcome.ok) throw outcome.error
+      return outcome.value
+    })
+  }
 
-    async function underLease(t: Tx): Promise<T> {
-        let outcome: { ok: true; value: T } | { ok: false; error: unknown }
-        let expected: number
-        try {
-          const [head, g] = await redis.mget(keys.head, keys.gen)
-          seenHead = Number(head ?? 0)
-          gen = Number(g ?? 0)
-          await applyUpTo(seenHead)
-          expected = applied
-          try {
-            outcome = { ok: true, value: await tx.run(t, run) }
-          } catch (error) {
-            outcome = { ok: false, error }
-          }
-        } catch (error) {
-          await redis.twinRelease(keys.lease, t.token).catch(() => {})
-          throw error
-        }
-        try {
-          await commit(t, expected)
-        } catch (error) {
-          // Not known to be committed: what this replica holds may differ from the log.
-          dirty = true
-          await redis.twinRelease(keys.lease, t.token).catch(() => {})
-          throw error
-        }
-        if (!outcome.ok) throw outcome.error
-        return outcome.value
+  async function underLease<T>(t: Tx, run: () => T | Promise<T>): Promise<Outcome<T>> {
+    let outcome: Outcome<T>
+    let expected: number
+    try {
+      const [head, g] = await redis.mget(keys.head, keys.gen)
+      seenHead = Number(head ?? 0)
+      gen = Number(g ?? 0)
+      await applyUpTo(seenHead)
+      expected = applied
+      try {
+        outcome = { ok: true, value: await tx.run(t, run) }
+      } catch (error) {
+        outcome = { ok: false, error }
+      }
+    } catch (error) {
+      await redis.twinRelease(keys.lease, t.token).catch(() => {})
+      throw error
     }
+    try {
+      await commit(t, expected)
+    } catch (error) {
+      // Not known to be committed: what this replica holds may differ from the log.
+      dirty = true
+      await redis.twinRelease(keys.lease, t.token).catch(() => {})
+      throw error
+    }
+    return outcome
   }
 
   const store: TwinStore & { attach(s: MockState): void; replica: string } = {
