@@ -10,7 +10,7 @@ import { serve } from '@hono/node-server'
 import { Hono, type Context } from 'hono'
 import type { AddressInfo } from 'node:net'
 import { ApiError } from './errors.ts'
-import { authenticate, createIdempotencyStore, idempotency, jsonBody, rateLimit, type Env, type IdempotencyStore, type RouteMeta } from './pipeline.ts'
+import { authenticate, createIdempotencyStore, idempotency, jsonBody, rateLimit, shopScope, type Env, type IdempotencyStore, type RouteEntry, type RouteMeta } from './pipeline.ts'
 import { accountRoutes } from './routes/account.ts'
 import { automationRoutes, type Automation } from './routes/automations.ts'
 import { dashboardRoutes, type Board } from './routes/dashboards.ts'
@@ -56,11 +56,13 @@ export function createSpecApp(options: SpecServerOptions = {}) {
     sequence: 0,
   }
   const app = new Hono<Env>()
-  const limiter = rateLimit({ perSecond: options.perSecond, perDay: options.perDay, now })
+  const routes: RouteEntry[] = []
+  // Before routing: the key, its routes, the rate limit (spec: Authentication 1-3; Limits).
+  app.use('*', authenticate(routes), rateLimit({ perSecond: options.perSecond, perDay: options.perDay, now }))
   const define: Define = (method, path, partial, handler) => {
     const meta: RouteMeta = { ...partial, permission: `${method} ${path}` }
-    const steps = [authenticate(meta), limiter, jsonBody(), idempotency(meta, state.idempotency, now)]
-    app.on([method], [path.replace(/\{(\w+)\}/g, ':$1')], ...steps, handler)
+    routes.push({ method, pattern: new RegExp(`^${path.replace(/\{\w+\}/g, '[^/]+')}$`), meta })
+    app.on([method], [path.replace(/\{(\w+)\}/g, ':$1')], shopScope(meta), jsonBody(), idempotency(meta, state.idempotency, now), handler)
   }
   accountRoutes(define, state)
   automationRoutes(define, state)

@@ -15,8 +15,6 @@ export interface RouteMeta {
   shop: boolean
   /** No key at all (`GET /health`). */
   public?: boolean
-  /** Enterprise endpoint: needs an Enterprise key (Authentication 4). */
-  enterprise?: boolean
   /** 403 for a shop not on an active paid plan (Authentication 5: the ads endpoints). */
   activePaidPlan?: boolean
   /** Accepts the Idempotency-Key header (spec: Idempotency, the list of write endpoints). */
@@ -32,19 +30,39 @@ export interface Env {
   }
 }
 
-/** spec: Authentication 1-5, Errors (400 shop header, 403 scopes). Missing or unknown key: not shown, 401 here. */
-export const authenticate = (meta: RouteMeta): MiddlewareHandler<Env> =>
+/** A defined route: its method, its path as a pattern, what it declares. */
+export interface RouteEntry {
+  method: string
+  pattern: RegExp
+  meta: RouteMeta
+}
+
+/**
+ * The key and its routes, for every request before routing (as a gateway does): a call outside
+ * the key's routes gets 403 whether or not this small server serves that route
+ * (spec: Authentication 3). Missing or unknown key: status not shown, 401 here.
+ */
+export const authenticate = (routes: readonly RouteEntry[]): MiddlewareHandler<Env> =>
   async function authenticateStep(c, next) {
-    if (meta.public) return next()
+    const path = new URL(c.req.url).pathname
+    const meta = routes.find((r) => r.method === c.req.method && r.pattern.test(path))?.meta
+    if (meta?.public) return next()
     const apiKey = c.req.header('x-api-key')
     if (!apiKey) throw apiError(401, 'Missing x-api-key header')
     const key = API_KEYS[apiKey]
     if (!key) throw apiError(401, 'Invalid API key')
     c.set('apiKey', apiKey)
     c.set('key', key)
-    if (key.routes && !key.routes.includes(meta.permission)) throw apiError(403, `Forbidden: this key is not allowed ${meta.permission}`)
-    if (meta.enterprise && key.tier !== 'enterprise') throw apiError(403, 'Forbidden: Enterprise endpoints need an Enterprise plan')
+    const permission = meta?.permission ?? `${c.req.method} ${path}`
+    if (key.routes && !key.routes.includes(permission)) throw apiError(403, `Forbidden: this key is not allowed ${permission}`)
+    return next()
+  }
+
+/** spec: Authentication 1, 3, 5; Errors: the shop header (400), a shop outside the key's shops (403), the ads plan gate (403). */
+export const shopScope = (meta: RouteMeta): MiddlewareHandler<Env> =>
+  async function shopScopeStep(c, next) {
     if (!meta.shop) return next()
+    const key = c.get('key')
     const shopId = c.req.header('x-shop-id')
     if (shopId === undefined || shopId === '') throw apiError(400, 'Missing X-Shop-Id header')
     if (!SHOP_ID.test(shopId)) throw apiError(400, 'Invalid shop_id')
