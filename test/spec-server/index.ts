@@ -14,6 +14,7 @@ import { authenticate, createIdempotencyStore, idempotency, jsonBody, rateLimit,
 import { accountRoutes } from './routes/account.ts'
 import { automationRoutes, type Automation } from './routes/automations.ts'
 import { dashboardRoutes, type Board } from './routes/dashboards.ts'
+import { enterpriseRoutes } from './routes/enterprise.ts'
 import { listingRoutes } from './routes/listings.ts'
 
 export { KEYS, SHOPS, FOREIGN_SHOP } from './world.ts'
@@ -27,6 +28,11 @@ export interface SpecServerOptions {
   perSecond?: number
   /** Requests per day per key and shop (spec: Limits: 1,000,000). */
   perDay?: number
+  /**
+   * The paths (`/enterprise/brands`...) this deployment serves its Enterprise endpoints at: the spec
+   * says they exist and take `region`, but shows no path, so by default there are none.
+   */
+  enterprisePaths?: readonly string[]
 }
 
 /** What the routes share: the stores, the clock, the platform. */
@@ -68,6 +74,7 @@ export function createSpecApp(options: SpecServerOptions = {}) {
   automationRoutes(define, state)
   dashboardRoutes(define, state)
   listingRoutes(define)
+  enterpriseRoutes(define, options.enterprisePaths ?? [])
 
   app.notFound((c) => c.json({ error: `No such endpoint: ${c.req.method} ${new URL(c.req.url).pathname}` }, 404))
   // The one place an error becomes an answer: refusals with their status, anything else a 500.

@@ -15,6 +15,8 @@ export interface RouteMeta {
   shop: boolean
   /** No key at all (`GET /health`). */
   public?: boolean
+  /** An Enterprise endpoint: a standard key is refused (spec: Authentication 4). */
+  enterprise?: boolean
   /** 403 for a shop not on an active paid plan (Authentication 5: the ads endpoints). */
   activePaidPlan?: boolean
   /** Accepts the Idempotency-Key header (spec: Idempotency, the list of write endpoints). */
@@ -55,6 +57,7 @@ export const authenticate = (routes: readonly RouteEntry[]): MiddlewareHandler<E
     c.set('key', key)
     const permission = meta?.permission ?? `${c.req.method} ${path}`
     if (key.routes && !key.routes.includes(permission)) throw apiError(403, `Forbidden: this key is not allowed ${permission}`)
+    if (meta?.enterprise && key.tier !== 'enterprise') throw apiError(403, 'Forbidden: Enterprise endpoints need an Enterprise plan')
     return next()
   }
 
