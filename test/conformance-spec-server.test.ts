@@ -103,8 +103,8 @@ describe('conformance suite against the spec server (written from the service do
   const outcomes: RuleOutcome[] = []
 
   beforeAll(async () => {
-    // Automation writes take 200 ms at the platform, so concurrent requests find their key in flight.
-    server = await startSpecServer({ platform: () => new Promise((resolve) => setTimeout(resolve, 200)) })
+    // Creating an automation takes 400 ms at the platform, so concurrent requests find their key in flight.
+    server = await startSpecServer({ platform: (operation) => new Promise((resolve) => setTimeout(resolve, operation === 'POST /automations/create' ? 400 : 0)) })
     env = createRunEnvironment(optionsFor(server, inArea.map((r) => r.id)))
   })
   afterAll(async () => {
