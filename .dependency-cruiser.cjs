@@ -47,6 +47,14 @@ module.exports = {
       from: { path: '^mock/', pathNot: '^mock/(twin/redis/|cli\\.ts$)' },
       to: { path: '^mock/twin/redis/' },
     },
+    {
+      name: 'spec-server-stands-alone',
+      comment:
+        'test/spec-server is a second implementation written from the service document alone, so the conformance suite can be judged against a server it did not grow up with: it shares no code with the mock, the fixtures, the contract or the suite.',
+      severity: 'error',
+      from: { path: '^test/spec-server/' },
+      to: { path: '^(mock|fixtures|openapi|conformance)/' },
+    },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },

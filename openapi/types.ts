@@ -4377,7 +4377,9 @@ export interface operations {
                         has_more: boolean;
                         page_size: number;
                         page_offset: number;
-                    } | components["schemas"]["CountOnly"];
+                    } | components["schemas"]["CountOnly"] | {
+                        total_count: number;
+                    };
                 };
             };
             400: components["responses"]["BadRequest"];

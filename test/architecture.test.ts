@@ -1,7 +1,8 @@
 /**
  * The architecture rules of .dependency-cruiser.cjs hold over the whole tree: areas do not import
- * other areas (what two areas share lives in mock/lib/), mock/lib/ does not reach into an area, and
- * nothing outside openapi/ imports the contract's source (openapi/src). Each rule is also shown to
+ * other areas (what two areas share lives in mock/lib/), mock/lib/ does not reach into an area,
+ * nothing outside openapi/ imports the contract's source (openapi/src), and the spec server (test/spec-server)
+ * imports nothing of mock/, fixtures/, openapi/ or conformance/. Each rule is also shown to
  * fire, on a small tree written for the purpose, so a rule that matches nothing cannot pass silently.
  */
 import { execFile } from 'node:child_process'
@@ -59,8 +60,9 @@ describe('architecture (.dependency-cruiser.cjs)', () => {
       'mock/stores/shared.ts': "import { Redis } from 'ioredis'\nexport const R = Redis\n",
       'mock/state.ts': "import { R } from './twin/redis/index.ts'\nexport const S = R\n",
       'mock/cli.ts': "export const load = () => import('./twin/redis/index.ts')\n",
+      'test/spec-server/index.ts': "import { shared } from '../../mock/lib/shared.ts'\nimport { KEYS } from '../../openapi/index.ts'\nexport const own = [shared, KEYS]\n",
     })
-    const found = await violations(scratch, ['mock', 'openapi'])
+    const found = await violations(scratch, ['mock', 'openapi', 'test'])
     expect(found.map((v) => `${v.rule.name}: ${v.from} → ${v.to}`).sort()).toEqual([
       'areas-do-not-import-areas: mock/areas/ads.ts → mock/areas/social.ts',
       'areas-do-not-import-areas: mock/areas/outreach/common.ts → mock/areas/social.ts',
@@ -68,6 +70,8 @@ describe('architecture (.dependency-cruiser.cjs)', () => {
       'lib-does-not-import-areas: mock/lib/shared.ts → mock/areas/ads.ts',
       'redis-client-stays-in-its-folder: mock/stores/shared.ts → ioredis',
       'shared-store-loaded-on-demand: mock/state.ts → mock/twin/redis/index.ts',
+      'spec-server-stands-alone: test/spec-server/index.ts → mock/lib/shared.ts',
+      'spec-server-stands-alone: test/spec-server/index.ts → openapi/index.ts',
     ])
   }, 60_000)
 })

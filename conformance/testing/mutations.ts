@@ -210,8 +210,12 @@ export const killingMutations: Record<string, KillingMutation> = {
     }),
   },
   'paging.page-size-limits': {
-    breaks: 'the spark list serves a page_size over its maximum of 100',
-    mutation: async (request, forward) => (request.path === '/spark/list' && request.json?.page_size > 100 ? forward({ json: { ...request.json, page_size: 100 } }) : forward()),
+    breaks: 'the campaign list does not clamp page_size 0 to 1 (it echoes 0)',
+    mutation: rewriteJson((r, res) => r.path === '/ads/campaigns' && r.json?.page_size === 0 && res.status === 200, (json) => {
+      json.data.page_size = 0
+      return json
+    }),
+    alsoFails: { 'contract.responses-valid': 'page_size 0 is below the documented minimum of 1, also a schema finding' },
   },
   'sorting.order': {
     breaks: 'products sorted ascending come in descending order',

@@ -177,6 +177,8 @@ export const content: Area = {
           anyOf: [
             obj({ results: arr(ref('Affiliate')), has_more: bool(), page_size: int({ minimum: 0 }), page_offset: int({ minimum: 0 }) }),
             ref('CountOnly'),
+            // The CRM answers at the top level and the spec does not say where its count-only total_count goes: either place.
+            obj({ total_count: int({ minimum: 0 }) }, { additionalProperties: false, description: 'Count-only at the top level, as the CRM answers its pages (spec: Conventions 2-3).' }),
           ],
         },
       },
