@@ -163,9 +163,11 @@ async function serve(args: string[]): Promise<void> {
 /** Connects to the shared store and adopts (or creates) the twin's settings; one line and exit 2 when it cannot. */
 async function openSharedTwin(url: string, name: string, flags: { seed?: number; scale?: string; today?: string; rateLimit?: boolean; perSecond?: number; perDay?: number }) {
   const { openRedisTwin, redactStoreUrl } = await import('./twin/redis/index.ts')
+  // For the fencing proofs (test/replicas): a shorter lease, and writes held under it.
   const leaseMs = process.env.SHOPTWIN_LEASE_MS ? Number(process.env.SHOPTWIN_LEASE_MS) : undefined
+  const holdWriteMs = process.env.SHOPTWIN_HOLD_WRITE_MS ? Number(process.env.SHOPTWIN_HOLD_WRITE_MS) : undefined
   try {
-    const twin = await openRedisTwin(url, name, { ...flags, createdAt: Date.now(), clock: { frozenAt: null, offset: 0 } }, leaseMs ? { leaseMs } : {})
+    const twin = await openRedisTwin(url, name, { ...flags, createdAt: Date.now(), clock: { frozenAt: null, offset: 0 } }, { ...(leaseMs ? { leaseMs } : {}), ...(holdWriteMs ? { holdWriteMs } : {}) })
     return { ...twin, store: redactStoreUrl(url) }
   } catch (error) {
     fail((error as Error).message)

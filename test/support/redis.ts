@@ -68,3 +68,20 @@ export async function startRedis(): Promise<TestRedis> {
   }
   return redis
 }
+
+/** One command over the server's socket (RESP); the raw reply. */
+export function redisCommand(socket: string, ...args: string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const c = connect(socket)
+    let out = ''
+    c.on('data', (d) => {
+      out += d
+      if (out.endsWith('\r\n')) {
+        c.end()
+        resolve(out)
+      }
+    })
+    c.on('error', reject)
+    c.write(`*${args.length}\r\n${args.map((a) => `$${Buffer.byteLength(a)}\r\n${a}\r\n`).join('')}`)
+  })
+}

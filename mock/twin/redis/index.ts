@@ -18,6 +18,7 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks'
 import { randomUUID } from 'node:crypto'
+import { Worker } from 'node:worker_threads'
 import { Redis, type RedisOptions } from 'ioredis'
 import type { ClockSetting } from '../../clock.ts'
 import { keyIdOf } from '../../connector/activity.ts'
@@ -54,6 +55,11 @@ export interface RedisTwinOptions {
   leaseWaitMs?: number
   /** Where the replica says it lost or found the store again, or fell behind. */
   log?: (line: string) => void
+  /**
+   * Holds every write this long under the lease before it commits (ms; default 0): a write in flight
+   * that a test can stop (SIGSTOP) to prove the fencing. `SHOPTWIN_HOLD_WRITE_MS` for `serve`.
+   */
+  holdWriteMs?: number
 }
 
 /** `redis://[:password@]host:port[/db]`, `rediss://…`, `unix:///path/to/redis.sock[?db=N]`. */
@@ -196,7 +202,7 @@ interface Counters {
 }
 
 /** The TwinStore of one replica (MockStateOptions.twin). */
-export function createRedisTwin(redis: Commands, name: string, config: TwinConfig, { leaseMs = 10_000, leaseWaitMs = 15_000, log = (line: string) => console.error(line) }: RedisTwinOptions = {}) {
+export function createRedisTwin(redis: Commands, name: string, config: TwinConfig, { leaseMs = 10_000, leaseWaitMs = 15_000, log = (line: string) => console.error(line), holdWriteMs = 0 }: RedisTwinOptions = {}) {
   const keys = twinKeys(name)
   const replica = randomUUID().slice(0, 8)
   const tx = new AsyncLocalStorage<Tx>()
@@ -207,6 +213,8 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
   let dirty = true
   let rttMs = 0
   const counters: Counters = { commits: 0, refusedCommits: 0, rebuilds: 0, storeErrors: 0, leaseWaitMs: 0, caughtUp: 0 }
+  const keeper = new Worker(new URL(`./lease-keeper${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url), { workerData: { options: connectionOf(redis), lease: keys.lease } })
+  keeper.unref()
   // One catch-up at a time applies entries in order; one write at a time per replica asks for the lease.
   let applying: Promise<void> = Promise.resolve()
   let writing: Promise<unknown> = Promise.resolve()
@@ -320,13 +328,13 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
         // A rebuild (after a refused commit) takes a while: done before the lease, not under it.
         if (dirty) await catchUp()
         await acquireLease(t.token)
-        // A live replica keeps its lease while its write runs; a stalled one (SIGSTOP) cannot, and is fenced out.
-        const renew = setInterval(() => void redis.twinRenew(keys.lease, t.token, leaseMs).catch(() => {}), Math.max(50, leaseMs / 3))
-        renew.unref()
+        // A live replica keeps its lease while its write runs, from a thread of its own (lease-keeper.ts);
+        // a stalled one (SIGSTOP) cannot, and is fenced out.
+        keeper.postMessage({ token: t.token, ms: leaseMs })
         try {
           return await underLease(t, run)
         } finally {
-          clearInterval(renew)
+          keeper.postMessage({ token: null })
         }
       }),
     )
@@ -355,6 +363,7 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
       await redis.twinRelease(keys.lease, t.token).catch(() => {})
       throw error
     }
+    if (holdWriteMs > 0) await new Promise((resolve) => setTimeout(resolve, holdWriteMs))
     try {
       await commit(t, expected)
     } catch (error) {
@@ -426,6 +435,7 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
       }
     },
     async close() {
+      await keeper.terminate()
       await redis.quit().catch(() => redis.disconnect())
     },
   }
@@ -505,6 +515,12 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
   }
   Object.assign(store, { rateLimiter, idempotency, activity })
   return store
+}
+
+/** The plain connection settings of a client (what a worker thread can be given). */
+function connectionOf(redis: Redis): RedisOptions {
+  const { host, port, path, db, username, password, tls } = redis.options
+  return { ...(path ? { path } : { host, port }), db, ...(username ? { username } : {}), ...(password ? { password } : {}), ...(tls ? { tls } : {}) }
 }
 
 function entryOf(responseStatus: string, rawBody: string, headers: string, permission: string, startedAt: string, expiresAt: string): IdempotencyEntry {
