@@ -305,6 +305,7 @@ async function runConformance(base: string, shop: string): Promise<{ output: str
   const { tmpdir } = await import('node:os')
   const { join } = await import('node:path')
   const dir = mkdtempSync(join(tmpdir(), 'shoptwin-replicas-conformance-'))
-  await runCli(['conformance', '--base-url', base, '--api-key', KEY, '--shop-id', shop, '--report-dir', dir])
+  // Every rule, writes included; a long rule timeout: three replicas on two loaded cores are slow, not wrong.
+  await runCli(['conformance', '--base-url', base, '--api-key', KEY, '--shop-id', shop, '--enterprise-api-key', 'demo-enterprise-key', '--limited-api-key', 'demo-limited-key', '--allow-writes', '--rule-timeout', '900', '--report-dir', dir])
   return { output: readFileSync(join(dir, 'report.json'), 'utf8') }
 }
