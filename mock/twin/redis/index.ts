@@ -199,6 +199,8 @@ interface Counters {
   storeErrors: number
   leaseWaitMs: number
   caughtUp: number
+  commands: number
+  activityFlushes: number
 }
 
 /** The TwinStore of one replica (MockStateOptions.twin). */
@@ -212,7 +214,13 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
   let gen = 0
   let dirty = true
   let rttMs = 0
-  const counters: Counters = { commits: 0, refusedCommits: 0, rebuilds: 0, storeErrors: 0, leaseWaitMs: 0, caughtUp: 0 }
+  const counters: Counters = { commits: 0, refusedCommits: 0, rebuilds: 0, storeErrors: 0, leaseWaitMs: 0, caughtUp: 0, commands: 0, activityFlushes: 0 }
+  // Every command this replica sends is one round trip (no auto-pipelining): counted for the metrics.
+  const send = redis.sendCommand.bind(redis)
+  redis.sendCommand = ((...args: Parameters<typeof send>) => {
+    counters.commands++
+    return send(...args)
+  }) as typeof send
   const keeper = new Worker(new URL(`./lease-keeper${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url), { workerData: { options: connectionOf(redis), lease: keys.lease } })
   keeper.unref()
   // One catch-up at a time applies entries in order; one write at a time per replica asks for the lease.
@@ -432,6 +440,8 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
         store_errors: counters.storeErrors,
         lease_wait_ms_total: counters.leaseWaitMs,
         operations_caught_up: counters.caughtUp,
+        store_commands: counters.commands,
+        activity_flushes: counters.activityFlushes,
       }
     },
     async close() {
@@ -500,15 +510,29 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
     clear: () => {},
   }
 
+  // Entries wait a few milliseconds and go to the store together (one round trip for a burst of requests);
+  // the log is the account's record, not part of an answer, so a request does not wait for it.
+  let pending: string[] = []
+  const flush = () => {
+    const batch = pending
+    pending = []
+    counters.activityFlushes++
+    const pipeline = redis.pipeline()
+    for (const entry of batch) (pipeline as unknown as Commands).twinActivity(keys.activity, keys.activityId, entry, ACTIVITY_MAX)
+    return pipeline.exec().then(
+      () => {},
+      () => {
+        counters.storeErrors++
+      },
+    )
+  }
   const activity: ActivityStore = {
     record(input) {
-      // Not awaited: the log is the account's record, not part of the answer; a lost entry is counted.
-      redis.twinActivity(keys.activity, keys.activityId, JSON.stringify(input), ACTIVITY_MAX).catch(() => {
-        counters.storeErrors++
-      })
+      if (pending.push(JSON.stringify(input)) === 1) setTimeout(() => void flush(), 5).unref()
     },
     entries: () =>
       guard(async () => {
+        if (pending.length) await flush()
         const entries = await redis.xrange(keys.activity, '-', '+')
         return entries.map(([, fields]) => ({ id: Number(fields[1]), ...(JSON.parse(fields[3]!) as Omit<ActivityEntry, 'id'>) }))
       }),
