@@ -184,6 +184,8 @@ export function describeAjvError(error: ErrorObject, root = 'body'): string {
     return `${where ? `${where}.` : ''}${params.additionalProperty as string} is not allowed`
   }
   if (!where) where = root
+  // A field a conditional schema rules out (`properties: {video_mode: false}`).
+  if (error.keyword === 'false schema') return `${where} is not allowed here`
   if (error.keyword === 'enum') {
     return `${where} must be one of ${(params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`
   }

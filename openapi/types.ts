@@ -234,7 +234,7 @@ export interface paths {
         put?: never;
         /**
          * Send a creator a direct message
-         * @description Request and response bodies are not shown; the creator (creator_id or handle) and the message text are inferred, as is `{data: {message, dm_id}}`. A shop whose SPS is below 3.5 is restricted from messaging creators: 403 (status inferred; spec: Account and shop).
+         * @description Request and response bodies are not shown; the creator (creator_id or handle) and the message text are inferred, as is `{data: {message, dm_id}}`. A shop whose SPS is below 3.5 is restricted from messaging creators: 403 (status inferred; spec: Account and shop). An unknown creator, or a creator_id and a handle naming different creators: 400.
          */
         post: operations["sendCreatorDm"];
         delete?: never;
@@ -428,7 +428,7 @@ export interface paths {
         put?: never;
         /**
          * Create an outreach automation (created `stopped`)
-         * @description Body fields shown: title, message_type, outreach_audience, dm_messages, invite_details.message, outreach_filters. The object form of outreach_audience is inferred. Sending the legacy `gmv_ranges` or `live_gmv` in outreach_filters returns 400.
+         * @description Body fields shown: title, message_type, outreach_audience, dm_messages, invite_details.message, outreach_filters. The object form of outreach_audience is inferred. `title` and `outreach_audience` are required (inferred: the full body is not shown; 400 `title is required` / `outreach_audience is required`). A group or list audience naming a group or list the shop does not have: 400. Sending the legacy `gmv_ranges` or `live_gmv` in outreach_filters returns 400.
          */
         post: operations["createAutomation"];
         delete?: never;
@@ -588,7 +588,7 @@ export interface paths {
         put?: never;
         /**
          * Create a creator brief (Scale plan; at most 500 per shop)
-         * @description Body and response not shown; inferred. Static briefs pick videos (`video_mode` `manual` with `video_ids`) or show the shop's top videos (`auto`); dynamic briefs are per product (`product_id` required). The 501st brief of a shop is refused with 400 (`Creator brief limit reached (500 per shop)`). 403 below the Scale plan.
+         * @description Body and response not shown; inferred. Static briefs pick videos (`video_mode` `manual` with `video_ids`) or show the shop's top videos (`auto`); dynamic briefs are per product (`product_id` required, no video fields); a static brief takes no `product_id`; `manual` needs at least one of the shop's videos, `auto` (the default) takes none. A product or video the shop does not have: 400. The 501st brief of a shop is refused with 400 (`Creator brief limit reached (500 per shop)`). 403 below the Scale plan.
          */
         post: operations["createCreatorBrief"];
         delete?: never;
@@ -776,7 +776,7 @@ export interface paths {
         put?: never;
         /**
          * Create an email campaign
-         * @description Body and response not shown; inferred. With `send_now: true` the emails go out at once and count in the `emails_sent` stat.
+         * @description Body and response not shown; inferred. `title` is required (inferred; 400 `title is required`). With `send_now: true` the emails go out at once and count in the `emails_sent` stat; sending needs `recipients` (400 otherwise), and a sender, list, group or handle the shop does not have is refused with 400.
          */
         post: operations["createEmailCampaign"];
         delete?: never;
@@ -1313,7 +1313,7 @@ export interface paths {
         put?: never;
         /**
          * Totals, period-over-period change and optional charts for the requested stat keys
-         * @description `daily_counts` appears only with `include_charts`, and never for the chartless keys (`avg_videos_per_creator`, `avg_gmv_per_video`, `sample_ratio`, `reply_ratio`). `grain` buckets `daily_counts` only; totals and `percent_change` cover the whole period. An unrecognised `timezone` or a `grain` other than day, week, month returns 400.
+         * @description `daily_counts` appears only with `include_charts`, and never for the chartless keys (`avg_videos_per_creator`, `avg_gmv_per_video`, `sample_ratio`, `reply_ratio`). `grain` buckets `daily_counts` only; totals and `percent_change` cover the whole period. An unrecognised `timezone` or a `grain` other than day, week, month returns 400. A `date_range` longer than 3,660 days is refused with 400 (inferred: ten years, far beyond any shop's data).
          */
         post: operations["getShopStats"];
         delete?: never;
@@ -1803,7 +1803,7 @@ export interface components {
             /** @description What went wrong; the spec's exact words where it gives them. */
             error: string;
         };
-        /** @description Dates in requests are YYYY-MM-DD; ranges are objects {from, to} (spec: Conventions 7). */
+        /** @description Dates in requests are YYYY-MM-DD; ranges are objects {from, to} (spec: Conventions 7). A range whose `from` is after its `to` is refused with 400 `<field>.from must not be after <field>.to` (inferred: such a range selects nothing). */
         DateRange: {
             /** Format: date */
             from: string;
@@ -2104,6 +2104,11 @@ export interface components {
             /** Format: date-time */
             time?: string;
         };
+        /**
+         * @description A stat key of POST /shop/stats (spec: `POST /shop/stats`, Stat keys). An unknown key is refused with 400, here and in dashboard widgets.
+         * @enum {string}
+         */
+        StatKey: "affiliate_gmv" | "total_gmv" | "affiliate_units_sold" | "total_units_sold" | "videos_posted" | "affiliate_videos_posted" | "video_views" | "likes" | "comments" | "gpm" | "emv" | "commission" | "distinct_creators" | "first_time_posters" | "daily_active_affiliates" | "dms_sent" | "open_plan_cards_sent" | "followup_dms_sent" | "replies" | "tc_invites_sent" | "sample_requests" | "tc_sample_requests" | "open_sample_requests" | "samples_approved" | "samples_delivered" | "gmv_per_sample_delivered" | "live_gmv" | "lives_posted" | "slideshow_gmv" | "slideshow_posts" | "slideshow_views" | "video_gmv" | "shop_tab_gmv" | "shop_tab_impressions" | "ad_spend" | "ad_roi" | "refund_amount" | "items_refunded" | "gmv_with_cofunding" | "platform_orders" | "aov" | "new_content_gmv" | "emails_sent" | "samples_shipped" | "refundable_sample_requests" | "refundable_samples_shipped" | "refundable_samples_delivered" | "samples_refunded" | "sample_refund_amount" | "customer_count" | "add_to_cart_count" | "shipping_fees" | "product_impressions" | "subscription_revenue" | "one_time_purchase_gmv" | "recurrent_order_gmv" | "first_subscription_order_gmv" | "non_recurring_gmv" | "new_subscriptions" | "active_subscribers" | "active_subscriptions" | "subscription_aov" | "subscription_retention_rate" | "subscription_take_rate" | "avg_videos_per_creator" | "avg_gmv_per_video" | "sample_ratio" | "reply_ratio" | "sample_post_rate" | "sample_spend" | "wasted_sample_spend" | "gmv_per_sample_dollar";
         /** @description One product's metrics over the window. */
         ProductTimeseriesRow: {
             product_id: string;
@@ -3056,7 +3061,7 @@ export interface components {
              */
             type: "stat";
             /** @description A stat key of POST /shop/stats; an unknown key returns 400. */
-            stat_key?: string;
+            stat_key?: components["schemas"]["StatKey"];
             /**
              * @default chart
              * @enum {string}
@@ -3074,9 +3079,9 @@ export interface components {
             cpm: number;
             title?: string;
             config?: {
-                statKey?: string;
+                statKey?: components["schemas"]["StatKey"];
                 /** @description 1-6 stat keys of POST /shop/stats. */
-                statKeys?: string[];
+                statKeys?: components["schemas"]["StatKey"][];
                 /** @enum {string} */
                 style?: "chart" | "numbers";
                 /**
@@ -3096,7 +3101,7 @@ export interface components {
              */
             type: "stat-chart";
             /** @description 1-6 stat keys of POST /shop/stats. */
-            stat_keys?: string[];
+            stat_keys?: components["schemas"]["StatKey"][];
             /**
              * @default line
              * @enum {string}
@@ -3109,9 +3114,9 @@ export interface components {
             size: "sm" | "md" | "lg";
             title?: string;
             config?: {
-                statKey?: string;
+                statKey?: components["schemas"]["StatKey"];
                 /** @description 1-6 stat keys of POST /shop/stats. */
-                statKeys?: string[];
+                statKeys?: components["schemas"]["StatKey"][];
                 /** @enum {string} */
                 style?: "chart" | "numbers";
                 /**
@@ -3131,9 +3136,9 @@ export interface components {
             id?: string;
             /** @enum {string} */
             type?: "stat" | "stat-chart";
-            stat_key?: string;
+            stat_key?: components["schemas"]["StatKey"];
             /** @description 1-6 stat keys of POST /shop/stats. */
-            stat_keys?: string[];
+            stat_keys?: components["schemas"]["StatKey"][];
             /** @enum {string} */
             style?: "chart" | "numbers";
             /** @enum {string} */
@@ -3147,9 +3152,9 @@ export interface components {
             cpm: number;
             title?: string;
             config?: {
-                statKey?: string;
+                statKey?: components["schemas"]["StatKey"];
                 /** @description 1-6 stat keys of POST /shop/stats. */
-                statKeys?: string[];
+                statKeys?: components["schemas"]["StatKey"][];
                 /** @enum {string} */
                 style?: "chart" | "numbers";
                 /**
@@ -3636,6 +3641,15 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description Bad request, as BadRequest, and on this operation also: `Invalid idempotency key format` (an Idempotency-Key not matching `^[A-Za-z0-9-]{1,128}$`; spec: Errors), and an Idempotency-Key already used on this shop for another operation (inferred, see `x-inferred-causes`). */
+        IdempotentBadRequest: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description A server error. The spec says 5xx responses happen (spec: States and transitions, Idempotency: they are not cached, so a retry can succeed); the mock answers 500 for an injected fault or, in strict mode, a response that breaks the contract, and 503 for an injected outage. */
         ServerError: {
             headers: {
@@ -3660,7 +3674,7 @@ export interface components {
     parameters: {
         /** @description Internal shop id returned as shop_id by GET /account/shops (not the platform's own shop id). Missing: 400 `Missing X-Shop-Id header`; malformed: 400 `Invalid shop_id`. The id format is not shown; the mock uses UUIDs (inferred). */
         ShopId: string;
-        /** @description Optional. With it the response (status and body) is cached 24 hours per shop and key and replayed identically; a concurrent request with the same key gets 409 for up to 60 seconds. Invalid format: 400 `Invalid idempotency key format`. */
+        /** @description Optional. With it the response (status and body) is cached 24 hours per shop and key and replayed identically; a concurrent request with the same key gets 409 for up to 60 seconds. Invalid format: 400 `Invalid idempotency key format`. A key already used on this shop for another operation: 400 (inferred; see the IdempotentBadRequest response). The stored answer can be read back with GET /idempotency/{key}. */
         IdempotencyKey: string;
         /** @description Mock only (as in Prism): `code=<status>` returns that documented response for this request. A real server ignores it. */
         Prefer: string;
@@ -3978,7 +3992,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: {
+        requestBody: {
             content: {
                 "application/json": {
                     date_range?: components["schemas"]["DateRange"];
@@ -4478,7 +4492,7 @@ export interface operations {
             header: {
                 /** @description Internal shop id returned as shop_id by GET /account/shops (not the platform's own shop id). Missing: 400 `Missing X-Shop-Id header`; malformed: 400 `Invalid shop_id`. The id format is not shown; the mock uses UUIDs (inferred). */
                 "x-shop-id": components["parameters"]["ShopId"];
-                /** @description Optional. With it the response (status and body) is cached 24 hours per shop and key and replayed identically; a concurrent request with the same key gets 409 for up to 60 seconds. Invalid format: 400 `Invalid idempotency key format`. */
+                /** @description Optional. With it the response (status and body) is cached 24 hours per shop and key and replayed identically; a concurrent request with the same key gets 409 for up to 60 seconds. Invalid format: 400 `Invalid idempotency key format`. A key already used on this shop for another operation: 400 (inferred; see the IdempotentBadRequest response). The stored answer can be read back with GET /idempotency/{key}. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description Mock only (as in Prism): `code=<status>` returns that documented response for this request. A real server ignores it. */
                 Prefer?: components["parameters"]["Prefer"];
@@ -4512,7 +4526,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["IdempotentBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
@@ -4527,7 +4541,7 @@ export interface operations {
             header: {
                 /** @description Internal shop id returned as shop_id by GET /account/shops (not the platform's own shop id). Missing: 400 `Missing X-Shop-Id header`; malformed: 400 `Invalid shop_id`. The id format is not shown; the mock uses UUIDs (inferred). */
                 "x-shop-id": components["parameters"]["ShopId"];
-                /** @description Optional. With it the response (status and body) is cached 24 hours per shop and key and replayed identically; a concurrent request with the same key gets 409 for up to 60 seconds. Invalid format: 400 `Invalid idempotency key format`. */
+                /** @description Optional. With it the response (status and body) is cached 24 hours per shop and key and replayed identically; a concurrent request with the same key gets 409 for up to 60 seconds. Invalid format: 400 `Invalid idempotency key format`. A key already used on this shop for another operation: 400 (inferred; see the IdempotentBadRequest response). The stored answer can be read back with GET /idempotency/{key}. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description Mock only (as in Prism): `code=<status>` returns that documented response for this request. A real server ignores it. */
                 Prefer?: components["parameters"]["Prefer"];
@@ -4558,7 +4572,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["IdempotentBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
@@ -4635,7 +4649,7 @@ export interface operations {
             header: {
                 /** @description Internal shop id returned as shop_id by GET /account/shops (not the platform's own shop id). Missing: 400 `Missing X-Shop-Id header`; malformed: 400 `Invalid shop_id`. The id format is not shown; the mock uses UUIDs (inferred). */
                 "x-shop-id": components["parameters"]["ShopId"];
-                /** @description Optional. With it the response (status and body) is cached 24 hours per shop and key and replayed identically; a concurrent request with the same key gets 409 for up to 60 seconds. Invalid format: 400 `Invalid idempotency key format`. */
+                /** @description Optional. With it the response (status and body) is cached 24 hours per shop and key and replayed identically; a concurrent request with the same key gets 409 for up to 60 seconds. Invalid format: 400 `Invalid idempotency key format`. A key already used on this shop for another operation: 400 (inferred; see the IdempotentBadRequest response). The stored answer can be read back with GET /idempotency/{key}. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description Mock only (as in Prism): `code=<status>` returns that documented response for this request. A real server ignores it. */
                 Prefer?: components["parameters"]["Prefer"];
@@ -4671,7 +4685,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["IdempotentBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
@@ -4869,7 +4883,7 @@ export interface operations {
             header: {
                 /** @description Internal shop id returned as shop_id by GET /account/shops (not the platform's own shop id). Missing: 400 `Missing X-Shop-Id header`; malformed: 400 `Invalid shop_id`. The id format is not shown; the mock uses UUIDs (inferred). */
                 "x-shop-id": components["parameters"]["ShopId"];
-                /** @description Optional. With it the response (status and body) is cached 24 hours per shop and key and replayed identically; a concurrent request with the same key gets 409 for up to 60 seconds. Invalid format: 400 `Invalid idempotency key format`. */
+                /** @description Optional. With it the response (status and body) is cached 24 hours per shop and key and replayed identically; a concurrent request with the same key gets 409 for up to 60 seconds. Invalid format: 400 `Invalid idempotency key format`. A key already used on this shop for another operation: 400 (inferred; see the IdempotentBadRequest response). The stored answer can be read back with GET /idempotency/{key}. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description Mock only (as in Prism): `code=<status>` returns that documented response for this request. A real server ignores it. */
                 Prefer?: components["parameters"]["Prefer"];
@@ -4900,7 +4914,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["IdempotentBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
@@ -4915,7 +4929,7 @@ export interface operations {
             header: {
                 /** @description Internal shop id returned as shop_id by GET /account/shops (not the platform's own shop id). Missing: 400 `Missing X-Shop-Id header`; malformed: 400 `Invalid shop_id`. The id format is not shown; the mock uses UUIDs (inferred). */
                 "x-shop-id": components["parameters"]["ShopId"];
-                /** @description Optional. With it the response (status and body) is cached 24 hours per shop and key and replayed identically; a concurrent request with the same key gets 409 for up to 60 seconds. Invalid format: 400 `Invalid idempotency key format`. */
+                /** @description Optional. With it the response (status and body) is cached 24 hours per shop and key and replayed identically; a concurrent request with the same key gets 409 for up to 60 seconds. Invalid format: 400 `Invalid idempotency key format`. A key already used on this shop for another operation: 400 (inferred; see the IdempotentBadRequest response). The stored answer can be read back with GET /idempotency/{key}. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description Mock only (as in Prism): `code=<status>` returns that documented response for this request. A real server ignores it. */
                 Prefer?: components["parameters"]["Prefer"];
@@ -4947,7 +4961,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["IdempotentBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
@@ -5108,7 +5122,7 @@ export interface operations {
             header: {
                 /** @description Internal shop id returned as shop_id by GET /account/shops (not the platform's own shop id). Missing: 400 `Missing X-Shop-Id header`; malformed: 400 `Invalid shop_id`. The id format is not shown; the mock uses UUIDs (inferred). */
                 "x-shop-id": components["parameters"]["ShopId"];
-                /** @description Optional. With it the response (status and body) is cached 24 hours per shop and key and replayed identically; a concurrent request with the same key gets 409 for up to 60 seconds. Invalid format: 400 `Invalid idempotency key format`. */
+                /** @description Optional. With it the response (status and body) is cached 24 hours per shop and key and replayed identically; a concurrent request with the same key gets 409 for up to 60 seconds. Invalid format: 400 `Invalid idempotency key format`. A key already used on this shop for another operation: 400 (inferred; see the IdempotentBadRequest response). The stored answer can be read back with GET /idempotency/{key}. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description Mock only (as in Prism): `code=<status>` returns that documented response for this request. A real server ignores it. */
                 Prefer?: components["parameters"]["Prefer"];
@@ -5116,14 +5130,15 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: {
+        requestBody: {
             content: {
                 "application/json": {
-                    title?: string;
+                    /** @description Must not be blank (trimmed by the server; inferred). Required (inferred): an automation is shown and managed by its title; without one the server answers 400 `title is required`. */
+                    title: string;
                     /** @description For example `dm`; the full set of values is not shown. */
                     message_type?: string;
-                    /** @description The audience object; the bare value (`"groups"`, `"list"`, `"new_affiliates"`) is also accepted, with `group_id` / `list` at the top level of the body (normalised to the object form). */
-                    outreach_audience?: components["schemas"]["OutreachAudience"] | ("new_affiliates" | "groups" | "list");
+                    /** @description The audience object; the bare value (`"groups"`, `"list"`, `"new_affiliates"`) is also accepted, with `group_id` / `list` at the top level of the body (normalised to the object form). Required (inferred): an automation sends to its audience (new_affiliates, a group or a list); without one the server answers 400 `outreach_audience is required`. */
+                    outreach_audience: components["schemas"]["OutreachAudience"] | ("new_affiliates" | "groups" | "list");
                     /** @description With the bare `outreach_audience: "groups"` form. */
                     group_id?: string;
                     /** @description List title, with the bare `outreach_audience: "list"` form. */
@@ -5158,7 +5173,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["IdempotentBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
@@ -5173,7 +5188,7 @@ export interface operations {
             header: {
                 /** @description Internal shop id returned as shop_id by GET /account/shops (not the platform's own shop id). Missing: 400 `Missing X-Shop-Id header`; malformed: 400 `Invalid shop_id`. The id format is not shown; the mock uses UUIDs (inferred). */
                 "x-shop-id": components["parameters"]["ShopId"];
-                /** @description Optional. With it the response (status and body) is cached 24 hours per shop and key and replayed identically; a concurrent request with the same key gets 409 for up to 60 seconds. Invalid format: 400 `Invalid idempotency key format`. */
+                /** @description Optional. With it the response (status and body) is cached 24 hours per shop and key and replayed identically; a concurrent request with the same key gets 409 for up to 60 seconds. Invalid format: 400 `Invalid idempotency key format`. A key already used on this shop for another operation: 400 (inferred; see the IdempotentBadRequest response). The stored answer can be read back with GET /idempotency/{key}. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description Mock only (as in Prism): `code=<status>` returns that documented response for this request. A real server ignores it. */
                 Prefer?: components["parameters"]["Prefer"];
@@ -5205,7 +5220,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["IdempotentBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
@@ -5264,7 +5279,7 @@ export interface operations {
             header: {
                 /** @description Internal shop id returned as shop_id by GET /account/shops (not the platform's own shop id). Missing: 400 `Missing X-Shop-Id header`; malformed: 400 `Invalid shop_id`. The id format is not shown; the mock uses UUIDs (inferred). */
                 "x-shop-id": components["parameters"]["ShopId"];
-                /** @description Optional. With it the response (status and body) is cached 24 hours per shop and key and replayed identically; a concurrent request with the same key gets 409 for up to 60 seconds. Invalid format: 400 `Invalid idempotency key format`. */
+                /** @description Optional. With it the response (status and body) is cached 24 hours per shop and key and replayed identically; a concurrent request with the same key gets 409 for up to 60 seconds. Invalid format: 400 `Invalid idempotency key format`. A key already used on this shop for another operation: 400 (inferred; see the IdempotentBadRequest response). The stored answer can be read back with GET /idempotency/{key}. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description Mock only (as in Prism): `code=<status>` returns that documented response for this request. A real server ignores it. */
                 Prefer?: components["parameters"]["Prefer"];
@@ -5276,6 +5291,7 @@ export interface operations {
             content: {
                 "application/json": {
                     campaign_id: string;
+                    /** @description Must not be blank (trimmed by the server; inferred). */
                     title?: string;
                     /** @description For example `dm`; the full set of values is not shown. */
                     message_type?: string;
@@ -5306,7 +5322,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["IdempotentBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
@@ -5322,7 +5338,7 @@ export interface operations {
             header: {
                 /** @description Internal shop id returned as shop_id by GET /account/shops (not the platform's own shop id). Missing: 400 `Missing X-Shop-Id header`; malformed: 400 `Invalid shop_id`. The id format is not shown; the mock uses UUIDs (inferred). */
                 "x-shop-id": components["parameters"]["ShopId"];
-                /** @description Optional. With it the response (status and body) is cached 24 hours per shop and key and replayed identically; a concurrent request with the same key gets 409 for up to 60 seconds. Invalid format: 400 `Invalid idempotency key format`. */
+                /** @description Optional. With it the response (status and body) is cached 24 hours per shop and key and replayed identically; a concurrent request with the same key gets 409 for up to 60 seconds. Invalid format: 400 `Invalid idempotency key format`. A key already used on this shop for another operation: 400 (inferred; see the IdempotentBadRequest response). The stored answer can be read back with GET /idempotency/{key}. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description Mock only (as in Prism): `code=<status>` returns that documented response for this request. A real server ignores it. */
                 Prefer?: components["parameters"]["Prefer"];
@@ -5333,6 +5349,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description Must not be blank (trimmed by the server; inferred). */
                     title: string;
                     /** @enum {string} */
                     type: "race" | "contest" | "leaderboard" | "bingo" | "sweepstakes" | "retainer";
@@ -5365,7 +5382,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["IdempotentBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
@@ -5380,7 +5397,7 @@ export interface operations {
             header: {
                 /** @description Internal shop id returned as shop_id by GET /account/shops (not the platform's own shop id). Missing: 400 `Missing X-Shop-Id header`; malformed: 400 `Invalid shop_id`. The id format is not shown; the mock uses UUIDs (inferred). */
                 "x-shop-id": components["parameters"]["ShopId"];
-                /** @description Optional. With it the response (status and body) is cached 24 hours per shop and key and replayed identically; a concurrent request with the same key gets 409 for up to 60 seconds. Invalid format: 400 `Invalid idempotency key format`. */
+                /** @description Optional. With it the response (status and body) is cached 24 hours per shop and key and replayed identically; a concurrent request with the same key gets 409 for up to 60 seconds. Invalid format: 400 `Invalid idempotency key format`. A key already used on this shop for another operation: 400 (inferred; see the IdempotentBadRequest response). The stored answer can be read back with GET /idempotency/{key}. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description Mock only (as in Prism): `code=<status>` returns that documented response for this request. A real server ignores it. */
                 Prefer?: components["parameters"]["Prefer"];
@@ -5412,7 +5429,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["IdempotentBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
@@ -5428,7 +5445,7 @@ export interface operations {
             header: {
                 /** @description Internal shop id returned as shop_id by GET /account/shops (not the platform's own shop id). Missing: 400 `Missing X-Shop-Id header`; malformed: 400 `Invalid shop_id`. The id format is not shown; the mock uses UUIDs (inferred). */
                 "x-shop-id": components["parameters"]["ShopId"];
-                /** @description Optional. With it the response (status and body) is cached 24 hours per shop and key and replayed identically; a concurrent request with the same key gets 409 for up to 60 seconds. Invalid format: 400 `Invalid idempotency key format`. */
+                /** @description Optional. With it the response (status and body) is cached 24 hours per shop and key and replayed identically; a concurrent request with the same key gets 409 for up to 60 seconds. Invalid format: 400 `Invalid idempotency key format`. A key already used on this shop for another operation: 400 (inferred; see the IdempotentBadRequest response). The stored answer can be read back with GET /idempotency/{key}. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description Mock only (as in Prism): `code=<status>` returns that documented response for this request. A real server ignores it. */
                 Prefer?: components["parameters"]["Prefer"];
@@ -5440,6 +5457,7 @@ export interface operations {
             content: {
                 "application/json": {
                     campaign_id: string;
+                    /** @description Must not be blank (trimmed by the server; inferred). */
                     title?: string;
                     /**
                      * @description States beyond `active` are not shown; `draft` and `ended` are inferred.
@@ -5469,7 +5487,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["IdempotentBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
@@ -5532,7 +5550,7 @@ export interface operations {
             header: {
                 /** @description Internal shop id returned as shop_id by GET /account/shops (not the platform's own shop id). Missing: 400 `Missing X-Shop-Id header`; malformed: 400 `Invalid shop_id`. The id format is not shown; the mock uses UUIDs (inferred). */
                 "x-shop-id": components["parameters"]["ShopId"];
-                /** @description Optional. With it the response (status and body) is cached 24 hours per shop and key and replayed identically; a concurrent request with the same key gets 409 for up to 60 seconds. Invalid format: 400 `Invalid idempotency key format`. */
+                /** @description Optional. With it the response (status and body) is cached 24 hours per shop and key and replayed identically; a concurrent request with the same key gets 409 for up to 60 seconds. Invalid format: 400 `Invalid idempotency key format`. A key already used on this shop for another operation: 400 (inferred; see the IdempotentBadRequest response). The stored answer can be read back with GET /idempotency/{key}. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description Mock only (as in Prism): `code=<status>` returns that documented response for this request. A real server ignores it. */
                 Prefer?: components["parameters"]["Prefer"];
@@ -5554,7 +5572,7 @@ export interface operations {
                     video_ids?: string[];
                     /** @description Dynamic briefs only. */
                     product_id?: string;
-                };
+                } & (unknown & unknown & unknown & unknown);
             };
         };
         responses: {
@@ -5569,7 +5587,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["IdempotentBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
@@ -5584,7 +5602,7 @@ export interface operations {
             header: {
                 /** @description Internal shop id returned as shop_id by GET /account/shops (not the platform's own shop id). Missing: 400 `Missing X-Shop-Id header`; malformed: 400 `Invalid shop_id`. The id format is not shown; the mock uses UUIDs (inferred). */
                 "x-shop-id": components["parameters"]["ShopId"];
-                /** @description Optional. With it the response (status and body) is cached 24 hours per shop and key and replayed identically; a concurrent request with the same key gets 409 for up to 60 seconds. Invalid format: 400 `Invalid idempotency key format`. */
+                /** @description Optional. With it the response (status and body) is cached 24 hours per shop and key and replayed identically; a concurrent request with the same key gets 409 for up to 60 seconds. Invalid format: 400 `Invalid idempotency key format`. A key already used on this shop for another operation: 400 (inferred; see the IdempotentBadRequest response). The stored answer can be read back with GET /idempotency/{key}. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description Mock only (as in Prism): `code=<status>` returns that documented response for this request. A real server ignores it. */
                 Prefer?: components["parameters"]["Prefer"];
@@ -5616,7 +5634,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["IdempotentBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
@@ -5632,7 +5650,7 @@ export interface operations {
             header: {
                 /** @description Internal shop id returned as shop_id by GET /account/shops (not the platform's own shop id). Missing: 400 `Missing X-Shop-Id header`; malformed: 400 `Invalid shop_id`. The id format is not shown; the mock uses UUIDs (inferred). */
                 "x-shop-id": components["parameters"]["ShopId"];
-                /** @description Optional. With it the response (status and body) is cached 24 hours per shop and key and replayed identically; a concurrent request with the same key gets 409 for up to 60 seconds. Invalid format: 400 `Invalid idempotency key format`. */
+                /** @description Optional. With it the response (status and body) is cached 24 hours per shop and key and replayed identically; a concurrent request with the same key gets 409 for up to 60 seconds. Invalid format: 400 `Invalid idempotency key format`. A key already used on this shop for another operation: 400 (inferred; see the IdempotentBadRequest response). The stored answer can be read back with GET /idempotency/{key}. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description Mock only (as in Prism): `code=<status>` returns that documented response for this request. A real server ignores it. */
                 Prefer?: components["parameters"]["Prefer"];
@@ -5644,6 +5662,7 @@ export interface operations {
             content: {
                 "application/json": {
                     brief_id: string;
+                    /** @description Must not be blank (trimmed by the server; inferred). */
                     title?: string;
                     /** @enum {string} */
                     video_mode?: "manual" | "auto";
@@ -5664,7 +5683,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["IdempotentBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
@@ -6037,7 +6056,7 @@ export interface operations {
             header: {
                 /** @description Internal shop id returned as shop_id by GET /account/shops (not the platform's own shop id). Missing: 400 `Missing X-Shop-Id header`; malformed: 400 `Invalid shop_id`. The id format is not shown; the mock uses UUIDs (inferred). */
                 "x-shop-id": components["parameters"]["ShopId"];
-                /** @description Optional. With it the response (status and body) is cached 24 hours per shop and key and replayed identically; a concurrent request with the same key gets 409 for up to 60 seconds. Invalid format: 400 `Invalid idempotency key format`. */
+                /** @description Optional. With it the response (status and body) is cached 24 hours per shop and key and replayed identically; a concurrent request with the same key gets 409 for up to 60 seconds. Invalid format: 400 `Invalid idempotency key format`. A key already used on this shop for another operation: 400 (inferred; see the IdempotentBadRequest response). The stored answer can be read back with GET /idempotency/{key}. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description Mock only (as in Prism): `code=<status>` returns that documented response for this request. A real server ignores it. */
                 Prefer?: components["parameters"]["Prefer"];
@@ -6045,10 +6064,11 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: {
+        requestBody: {
             content: {
                 "application/json": {
-                    title?: string;
+                    /** @description Must not be blank (trimmed by the server; inferred). Required (inferred): a campaign is named by its title; without one the server answers 400 `title is required`. */
+                    title: string;
                     subject?: string;
                     /** @description Email body (text or HTML); may include `[affiliate_name]`. */
                     body?: string;
@@ -6077,7 +6097,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["IdempotentBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
@@ -6092,7 +6112,7 @@ export interface operations {
             header: {
                 /** @description Internal shop id returned as shop_id by GET /account/shops (not the platform's own shop id). Missing: 400 `Missing X-Shop-Id header`; malformed: 400 `Invalid shop_id`. The id format is not shown; the mock uses UUIDs (inferred). */
                 "x-shop-id": components["parameters"]["ShopId"];
-                /** @description Optional. With it the response (status and body) is cached 24 hours per shop and key and replayed identically; a concurrent request with the same key gets 409 for up to 60 seconds. Invalid format: 400 `Invalid idempotency key format`. */
+                /** @description Optional. With it the response (status and body) is cached 24 hours per shop and key and replayed identically; a concurrent request with the same key gets 409 for up to 60 seconds. Invalid format: 400 `Invalid idempotency key format`. A key already used on this shop for another operation: 400 (inferred; see the IdempotentBadRequest response). The stored answer can be read back with GET /idempotency/{key}. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description Mock only (as in Prism): `code=<status>` returns that documented response for this request. A real server ignores it. */
                 Prefer?: components["parameters"]["Prefer"];
@@ -6124,7 +6144,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["IdempotentBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
@@ -6140,7 +6160,7 @@ export interface operations {
             header: {
                 /** @description Internal shop id returned as shop_id by GET /account/shops (not the platform's own shop id). Missing: 400 `Missing X-Shop-Id header`; malformed: 400 `Invalid shop_id`. The id format is not shown; the mock uses UUIDs (inferred). */
                 "x-shop-id": components["parameters"]["ShopId"];
-                /** @description Optional. With it the response (status and body) is cached 24 hours per shop and key and replayed identically; a concurrent request with the same key gets 409 for up to 60 seconds. Invalid format: 400 `Invalid idempotency key format`. */
+                /** @description Optional. With it the response (status and body) is cached 24 hours per shop and key and replayed identically; a concurrent request with the same key gets 409 for up to 60 seconds. Invalid format: 400 `Invalid idempotency key format`. A key already used on this shop for another operation: 400 (inferred; see the IdempotentBadRequest response). The stored answer can be read back with GET /idempotency/{key}. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description Mock only (as in Prism): `code=<status>` returns that documented response for this request. A real server ignores it. */
                 Prefer?: components["parameters"]["Prefer"];
@@ -6152,6 +6172,7 @@ export interface operations {
             content: {
                 "application/json": {
                     campaign_id: string;
+                    /** @description Must not be blank (trimmed by the server; inferred). */
                     title?: string;
                     subject?: string;
                     /** @description Email body (text or HTML); may include `[affiliate_name]`. */
@@ -6181,7 +6202,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["IdempotentBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
@@ -6197,7 +6218,7 @@ export interface operations {
             header: {
                 /** @description Internal shop id returned as shop_id by GET /account/shops (not the platform's own shop id). Missing: 400 `Missing X-Shop-Id header`; malformed: 400 `Invalid shop_id`. The id format is not shown; the mock uses UUIDs (inferred). */
                 "x-shop-id": components["parameters"]["ShopId"];
-                /** @description Optional. With it the response (status and body) is cached 24 hours per shop and key and replayed identically; a concurrent request with the same key gets 409 for up to 60 seconds. Invalid format: 400 `Invalid idempotency key format`. */
+                /** @description Optional. With it the response (status and body) is cached 24 hours per shop and key and replayed identically; a concurrent request with the same key gets 409 for up to 60 seconds. Invalid format: 400 `Invalid idempotency key format`. A key already used on this shop for another operation: 400 (inferred; see the IdempotentBadRequest response). The stored answer can be read back with GET /idempotency/{key}. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description Mock only (as in Prism): `code=<status>` returns that documented response for this request. A real server ignores it. */
                 Prefer?: components["parameters"]["Prefer"];
@@ -6229,7 +6250,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["IdempotentBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
@@ -6427,7 +6448,7 @@ export interface operations {
             header: {
                 /** @description Internal shop id returned as shop_id by GET /account/shops (not the platform's own shop id). Missing: 400 `Missing X-Shop-Id header`; malformed: 400 `Invalid shop_id`. The id format is not shown; the mock uses UUIDs (inferred). */
                 "x-shop-id": components["parameters"]["ShopId"];
-                /** @description Optional. With it the response (status and body) is cached 24 hours per shop and key and replayed identically; a concurrent request with the same key gets 409 for up to 60 seconds. Invalid format: 400 `Invalid idempotency key format`. */
+                /** @description Optional. With it the response (status and body) is cached 24 hours per shop and key and replayed identically; a concurrent request with the same key gets 409 for up to 60 seconds. Invalid format: 400 `Invalid idempotency key format`. A key already used on this shop for another operation: 400 (inferred; see the IdempotentBadRequest response). The stored answer can be read back with GET /idempotency/{key}. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description Mock only (as in Prism): `code=<status>` returns that documented response for this request. A real server ignores it. */
                 Prefer?: components["parameters"]["Prefer"];
@@ -6438,6 +6459,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description Must not be blank (trimmed by the server; inferred). */
                     name: string;
                     filters?: components["schemas"]["CrmGroupFilters"];
                 };
@@ -6455,7 +6477,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["IdempotentBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
@@ -6470,7 +6492,7 @@ export interface operations {
             header: {
                 /** @description Internal shop id returned as shop_id by GET /account/shops (not the platform's own shop id). Missing: 400 `Missing X-Shop-Id header`; malformed: 400 `Invalid shop_id`. The id format is not shown; the mock uses UUIDs (inferred). */
                 "x-shop-id": components["parameters"]["ShopId"];
-                /** @description Optional. With it the response (status and body) is cached 24 hours per shop and key and replayed identically; a concurrent request with the same key gets 409 for up to 60 seconds. Invalid format: 400 `Invalid idempotency key format`. */
+                /** @description Optional. With it the response (status and body) is cached 24 hours per shop and key and replayed identically; a concurrent request with the same key gets 409 for up to 60 seconds. Invalid format: 400 `Invalid idempotency key format`. A key already used on this shop for another operation: 400 (inferred; see the IdempotentBadRequest response). The stored answer can be read back with GET /idempotency/{key}. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description Mock only (as in Prism): `code=<status>` returns that documented response for this request. A real server ignores it. */
                 Prefer?: components["parameters"]["Prefer"];
@@ -6502,7 +6524,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["IdempotentBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
@@ -6609,7 +6631,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: {
+        requestBody: {
             content: {
                 "application/json": {
                     date_range?: components["schemas"]["DateRange"];
@@ -6623,7 +6645,7 @@ export interface operations {
                      * @description End of the range (inclusive), instead of `date_range.to`.
                      */
                     date_to?: string;
-                    /** @description Narrows platform numbers to that product and the platform blocks to the storefront products/variants and marketplace items linked to it. */
+                    /** @description Narrows platform numbers to that product and the platform blocks to the storefront products/variants and marketplace items linked to it. A product the shop does not have: 400. */
                     platform_product_id?: string;
                     /** @description true for all, or a list or comma string of `storefront` and `marketplace`: subtracts each day's platform shop GMV from that platform's revenue, floored at 0. */
                     exclude_platform_gmv?: boolean | ("storefront" | "marketplace")[] | string;
@@ -6767,7 +6789,7 @@ export interface operations {
             header: {
                 /** @description Internal shop id returned as shop_id by GET /account/shops (not the platform's own shop id). Missing: 400 `Missing X-Shop-Id header`; malformed: 400 `Invalid shop_id`. The id format is not shown; the mock uses UUIDs (inferred). */
                 "x-shop-id": components["parameters"]["ShopId"];
-                /** @description Optional. With it the response (status and body) is cached 24 hours per shop and key and replayed identically; a concurrent request with the same key gets 409 for up to 60 seconds. Invalid format: 400 `Invalid idempotency key format`. */
+                /** @description Optional. With it the response (status and body) is cached 24 hours per shop and key and replayed identically; a concurrent request with the same key gets 409 for up to 60 seconds. Invalid format: 400 `Invalid idempotency key format`. A key already used on this shop for another operation: 400 (inferred; see the IdempotentBadRequest response). The stored answer can be read back with GET /idempotency/{key}. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description Mock only (as in Prism): `code=<status>` returns that documented response for this request. A real server ignores it. */
                 Prefer?: components["parameters"]["Prefer"];
@@ -6778,6 +6800,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description Must not be blank (trimmed by the server; inferred). */
                     title: string;
                     /** @description Creators by handle; at most 10000 are written per call. */
                     handles: string[];
@@ -6796,7 +6819,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["IdempotentBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
@@ -6811,7 +6834,7 @@ export interface operations {
             header: {
                 /** @description Internal shop id returned as shop_id by GET /account/shops (not the platform's own shop id). Missing: 400 `Missing X-Shop-Id header`; malformed: 400 `Invalid shop_id`. The id format is not shown; the mock uses UUIDs (inferred). */
                 "x-shop-id": components["parameters"]["ShopId"];
-                /** @description Optional. With it the response (status and body) is cached 24 hours per shop and key and replayed identically; a concurrent request with the same key gets 409 for up to 60 seconds. Invalid format: 400 `Invalid idempotency key format`. */
+                /** @description Optional. With it the response (status and body) is cached 24 hours per shop and key and replayed identically; a concurrent request with the same key gets 409 for up to 60 seconds. Invalid format: 400 `Invalid idempotency key format`. A key already used on this shop for another operation: 400 (inferred; see the IdempotentBadRequest response). The stored answer can be read back with GET /idempotency/{key}. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description Mock only (as in Prism): `code=<status>` returns that documented response for this request. A real server ignores it. */
                 Prefer?: components["parameters"]["Prefer"];
@@ -6843,7 +6866,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["IdempotentBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
@@ -6859,7 +6882,7 @@ export interface operations {
             header: {
                 /** @description Internal shop id returned as shop_id by GET /account/shops (not the platform's own shop id). Missing: 400 `Missing X-Shop-Id header`; malformed: 400 `Invalid shop_id`. The id format is not shown; the mock uses UUIDs (inferred). */
                 "x-shop-id": components["parameters"]["ShopId"];
-                /** @description Optional. With it the response (status and body) is cached 24 hours per shop and key and replayed identically; a concurrent request with the same key gets 409 for up to 60 seconds. Invalid format: 400 `Invalid idempotency key format`. */
+                /** @description Optional. With it the response (status and body) is cached 24 hours per shop and key and replayed identically; a concurrent request with the same key gets 409 for up to 60 seconds. Invalid format: 400 `Invalid idempotency key format`. A key already used on this shop for another operation: 400 (inferred; see the IdempotentBadRequest response). The stored answer can be read back with GET /idempotency/{key}. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description Mock only (as in Prism): `code=<status>` returns that documented response for this request. A real server ignores it. */
                 Prefer?: components["parameters"]["Prefer"];
@@ -6871,6 +6894,7 @@ export interface operations {
             content: {
                 "application/json": {
                     source_titles: string[];
+                    /** @description Must not be blank (trimmed by the server; inferred). */
                     target_title: string;
                 };
             };
@@ -6887,7 +6911,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["IdempotentBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
@@ -7604,12 +7628,12 @@ export interface operations {
                     /** @description Adds `daily_counts` to charted stats. Listed without "optional" in the spec; the mock reads a missing value as false (inferred). */
                     include_charts?: boolean;
                     /** @description Stat keys to compute; an unknown key is refused. */
-                    stats: ("affiliate_gmv" | "total_gmv" | "affiliate_units_sold" | "total_units_sold" | "videos_posted" | "affiliate_videos_posted" | "video_views" | "likes" | "comments" | "gpm" | "emv" | "commission" | "distinct_creators" | "first_time_posters" | "daily_active_affiliates" | "dms_sent" | "open_plan_cards_sent" | "followup_dms_sent" | "replies" | "tc_invites_sent" | "sample_requests" | "tc_sample_requests" | "open_sample_requests" | "samples_approved" | "samples_delivered" | "gmv_per_sample_delivered" | "live_gmv" | "lives_posted" | "slideshow_gmv" | "slideshow_posts" | "slideshow_views" | "video_gmv" | "shop_tab_gmv" | "shop_tab_impressions" | "ad_spend" | "ad_roi" | "refund_amount" | "items_refunded" | "gmv_with_cofunding" | "platform_orders" | "aov" | "new_content_gmv" | "emails_sent" | "samples_shipped" | "refundable_sample_requests" | "refundable_samples_shipped" | "refundable_samples_delivered" | "samples_refunded" | "sample_refund_amount" | "customer_count" | "add_to_cart_count" | "shipping_fees" | "product_impressions" | "subscription_revenue" | "one_time_purchase_gmv" | "recurrent_order_gmv" | "first_subscription_order_gmv" | "non_recurring_gmv" | "new_subscriptions" | "active_subscribers" | "active_subscriptions" | "subscription_aov" | "subscription_retention_rate" | "subscription_take_rate" | "avg_videos_per_creator" | "avg_gmv_per_video" | "sample_ratio" | "reply_ratio" | "sample_post_rate" | "sample_spend" | "wasted_sample_spend" | "gmv_per_sample_dollar")[];
+                    stats: components["schemas"]["StatKey"][];
                     product_id?: string;
                     campaign_id?: string;
                     only_show_campaign_stats?: boolean;
                     /**
-                     * @description Cost per 1,000 views used by `emv`.
+                     * @description Cost per 1,000 views used by `emv`; a negative value is refused with 400 (inferred).
                      * @default 5
                      */
                     cpm?: number;
@@ -7657,7 +7681,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: {
+        requestBody: {
             content: {
                 "application/json": {
                     date_range?: components["schemas"]["DateRange"];
@@ -7769,7 +7793,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: {
+        requestBody: {
             content: {
                 "application/json": {
                     date_range?: components["schemas"]["DateRange"];
@@ -7873,7 +7897,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: {
+        requestBody: {
             content: {
                 "application/json": {
                     date_range?: components["schemas"]["DateRange"];
@@ -8988,7 +9012,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: {
+        requestBody: {
             content: {
                 "application/json": {
                     date_range?: components["schemas"]["DateRange"];
@@ -9335,6 +9359,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description Must not be blank (trimmed by the server; inferred). */
                     name?: string;
                     /** @description Trigger (shape not shown). */
                     trigger: {

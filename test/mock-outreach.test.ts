@@ -534,7 +534,8 @@ describe('creator briefs (spec: Rules of the named resources: Creator briefs; Li
     ['auto with video_ids', () => ({ type: 'static', video_mode: 'auto', video_ids: videoIds() }), 'video_ids'],
     ['static with a product', () => ({ type: 'static', product_id: productId() }), 'product_id'],
     ['dynamic with an unknown product', () => ({ type: 'dynamic', product_id: 'nope' }), 'product_id: no product nope'],
-    ['dynamic with a video mode', () => ({ type: 'dynamic', product_id: productId(), video_mode: 'auto' }), 'static'],
+    // spec: Creator briefs: "static (`video_mode` ...) or dynamic (per product, generated live)": the contract's conditional schema refuses it first.
+    ['dynamic with a video mode', () => ({ type: 'dynamic', product_id: productId(), video_mode: 'auto' }), 'video_mode is not allowed'],
   ])('briefs: create %s is 400 naming the field (spec: Creator briefs)', async (_label, body, message) => {
     const res = await call('createCreatorBrief', body())
     expect(res.status).toBe(400)

@@ -595,7 +595,27 @@ const widgetInputCheck = (contract: Contract, type: 'stat' | 'stat-chart') => {
  * 400 on a widget of another type than stat or stat-chart in `input[field]`, and on a widget that
  * does not match its own type's schema (the contract's `oneOf` would report the first branch's error).
  */
+/**
+ * 400 naming the stat key when an entry of `input[field]` has one that is not a stat key, before the
+ * contract's `StatKey` enum would answer with its whole list (spec: Dashboards: create).
+ */
+function checkStatKeys(input: Record<string, any>, field: string): void {
+  const list: unknown = input[field]
+  if (!Array.isArray(list)) return
+  list.forEach((w: unknown, i) => {
+    if (!w || typeof w !== 'object') return
+    const entry = w as { stat_key?: unknown; stat_keys?: unknown; config?: { statKey?: unknown; statKeys?: unknown } }
+    const config = entry.config && typeof entry.config === 'object' ? entry.config : {}
+    for (const key of [entry.stat_key, config.statKey]) if (typeof key === 'string') assertStatKey(key, `${field}[${i}].stat_key`)
+    for (const keys of [entry.stat_keys, config.statKeys]) {
+      if (!Array.isArray(keys)) continue
+      for (const [k, key] of keys.entries()) if (typeof key === 'string') assertStatKey(key, `${field}[${i}].stat_keys[${k}]`)
+    }
+  })
+}
+
 function checkNewWidgets(contract: Contract, input: Record<string, any>, field: string): void {
+  checkStatKeys(input, field)
   const list: unknown = input[field]
   if (!Array.isArray(list)) return
   list.forEach((w: unknown, i) => {
@@ -622,6 +642,7 @@ const updateRules: InputNormalizer = (input, _op, contract) => {
     throw apiError(400, 'widgets (the complete list) cannot be combined with add_widgets or remove_widget_ids')
   }
   checkNewWidgets(contract, input, 'add_widgets')
+  checkStatKeys(input, 'widgets')
   return input
 }
 

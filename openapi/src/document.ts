@@ -40,6 +40,18 @@ const errorResponses: Record<string, Schema> = {
     ...errorResponse('The request body is larger than the server accepts (the mock: 10 MB). Not shown by the spec; inferred, as every HTTP server has such a limit.'),
     'x-inferred': true,
   },
+  IdempotentBadRequest: {
+    ...errorResponse(
+      'Bad request, as BadRequest, and on this operation also: `Invalid idempotency key format` (an Idempotency-Key not matching `^[A-Za-z0-9-]{1,128}$`; spec: Errors), and an Idempotency-Key already used on this shop for another operation (inferred, see `x-inferred-causes`).',
+    ),
+    'x-inferred-causes': [
+      {
+        cause: 'The Idempotency-Key was first used on this shop for another operation: its cached answer is not this operation\'s, so it is neither replayed nor run again.',
+        message: 'Idempotency-Key already used for <METHOD> <path> on this shop; use a new key for another operation',
+        spec: 'Idempotency: "With it: response (status and body) cached 24 hours per shop and key; replay returns the original response identically" (the spec does not say what a key reused on another operation gets; 400 is inferred).',
+      },
+    ],
+  },
   ServerError: errorResponse('A server error. The spec says 5xx responses happen (spec: States and transitions, Idempotency: they are not cached, so a retry can succeed); the mock answers 500 for an injected fault or, in strict mode, a response that breaks the contract, and 503 for an injected outage.'),
   TooManyRequests: {
     ...errorResponse('Over 10 requests per second or 1,000,000 per day per key, measured per shop. Back off briefly and retry.'),
@@ -92,7 +104,10 @@ function hasRequiredFields(schema: Schema, schemas: Record<string, Schema>): boo
   const ref = schema.$ref
   if (typeof ref === 'string') return hasRequiredFields(schemas[ref.split('/').pop()!] ?? {}, schemas)
   if (Array.isArray(schema.required) && schema.required.length > 0) return true
-  return Array.isArray(schema.allOf) && (schema.allOf as Schema[]).some((s) => hasRequiredFields(s, schemas))
+  if (Array.isArray(schema.allOf) && (schema.allOf as Schema[]).some((s) => hasRequiredFields(s, schemas))) return true
+  // "date_range or dateRange": every branch requires a field, so an empty body cannot be valid either.
+  const branches = (schema.anyOf ?? schema.oneOf) as Schema[] | undefined
+  return Array.isArray(branches) && branches.length > 0 && branches.every((s) => hasRequiredFields(s, schemas))
 }
 
 /**
@@ -131,7 +146,8 @@ function operationObject(op: OperationSpec, tag: string, schemas: Record<string,
   }
   const responses: Record<string, Schema> = { [String(op.success.status)]: success }
   for (const status of errorStatusesOf(op)) {
-    responses[String(status)] = { $ref: `#/components/responses/${errorResponseNames[status]}` }
+    const name = status === 400 && op.idempotent ? 'IdempotentBadRequest' : errorResponseNames[status]
+    responses[String(status)] = { $ref: `#/components/responses/${name}` }
   }
   responses['5XX'] = { $ref: '#/components/responses/ServerError' }
 
@@ -227,7 +243,7 @@ export function buildDocument(): Schema {
           name: 'Idempotency-Key',
           in: 'header',
           required: false,
-          description: 'Optional. With it the response (status and body) is cached 24 hours per shop and key and replayed identically; a concurrent request with the same key gets 409 for up to 60 seconds. Invalid format: 400 `Invalid idempotency key format`.',
+          description: 'Optional. With it the response (status and body) is cached 24 hours per shop and key and replayed identically; a concurrent request with the same key gets 409 for up to 60 seconds. Invalid format: 400 `Invalid idempotency key format`. A key already used on this shop for another operation: 400 (inferred; see the IdempotentBadRequest response). The stored answer can be read back with GET /idempotency/{key}.',
           schema: { type: 'string', pattern: '^[A-Za-z0-9-]{1,128}$' },
         },
         Prefer: {

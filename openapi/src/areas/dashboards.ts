@@ -21,8 +21,10 @@ const STAT_CHART_SIZES = ['sm', 'md', 'lg'] as const
 
 const boardName = (): Schema => str({ minLength: 1, maxLength: NAME_MAX, description: `1-${NAME_MAX} characters, unique among the boards of the shop (else 409).` })
 const widgetTitle = (): Schema => str({ maxLength: WIDGET_TITLE_MAX })
+/** spec: Dashboards: create: "an unknown stat key or other widget type returns 400". */
+const statKey = (): Schema => ref('StatKey')
 const statKeys = (): Schema =>
-  arr(str(), { minItems: 1, maxItems: STAT_KEYS_MAX, description: `1-${STAT_KEYS_MAX} stat keys of POST /shop/stats.` })
+  arr(statKey(), { minItems: 1, maxItems: STAT_KEYS_MAX, description: `1-${STAT_KEYS_MAX} stat keys of POST /shop/stats.` })
 const cpm = (): Schema => num({ minimum: 0, maximum: CPM_MAX, default: 5, description: 'Used by `emv`.' })
 const defaultProductIds = (): Schema =>
   arr(str(), { maxItems: DEFAULT_PRODUCT_IDS_MAX, description: `Locked products, up to ${DEFAULT_PRODUCT_IDS_MAX}; 400 on a shop the board is only shared to.` })
@@ -31,7 +33,7 @@ const dashboardId = (): Schema => str()
 /** Widget settings may be nested under `config` in the stored camelCase form (spec: Dashboards: create). */
 const widgetConfigInput = (): Schema =>
   body({
-    statKey: str(),
+    statKey: statKey(),
     statKeys: statKeys(),
     style: enumOf(STAT_STYLES),
     cpm: cpm(),
@@ -141,7 +143,7 @@ export const dashboards: Area = {
     DashboardStatWidgetInput: withStatKeys(body(
       {
         type: enumOf(['stat']),
-        stat_key: str({ description: 'A stat key of POST /shop/stats; an unknown key returns 400.' }),
+        stat_key: { ...statKey(), description: 'A stat key of POST /shop/stats; an unknown key returns 400.' },
         style: enumOf(STAT_STYLES, { default: 'chart' }),
         size: enumOf(STAT_SIZES, { default: 'xs' }),
         cpm: cpm(),
@@ -173,7 +175,7 @@ export const dashboards: Area = {
       {
         id: str({ description: 'A known widget id keeps that widget (of any type); its stat fields may change.' }),
         type: enumOf(WIDGET_TYPES_EDITABLE),
-        stat_key: str(),
+        stat_key: statKey(),
         stat_keys: statKeys(),
         style: enumOf(STAT_STYLES),
         chart: enumOf(CHART_KINDS),
