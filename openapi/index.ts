@@ -38,6 +38,8 @@ export interface ParameterInfo {
   required: boolean
   schema: JsonSchema
   style?: string
+  /** The value travels as JSON text (`content: application/json` instead of a style), for nested objects. */
+  json?: boolean
 }
 
 /** One operation of the contract, with what the mock and the conformance suite need to know. */
@@ -116,7 +118,11 @@ export function indexOperations(doc: OpenApiDocument): OperationInfo[] {
       const byIn = (where: string): ParameterInfo[] =>
         params
           .filter((p) => p.in === where)
-          .map((p) => ({ name: p.name as string, in: where as ParameterInfo['in'], required: Boolean(p.required), schema: p.schema as JsonSchema, style: p.style as string | undefined }))
+          .map((p) => {
+            const jsonSchema = (p.content as Record<string, { schema: JsonSchema }> | undefined)?.['application/json']?.schema
+            const info: ParameterInfo = { name: p.name as string, in: where as ParameterInfo['in'], required: Boolean(p.required), schema: jsonSchema ?? (p.schema as JsonSchema), style: p.style as string | undefined }
+            return jsonSchema ? { ...info, json: true } : info
+          })
       // Exact statuses; a range key (`5XX`) is looked up by responseKeyOf.
       const statuses = Object.keys(op.responses).filter((k) => /^\d{3}$/.test(k)).map(Number)
       const security = op.security as unknown[]

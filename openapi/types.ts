@@ -1431,7 +1431,7 @@ export interface paths {
         };
         /**
          * Search the shop's sponsored-video (spark ad) codes (GET form with query parameters)
-         * @description Also callable with GET and query parameters. Search filters may be sent in `search_params` or inline at the top level; each date-range filter also accepts flat keys (`shared_time_from`, `shared_time_to`, `auth_time_from`, `auth_time_to`, `post_time_from`, `post_time_to`). `page_size` default 10, max 100 (larger sizes are refused with 400); `page_number` (1-based) overrides `page_offset`. Results stop at 10,000 rows. `total_count` is null unless `include_total` is true; with `just_count` only `total_count` is returned.
+         * @description Also callable with GET and query parameters. Search filters may be sent in `search_params` or inline at the top level; each date-range filter also accepts flat keys (`shared_time_from`, `shared_time_to`, `auth_time_from`, `auth_time_to`, `post_time_from`, `post_time_to`). `page_size` default 10, max 100 (larger sizes are refused with 400); `page_number` (1-based) overrides `page_offset`. Results stop at 10,000 rows. `total_count` is null unless `include_total` is true; with `just_count` only `total_count` is returned. GET form: filters inline as query parameters (ranges as `shared_time[from]=...` or `shared_time_from=...`, arrays as repeated keys), or `search_params` as JSON text.
          */
         get: operations["listSparkCodesGet"];
         put?: never;
@@ -8187,57 +8187,8 @@ export interface operations {
                 page_offset?: number;
                 include_total?: boolean;
                 just_count?: boolean;
-                search_params?: {
-                    /** @enum {string} */
-                    sort_by?: "gmv" | "ad_spend" | "roi" | "cpa" | "shared_time" | "created_at" | "auth_start_time" | "auth_end_time" | "post_time" | "status";
-                    /**
-                     * @description Nulls last.
-                     * @enum {string}
-                     */
-                    sort_direction?: "ASC" | "DESC";
-                    /** @description Case-insensitive substring. */
-                    handle?: string;
-                    /** @description Exact match. */
-                    spark_code?: string;
-                    /** @description One delivery status or an array. */
-                    status?: components["schemas"]["DeliveryStatus"] | components["schemas"]["DeliveryStatus"][];
-                    expired?: boolean;
-                    video_ids?: string[];
-                    shared_time?: components["schemas"]["DateRange"];
-                    /** @description auth_start_time >= from and auth_end_time <= to. */
-                    auth_time?: components["schemas"]["DateRange"];
-                    post_time?: components["schemas"]["DateRange"];
-                    /**
-                     * Format: date
-                     * @description Flat form of `shared_time.from`.
-                     */
-                    shared_time_from?: string;
-                    /**
-                     * Format: date
-                     * @description Flat form of `shared_time.to`.
-                     */
-                    shared_time_to?: string;
-                    /**
-                     * Format: date
-                     * @description Flat form of `auth_time.from`.
-                     */
-                    auth_time_from?: string;
-                    /**
-                     * Format: date
-                     * @description Flat form of `auth_time.to`.
-                     */
-                    auth_time_to?: string;
-                    /**
-                     * Format: date
-                     * @description Flat form of `post_time.from`.
-                     */
-                    post_time_from?: string;
-                    /**
-                     * Format: date
-                     * @description Flat form of `post_time.to`.
-                     */
-                    post_time_to?: string;
-                };
+                /** @description Sort and search filters as JSON text (`search_params={"handle":"ab","shared_time":{"from":"2026-01-01","to":"2026-01-31"}}`, URL-encoded). The same filters may be sent inline instead (spec: "search filters may also be sent inline at top level"): `handle=ab&shared_time[from]=2026-01-01&shared_time[to]=2026-01-31`, or the flat `shared_time_from`/`shared_time_to`. One-level keys (`search_params[handle]=ab`) are accepted too. */
+                search_params?: string;
                 sort_by?: "gmv" | "ad_spend" | "roi" | "cpa" | "shared_time" | "created_at" | "auth_start_time" | "auth_end_time" | "post_time" | "status";
                 sort_direction?: "ASC" | "DESC";
                 handle?: string;

@@ -89,9 +89,10 @@ export function errorStatusesOf(op: OperationSpec): ErrorStatus[] {
 }
 
 function parameterObject(param: QueryParam, location: 'query' | 'path'): Schema {
-  const out: Schema = { name: param.name, in: location, schema: param.schema }
+  const out: Schema = { name: param.name, in: location, ...(param.json ? { content: { 'application/json': { schema: param.schema } } } : { schema: param.schema }) }
   if (location === 'path' || param.required) out.required = true
   if (param.description) out.description = param.description
+  if (param.json) return out
   if (param.style === 'deepObject') {
     out.style = 'deepObject'
     out.explode = true
