@@ -7112,7 +7112,10 @@ export interface operations {
             /** @description An error sent back to the client's redirect URI (`error`, `error_description`, `state`, `iss`). */
             302: {
                 headers: {
-                    /** @description An error sent back to the client's redirect URI (`error`, `error_description`, `state`, `iss`). */
+                    /**
+                     * @description An error sent back to the client's redirect URI (`error`, `error_description`, `state`, `iss`).
+                     * @example http://127.0.0.1:33418/callback?error=invalid_request&error_description=code_challenge_method%20must%20be%20S256&state=af0ifjsldkj&iss=https%3A%2F%2Fmcp.example.com
+                     */
                     Location: string;
                     [name: string]: unknown;
                 };
@@ -7154,7 +7157,10 @@ export interface operations {
             /** @description Back to the client's redirect URI: `code`, `state`, `iss` (allowed) or `error=access_denied` (denied). The code is single use and expires after 10 minutes. */
             302: {
                 headers: {
-                    /** @description Back to the client's redirect URI: `code`, `state`, `iss` (allowed) or `error=access_denied` (denied). The code is single use and expires after 10 minutes. */
+                    /**
+                     * @description Back to the client's redirect URI: `code`, `state`, `iss` (allowed) or `error=access_denied` (denied). The code is single use and expires after 10 minutes.
+                     * @example http://127.0.0.1:33418/callback?code=SplxlOBeZQQYbYS6WxSbIA&state=af0ifjsldkj&iss=https%3A%2F%2Fmcp.example.com
+                     */
                     Location: string;
                     [name: string]: unknown;
                 };
@@ -7234,7 +7240,10 @@ export interface operations {
             /** @description Back to the connections page. */
             303: {
                 headers: {
-                    /** @description Back to the connections page. */
+                    /**
+                     * @description Back to the connections page.
+                     * @example https://mcp.example.com/oauth/connections
+                     */
                     Location: string;
                     [name: string]: unknown;
                 };
@@ -7378,7 +7387,10 @@ export interface operations {
             /** @description Signed in: the session cookie, and where to go next. */
             303: {
                 headers: {
-                    /** @description The consent page of the pending request, or the connections page. */
+                    /**
+                     * @description The consent page of the pending request, or the connections page.
+                     * @example https://mcp.example.com/oauth/authorize?request_id=b2f1c0de-4a7e-4c1f-8f53-2e9d6a1b7c40
+                     */
                     Location: string;
                     /** @description `shoptwin_session`, HttpOnly, SameSite=Lax. */
                     "Set-Cookie"?: string;
