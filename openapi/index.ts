@@ -192,6 +192,8 @@ export function describeAjvError(error: ErrorObject, root = 'body'): string {
   if (!where) where = root
   // A field a conditional schema rules out (`properties: {video_mode: false}`).
   if (error.keyword === 'false schema') return `${where} is not allowed here`
+  // The contract's non-blank text (`pattern: \S`).
+  if (error.keyword === 'pattern' && params.pattern === '\\S') return `${where} must not be blank`
   if (error.keyword === 'enum') {
     return `${where} must be one of ${(params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`
   }

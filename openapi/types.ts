@@ -271,7 +271,7 @@ export interface paths {
         put?: never;
         /**
          * Sample request funnel: counts by status, cumulative stages, step timings and the biggest bottleneck
-         * @description A non-default time_field restricts the cohort to rows carrying that timestamp. Ignored requests are left out unless include_ignored is true (spec: States: Sample request ignored).
+         * @description A non-default time_field restricts the cohort to rows carrying that timestamp. Ignored requests are left out unless include_ignored is true (spec: States: Sample request ignored). A `time_from` after the `time_to`: 400 (inferred).
          */
         post: operations["getSampleFunnel"];
         delete?: never;
@@ -488,7 +488,7 @@ export interface paths {
         put?: never;
         /**
          * Update an outreach automation by campaign_id
-         * @description The body and response are not shown: the create fields, all optional, plus the required campaign_id; returns the automation. 404 for an unknown campaign_id.
+         * @description The body and response are not shown: the create fields, all optional, plus the required campaign_id; returns the automation. 404 for an unknown campaign_id; a blank title, or a group or list the shop does not have: 400.
          */
         post: operations["updateAutomation"];
         delete?: never;
@@ -508,7 +508,7 @@ export interface paths {
         put?: never;
         /**
          * Create a community campaign (Scale plan); returns share_link
-         * @description Body and response not shown beyond `share_link` ({community_url}/<6-character slug>); inferred. Live immediately when `status` is `active` (default `draft`, inferred). 403 below the Scale plan.
+         * @description Body and response not shown beyond `share_link` ({community_url}/<6-character slug>); inferred. Live immediately when `status` is `active` (default `draft`, inferred). An `end_date` before the `start_date`: 400 (inferred). 403 below the Scale plan.
          */
         post: operations["createCommunityCampaign"];
         delete?: never;
@@ -548,7 +548,7 @@ export interface paths {
         put?: never;
         /**
          * Update a community campaign by campaign_id (Scale plan)
-         * @description Body and response not shown; inferred. 404 for an unknown campaign_id; 403 below the Scale plan.
+         * @description Body and response not shown; inferred. 404 for an unknown campaign_id; a blank title, or an `end_date` before the `start_date` (as given or as stored): 400 (inferred); 403 below the Scale plan.
          */
         post: operations["updateCommunityCampaign"];
         delete?: never;
@@ -568,7 +568,7 @@ export interface paths {
         put?: never;
         /**
          * Authorize a community payout (once per campaign, creator and period)
-         * @description Idempotent without the Idempotency-Key header, keyed on (campaign, creator, period): a repeat returns 400 with an already-paid message. Body and response not shown; inferred. 404 for an unknown campaign_id; 403 below the Scale plan.
+         * @description Idempotent without the Idempotency-Key header, keyed on (campaign, creator, period): a repeat returns 400 with an already-paid message. Body and response not shown; inferred. 404 for an unknown campaign_id, or a creator_id or handle naming no creator; a creator_id and a handle naming different creators: 400 (inferred); 403 below the Scale plan.
          */
         post: operations["authorizeCommunityPayout"];
         delete?: never;
@@ -756,7 +756,7 @@ export interface paths {
         put?: never;
         /**
          * Update a board: name, widgets, locked defaults
-         * @description `widgets` (the complete new list) cannot be combined with `add_widgets` or `remove_widget_ids`. Name taken on any shop the board shows on: 409. `expected_updated_at` older than the board's `updated_at`: 412. Unknown widget id in remove_widget_ids, or product ids locked on a shop the board is only shared to: 400. An unknown board: 404 (status inferred). Returns the updated board (its shape beyond "the board" is inferred to be as get returns it).
+         * @description `widgets` (the complete new list) cannot be combined with `add_widgets` or `remove_widget_ids`. In `widgets`, an entry whose `id` is a widget of another type than stat or stat-chart may not change it, an entry may not change a widget's type or give the other type's fields, and an id may appear once: 400. Name taken on any shop the board shows on: 409. `expected_updated_at` older than the board's `updated_at`: 412. Unknown widget id in remove_widget_ids, or product ids locked on a shop the board is only shared to: 400. An unknown board: 404 (status inferred). Returns the updated board (its shape beyond "the board" is inferred to be as get returns it).
          */
         post: operations["updateDashboard"];
         delete?: never;
@@ -816,7 +816,7 @@ export interface paths {
         put?: never;
         /**
          * Update an email campaign by campaign_id
-         * @description Body and response not shown; inferred. 404 for an unknown campaign_id.
+         * @description Body and response not shown; inferred. 404 for an unknown campaign_id. A campaign already sent cannot be changed: 400 (inferred). A sender, list, group or handle the shop does not have: 400.
          */
         post: operations["updateEmailCampaign"];
         delete?: never;
@@ -836,7 +836,7 @@ export interface paths {
         put?: never;
         /**
          * Create a custom email sender
-         * @description Body and response not shown; inferred.
+         * @description Body and response not shown; inferred. An email address the shop already has a sender for (compared case-insensitively): 400 (inferred).
          */
         post: operations["createCustomEmailSender"];
         delete?: never;
@@ -3053,7 +3053,7 @@ export interface components {
             col: number | null;
             api_editable: boolean;
         };
-        /** @description A new `stat` widget. The stat key goes in stat_key or config.statKey. */
+        /** @description A new `stat` widget. The stat key goes in stat_key or config.statKey; the stat-chart fields (stat_keys, chart) are refused with 400. */
         DashboardStatWidgetInput: {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -3080,7 +3080,7 @@ export interface components {
             title?: string;
             config?: {
                 statKey?: components["schemas"]["StatKey"];
-                /** @description 1-6 stat keys of POST /shop/stats. */
+                /** @description 1-6 stat keys of POST /shop/stats, each once (a repeat is refused; inferred). */
                 statKeys?: components["schemas"]["StatKey"][];
                 /** @enum {string} */
                 style?: "chart" | "numbers";
@@ -3093,14 +3093,14 @@ export interface components {
                 chart?: "line" | "bar";
             };
         };
-        /** @description A new `stat-chart` widget. The stat keys go in stat_keys or config.statKeys. */
+        /** @description A new `stat-chart` widget. The stat keys go in stat_keys or config.statKeys; the stat fields (stat_key, style, cpm) are refused with 400. */
         DashboardStatChartWidgetInput: {
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
             type: "stat-chart";
-            /** @description 1-6 stat keys of POST /shop/stats. */
+            /** @description 1-6 stat keys of POST /shop/stats, each once (a repeat is refused; inferred). */
             stat_keys?: components["schemas"]["StatKey"][];
             /**
              * @default line
@@ -3115,7 +3115,7 @@ export interface components {
             title?: string;
             config?: {
                 statKey?: components["schemas"]["StatKey"];
-                /** @description 1-6 stat keys of POST /shop/stats. */
+                /** @description 1-6 stat keys of POST /shop/stats, each once (a repeat is refused; inferred). */
                 statKeys?: components["schemas"]["StatKey"][];
                 /** @enum {string} */
                 style?: "chart" | "numbers";
@@ -3137,7 +3137,7 @@ export interface components {
             /** @enum {string} */
             type?: "stat" | "stat-chart";
             stat_key?: components["schemas"]["StatKey"];
-            /** @description 1-6 stat keys of POST /shop/stats. */
+            /** @description 1-6 stat keys of POST /shop/stats, each once (a repeat is refused; inferred). */
             stat_keys?: components["schemas"]["StatKey"][];
             /** @enum {string} */
             style?: "chart" | "numbers";
@@ -3153,7 +3153,7 @@ export interface components {
             title?: string;
             config?: {
                 statKey?: components["schemas"]["StatKey"];
-                /** @description 1-6 stat keys of POST /shop/stats. */
+                /** @description 1-6 stat keys of POST /shop/stats, each once (a repeat is refused; inferred). */
                 statKeys?: components["schemas"]["StatKey"][];
                 /** @enum {string} */
                 style?: "chart" | "numbers";
@@ -5149,7 +5149,7 @@ export interface operations {
                         message?: string;
                     };
                     outreach_filters?: components["schemas"]["OutreachFilters"];
-                };
+                } & (unknown & unknown);
             };
         };
         responses: {
@@ -5307,7 +5307,7 @@ export interface operations {
                         message?: string;
                     };
                     outreach_filters?: components["schemas"]["OutreachFilters"];
-                };
+                } & (unknown & unknown);
             };
         };
         responses: {
@@ -5516,7 +5516,7 @@ export interface operations {
                     creator_id?: string;
                     /** @description Alternative to creator_id. */
                     handle?: string;
-                    /** @description The payout period (for example `2026-05` for a retainer month); format not shown. */
+                    /** @description The payout period (for example `2026-05` for a retainer month); format not shown. Must not be blank (trimmed by the server; inferred). */
                     period: string;
                     /** @description Amount in the shop's currency; the campaign's reward when omitted. */
                     amount?: number;
@@ -5708,12 +5708,12 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description 1-60 characters, unique among the boards of the shop (else 409). */
+                    /** @description 1-60 characters, unique among the boards of the shop (else 409). Not blank (the server trims it; inferred). */
                     name: string;
                     widgets?: components["schemas"]["DashboardWidgetInput"][];
                     default_date_range?: components["schemas"]["DateRangePreset"];
                     default_grain?: components["schemas"]["Grain"];
-                    /** @description Locked products, up to 50; 400 on a shop the board is only shared to. */
+                    /** @description Locked products, up to 50; 400 on a shop the board is only shared to, and for a product the shop does not have. */
                     default_product_ids?: string[];
                 };
             };
@@ -6007,7 +6007,7 @@ export interface operations {
             content: {
                 "application/json": {
                     dashboard_id: string;
-                    /** @description 1-60 characters, unique among the boards of the shop (else 409). */
+                    /** @description 1-60 characters, unique among the boards of the shop (else 409). Not blank (the server trims it; inferred). */
                     name?: string;
                     /** @description Appended. */
                     add_widgets?: components["schemas"]["DashboardWidgetInput"][];
@@ -6017,7 +6017,7 @@ export interface operations {
                     widgets?: components["schemas"]["DashboardWidgetUpdateEntry"][];
                     default_date_range?: components["schemas"]["DateRangePreset"] | null;
                     default_grain?: components["schemas"]["Grain"] | null;
-                    /** @description Locked products, up to 50; 400 on a shop the board is only shared to. */
+                    /** @description Locked products, up to 50; 400 on a shop the board is only shared to, and for a product the shop does not have. */
                     default_product_ids?: string[];
                     /**
                      * Format: date-time

@@ -140,7 +140,8 @@ describe('outreach automations (spec: Outreach automations)', () => {
     ['the bare "new_affiliates"', () => ({ outreach_audience: 'new_affiliates' }), 201, undefined],
     ['groups with an unknown group_id', () => ({ outreach_audience: { type: 'groups', group_id: 'no-such-group' } }), 400, 'outreach_audience.group_id: no group no-such-group in this shop'],
     ['groups without a group_id', () => ({ outreach_audience: { type: 'groups' } }), 400, 'group_id'],
-    ['the bare "groups" without a group_id', () => ({ outreach_audience: 'groups' }), 400, 'outreach_audience "groups" needs a group_id'],
+    // The contract's if/then says it (spec: Groups: "an automation uses one by `outreach_audience: groups` with `group_id`").
+    ['the bare "groups" without a group_id', () => ({ outreach_audience: 'groups' }), 400, 'group_id is required'],
     ['list with an unknown title', () => ({ outreach_audience: { type: 'list', list: 'Nobody' } }), 400, 'outreach_audience.list: no list titled "Nobody" in this shop'],
     ['no audience', () => ({ outreach_audience: undefined }), 400, 'outreach_audience is required'],
     ['no title', () => ({ title: undefined }), 400, 'title is required'],

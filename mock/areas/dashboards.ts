@@ -294,16 +294,22 @@ function assertStatKey(key: string, field: string): void {
   if (!STAT_KEY_SET.has(key)) throw apiError(400, `${field}: unknown stat key "${key}" (not a stat key of POST /shop/stats)`)
 }
 
+/** 400 on a field of the other API-managed type, at top level or under `config` (the contract says so with `not`). */
+function assertOwnFields(input: { config?: unknown }, type: 'stat' | 'stat-chart', path: string): void {
+  const config = (input.config && typeof input.config === 'object' ? input.config : {}) as Record<string, unknown>
+  for (const [top, nested] of FOREIGN_FIELDS[type]) {
+    if ((input as Record<string, unknown>)[top] !== undefined) throw apiError(400, `${path}.${top} does not apply to a ${type} widget`)
+    if (config[nested] !== undefined) throw apiError(400, `${path}.config.${nested} does not apply to a ${type} widget`)
+  }
+}
+
 /**
  * The settings an input gives for a widget of `type` (top level first, then `config`), checked:
  * unknown stat keys, fields of the other type and sizes the type does not take are 400.
  */
 function widgetSettings(input: WidgetInput, type: 'stat' | 'stat-chart', path: string) {
   const config = input.config ?? {}
-  for (const [top, nested] of FOREIGN_FIELDS[type]) {
-    if ((input as Record<string, unknown>)[top] !== undefined) throw apiError(400, `${path}.${top} does not apply to a ${type} widget`)
-    if ((config as Record<string, unknown>)[nested] !== undefined) throw apiError(400, `${path}.config.${nested} does not apply to a ${type} widget`)
-  }
+  assertOwnFields(input, type, path)
   const sizes = type === 'stat' ? STAT_SIZES : STAT_CHART_SIZES
   if (input.size !== undefined && !sizes.includes(input.size)) throw apiError(400, `${path}.size must be one of ${sizes.join(', ')} for a ${type} widget`)
   const statKey = input.stat_key ?? config.statKey
@@ -624,6 +630,10 @@ function checkNewWidgets(contract: Contract, input: Record<string, any>, field: 
     if (type !== 'stat' && type !== 'stat-chart') {
       throw apiError(400, `${field}[${i}].type: only stat and stat-chart widgets can be created through the API, not ${type}`)
     }
+    // The twin's own messages first (they say why), then the contract's schema.
+    assertOwnFields(w as { config?: unknown }, type, `${field}[${i}]`)
+    const keys = (w as { stat_keys?: unknown; config?: { statKeys?: unknown } }).stat_keys ?? (w as { config?: { statKeys?: unknown } }).config?.statKeys
+    if (Array.isArray(keys) && new Set(keys).size !== keys.length) throw apiError(400, `${field}[${i}].stat_keys must not repeat a stat key`)
     const check = widgetInputCheck(contract, type)
     if (!check(w)) {
       const error = check.errors![0]!

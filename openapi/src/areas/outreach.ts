@@ -163,6 +163,12 @@ const automationFields = (): Record<string, Schema> => ({
   outreach_filters: ref('OutreachFilters'),
 })
 
+/** The bare audience form names its group or list at the top level (the server refuses it without: 400). */
+const bareAudienceRules: Schema[] = [
+  { if: { properties: { outreach_audience: { const: 'groups' } }, required: ['outreach_audience'] }, then: { required: ['group_id'] } },
+  { if: { properties: { outreach_audience: { const: 'list' } }, required: ['outreach_audience'] }, then: { required: ['list'] } },
+]
+
 const automation = obj(
   {
     campaign_id: str(),
@@ -412,7 +418,9 @@ export const outreach: Area = {
       summary: 'Create an outreach automation (created `stopped`)',
       description:
         'Body fields shown: title, message_type, outreach_audience, dm_messages, invite_details.message, outreach_filters. The object form of outreach_audience is inferred. `title` and `outreach_audience` are required (inferred: the full body is not shown; 400 `title is required` / `outreach_audience is required`). A group or list audience naming a group or list the shop does not have: 400. Sending the legacy `gmv_ranges` or `live_gmv` in outreach_filters returns 400.',
-      requestBody: body(
+      requestBody: {
+        allOf: bareAudienceRules,
+        ...body(
         {
           ...automationFields(),
           // spec: Outreach automations: "Full bodies, responses and the remaining operations of this group: not shown."
@@ -423,7 +431,8 @@ export const outreach: Area = {
           ),
         },
         { required: ['title', 'outreach_audience'] },
-      ),
+        ),
+      },
       idempotent: true,
       success: {
         status: 201,
@@ -444,8 +453,8 @@ export const outreach: Area = {
       tag: TAG,
       specSection: AUTOMATIONS,
       summary: 'Update an outreach automation by campaign_id',
-      description: 'The body and response are not shown: the create fields, all optional, plus the required campaign_id; returns the automation. 404 for an unknown campaign_id.',
-      requestBody: body({ campaign_id: str({ minLength: 1 }), ...automationFields() }, { required: ['campaign_id'] }),
+      description: 'The body and response are not shown: the create fields, all optional, plus the required campaign_id; returns the automation. 404 for an unknown campaign_id; a blank title, or a group or list the shop does not have: 400.',
+      requestBody: { allOf: bareAudienceRules, ...body({ campaign_id: str({ minLength: 1 }), ...automationFields() }, { required: ['campaign_id'] }) },
       idempotent: true,
       inferred: true,
       errors: [404],
@@ -502,7 +511,7 @@ export const outreach: Area = {
       tag: TAG,
       specSection: `${ABSENT}: Email campaigns and senders`,
       summary: 'Update an email campaign by campaign_id',
-      description: 'Body and response not shown; inferred. 404 for an unknown campaign_id.',
+      description: 'Body and response not shown; inferred. 404 for an unknown campaign_id. A campaign already sent cannot be changed: 400 (inferred). A sender, list, group or handle the shop does not have: 400.',
       requestBody: body({ campaign_id: str({ minLength: 1 }), ...emailCampaignFields() }, { required: ['campaign_id'] }),
       idempotent: true,
       inferred: true,
@@ -530,7 +539,7 @@ export const outreach: Area = {
       tag: TAG,
       specSection: `${ABSENT}: Email campaigns and senders`,
       summary: 'Create a custom email sender',
-      description: 'Body and response not shown; inferred.',
+      description: 'Body and response not shown; inferred. An email address the shop already has a sender for (compared case-insensitively): 400 (inferred).',
       requestBody: body(
         { email: str({ format: 'email' }), name: str({ description: 'Display name.' }), reply_to: str({ format: 'email' }) },
         { required: ['email'] },
@@ -826,7 +835,7 @@ export const outreach: Area = {
       specSection: `${ABSENT}: Community campaigns`,
       summary: 'Create a community campaign (Scale plan); returns share_link',
       description:
-        'Body and response not shown beyond `share_link` ({community_url}/<6-character slug>); inferred. Live immediately when `status` is `active` (default `draft`, inferred). 403 below the Scale plan.',
+        'Body and response not shown beyond `share_link` ({community_url}/<6-character slug>); inferred. Live immediately when `status` is `active` (default `draft`, inferred). An `end_date` before the `start_date`: 400 (inferred). 403 below the Scale plan.',
       requestBody: body(
         {
           title: nonBlankText(),
@@ -851,7 +860,7 @@ export const outreach: Area = {
       tag: TAG,
       specSection: `${ABSENT}: Community campaigns`,
       summary: 'Update a community campaign by campaign_id (Scale plan)',
-      description: 'Body and response not shown; inferred. 404 for an unknown campaign_id; 403 below the Scale plan.',
+      description: 'Body and response not shown; inferred. 404 for an unknown campaign_id; a blank title, or an `end_date` before the `start_date` (as given or as stored): 400 (inferred); 403 below the Scale plan.',
       requestBody: byId('campaign_id', {
         title: nonBlankText(),
         status: inferredOnly(enumOf(['draft', 'active', 'ended']), 'States beyond `active` are not shown; `draft` and `ended` are inferred.'),
@@ -889,14 +898,14 @@ export const outreach: Area = {
       specSection: `${ABSENT}: Community campaigns`,
       summary: 'Authorize a community payout (once per campaign, creator and period)',
       description:
-        'Idempotent without the Idempotency-Key header, keyed on (campaign, creator, period): a repeat returns 400 with an already-paid message. Body and response not shown; inferred. 404 for an unknown campaign_id; 403 below the Scale plan.',
+        'Idempotent without the Idempotency-Key header, keyed on (campaign, creator, period): a repeat returns 400 with an already-paid message. Body and response not shown; inferred. 404 for an unknown campaign_id, or a creator_id or handle naming no creator; a creator_id and a handle naming different creators: 400 (inferred); 403 below the Scale plan.',
       // One of creator_id or handle identifies the creator.
       requestBody: Object.assign(body(
         {
           campaign_id: str({ minLength: 1 }),
           creator_id: str({ minLength: 1 }),
           handle: str({ minLength: 1, description: 'Alternative to creator_id.' }),
-          period: str({ minLength: 1, description: 'The payout period (for example `2026-05` for a retainer month); format not shown.' }),
+          period: nonBlankText({ description: 'The payout period (for example `2026-05` for a retainer month); format not shown.' }),
           amount: num({ minimum: 0, description: 'Amount in the shop\'s currency; the campaign\'s reward when omitted.' }),
         },
         { required: ['campaign_id', 'period'] },

@@ -172,7 +172,7 @@ export const samples: Area = {
       specSection: SECTION,
       summary: 'Sample request funnel: counts by status, cumulative stages, step timings and the biggest bottleneck',
       description:
-        'A non-default time_field restricts the cohort to rows carrying that timestamp. Ignored requests are left out unless include_ignored is true (spec: States: Sample request ignored).',
+        'A non-default time_field restricts the cohort to rows carrying that timestamp. Ignored requests are left out unless include_ignored is true (spec: States: Sample request ignored). A `time_from` after the `time_to`: 400 (inferred).',
       requestBody: body({
         time_field: enumOf(FUNNEL_TIME_FIELDS, {
           default: 'timestamp',
