@@ -6289,7 +6289,7 @@ export interface operations {
                     search?: string;
                     /** @description Only rows of this category. */
                     category?: string;
-                    /** @description One of `gmv`, `units_sold`, `growth_pct`, `name`; default `gmv`, descending. */
+                    /** @description One of `gmv`, `units_sold`, `growth_pct`, `name`; default `gmv`, descending; any other value falls back to `gmv` (inferred). */
                     sort_by?: string;
                 };
             };
@@ -6350,7 +6350,7 @@ export interface operations {
                     search?: string;
                     /** @description Only rows of this category. */
                     category?: string;
-                    /** @description One of `gmv`, `follower_cnt`, `units_sold`, `growth_pct`, `handle`; default `gmv`, descending. */
+                    /** @description One of `gmv`, `follower_cnt`, `units_sold`, `growth_pct`, `handle`; default `gmv`, descending; any other value falls back to `gmv` (inferred). */
                     sort_by?: string;
                 };
             };
@@ -6411,7 +6411,7 @@ export interface operations {
                     search?: string;
                     /** @description Only rows of this category. */
                     category?: string;
-                    /** @description One of `gmv`, `units_sold`, `price`, `growth_pct`, `name`; default `gmv`, descending. */
+                    /** @description One of `gmv`, `units_sold`, `price`, `growth_pct`, `name`; default `gmv`, descending; any other value falls back to `gmv` (inferred). */
                     sort_by?: string;
                 };
             };
