@@ -38,6 +38,8 @@ export interface ParameterInfo {
   required: boolean
   schema: JsonSchema
   style?: string
+  /** The value travels as JSON text (`content: application/json` instead of a style), for nested objects. */
+  json?: boolean
 }
 
 /** One operation of the contract, with what the mock and the conformance suite need to know. */
@@ -116,7 +118,11 @@ export function indexOperations(doc: OpenApiDocument): OperationInfo[] {
       const byIn = (where: string): ParameterInfo[] =>
         params
           .filter((p) => p.in === where)
-          .map((p) => ({ name: p.name as string, in: where as ParameterInfo['in'], required: Boolean(p.required), schema: p.schema as JsonSchema, style: p.style as string | undefined }))
+          .map((p) => {
+            const jsonSchema = (p.content as Record<string, { schema: JsonSchema }> | undefined)?.['application/json']?.schema
+            const info: ParameterInfo = { name: p.name as string, in: where as ParameterInfo['in'], required: Boolean(p.required), schema: jsonSchema ?? (p.schema as JsonSchema), style: p.style as string | undefined }
+            return jsonSchema ? { ...info, json: true } : info
+          })
       // Exact statuses; a range key (`5XX`) is looked up by responseKeyOf.
       const statuses = Object.keys(op.responses).filter((k) => /^\d{3}$/.test(k)).map(Number)
       const security = op.security as unknown[]
@@ -184,6 +190,10 @@ export function describeAjvError(error: ErrorObject, root = 'body'): string {
     return `${where ? `${where}.` : ''}${params.additionalProperty as string} is not allowed`
   }
   if (!where) where = root
+  // A field a conditional schema rules out (`properties: {video_mode: false}`).
+  if (error.keyword === 'false schema') return `${where} is not allowed here`
+  // The contract's non-blank text (`pattern: \S`).
+  if (error.keyword === 'pattern' && params.pattern === '\\S') return `${where} must not be blank`
   if (error.keyword === 'enum') {
     return `${where} must be one of ${(params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`
   }

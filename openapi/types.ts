@@ -234,7 +234,7 @@ export interface paths {
         put?: never;
         /**
          * Send a creator a direct message
-         * @description Request and response bodies are not shown; the creator (creator_id or handle) and the message text are inferred, as is `{data: {message, dm_id}}`. A shop whose SPS is below 3.5 is restricted from messaging creators: 403 (status inferred; spec: Account and shop).
+         * @description Request and response bodies are not shown; the creator (creator_id or handle) and the message text are inferred, as is `{data: {message, dm_id}}`. A shop whose SPS is below 3.5 is restricted from messaging creators: 403 (status inferred; spec: Account and shop). An unknown creator, or a creator_id and a handle naming different creators: 400.
          */
         post: operations["sendCreatorDm"];
         delete?: never;
@@ -271,7 +271,7 @@ export interface paths {
         put?: never;
         /**
          * Sample request funnel: counts by status, cumulative stages, step timings and the biggest bottleneck
-         * @description A non-default time_field restricts the cohort to rows carrying that timestamp. Ignored requests are left out unless include_ignored is true (spec: States: Sample request ignored).
+         * @description A non-default time_field restricts the cohort to rows carrying that timestamp. Ignored requests are left out unless include_ignored is true (spec: States: Sample request ignored). A `time_from` after the `time_to`: 400 (inferred).
          */
         post: operations["getSampleFunnel"];
         delete?: never;
@@ -428,7 +428,7 @@ export interface paths {
         put?: never;
         /**
          * Create an outreach automation (created `stopped`)
-         * @description Body fields shown: title, message_type, outreach_audience, dm_messages, invite_details.message, outreach_filters. The object form of outreach_audience is inferred. Sending the legacy `gmv_ranges` or `live_gmv` in outreach_filters returns 400.
+         * @description Body fields shown: title, message_type, outreach_audience, dm_messages, invite_details.message, outreach_filters. The object form of outreach_audience is inferred. `title` and `outreach_audience` are required (inferred: the full body is not shown; 400 `title is required` / `outreach_audience is required`). A group or list audience naming a group or list the shop does not have: 400. Sending the legacy `gmv_ranges` or `live_gmv` in outreach_filters returns 400.
          */
         post: operations["createAutomation"];
         delete?: never;
@@ -488,7 +488,7 @@ export interface paths {
         put?: never;
         /**
          * Update an outreach automation by campaign_id
-         * @description The body and response are not shown: the create fields, all optional, plus the required campaign_id; returns the automation. 404 for an unknown campaign_id.
+         * @description The body and response are not shown: the create fields, all optional, plus the required campaign_id; returns the automation. 404 for an unknown campaign_id; a blank title, or a group or list the shop does not have: 400.
          */
         post: operations["updateAutomation"];
         delete?: never;
@@ -508,7 +508,7 @@ export interface paths {
         put?: never;
         /**
          * Create a community campaign (Scale plan); returns share_link
-         * @description Body and response not shown beyond `share_link` ({community_url}/<6-character slug>); inferred. Live immediately when `status` is `active` (default `draft`, inferred). 403 below the Scale plan.
+         * @description Body and response not shown beyond `share_link` ({community_url}/<6-character slug>); inferred. Live immediately when `status` is `active` (default `draft`, inferred). An `end_date` before the `start_date`: 400 (inferred). 403 below the Scale plan.
          */
         post: operations["createCommunityCampaign"];
         delete?: never;
@@ -548,7 +548,7 @@ export interface paths {
         put?: never;
         /**
          * Update a community campaign by campaign_id (Scale plan)
-         * @description Body and response not shown; inferred. 404 for an unknown campaign_id; 403 below the Scale plan.
+         * @description Body and response not shown; inferred. 404 for an unknown campaign_id; a blank title, or an `end_date` before the `start_date` (as given or as stored): 400 (inferred); 403 below the Scale plan.
          */
         post: operations["updateCommunityCampaign"];
         delete?: never;
@@ -568,7 +568,7 @@ export interface paths {
         put?: never;
         /**
          * Authorize a community payout (once per campaign, creator and period)
-         * @description Idempotent without the Idempotency-Key header, keyed on (campaign, creator, period): a repeat returns 400 with an already-paid message. Body and response not shown; inferred. 404 for an unknown campaign_id; 403 below the Scale plan.
+         * @description Idempotent without the Idempotency-Key header, keyed on (campaign, creator, period): a repeat returns 400 with an already-paid message. Body and response not shown; inferred. 404 for an unknown campaign_id, or a creator_id or handle naming no creator; a creator_id and a handle naming different creators: 400 (inferred); 403 below the Scale plan.
          */
         post: operations["authorizeCommunityPayout"];
         delete?: never;
@@ -588,7 +588,7 @@ export interface paths {
         put?: never;
         /**
          * Create a creator brief (Scale plan; at most 500 per shop)
-         * @description Body and response not shown; inferred. Static briefs pick videos (`video_mode` `manual` with `video_ids`) or show the shop's top videos (`auto`); dynamic briefs are per product (`product_id` required). The 501st brief of a shop is refused with 400 (`Creator brief limit reached (500 per shop)`). 403 below the Scale plan.
+         * @description Body and response not shown; inferred. Static briefs pick videos (`video_mode` `manual` with `video_ids`) or show the shop's top videos (`auto`); dynamic briefs are per product (`product_id` required, no video fields); a static brief takes no `product_id`; `manual` needs at least one of the shop's videos, `auto` (the default) takes none. A product or video the shop does not have: 400. The 501st brief of a shop is refused with 400 (`Creator brief limit reached (500 per shop)`). 403 below the Scale plan.
          */
         post: operations["createCreatorBrief"];
         delete?: never;
@@ -756,7 +756,7 @@ export interface paths {
         put?: never;
         /**
          * Update a board: name, widgets, locked defaults
-         * @description `widgets` (the complete new list) cannot be combined with `add_widgets` or `remove_widget_ids`. Name taken on any shop the board shows on: 409. `expected_updated_at` older than the board's `updated_at`: 412. Unknown widget id in remove_widget_ids, or product ids locked on a shop the board is only shared to: 400. An unknown board: 404 (status inferred). Returns the updated board (its shape beyond "the board" is inferred to be as get returns it).
+         * @description `widgets` (the complete new list) cannot be combined with `add_widgets` or `remove_widget_ids`. In `widgets`, an entry whose `id` is a widget of another type than stat or stat-chart may not change it, an entry may not change a widget's type or give the other type's fields, and an id may appear once: 400. Name taken on any shop the board shows on: 409. `expected_updated_at` older than the board's `updated_at`: 412. Unknown widget id in remove_widget_ids, or product ids locked on a shop the board is only shared to: 400. An unknown board: 404 (status inferred). Returns the updated board (its shape beyond "the board" is inferred to be as get returns it).
          */
         post: operations["updateDashboard"];
         delete?: never;
@@ -776,7 +776,7 @@ export interface paths {
         put?: never;
         /**
          * Create an email campaign
-         * @description Body and response not shown; inferred. With `send_now: true` the emails go out at once and count in the `emails_sent` stat.
+         * @description Body and response not shown; inferred. `title` is required (inferred; 400 `title is required`). With `send_now: true` the emails go out at once and count in the `emails_sent` stat; sending needs `recipients` (400 otherwise), and a sender, list, group or handle the shop does not have is refused with 400.
          */
         post: operations["createEmailCampaign"];
         delete?: never;
@@ -816,7 +816,7 @@ export interface paths {
         put?: never;
         /**
          * Update an email campaign by campaign_id
-         * @description Body and response not shown; inferred. 404 for an unknown campaign_id.
+         * @description Body and response not shown; inferred. 404 for an unknown campaign_id. A campaign already sent cannot be changed: 400 (inferred). A sender, list, group or handle the shop does not have: 400.
          */
         post: operations["updateEmailCampaign"];
         delete?: never;
@@ -836,7 +836,7 @@ export interface paths {
         put?: never;
         /**
          * Create a custom email sender
-         * @description Body and response not shown; inferred.
+         * @description Body and response not shown; inferred. An email address the shop already has a sender for (compared case-insensitively): 400 (inferred).
          */
         post: operations["createCustomEmailSender"];
         delete?: never;
@@ -1313,7 +1313,7 @@ export interface paths {
         put?: never;
         /**
          * Totals, period-over-period change and optional charts for the requested stat keys
-         * @description `daily_counts` appears only with `include_charts`, and never for the chartless keys (`avg_videos_per_creator`, `avg_gmv_per_video`, `sample_ratio`, `reply_ratio`). `grain` buckets `daily_counts` only; totals and `percent_change` cover the whole period. An unrecognised `timezone` or a `grain` other than day, week, month returns 400.
+         * @description `daily_counts` appears only with `include_charts`, and never for the chartless keys (`avg_videos_per_creator`, `avg_gmv_per_video`, `sample_ratio`, `reply_ratio`). `grain` buckets `daily_counts` only; totals and `percent_change` cover the whole period. An unrecognised `timezone` or a `grain` other than day, week, month returns 400. A `date_range` longer than 3,660 days is refused with 400 (inferred: ten years, far beyond any shop's data).
          */
         post: operations["getShopStats"];
         delete?: never;
@@ -1431,7 +1431,7 @@ export interface paths {
         };
         /**
          * Search the shop's sponsored-video (spark ad) codes (GET form with query parameters)
-         * @description Also callable with GET and query parameters. Search filters may be sent in `search_params` or inline at the top level; each date-range filter also accepts flat keys (`shared_time_from`, `shared_time_to`, `auth_time_from`, `auth_time_to`, `post_time_from`, `post_time_to`). `page_size` default 10, max 100 (larger sizes are refused with 400); `page_number` (1-based) overrides `page_offset`. Results stop at 10,000 rows. `total_count` is null unless `include_total` is true; with `just_count` only `total_count` is returned.
+         * @description Also callable with GET and query parameters. Search filters may be sent in `search_params` or inline at the top level; each date-range filter also accepts flat keys (`shared_time_from`, `shared_time_to`, `auth_time_from`, `auth_time_to`, `post_time_from`, `post_time_to`). `page_size` default 10, max 100 (larger sizes are refused with 400); `page_number` (1-based) overrides `page_offset`. Results stop at 10,000 rows. `total_count` is null unless `include_total` is true; with `just_count` only `total_count` is returned. GET form: filters inline as query parameters (ranges as `shared_time[from]=...` or `shared_time_from=...`, arrays as repeated keys), or `search_params` as JSON text.
          */
         get: operations["listSparkCodesGet"];
         put?: never;
@@ -1803,7 +1803,7 @@ export interface components {
             /** @description What went wrong; the spec's exact words where it gives them. */
             error: string;
         };
-        /** @description Dates in requests are YYYY-MM-DD; ranges are objects {from, to} (spec: Conventions 7). */
+        /** @description Dates in requests are YYYY-MM-DD; ranges are objects {from, to} (spec: Conventions 7). A range whose `from` is after its `to` is refused with 400 `<field>.from must not be after <field>.to` (inferred: such a range selects nothing). */
         DateRange: {
             /** Format: date */
             from: string;
@@ -2104,6 +2104,11 @@ export interface components {
             /** Format: date-time */
             time?: string;
         };
+        /**
+         * @description A stat key of POST /shop/stats (spec: `POST /shop/stats`, Stat keys). An unknown key is refused with 400, here and in dashboard widgets.
+         * @enum {string}
+         */
+        StatKey: "affiliate_gmv" | "total_gmv" | "affiliate_units_sold" | "total_units_sold" | "videos_posted" | "affiliate_videos_posted" | "video_views" | "likes" | "comments" | "gpm" | "emv" | "commission" | "distinct_creators" | "first_time_posters" | "daily_active_affiliates" | "dms_sent" | "open_plan_cards_sent" | "followup_dms_sent" | "replies" | "tc_invites_sent" | "sample_requests" | "tc_sample_requests" | "open_sample_requests" | "samples_approved" | "samples_delivered" | "gmv_per_sample_delivered" | "live_gmv" | "lives_posted" | "slideshow_gmv" | "slideshow_posts" | "slideshow_views" | "video_gmv" | "shop_tab_gmv" | "shop_tab_impressions" | "ad_spend" | "ad_roi" | "refund_amount" | "items_refunded" | "gmv_with_cofunding" | "platform_orders" | "aov" | "new_content_gmv" | "emails_sent" | "samples_shipped" | "refundable_sample_requests" | "refundable_samples_shipped" | "refundable_samples_delivered" | "samples_refunded" | "sample_refund_amount" | "customer_count" | "add_to_cart_count" | "shipping_fees" | "product_impressions" | "subscription_revenue" | "one_time_purchase_gmv" | "recurrent_order_gmv" | "first_subscription_order_gmv" | "non_recurring_gmv" | "new_subscriptions" | "active_subscribers" | "active_subscriptions" | "subscription_aov" | "subscription_retention_rate" | "subscription_take_rate" | "avg_videos_per_creator" | "avg_gmv_per_video" | "sample_ratio" | "reply_ratio" | "sample_post_rate" | "sample_spend" | "wasted_sample_spend" | "gmv_per_sample_dollar";
         /** @description One product's metrics over the window. */
         ProductTimeseriesRow: {
             product_id: string;
@@ -3048,7 +3053,7 @@ export interface components {
             col: number | null;
             api_editable: boolean;
         };
-        /** @description A new `stat` widget. The stat key goes in stat_key or config.statKey. */
+        /** @description A new `stat` widget. The stat key goes in stat_key or config.statKey; the stat-chart fields (stat_keys, chart) are refused with 400. */
         DashboardStatWidgetInput: {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -3056,7 +3061,7 @@ export interface components {
              */
             type: "stat";
             /** @description A stat key of POST /shop/stats; an unknown key returns 400. */
-            stat_key?: string;
+            stat_key?: components["schemas"]["StatKey"];
             /**
              * @default chart
              * @enum {string}
@@ -3074,9 +3079,9 @@ export interface components {
             cpm: number;
             title?: string;
             config?: {
-                statKey?: string;
-                /** @description 1-6 stat keys of POST /shop/stats. */
-                statKeys?: string[];
+                statKey?: components["schemas"]["StatKey"];
+                /** @description 1-6 stat keys of POST /shop/stats, each once (a repeat is refused; inferred). */
+                statKeys?: components["schemas"]["StatKey"][];
                 /** @enum {string} */
                 style?: "chart" | "numbers";
                 /**
@@ -3088,15 +3093,15 @@ export interface components {
                 chart?: "line" | "bar";
             };
         };
-        /** @description A new `stat-chart` widget. The stat keys go in stat_keys or config.statKeys. */
+        /** @description A new `stat-chart` widget. The stat keys go in stat_keys or config.statKeys; the stat fields (stat_key, style, cpm) are refused with 400. */
         DashboardStatChartWidgetInput: {
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
             type: "stat-chart";
-            /** @description 1-6 stat keys of POST /shop/stats. */
-            stat_keys?: string[];
+            /** @description 1-6 stat keys of POST /shop/stats, each once (a repeat is refused; inferred). */
+            stat_keys?: components["schemas"]["StatKey"][];
             /**
              * @default line
              * @enum {string}
@@ -3109,9 +3114,9 @@ export interface components {
             size: "sm" | "md" | "lg";
             title?: string;
             config?: {
-                statKey?: string;
-                /** @description 1-6 stat keys of POST /shop/stats. */
-                statKeys?: string[];
+                statKey?: components["schemas"]["StatKey"];
+                /** @description 1-6 stat keys of POST /shop/stats, each once (a repeat is refused; inferred). */
+                statKeys?: components["schemas"]["StatKey"][];
                 /** @enum {string} */
                 style?: "chart" | "numbers";
                 /**
@@ -3131,9 +3136,9 @@ export interface components {
             id?: string;
             /** @enum {string} */
             type?: "stat" | "stat-chart";
-            stat_key?: string;
-            /** @description 1-6 stat keys of POST /shop/stats. */
-            stat_keys?: string[];
+            stat_key?: components["schemas"]["StatKey"];
+            /** @description 1-6 stat keys of POST /shop/stats, each once (a repeat is refused; inferred). */
+            stat_keys?: components["schemas"]["StatKey"][];
             /** @enum {string} */
             style?: "chart" | "numbers";
             /** @enum {string} */
@@ -3147,9 +3152,9 @@ export interface components {
             cpm: number;
             title?: string;
             config?: {
-                statKey?: string;
-                /** @description 1-6 stat keys of POST /shop/stats. */
-                statKeys?: string[];
+                statKey?: components["schemas"]["StatKey"];
+                /** @description 1-6 stat keys of POST /shop/stats, each once (a repeat is refused; inferred). */
+                statKeys?: components["schemas"]["StatKey"][];
                 /** @enum {string} */
                 style?: "chart" | "numbers";
                 /**
@@ -3636,6 +3641,15 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description Bad request, as BadRequest, and on this operation also: `Invalid idempotency key format` (an Idempotency-Key not matching `^[A-Za-z0-9-]{1,128}$`; spec: Errors), and an Idempotency-Key already used on this shop for another operation (inferred, see `x-inferred-causes`). */
+        IdempotentBadRequest: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description A server error. The spec says 5xx responses happen (spec: States and transitions, Idempotency: they are not cached, so a retry can succeed); the mock answers 500 for an injected fault or, in strict mode, a response that breaks the contract, and 503 for an injected outage. */
         ServerError: {
             headers: {
@@ -3660,7 +3674,7 @@ export interface components {
     parameters: {
         /** @description Internal shop id returned as shop_id by GET /account/shops (not the platform's own shop id). Missing: 400 `Missing X-Shop-Id header`; malformed: 400 `Invalid shop_id`. The id format is not shown; the mock uses UUIDs (inferred). */
         ShopId: string;
-        /** @description Optional. With it the response (status and body) is cached 24 hours per shop and key and replayed identically; a concurrent request with the same key gets 409 for up to 60 seconds. Invalid format: 400 `Invalid idempotency key format`. */
+        /** @description Optional. With it the response (status and body) is cached 24 hours per shop and key and replayed identically; a concurrent request with the same key gets 409 for up to 60 seconds. Invalid format: 400 `Invalid idempotency key format`. A key already used on this shop for another operation: 400 (inferred; see the IdempotentBadRequest response). The stored answer can be read back with GET /idempotency/{key}. */
         IdempotencyKey: string;
         /** @description Mock only (as in Prism): `code=<status>` returns that documented response for this request. A real server ignores it. */
         Prefer: string;
@@ -3978,7 +3992,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: {
+        requestBody: {
             content: {
                 "application/json": {
                     date_range?: components["schemas"]["DateRange"];
@@ -4480,7 +4494,7 @@ export interface operations {
             header: {
                 /** @description Internal shop id returned as shop_id by GET /account/shops (not the platform's own shop id). Missing: 400 `Missing X-Shop-Id header`; malformed: 400 `Invalid shop_id`. The id format is not shown; the mock uses UUIDs (inferred). */
                 "x-shop-id": components["parameters"]["ShopId"];
-                /** @description Optional. With it the response (status and body) is cached 24 hours per shop and key and replayed identically; a concurrent request with the same key gets 409 for up to 60 seconds. Invalid format: 400 `Invalid idempotency key format`. */
+                /** @description Optional. With it the response (status and body) is cached 24 hours per shop and key and replayed identically; a concurrent request with the same key gets 409 for up to 60 seconds. Invalid format: 400 `Invalid idempotency key format`. A key already used on this shop for another operation: 400 (inferred; see the IdempotentBadRequest response). The stored answer can be read back with GET /idempotency/{key}. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description Mock only (as in Prism): `code=<status>` returns that documented response for this request. A real server ignores it. */
                 Prefer?: components["parameters"]["Prefer"];
@@ -4514,7 +4528,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["IdempotentBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
@@ -4529,7 +4543,7 @@ export interface operations {
             header: {
                 /** @description Internal shop id returned as shop_id by GET /account/shops (not the platform's own shop id). Missing: 400 `Missing X-Shop-Id header`; malformed: 400 `Invalid shop_id`. The id format is not shown; the mock uses UUIDs (inferred). */
                 "x-shop-id": components["parameters"]["ShopId"];
-                /** @description Optional. With it the response (status and body) is cached 24 hours per shop and key and replayed identically; a concurrent request with the same key gets 409 for up to 60 seconds. Invalid format: 400 `Invalid idempotency key format`. */
+                /** @description Optional. With it the response (status and body) is cached 24 hours per shop and key and replayed identically; a concurrent request with the same key gets 409 for up to 60 seconds. Invalid format: 400 `Invalid idempotency key format`. A key already used on this shop for another operation: 400 (inferred; see the IdempotentBadRequest response). The stored answer can be read back with GET /idempotency/{key}. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description Mock only (as in Prism): `code=<status>` returns that documented response for this request. A real server ignores it. */
                 Prefer?: components["parameters"]["Prefer"];
@@ -4560,7 +4574,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["IdempotentBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
@@ -4637,7 +4651,7 @@ export interface operations {
             header: {
                 /** @description Internal shop id returned as shop_id by GET /account/shops (not the platform's own shop id). Missing: 400 `Missing X-Shop-Id header`; malformed: 400 `Invalid shop_id`. The id format is not shown; the mock uses UUIDs (inferred). */
                 "x-shop-id": components["parameters"]["ShopId"];
-                /** @description Optional. With it the response (status and body) is cached 24 hours per shop and key and replayed identically; a concurrent request with the same key gets 409 for up to 60 seconds. Invalid format: 400 `Invalid idempotency key format`. */
+                /** @description Optional. With it the response (status and body) is cached 24 hours per shop and key and replayed identically; a concurrent request with the same key gets 409 for up to 60 seconds. Invalid format: 400 `Invalid idempotency key format`. A key already used on this shop for another operation: 400 (inferred; see the IdempotentBadRequest response). The stored answer can be read back with GET /idempotency/{key}. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description Mock only (as in Prism): `code=<status>` returns that documented response for this request. A real server ignores it. */
                 Prefer?: components["parameters"]["Prefer"];
@@ -4673,7 +4687,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["IdempotentBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
@@ -4871,7 +4885,7 @@ export interface operations {
             header: {
                 /** @description Internal shop id returned as shop_id by GET /account/shops (not the platform's own shop id). Missing: 400 `Missing X-Shop-Id header`; malformed: 400 `Invalid shop_id`. The id format is not shown; the mock uses UUIDs (inferred). */
                 "x-shop-id": components["parameters"]["ShopId"];
-                /** @description Optional. With it the response (status and body) is cached 24 hours per shop and key and replayed identically; a concurrent request with the same key gets 409 for up to 60 seconds. Invalid format: 400 `Invalid idempotency key format`. */
+                /** @description Optional. With it the response (status and body) is cached 24 hours per shop and key and replayed identically; a concurrent request with the same key gets 409 for up to 60 seconds. Invalid format: 400 `Invalid idempotency key format`. A key already used on this shop for another operation: 400 (inferred; see the IdempotentBadRequest response). The stored answer can be read back with GET /idempotency/{key}. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description Mock only (as in Prism): `code=<status>` returns that documented response for this request. A real server ignores it. */
                 Prefer?: components["parameters"]["Prefer"];
@@ -4902,7 +4916,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["IdempotentBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
@@ -4917,7 +4931,7 @@ export interface operations {
             header: {
                 /** @description Internal shop id returned as shop_id by GET /account/shops (not the platform's own shop id). Missing: 400 `Missing X-Shop-Id header`; malformed: 400 `Invalid shop_id`. The id format is not shown; the mock uses UUIDs (inferred). */
                 "x-shop-id": components["parameters"]["ShopId"];
-                /** @description Optional. With it the response (status and body) is cached 24 hours per shop and key and replayed identically; a concurrent request with the same key gets 409 for up to 60 seconds. Invalid format: 400 `Invalid idempotency key format`. */
+                /** @description Optional. With it the response (status and body) is cached 24 hours per shop and key and replayed identically; a concurrent request with the same key gets 409 for up to 60 seconds. Invalid format: 400 `Invalid idempotency key format`. A key already used on this shop for another operation: 400 (inferred; see the IdempotentBadRequest response). The stored answer can be read back with GET /idempotency/{key}. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description Mock only (as in Prism): `code=<status>` returns that documented response for this request. A real server ignores it. */
                 Prefer?: components["parameters"]["Prefer"];
@@ -4949,7 +4963,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["IdempotentBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
@@ -5110,7 +5124,7 @@ export interface operations {
             header: {
                 /** @description Internal shop id returned as shop_id by GET /account/shops (not the platform's own shop id). Missing: 400 `Missing X-Shop-Id header`; malformed: 400 `Invalid shop_id`. The id format is not shown; the mock uses UUIDs (inferred). */
                 "x-shop-id": components["parameters"]["ShopId"];
-                /** @description Optional. With it the response (status and body) is cached 24 hours per shop and key and replayed identically; a concurrent request with the same key gets 409 for up to 60 seconds. Invalid format: 400 `Invalid idempotency key format`. */
+                /** @description Optional. With it the response (status and body) is cached 24 hours per shop and key and replayed identically; a concurrent request with the same key gets 409 for up to 60 seconds. Invalid format: 400 `Invalid idempotency key format`. A key already used on this shop for another operation: 400 (inferred; see the IdempotentBadRequest response). The stored answer can be read back with GET /idempotency/{key}. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description Mock only (as in Prism): `code=<status>` returns that documented response for this request. A real server ignores it. */
                 Prefer?: components["parameters"]["Prefer"];
@@ -5118,14 +5132,15 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: {
+        requestBody: {
             content: {
                 "application/json": {
-                    title?: string;
+                    /** @description Must not be blank (trimmed by the server; inferred). Required (inferred): an automation is shown and managed by its title; without one the server answers 400 `title is required`. */
+                    title: string;
                     /** @description For example `dm`; the full set of values is not shown. */
                     message_type?: string;
-                    /** @description The audience object; the bare value (`"groups"`, `"list"`, `"new_affiliates"`) is also accepted, with `group_id` / `list` at the top level of the body (normalised to the object form). */
-                    outreach_audience?: components["schemas"]["OutreachAudience"] | ("new_affiliates" | "groups" | "list");
+                    /** @description The audience object; the bare value (`"groups"`, `"list"`, `"new_affiliates"`) is also accepted, with `group_id` / `list` at the top level of the body (normalised to the object form). Required (inferred): an automation sends to its audience (new_affiliates, a group or a list); without one the server answers 400 `outreach_audience is required`. */
+                    outreach_audience: components["schemas"]["OutreachAudience"] | ("new_affiliates" | "groups" | "list");
                     /** @description With the bare `outreach_audience: "groups"` form. */
                     group_id?: string;
                     /** @description List title, with the bare `outreach_audience: "list"` form. */
@@ -5136,7 +5151,7 @@ export interface operations {
                         message?: string;
                     };
                     outreach_filters?: components["schemas"]["OutreachFilters"];
-                };
+                } & (unknown & unknown);
             };
         };
         responses: {
@@ -5160,7 +5175,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["IdempotentBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
@@ -5175,7 +5190,7 @@ export interface operations {
             header: {
                 /** @description Internal shop id returned as shop_id by GET /account/shops (not the platform's own shop id). Missing: 400 `Missing X-Shop-Id header`; malformed: 400 `Invalid shop_id`. The id format is not shown; the mock uses UUIDs (inferred). */
                 "x-shop-id": components["parameters"]["ShopId"];
-                /** @description Optional. With it the response (status and body) is cached 24 hours per shop and key and replayed identically; a concurrent request with the same key gets 409 for up to 60 seconds. Invalid format: 400 `Invalid idempotency key format`. */
+                /** @description Optional. With it the response (status and body) is cached 24 hours per shop and key and replayed identically; a concurrent request with the same key gets 409 for up to 60 seconds. Invalid format: 400 `Invalid idempotency key format`. A key already used on this shop for another operation: 400 (inferred; see the IdempotentBadRequest response). The stored answer can be read back with GET /idempotency/{key}. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description Mock only (as in Prism): `code=<status>` returns that documented response for this request. A real server ignores it. */
                 Prefer?: components["parameters"]["Prefer"];
@@ -5207,7 +5222,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["IdempotentBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
@@ -5266,7 +5281,7 @@ export interface operations {
             header: {
                 /** @description Internal shop id returned as shop_id by GET /account/shops (not the platform's own shop id). Missing: 400 `Missing X-Shop-Id header`; malformed: 400 `Invalid shop_id`. The id format is not shown; the mock uses UUIDs (inferred). */
                 "x-shop-id": components["parameters"]["ShopId"];
-                /** @description Optional. With it the response (status and body) is cached 24 hours per shop and key and replayed identically; a concurrent request with the same key gets 409 for up to 60 seconds. Invalid format: 400 `Invalid idempotency key format`. */
+                /** @description Optional. With it the response (status and body) is cached 24 hours per shop and key and replayed identically; a concurrent request with the same key gets 409 for up to 60 seconds. Invalid format: 400 `Invalid idempotency key format`. A key already used on this shop for another operation: 400 (inferred; see the IdempotentBadRequest response). The stored answer can be read back with GET /idempotency/{key}. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description Mock only (as in Prism): `code=<status>` returns that documented response for this request. A real server ignores it. */
                 Prefer?: components["parameters"]["Prefer"];
@@ -5278,6 +5293,7 @@ export interface operations {
             content: {
                 "application/json": {
                     campaign_id: string;
+                    /** @description Must not be blank (trimmed by the server; inferred). */
                     title?: string;
                     /** @description For example `dm`; the full set of values is not shown. */
                     message_type?: string;
@@ -5293,7 +5309,7 @@ export interface operations {
                         message?: string;
                     };
                     outreach_filters?: components["schemas"]["OutreachFilters"];
-                };
+                } & (unknown & unknown);
             };
         };
         responses: {
@@ -5308,7 +5324,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["IdempotentBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
@@ -5324,7 +5340,7 @@ export interface operations {
             header: {
                 /** @description Internal shop id returned as shop_id by GET /account/shops (not the platform's own shop id). Missing: 400 `Missing X-Shop-Id header`; malformed: 400 `Invalid shop_id`. The id format is not shown; the mock uses UUIDs (inferred). */
                 "x-shop-id": components["parameters"]["ShopId"];
-                /** @description Optional. With it the response (status and body) is cached 24 hours per shop and key and replayed identically; a concurrent request with the same key gets 409 for up to 60 seconds. Invalid format: 400 `Invalid idempotency key format`. */
+                /** @description Optional. With it the response (status and body) is cached 24 hours per shop and key and replayed identically; a concurrent request with the same key gets 409 for up to 60 seconds. Invalid format: 400 `Invalid idempotency key format`. A key already used on this shop for another operation: 400 (inferred; see the IdempotentBadRequest response). The stored answer can be read back with GET /idempotency/{key}. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description Mock only (as in Prism): `code=<status>` returns that documented response for this request. A real server ignores it. */
                 Prefer?: components["parameters"]["Prefer"];
@@ -5335,6 +5351,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description Must not be blank (trimmed by the server; inferred). */
                     title: string;
                     /** @enum {string} */
                     type: "race" | "contest" | "leaderboard" | "bingo" | "sweepstakes" | "retainer";
@@ -5367,7 +5384,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["IdempotentBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
@@ -5382,7 +5399,7 @@ export interface operations {
             header: {
                 /** @description Internal shop id returned as shop_id by GET /account/shops (not the platform's own shop id). Missing: 400 `Missing X-Shop-Id header`; malformed: 400 `Invalid shop_id`. The id format is not shown; the mock uses UUIDs (inferred). */
                 "x-shop-id": components["parameters"]["ShopId"];
-                /** @description Optional. With it the response (status and body) is cached 24 hours per shop and key and replayed identically; a concurrent request with the same key gets 409 for up to 60 seconds. Invalid format: 400 `Invalid idempotency key format`. */
+                /** @description Optional. With it the response (status and body) is cached 24 hours per shop and key and replayed identically; a concurrent request with the same key gets 409 for up to 60 seconds. Invalid format: 400 `Invalid idempotency key format`. A key already used on this shop for another operation: 400 (inferred; see the IdempotentBadRequest response). The stored answer can be read back with GET /idempotency/{key}. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description Mock only (as in Prism): `code=<status>` returns that documented response for this request. A real server ignores it. */
                 Prefer?: components["parameters"]["Prefer"];
@@ -5414,7 +5431,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["IdempotentBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
@@ -5430,7 +5447,7 @@ export interface operations {
             header: {
                 /** @description Internal shop id returned as shop_id by GET /account/shops (not the platform's own shop id). Missing: 400 `Missing X-Shop-Id header`; malformed: 400 `Invalid shop_id`. The id format is not shown; the mock uses UUIDs (inferred). */
                 "x-shop-id": components["parameters"]["ShopId"];
-                /** @description Optional. With it the response (status and body) is cached 24 hours per shop and key and replayed identically; a concurrent request with the same key gets 409 for up to 60 seconds. Invalid format: 400 `Invalid idempotency key format`. */
+                /** @description Optional. With it the response (status and body) is cached 24 hours per shop and key and replayed identically; a concurrent request with the same key gets 409 for up to 60 seconds. Invalid format: 400 `Invalid idempotency key format`. A key already used on this shop for another operation: 400 (inferred; see the IdempotentBadRequest response). The stored answer can be read back with GET /idempotency/{key}. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description Mock only (as in Prism): `code=<status>` returns that documented response for this request. A real server ignores it. */
                 Prefer?: components["parameters"]["Prefer"];
@@ -5442,6 +5459,7 @@ export interface operations {
             content: {
                 "application/json": {
                     campaign_id: string;
+                    /** @description Must not be blank (trimmed by the server; inferred). */
                     title?: string;
                     /**
                      * @description States beyond `active` are not shown; `draft` and `ended` are inferred.
@@ -5471,7 +5489,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["IdempotentBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
@@ -5500,7 +5518,7 @@ export interface operations {
                     creator_id?: string;
                     /** @description Alternative to creator_id. */
                     handle?: string;
-                    /** @description The payout period (for example `2026-05` for a retainer month); format not shown. */
+                    /** @description The payout period (for example `2026-05` for a retainer month); format not shown. Must not be blank (trimmed by the server; inferred). */
                     period: string;
                     /** @description Amount in the shop's currency; the campaign's reward when omitted. */
                     amount?: number;
@@ -5534,7 +5552,7 @@ export interface operations {
             header: {
                 /** @description Internal shop id returned as shop_id by GET /account/shops (not the platform's own shop id). Missing: 400 `Missing X-Shop-Id header`; malformed: 400 `Invalid shop_id`. The id format is not shown; the mock uses UUIDs (inferred). */
                 "x-shop-id": components["parameters"]["ShopId"];
-                /** @description Optional. With it the response (status and body) is cached 24 hours per shop and key and replayed identically; a concurrent request with the same key gets 409 for up to 60 seconds. Invalid format: 400 `Invalid idempotency key format`. */
+                /** @description Optional. With it the response (status and body) is cached 24 hours per shop and key and replayed identically; a concurrent request with the same key gets 409 for up to 60 seconds. Invalid format: 400 `Invalid idempotency key format`. A key already used on this shop for another operation: 400 (inferred; see the IdempotentBadRequest response). The stored answer can be read back with GET /idempotency/{key}. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description Mock only (as in Prism): `code=<status>` returns that documented response for this request. A real server ignores it. */
                 Prefer?: components["parameters"]["Prefer"];
@@ -5556,7 +5574,7 @@ export interface operations {
                     video_ids?: string[];
                     /** @description Dynamic briefs only. */
                     product_id?: string;
-                };
+                } & (unknown & unknown & unknown & unknown);
             };
         };
         responses: {
@@ -5571,7 +5589,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["IdempotentBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
@@ -5586,7 +5604,7 @@ export interface operations {
             header: {
                 /** @description Internal shop id returned as shop_id by GET /account/shops (not the platform's own shop id). Missing: 400 `Missing X-Shop-Id header`; malformed: 400 `Invalid shop_id`. The id format is not shown; the mock uses UUIDs (inferred). */
                 "x-shop-id": components["parameters"]["ShopId"];
-                /** @description Optional. With it the response (status and body) is cached 24 hours per shop and key and replayed identically; a concurrent request with the same key gets 409 for up to 60 seconds. Invalid format: 400 `Invalid idempotency key format`. */
+                /** @description Optional. With it the response (status and body) is cached 24 hours per shop and key and replayed identically; a concurrent request with the same key gets 409 for up to 60 seconds. Invalid format: 400 `Invalid idempotency key format`. A key already used on this shop for another operation: 400 (inferred; see the IdempotentBadRequest response). The stored answer can be read back with GET /idempotency/{key}. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description Mock only (as in Prism): `code=<status>` returns that documented response for this request. A real server ignores it. */
                 Prefer?: components["parameters"]["Prefer"];
@@ -5618,7 +5636,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["IdempotentBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
@@ -5634,7 +5652,7 @@ export interface operations {
             header: {
                 /** @description Internal shop id returned as shop_id by GET /account/shops (not the platform's own shop id). Missing: 400 `Missing X-Shop-Id header`; malformed: 400 `Invalid shop_id`. The id format is not shown; the mock uses UUIDs (inferred). */
                 "x-shop-id": components["parameters"]["ShopId"];
-                /** @description Optional. With it the response (status and body) is cached 24 hours per shop and key and replayed identically; a concurrent request with the same key gets 409 for up to 60 seconds. Invalid format: 400 `Invalid idempotency key format`. */
+                /** @description Optional. With it the response (status and body) is cached 24 hours per shop and key and replayed identically; a concurrent request with the same key gets 409 for up to 60 seconds. Invalid format: 400 `Invalid idempotency key format`. A key already used on this shop for another operation: 400 (inferred; see the IdempotentBadRequest response). The stored answer can be read back with GET /idempotency/{key}. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description Mock only (as in Prism): `code=<status>` returns that documented response for this request. A real server ignores it. */
                 Prefer?: components["parameters"]["Prefer"];
@@ -5646,6 +5664,7 @@ export interface operations {
             content: {
                 "application/json": {
                     brief_id: string;
+                    /** @description Must not be blank (trimmed by the server; inferred). */
                     title?: string;
                     /** @enum {string} */
                     video_mode?: "manual" | "auto";
@@ -5666,7 +5685,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["IdempotentBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
@@ -5691,12 +5710,12 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description 1-60 characters, unique among the boards of the shop (else 409). */
+                    /** @description 1-60 characters, unique among the boards of the shop (else 409). Not blank (the server trims it; inferred). */
                     name: string;
                     widgets?: components["schemas"]["DashboardWidgetInput"][];
                     default_date_range?: components["schemas"]["DateRangePreset"];
                     default_grain?: components["schemas"]["Grain"];
-                    /** @description Locked products, up to 50; 400 on a shop the board is only shared to. */
+                    /** @description Locked products, up to 50; 400 on a shop the board is only shared to, and for a product the shop does not have. */
                     default_product_ids?: string[];
                 };
             };
@@ -5990,7 +6009,7 @@ export interface operations {
             content: {
                 "application/json": {
                     dashboard_id: string;
-                    /** @description 1-60 characters, unique among the boards of the shop (else 409). */
+                    /** @description 1-60 characters, unique among the boards of the shop (else 409). Not blank (the server trims it; inferred). */
                     name?: string;
                     /** @description Appended. */
                     add_widgets?: components["schemas"]["DashboardWidgetInput"][];
@@ -6000,7 +6019,7 @@ export interface operations {
                     widgets?: components["schemas"]["DashboardWidgetUpdateEntry"][];
                     default_date_range?: components["schemas"]["DateRangePreset"] | null;
                     default_grain?: components["schemas"]["Grain"] | null;
-                    /** @description Locked products, up to 50; 400 on a shop the board is only shared to. */
+                    /** @description Locked products, up to 50; 400 on a shop the board is only shared to, and for a product the shop does not have. */
                     default_product_ids?: string[];
                     /**
                      * Format: date-time
@@ -6039,7 +6058,7 @@ export interface operations {
             header: {
                 /** @description Internal shop id returned as shop_id by GET /account/shops (not the platform's own shop id). Missing: 400 `Missing X-Shop-Id header`; malformed: 400 `Invalid shop_id`. The id format is not shown; the mock uses UUIDs (inferred). */
                 "x-shop-id": components["parameters"]["ShopId"];
-                /** @description Optional. With it the response (status and body) is cached 24 hours per shop and key and replayed identically; a concurrent request with the same key gets 409 for up to 60 seconds. Invalid format: 400 `Invalid idempotency key format`. */
+                /** @description Optional. With it the response (status and body) is cached 24 hours per shop and key and replayed identically; a concurrent request with the same key gets 409 for up to 60 seconds. Invalid format: 400 `Invalid idempotency key format`. A key already used on this shop for another operation: 400 (inferred; see the IdempotentBadRequest response). The stored answer can be read back with GET /idempotency/{key}. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description Mock only (as in Prism): `code=<status>` returns that documented response for this request. A real server ignores it. */
                 Prefer?: components["parameters"]["Prefer"];
@@ -6047,10 +6066,11 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: {
+        requestBody: {
             content: {
                 "application/json": {
-                    title?: string;
+                    /** @description Must not be blank (trimmed by the server; inferred). Required (inferred): a campaign is named by its title; without one the server answers 400 `title is required`. */
+                    title: string;
                     subject?: string;
                     /** @description Email body (text or HTML); may include `[affiliate_name]`. */
                     body?: string;
@@ -6079,7 +6099,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["IdempotentBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
@@ -6094,7 +6114,7 @@ export interface operations {
             header: {
                 /** @description Internal shop id returned as shop_id by GET /account/shops (not the platform's own shop id). Missing: 400 `Missing X-Shop-Id header`; malformed: 400 `Invalid shop_id`. The id format is not shown; the mock uses UUIDs (inferred). */
                 "x-shop-id": components["parameters"]["ShopId"];
-                /** @description Optional. With it the response (status and body) is cached 24 hours per shop and key and replayed identically; a concurrent request with the same key gets 409 for up to 60 seconds. Invalid format: 400 `Invalid idempotency key format`. */
+                /** @description Optional. With it the response (status and body) is cached 24 hours per shop and key and replayed identically; a concurrent request with the same key gets 409 for up to 60 seconds. Invalid format: 400 `Invalid idempotency key format`. A key already used on this shop for another operation: 400 (inferred; see the IdempotentBadRequest response). The stored answer can be read back with GET /idempotency/{key}. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description Mock only (as in Prism): `code=<status>` returns that documented response for this request. A real server ignores it. */
                 Prefer?: components["parameters"]["Prefer"];
@@ -6126,7 +6146,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["IdempotentBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
@@ -6142,7 +6162,7 @@ export interface operations {
             header: {
                 /** @description Internal shop id returned as shop_id by GET /account/shops (not the platform's own shop id). Missing: 400 `Missing X-Shop-Id header`; malformed: 400 `Invalid shop_id`. The id format is not shown; the mock uses UUIDs (inferred). */
                 "x-shop-id": components["parameters"]["ShopId"];
-                /** @description Optional. With it the response (status and body) is cached 24 hours per shop and key and replayed identically; a concurrent request with the same key gets 409 for up to 60 seconds. Invalid format: 400 `Invalid idempotency key format`. */
+                /** @description Optional. With it the response (status and body) is cached 24 hours per shop and key and replayed identically; a concurrent request with the same key gets 409 for up to 60 seconds. Invalid format: 400 `Invalid idempotency key format`. A key already used on this shop for another operation: 400 (inferred; see the IdempotentBadRequest response). The stored answer can be read back with GET /idempotency/{key}. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description Mock only (as in Prism): `code=<status>` returns that documented response for this request. A real server ignores it. */
                 Prefer?: components["parameters"]["Prefer"];
@@ -6154,6 +6174,7 @@ export interface operations {
             content: {
                 "application/json": {
                     campaign_id: string;
+                    /** @description Must not be blank (trimmed by the server; inferred). */
                     title?: string;
                     subject?: string;
                     /** @description Email body (text or HTML); may include `[affiliate_name]`. */
@@ -6183,7 +6204,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["IdempotentBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
@@ -6199,7 +6220,7 @@ export interface operations {
             header: {
                 /** @description Internal shop id returned as shop_id by GET /account/shops (not the platform's own shop id). Missing: 400 `Missing X-Shop-Id header`; malformed: 400 `Invalid shop_id`. The id format is not shown; the mock uses UUIDs (inferred). */
                 "x-shop-id": components["parameters"]["ShopId"];
-                /** @description Optional. With it the response (status and body) is cached 24 hours per shop and key and replayed identically; a concurrent request with the same key gets 409 for up to 60 seconds. Invalid format: 400 `Invalid idempotency key format`. */
+                /** @description Optional. With it the response (status and body) is cached 24 hours per shop and key and replayed identically; a concurrent request with the same key gets 409 for up to 60 seconds. Invalid format: 400 `Invalid idempotency key format`. A key already used on this shop for another operation: 400 (inferred; see the IdempotentBadRequest response). The stored answer can be read back with GET /idempotency/{key}. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description Mock only (as in Prism): `code=<status>` returns that documented response for this request. A real server ignores it. */
                 Prefer?: components["parameters"]["Prefer"];
@@ -6231,7 +6252,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["IdempotentBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
@@ -6270,7 +6291,7 @@ export interface operations {
                     search?: string;
                     /** @description Only rows of this category. */
                     category?: string;
-                    /** @description One of `gmv`, `units_sold`, `growth_pct`, `name`; default `gmv`, descending. */
+                    /** @description One of `gmv`, `units_sold`, `growth_pct`, `name`; default `gmv`, descending; any other value falls back to `gmv` (inferred). */
                     sort_by?: string;
                 };
             };
@@ -6331,7 +6352,7 @@ export interface operations {
                     search?: string;
                     /** @description Only rows of this category. */
                     category?: string;
-                    /** @description One of `gmv`, `follower_cnt`, `units_sold`, `growth_pct`, `handle`; default `gmv`, descending. */
+                    /** @description One of `gmv`, `follower_cnt`, `units_sold`, `growth_pct`, `handle`; default `gmv`, descending; any other value falls back to `gmv` (inferred). */
                     sort_by?: string;
                 };
             };
@@ -6392,7 +6413,7 @@ export interface operations {
                     search?: string;
                     /** @description Only rows of this category. */
                     category?: string;
-                    /** @description One of `gmv`, `units_sold`, `price`, `growth_pct`, `name`; default `gmv`, descending. */
+                    /** @description One of `gmv`, `units_sold`, `price`, `growth_pct`, `name`; default `gmv`, descending; any other value falls back to `gmv` (inferred). */
                     sort_by?: string;
                 };
             };
@@ -6429,7 +6450,7 @@ export interface operations {
             header: {
                 /** @description Internal shop id returned as shop_id by GET /account/shops (not the platform's own shop id). Missing: 400 `Missing X-Shop-Id header`; malformed: 400 `Invalid shop_id`. The id format is not shown; the mock uses UUIDs (inferred). */
                 "x-shop-id": components["parameters"]["ShopId"];
-                /** @description Optional. With it the response (status and body) is cached 24 hours per shop and key and replayed identically; a concurrent request with the same key gets 409 for up to 60 seconds. Invalid format: 400 `Invalid idempotency key format`. */
+                /** @description Optional. With it the response (status and body) is cached 24 hours per shop and key and replayed identically; a concurrent request with the same key gets 409 for up to 60 seconds. Invalid format: 400 `Invalid idempotency key format`. A key already used on this shop for another operation: 400 (inferred; see the IdempotentBadRequest response). The stored answer can be read back with GET /idempotency/{key}. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description Mock only (as in Prism): `code=<status>` returns that documented response for this request. A real server ignores it. */
                 Prefer?: components["parameters"]["Prefer"];
@@ -6440,6 +6461,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description Must not be blank (trimmed by the server; inferred). */
                     name: string;
                     filters?: components["schemas"]["CrmGroupFilters"];
                 };
@@ -6457,7 +6479,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["IdempotentBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
@@ -6472,7 +6494,7 @@ export interface operations {
             header: {
                 /** @description Internal shop id returned as shop_id by GET /account/shops (not the platform's own shop id). Missing: 400 `Missing X-Shop-Id header`; malformed: 400 `Invalid shop_id`. The id format is not shown; the mock uses UUIDs (inferred). */
                 "x-shop-id": components["parameters"]["ShopId"];
-                /** @description Optional. With it the response (status and body) is cached 24 hours per shop and key and replayed identically; a concurrent request with the same key gets 409 for up to 60 seconds. Invalid format: 400 `Invalid idempotency key format`. */
+                /** @description Optional. With it the response (status and body) is cached 24 hours per shop and key and replayed identically; a concurrent request with the same key gets 409 for up to 60 seconds. Invalid format: 400 `Invalid idempotency key format`. A key already used on this shop for another operation: 400 (inferred; see the IdempotentBadRequest response). The stored answer can be read back with GET /idempotency/{key}. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description Mock only (as in Prism): `code=<status>` returns that documented response for this request. A real server ignores it. */
                 Prefer?: components["parameters"]["Prefer"];
@@ -6504,7 +6526,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["IdempotentBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
@@ -6611,7 +6633,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: {
+        requestBody: {
             content: {
                 "application/json": {
                     date_range?: components["schemas"]["DateRange"];
@@ -6625,7 +6647,7 @@ export interface operations {
                      * @description End of the range (inclusive), instead of `date_range.to`.
                      */
                     date_to?: string;
-                    /** @description Narrows platform numbers to that product and the platform blocks to the storefront products/variants and marketplace items linked to it. */
+                    /** @description Narrows platform numbers to that product and the platform blocks to the storefront products/variants and marketplace items linked to it. A product the shop does not have: 400. */
                     platform_product_id?: string;
                     /** @description true for all, or a list or comma string of `storefront` and `marketplace`: subtracts each day's platform shop GMV from that platform's revenue, floored at 0. */
                     exclude_platform_gmv?: boolean | ("storefront" | "marketplace")[] | string;
@@ -6769,7 +6791,7 @@ export interface operations {
             header: {
                 /** @description Internal shop id returned as shop_id by GET /account/shops (not the platform's own shop id). Missing: 400 `Missing X-Shop-Id header`; malformed: 400 `Invalid shop_id`. The id format is not shown; the mock uses UUIDs (inferred). */
                 "x-shop-id": components["parameters"]["ShopId"];
-                /** @description Optional. With it the response (status and body) is cached 24 hours per shop and key and replayed identically; a concurrent request with the same key gets 409 for up to 60 seconds. Invalid format: 400 `Invalid idempotency key format`. */
+                /** @description Optional. With it the response (status and body) is cached 24 hours per shop and key and replayed identically; a concurrent request with the same key gets 409 for up to 60 seconds. Invalid format: 400 `Invalid idempotency key format`. A key already used on this shop for another operation: 400 (inferred; see the IdempotentBadRequest response). The stored answer can be read back with GET /idempotency/{key}. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description Mock only (as in Prism): `code=<status>` returns that documented response for this request. A real server ignores it. */
                 Prefer?: components["parameters"]["Prefer"];
@@ -6780,6 +6802,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description Must not be blank (trimmed by the server; inferred). */
                     title: string;
                     /** @description Creators by handle; at most 10000 are written per call. */
                     handles: string[];
@@ -6798,7 +6821,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["IdempotentBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
@@ -6813,7 +6836,7 @@ export interface operations {
             header: {
                 /** @description Internal shop id returned as shop_id by GET /account/shops (not the platform's own shop id). Missing: 400 `Missing X-Shop-Id header`; malformed: 400 `Invalid shop_id`. The id format is not shown; the mock uses UUIDs (inferred). */
                 "x-shop-id": components["parameters"]["ShopId"];
-                /** @description Optional. With it the response (status and body) is cached 24 hours per shop and key and replayed identically; a concurrent request with the same key gets 409 for up to 60 seconds. Invalid format: 400 `Invalid idempotency key format`. */
+                /** @description Optional. With it the response (status and body) is cached 24 hours per shop and key and replayed identically; a concurrent request with the same key gets 409 for up to 60 seconds. Invalid format: 400 `Invalid idempotency key format`. A key already used on this shop for another operation: 400 (inferred; see the IdempotentBadRequest response). The stored answer can be read back with GET /idempotency/{key}. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description Mock only (as in Prism): `code=<status>` returns that documented response for this request. A real server ignores it. */
                 Prefer?: components["parameters"]["Prefer"];
@@ -6845,7 +6868,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["IdempotentBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
@@ -6861,7 +6884,7 @@ export interface operations {
             header: {
                 /** @description Internal shop id returned as shop_id by GET /account/shops (not the platform's own shop id). Missing: 400 `Missing X-Shop-Id header`; malformed: 400 `Invalid shop_id`. The id format is not shown; the mock uses UUIDs (inferred). */
                 "x-shop-id": components["parameters"]["ShopId"];
-                /** @description Optional. With it the response (status and body) is cached 24 hours per shop and key and replayed identically; a concurrent request with the same key gets 409 for up to 60 seconds. Invalid format: 400 `Invalid idempotency key format`. */
+                /** @description Optional. With it the response (status and body) is cached 24 hours per shop and key and replayed identically; a concurrent request with the same key gets 409 for up to 60 seconds. Invalid format: 400 `Invalid idempotency key format`. A key already used on this shop for another operation: 400 (inferred; see the IdempotentBadRequest response). The stored answer can be read back with GET /idempotency/{key}. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description Mock only (as in Prism): `code=<status>` returns that documented response for this request. A real server ignores it. */
                 Prefer?: components["parameters"]["Prefer"];
@@ -6873,6 +6896,7 @@ export interface operations {
             content: {
                 "application/json": {
                     source_titles: string[];
+                    /** @description Must not be blank (trimmed by the server; inferred). */
                     target_title: string;
                 };
             };
@@ -6889,7 +6913,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["IdempotentBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
@@ -7090,7 +7114,10 @@ export interface operations {
             /** @description An error sent back to the client's redirect URI (`error`, `error_description`, `state`, `iss`). */
             302: {
                 headers: {
-                    /** @description An error sent back to the client's redirect URI (`error`, `error_description`, `state`, `iss`). */
+                    /**
+                     * @description An error sent back to the client's redirect URI (`error`, `error_description`, `state`, `iss`).
+                     * @example http://127.0.0.1:33418/callback?error=invalid_request&error_description=code_challenge_method%20must%20be%20S256&state=af0ifjsldkj&iss=https%3A%2F%2Fmcp.example.com
+                     */
                     Location: string;
                     [name: string]: unknown;
                 };
@@ -7132,7 +7159,10 @@ export interface operations {
             /** @description Back to the client's redirect URI: `code`, `state`, `iss` (allowed) or `error=access_denied` (denied). The code is single use and expires after 10 minutes. */
             302: {
                 headers: {
-                    /** @description Back to the client's redirect URI: `code`, `state`, `iss` (allowed) or `error=access_denied` (denied). The code is single use and expires after 10 minutes. */
+                    /**
+                     * @description Back to the client's redirect URI: `code`, `state`, `iss` (allowed) or `error=access_denied` (denied). The code is single use and expires after 10 minutes.
+                     * @example http://127.0.0.1:33418/callback?code=SplxlOBeZQQYbYS6WxSbIA&state=af0ifjsldkj&iss=https%3A%2F%2Fmcp.example.com
+                     */
                     Location: string;
                     [name: string]: unknown;
                 };
@@ -7212,7 +7242,10 @@ export interface operations {
             /** @description Back to the connections page. */
             303: {
                 headers: {
-                    /** @description Back to the connections page. */
+                    /**
+                     * @description Back to the connections page.
+                     * @example https://mcp.example.com/oauth/connections
+                     */
                     Location: string;
                     [name: string]: unknown;
                 };
@@ -7356,7 +7389,10 @@ export interface operations {
             /** @description Signed in: the session cookie, and where to go next. */
             303: {
                 headers: {
-                    /** @description The consent page of the pending request, or the connections page. */
+                    /**
+                     * @description The consent page of the pending request, or the connections page.
+                     * @example https://mcp.example.com/oauth/authorize?request_id=b2f1c0de-4a7e-4c1f-8f53-2e9d6a1b7c40
+                     */
                     Location: string;
                     /** @description `shoptwin_session`, HttpOnly, SameSite=Lax. */
                     "Set-Cookie"?: string;
@@ -7606,12 +7642,12 @@ export interface operations {
                     /** @description Adds `daily_counts` to charted stats. Listed without "optional" in the spec; the mock reads a missing value as false (inferred). */
                     include_charts?: boolean;
                     /** @description Stat keys to compute; an unknown key is refused. */
-                    stats: ("affiliate_gmv" | "total_gmv" | "affiliate_units_sold" | "total_units_sold" | "videos_posted" | "affiliate_videos_posted" | "video_views" | "likes" | "comments" | "gpm" | "emv" | "commission" | "distinct_creators" | "first_time_posters" | "daily_active_affiliates" | "dms_sent" | "open_plan_cards_sent" | "followup_dms_sent" | "replies" | "tc_invites_sent" | "sample_requests" | "tc_sample_requests" | "open_sample_requests" | "samples_approved" | "samples_delivered" | "gmv_per_sample_delivered" | "live_gmv" | "lives_posted" | "slideshow_gmv" | "slideshow_posts" | "slideshow_views" | "video_gmv" | "shop_tab_gmv" | "shop_tab_impressions" | "ad_spend" | "ad_roi" | "refund_amount" | "items_refunded" | "gmv_with_cofunding" | "platform_orders" | "aov" | "new_content_gmv" | "emails_sent" | "samples_shipped" | "refundable_sample_requests" | "refundable_samples_shipped" | "refundable_samples_delivered" | "samples_refunded" | "sample_refund_amount" | "customer_count" | "add_to_cart_count" | "shipping_fees" | "product_impressions" | "subscription_revenue" | "one_time_purchase_gmv" | "recurrent_order_gmv" | "first_subscription_order_gmv" | "non_recurring_gmv" | "new_subscriptions" | "active_subscribers" | "active_subscriptions" | "subscription_aov" | "subscription_retention_rate" | "subscription_take_rate" | "avg_videos_per_creator" | "avg_gmv_per_video" | "sample_ratio" | "reply_ratio" | "sample_post_rate" | "sample_spend" | "wasted_sample_spend" | "gmv_per_sample_dollar")[];
+                    stats: components["schemas"]["StatKey"][];
                     product_id?: string;
                     campaign_id?: string;
                     only_show_campaign_stats?: boolean;
                     /**
-                     * @description Cost per 1,000 views used by `emv`.
+                     * @description Cost per 1,000 views used by `emv`; a negative value is refused with 400 (inferred).
                      * @default 5
                      */
                     cpm?: number;
@@ -7659,7 +7695,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: {
+        requestBody: {
             content: {
                 "application/json": {
                     date_range?: components["schemas"]["DateRange"];
@@ -7771,7 +7807,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: {
+        requestBody: {
             content: {
                 "application/json": {
                     date_range?: components["schemas"]["DateRange"];
@@ -7875,7 +7911,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: {
+        requestBody: {
             content: {
                 "application/json": {
                     date_range?: components["schemas"]["DateRange"];
@@ -8165,57 +8201,8 @@ export interface operations {
                 page_offset?: number;
                 include_total?: boolean;
                 just_count?: boolean;
-                search_params?: {
-                    /** @enum {string} */
-                    sort_by?: "gmv" | "ad_spend" | "roi" | "cpa" | "shared_time" | "created_at" | "auth_start_time" | "auth_end_time" | "post_time" | "status";
-                    /**
-                     * @description Nulls last.
-                     * @enum {string}
-                     */
-                    sort_direction?: "ASC" | "DESC";
-                    /** @description Case-insensitive substring. */
-                    handle?: string;
-                    /** @description Exact match. */
-                    spark_code?: string;
-                    /** @description One delivery status or an array. */
-                    status?: components["schemas"]["DeliveryStatus"] | components["schemas"]["DeliveryStatus"][];
-                    expired?: boolean;
-                    video_ids?: string[];
-                    shared_time?: components["schemas"]["DateRange"];
-                    /** @description auth_start_time >= from and auth_end_time <= to. */
-                    auth_time?: components["schemas"]["DateRange"];
-                    post_time?: components["schemas"]["DateRange"];
-                    /**
-                     * Format: date
-                     * @description Flat form of `shared_time.from`.
-                     */
-                    shared_time_from?: string;
-                    /**
-                     * Format: date
-                     * @description Flat form of `shared_time.to`.
-                     */
-                    shared_time_to?: string;
-                    /**
-                     * Format: date
-                     * @description Flat form of `auth_time.from`.
-                     */
-                    auth_time_from?: string;
-                    /**
-                     * Format: date
-                     * @description Flat form of `auth_time.to`.
-                     */
-                    auth_time_to?: string;
-                    /**
-                     * Format: date
-                     * @description Flat form of `post_time.from`.
-                     */
-                    post_time_from?: string;
-                    /**
-                     * Format: date
-                     * @description Flat form of `post_time.to`.
-                     */
-                    post_time_to?: string;
-                };
+                /** @description Sort and search filters as JSON text (`search_params={"handle":"ab","shared_time":{"from":"2026-01-01","to":"2026-01-31"}}`, URL-encoded). The same filters may be sent inline instead (spec: "search filters may also be sent inline at top level"): `handle=ab&shared_time[from]=2026-01-01&shared_time[to]=2026-01-31`, or the flat `shared_time_from`/`shared_time_to`. One-level keys (`search_params[handle]=ab`) are accepted too. */
+                search_params?: string;
                 sort_by?: "gmv" | "ad_spend" | "roi" | "cpa" | "shared_time" | "created_at" | "auth_start_time" | "auth_end_time" | "post_time" | "status";
                 sort_direction?: "ASC" | "DESC";
                 handle?: string;
@@ -8990,7 +8977,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: {
+        requestBody: {
             content: {
                 "application/json": {
                     date_range?: components["schemas"]["DateRange"];
@@ -9337,6 +9324,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description Must not be blank (trimmed by the server; inferred). */
                     name?: string;
                     /** @description Trigger (shape not shown). */
                     trigger: {

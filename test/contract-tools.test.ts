@@ -52,7 +52,10 @@ describe('contract: independent linters (issue 15: the contract as independent t
 function hasRequired(schema: any): boolean {
   if (typeof schema?.$ref === 'string') return hasRequired(doc.components.schemas[schema.$ref.split('/').pop()])
   if (Array.isArray(schema?.required) && schema.required.length) return true
-  return Array.isArray(schema?.allOf) && schema.allOf.some(hasRequired)
+  if (Array.isArray(schema?.allOf) && schema.allOf.some(hasRequired)) return true
+  // "date_range or dateRange": every branch requires a field (spec: Errors: `Missing date_range (from/to)`).
+  const branches = schema?.anyOf ?? schema?.oneOf
+  return Array.isArray(branches) && branches.length > 0 && branches.every(hasRequired)
 }
 
 describe('contract: what typed clients and schema-driven tools are told (issue 15)', () => {
@@ -129,6 +132,8 @@ describe('mock: refuses no value the contract allows, and accepts every value it
   /** Fields refused by what they refer to or combine with, not by their value's form: ids of the world, time zones, brief kinds. */
   const REFERENCES = [
     'createCreatorBrief video_ids', 'createCreatorBrief product_id', 'createDashboard default_product_ids', 'getShopStats timezone',
+    'createEmailCampaign sender_id', 'createEmailCampaign recipients.handles', 'createEmailCampaign recipients.list', 'createEmailCampaign recipients.group_id',
+    'getHaloReport platform_product_id',
   ]
 
   /** String fields (or string arrays) of a body schema, two levels deep, with their schema. */

@@ -49,7 +49,7 @@ async function writeEverything({ state, shopId, call }: ReturnType<typeof outrea
   await run('mergeLists', { source_titles: ['Spring', data.lists[0]!.title], target_title: 'Merged' })
   await run('deleteList', { title: data.lists[1]!.title })
   const group = await run('createGroup', { name: 'Gifted', filters: { include_tags: ['Gifted'] } })
-  statuses.push((await call('createGroup', { name: '  ' })).status) // refused after its id was drawn
+  statuses.push((await call('createGroup', { name: '  ' })).status) // refused by the contract (a blank name), before any id is drawn
   await run('addTag', { tag: 'Summer Box', handles: [first!.handle, second!.handle] })
   await run('removeTag', { tag: 'Summer Box', handles: [second!.handle] })
   const automation = await run('createAutomation', { title: 'Spring creators', message_type: 'dm', outreach_audience: { type: 'groups', group_id: group.group_id }, dm_messages: [{ type: 'text', content: 'Hi' }] })
@@ -112,7 +112,7 @@ describe('outreach state (issue 16, item 2: one state model)', () => {
     await writeEverything(mock)
     // The events' own writes (numbering campaigns, recording the emails sent) are the events state's.
     expect(mock.writes.filter((w) => w.area !== 'events').map((w) => `${w.area}.${w.name}`)).toEqual([
-      'outreach.addToList', 'outreach.addToList', 'outreach.deleteList', 'outreach.createGroup', 'outreach.discardDraws',
+      'outreach.addToList', 'outreach.addToList', 'outreach.deleteList', 'outreach.createGroup',
       'tags.tagAffiliates', 'tags.untagAffiliates', 'outreach.createAutomation', 'outreach.updateAutomation', 'outreach.deleteRecord',
       'outreach.createWorkflow', 'outreach.setWorkflowStatus', 'outreach.deleteRecord', 'outreach.createBrief', 'outreach.updateBrief',
       'outreach.deleteRecord', 'outreach.createCommunityCampaign', 'outreach.discardDraws', 'outreach.updateCommunityCampaign',

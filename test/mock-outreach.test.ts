@@ -140,7 +140,8 @@ describe('outreach automations (spec: Outreach automations)', () => {
     ['the bare "new_affiliates"', () => ({ outreach_audience: 'new_affiliates' }), 201, undefined],
     ['groups with an unknown group_id', () => ({ outreach_audience: { type: 'groups', group_id: 'no-such-group' } }), 400, 'outreach_audience.group_id: no group no-such-group in this shop'],
     ['groups without a group_id', () => ({ outreach_audience: { type: 'groups' } }), 400, 'group_id'],
-    ['the bare "groups" without a group_id', () => ({ outreach_audience: 'groups' }), 400, 'outreach_audience "groups" needs a group_id'],
+    // The contract's if/then says it (spec: Groups: "an automation uses one by `outreach_audience: groups` with `group_id`").
+    ['the bare "groups" without a group_id', () => ({ outreach_audience: 'groups' }), 400, 'group_id is required'],
     ['list with an unknown title', () => ({ outreach_audience: { type: 'list', list: 'Nobody' } }), 400, 'outreach_audience.list: no list titled "Nobody" in this shop'],
     ['no audience', () => ({ outreach_audience: undefined }), 400, 'outreach_audience is required'],
     ['no title', () => ({ title: undefined }), 400, 'title is required'],
@@ -534,7 +535,8 @@ describe('creator briefs (spec: Rules of the named resources: Creator briefs; Li
     ['auto with video_ids', () => ({ type: 'static', video_mode: 'auto', video_ids: videoIds() }), 'video_ids'],
     ['static with a product', () => ({ type: 'static', product_id: productId() }), 'product_id'],
     ['dynamic with an unknown product', () => ({ type: 'dynamic', product_id: 'nope' }), 'product_id: no product nope'],
-    ['dynamic with a video mode', () => ({ type: 'dynamic', product_id: productId(), video_mode: 'auto' }), 'static'],
+    // spec: Creator briefs: "static (`video_mode` ...) or dynamic (per product, generated live)": the contract's conditional schema refuses it first.
+    ['dynamic with a video mode', () => ({ type: 'dynamic', product_id: productId(), video_mode: 'auto' }), 'video_mode is not allowed'],
   ])('briefs: create %s is 400 naming the field (spec: Creator briefs)', async (_label, body, message) => {
     const res = await call('createCreatorBrief', body())
     expect(res.status).toBe(400)

@@ -294,16 +294,22 @@ function assertStatKey(key: string, field: string): void {
   if (!STAT_KEY_SET.has(key)) throw apiError(400, `${field}: unknown stat key "${key}" (not a stat key of POST /shop/stats)`)
 }
 
+/** 400 on a field of the other API-managed type, at top level or under `config` (the contract says so with `not`). */
+function assertOwnFields(input: { config?: unknown }, type: 'stat' | 'stat-chart', path: string): void {
+  const config = (input.config && typeof input.config === 'object' ? input.config : {}) as Record<string, unknown>
+  for (const [top, nested] of FOREIGN_FIELDS[type]) {
+    if ((input as Record<string, unknown>)[top] !== undefined) throw apiError(400, `${path}.${top} does not apply to a ${type} widget`)
+    if (config[nested] !== undefined) throw apiError(400, `${path}.config.${nested} does not apply to a ${type} widget`)
+  }
+}
+
 /**
  * The settings an input gives for a widget of `type` (top level first, then `config`), checked:
  * unknown stat keys, fields of the other type and sizes the type does not take are 400.
  */
 function widgetSettings(input: WidgetInput, type: 'stat' | 'stat-chart', path: string) {
   const config = input.config ?? {}
-  for (const [top, nested] of FOREIGN_FIELDS[type]) {
-    if ((input as Record<string, unknown>)[top] !== undefined) throw apiError(400, `${path}.${top} does not apply to a ${type} widget`)
-    if ((config as Record<string, unknown>)[nested] !== undefined) throw apiError(400, `${path}.config.${nested} does not apply to a ${type} widget`)
-  }
+  assertOwnFields(input, type, path)
   const sizes = type === 'stat' ? STAT_SIZES : STAT_CHART_SIZES
   if (input.size !== undefined && !sizes.includes(input.size)) throw apiError(400, `${path}.size must be one of ${sizes.join(', ')} for a ${type} widget`)
   const statKey = input.stat_key ?? config.statKey
@@ -595,7 +601,27 @@ const widgetInputCheck = (contract: Contract, type: 'stat' | 'stat-chart') => {
  * 400 on a widget of another type than stat or stat-chart in `input[field]`, and on a widget that
  * does not match its own type's schema (the contract's `oneOf` would report the first branch's error).
  */
+/**
+ * 400 naming the stat key when an entry of `input[field]` has one that is not a stat key, before the
+ * contract's `StatKey` enum would answer with its whole list (spec: Dashboards: create).
+ */
+function checkStatKeys(input: Record<string, any>, field: string): void {
+  const list: unknown = input[field]
+  if (!Array.isArray(list)) return
+  list.forEach((w: unknown, i) => {
+    if (!w || typeof w !== 'object') return
+    const entry = w as { stat_key?: unknown; stat_keys?: unknown; config?: { statKey?: unknown; statKeys?: unknown } }
+    const config = entry.config && typeof entry.config === 'object' ? entry.config : {}
+    for (const key of [entry.stat_key, config.statKey]) if (typeof key === 'string') assertStatKey(key, `${field}[${i}].stat_key`)
+    for (const keys of [entry.stat_keys, config.statKeys]) {
+      if (!Array.isArray(keys)) continue
+      for (const [k, key] of keys.entries()) if (typeof key === 'string') assertStatKey(key, `${field}[${i}].stat_keys[${k}]`)
+    }
+  })
+}
+
 function checkNewWidgets(contract: Contract, input: Record<string, any>, field: string): void {
+  checkStatKeys(input, field)
   const list: unknown = input[field]
   if (!Array.isArray(list)) return
   list.forEach((w: unknown, i) => {
@@ -604,6 +630,10 @@ function checkNewWidgets(contract: Contract, input: Record<string, any>, field: 
     if (type !== 'stat' && type !== 'stat-chart') {
       throw apiError(400, `${field}[${i}].type: only stat and stat-chart widgets can be created through the API, not ${type}`)
     }
+    // The twin's own messages first (they say why), then the contract's schema.
+    assertOwnFields(w as { config?: unknown }, type, `${field}[${i}]`)
+    const keys = (w as { stat_keys?: unknown; config?: { statKeys?: unknown } }).stat_keys ?? (w as { config?: { statKeys?: unknown } }).config?.statKeys
+    if (Array.isArray(keys) && new Set(keys).size !== keys.length) throw apiError(400, `${field}[${i}].stat_keys must not repeat a stat key`)
     const check = widgetInputCheck(contract, type)
     if (!check(w)) {
       const error = check.errors![0]!
@@ -622,6 +652,7 @@ const updateRules: InputNormalizer = (input, _op, contract) => {
     throw apiError(400, 'widgets (the complete list) cannot be combined with add_widgets or remove_widget_ids')
   }
   checkNewWidgets(contract, input, 'add_widgets')
+  checkStatKeys(input, 'widgets')
   return input
 }
 

@@ -50,6 +50,15 @@ export function coerceQueryValues(values: string[], schema: JsonSchema, resolve:
   return coerceScalar(values[values.length - 1], s, resolve)
 }
 
+/** A `content: application/json` parameter's text, parsed; text that is not JSON stays text, for validation to refuse. */
+function jsonValue(text: string): unknown {
+  try {
+    return JSON.parse(text)
+  } catch {
+    return text
+  }
+}
+
 /** The query as an input object, using the operation's declared parameters for shapes and types. */
 export function parseQuery(search: URLSearchParams, params: ParameterInfo[], resolve: Resolve): Record<string, unknown> {
   const grouped = new Map<string, string[]>()
@@ -68,7 +77,8 @@ export function parseQuery(search: URLSearchParams, params: ParameterInfo[], res
   const out: Record<string, unknown> = {}
   for (const [name, values] of grouped) {
     const p = declared.get(name)
-    out[name] = p ? coerceQueryValues(values, p.schema, resolve) : values.length === 1 ? values[0] : values
+    if (p?.json) out[name] = jsonValue(values[values.length - 1])
+    else out[name] = p ? coerceQueryValues(values, p.schema, resolve) : values.length === 1 ? values[0] : values
   }
   for (const [name, inner] of nested) {
     const schema = resolve(declared.get(name)?.schema ?? {})

@@ -37,7 +37,7 @@ function recoerce(input: Record<string, any>, op: OperationInfo, resolve: Return
   for (const p of op.query) {
     const value = out[p.name]
     const texts = typeof value === 'string' ? [value] : Array.isArray(value) && value.every((v) => typeof v === 'string') ? (value as string[]) : undefined
-    if (texts && p.style !== 'deepObject') out[p.name] = coerceQueryValues(texts, p.schema, resolve)
+    if (texts && p.style !== 'deepObject' && !p.json) out[p.name] = coerceQueryValues(texts, p.schema, resolve)
   }
   return out
 }

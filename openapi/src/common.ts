@@ -37,7 +37,10 @@ export const commonSchemas: Record<string, Schema> = {
   Error: obj({ error: str({ description: 'What went wrong; the spec\'s exact words where it gives them.' }) }, {
     description: 'Error bodies are JSON {error: <message string>} (spec: Errors).',
   }),
-  DateRange: obj({ from: date(), to: date() }, { description: 'Dates in requests are YYYY-MM-DD; ranges are objects {from, to} (spec: Conventions 7).' }),
+  DateRange: obj(
+    { from: date(), to: date() },
+    { description: 'Dates in requests are YYYY-MM-DD; ranges are objects {from, to} (spec: Conventions 7). A range whose `from` is after its `to` is refused with 400 `<field>.from must not be after <field>.to` (inferred: such a range selects nothing).' },
+  ),
   Region: enumOf(REGIONS, { description: 'Lowercase country code of the Enterprise market.' }),
   DeliveryStatus: enumOf(DELIVERY_STATUSES, { description: 'Ad delivery status of a sponsored-video code or sales-max creative.' }),
   SampleStatus: enumOf(SAMPLE_STATUSES, { description: 'Sample request status; the last four are legacy values.' }),

@@ -6,6 +6,9 @@ import { commonSchemas } from './common.ts'
 import type { ErrorStatus, OperationSpec, QueryParam, Schema } from './dsl.ts'
 import { areas } from './areas/index.ts'
 import { CONNECTOR_SERVER, connectorDoorPaths, connectorDoorSchemas, connectorSecuritySchemes } from './connector-door.ts'
+import { withConnectorExamples } from './connector-examples.ts'
+import { RECORDED_NOTE, recordedExamples } from '../examples/recorded.ts'
+import { linksOf } from './links.ts'
 
 export interface Area {
   /** Tag name shown in docs and reports. */
@@ -40,6 +43,18 @@ const errorResponses: Record<string, Schema> = {
     ...errorResponse('The request body is larger than the server accepts (the mock: 10 MB). Not shown by the spec; inferred, as every HTTP server has such a limit.'),
     'x-inferred': true,
   },
+  IdempotentBadRequest: {
+    ...errorResponse(
+      'Bad request, as BadRequest, and on this operation also: `Invalid idempotency key format` (an Idempotency-Key not matching `^[A-Za-z0-9-]{1,128}$`; spec: Errors), and an Idempotency-Key already used on this shop for another operation (inferred, see `x-inferred-causes`).',
+    ),
+    'x-inferred-causes': [
+      {
+        cause: 'The Idempotency-Key was first used on this shop for another operation: its cached answer is not this operation\'s, so it is neither replayed nor run again.',
+        message: 'Idempotency-Key already used for <METHOD> <path> on this shop; use a new key for another operation',
+        spec: 'Idempotency: "With it: response (status and body) cached 24 hours per shop and key; replay returns the original response identically" (the spec does not say what a key reused on another operation gets; 400 is inferred).',
+      },
+    ],
+  },
   ServerError: errorResponse('A server error. The spec says 5xx responses happen (spec: States and transitions, Idempotency: they are not cached, so a retry can succeed); the mock answers 500 for an injected fault or, in strict mode, a response that breaks the contract, and 503 for an injected outage.'),
   TooManyRequests: {
     ...errorResponse('Over 10 requests per second or 1,000,000 per day per key, measured per shop. Back off briefly and retry.'),
@@ -55,6 +70,21 @@ const errorResponses: Record<string, Schema> = {
 
 function errorResponse(description: string): Schema {
   return { description, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } }
+}
+
+/** `{ demo: {summary, description, value} }`: an example recorded from the mock (openapi/examples). */
+const recorded = (summary: string, value: unknown): Schema => ({ demo: { summary, description: RECORDED_NOTE, value } })
+
+/** The error responses, each with the answer the mock gives in its case. */
+function withErrorExamples(responses: Record<string, Schema>): Record<string, Schema> {
+  return Object.fromEntries(
+    Object.entries(responses).map(([name, response]) => {
+      const example = recordedExamples.errors[name]
+      if (!example) throw new Error(`no recorded example for the ${name} response (node openapi/examples/generate.ts)`)
+      const content = response.content as Record<string, Schema>
+      return [name, { ...response, content: { 'application/json': { ...content['application/json'], examples: recorded(example.summary, example.body) } } }]
+    }),
+  )
 }
 
 /** The error statuses every operation of a kind can return, beside the ones its area names. */
@@ -76,10 +106,13 @@ export function errorStatusesOf(op: OperationSpec): ErrorStatus[] {
   return [...statuses].sort((a, b) => a - b)
 }
 
-function parameterObject(param: QueryParam, location: 'query' | 'path'): Schema {
-  const out: Schema = { name: param.name, in: location, schema: param.schema }
+function parameterObject(param: QueryParam, location: 'query' | 'path', example?: { summary: string; value: unknown }): Schema {
+  const examples = example ? { examples: recorded(example.summary, example.value) } : {}
+  // A JSON-text parameter carries its examples in its media type (OpenAPI 3.1, 4.8.12: content, not schema).
+  const out: Schema = { name: param.name, in: location, ...(param.json ? { content: { 'application/json': { schema: param.schema, ...examples } } } : { schema: param.schema, ...examples }) }
   if (location === 'path' || param.required) out.required = true
   if (param.description) out.description = param.description
+  if (param.json) return out
   if (param.style === 'deepObject') {
     out.style = 'deepObject'
     out.explode = true
@@ -92,7 +125,10 @@ function hasRequiredFields(schema: Schema, schemas: Record<string, Schema>): boo
   const ref = schema.$ref
   if (typeof ref === 'string') return hasRequiredFields(schemas[ref.split('/').pop()!] ?? {}, schemas)
   if (Array.isArray(schema.required) && schema.required.length > 0) return true
-  return Array.isArray(schema.allOf) && (schema.allOf as Schema[]).some((s) => hasRequiredFields(s, schemas))
+  if (Array.isArray(schema.allOf) && (schema.allOf as Schema[]).some((s) => hasRequiredFields(s, schemas))) return true
+  // "date_range or dateRange": every branch requires a field, so an empty body cannot be valid either.
+  const branches = (schema.anyOf ?? schema.oneOf) as Schema[] | undefined
+  return Array.isArray(branches) && branches.length > 0 && branches.every((s) => hasRequiredFields(s, schemas))
 }
 
 /**
@@ -116,22 +152,30 @@ function withCsvColumns(body: Schema, columns: string[]): Schema {
   return { ...body, properties }
 }
 
-function operationObject(op: OperationSpec, tag: string, schemas: Record<string, Schema>): Schema {
+function operationObject(op: OperationSpec, tag: string, schemas: Record<string, Schema>, operations: readonly OperationSpec[]): Schema {
   const auth = op.auth ?? 'key+shop'
   const parameters: Schema[] = []
   if (auth === 'key+shop') parameters.push({ $ref: '#/components/parameters/ShopId' })
   if (op.idempotent) parameters.push({ $ref: '#/components/parameters/IdempotencyKey' })
   parameters.push({ $ref: '#/components/parameters/Prefer' })
-  for (const p of op.pathParams ?? []) parameters.push(parameterObject(p, 'path'))
-  for (const p of op.query ?? []) parameters.push(parameterObject(p, 'query'))
+  const example = recordedExamples.operations[op.operationId]
+  if (!example) throw new Error(`${op.operationId}: no recorded example (add its request to openapi/examples/requests.ts, run node openapi/examples/generate.ts)`)
+  const { request } = example
+  const valueOf = (values: Record<string, unknown> | undefined, name: string) => (values && name in values ? { summary: example.summary, value: values[name] } : undefined)
+  for (const p of op.pathParams ?? []) parameters.push(parameterObject(p, 'path', valueOf(request.path, p.name)))
+  for (const p of op.query ?? []) parameters.push(parameterObject(p, 'query', valueOf(request.query, p.name)))
 
+  if (example.response.status !== op.success.status) throw new Error(`${op.operationId}: the recorded example answered ${example.response.status}, not ${op.success.status}`)
   const success: Schema = {
     description: op.success.description ?? 'Success.',
-    content: { 'application/json': { schema: op.success.schema } },
+    content: { 'application/json': { schema: op.success.schema, examples: recorded(example.summary, example.response.body) } },
   }
+  const links = linksOf(op, operations)
+  if (links) success.links = links
   const responses: Record<string, Schema> = { [String(op.success.status)]: success }
   for (const status of errorStatusesOf(op)) {
-    responses[String(status)] = { $ref: `#/components/responses/${errorResponseNames[status]}` }
+    const name = status === 400 && op.idempotent ? 'IdempotentBadRequest' : errorResponseNames[status]
+    responses[String(status)] = { $ref: `#/components/responses/${name}` }
   }
   responses['5XX'] = { $ref: '#/components/responses/ServerError' }
 
@@ -148,7 +192,8 @@ function operationObject(op: OperationSpec, tag: string, schemas: Record<string,
   if (op.requestBody) {
     // A body whose schema has required fields is required: without it the request cannot be valid.
     const schema = op.success.csv ? withCsvColumns(op.requestBody, csvColumnsOf(op.success.csv, schemas)) : op.requestBody
-    out.requestBody = { required: hasRequiredFields(op.requestBody, schemas), content: { 'application/json': { schema } } }
+    const examples = request.body ? { examples: recorded(example.summary, request.body) } : {}
+    out.requestBody = { required: hasRequiredFields(op.requestBody, schemas), content: { 'application/json': { schema, ...examples } } }
   }
   out.responses = responses
   if (op.inferred) out['x-inferred'] = true
@@ -165,6 +210,7 @@ export function buildDocument(): Schema {
   const paths: Record<string, Record<string, Schema>> = {}
   const schemas: Record<string, Schema> = { ...commonSchemas, ...connectorDoorSchemas }
   const seenIds = new Set<string>()
+  const allOperations = areas.flatMap((a) => a.operations)
   for (const area of areas) {
     for (const [name, schema] of Object.entries(area.schemas)) {
       if (schemas[name]) throw new Error(`schema ${name} is defined twice (area ${area.name})`)
@@ -177,12 +223,12 @@ export function buildDocument(): Schema {
       seenIds.add(op.operationId)
       const item = (paths[op.path] ??= {})
       if (item[op.method]) throw new Error(`${op.method.toUpperCase()} ${op.path} is defined twice`)
-      item[op.method] = operationObject(op, area.name, schemas)
+      item[op.method] = operationObject(op, area.name, schemas, allOperations)
     }
   }
   // The connector's endpoints are on its own server ({mcp_url}): each path item names it.
   const allPaths: Record<string, Schema> = { ...paths }
-  for (const [path, item] of Object.entries(connectorDoorPaths)) {
+  for (const [path, item] of Object.entries(withConnectorExamples(connectorDoorPaths))) {
     if (allPaths[path]) throw new Error(`${path} is both an API path and a connector path`)
     allPaths[path] = { servers: [CONNECTOR_SERVER], ...item }
   }
@@ -227,7 +273,7 @@ export function buildDocument(): Schema {
           name: 'Idempotency-Key',
           in: 'header',
           required: false,
-          description: 'Optional. With it the response (status and body) is cached 24 hours per shop and key and replayed identically; a concurrent request with the same key gets 409 for up to 60 seconds. Invalid format: 400 `Invalid idempotency key format`.',
+          description: 'Optional. With it the response (status and body) is cached 24 hours per shop and key and replayed identically; a concurrent request with the same key gets 409 for up to 60 seconds. Invalid format: 400 `Invalid idempotency key format`. A key already used on this shop for another operation: 400 (inferred; see the IdempotentBadRequest response). The stored answer can be read back with GET /idempotency/{key}.',
           schema: { type: 'string', pattern: '^[A-Za-z0-9-]{1,128}$' },
         },
         Prefer: {
@@ -239,7 +285,7 @@ export function buildDocument(): Schema {
           'x-mock-only': true,
         },
       },
-      responses: errorResponses,
+      responses: withErrorExamples(errorResponses),
       schemas,
     },
   }

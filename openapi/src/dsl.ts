@@ -81,6 +81,11 @@ export interface QueryParam {
   description?: string
   /** `deepObject` for object-valued parameters (`date_range[from]=...`); default `form`. */
   style?: 'form' | 'deepObject'
+  /**
+   * The value is JSON text (`content: application/json`): for objects that nest objects or arrays,
+   * which `deepObject` leaves undefined (OpenAPI 3.1, 4.8.12.4: deepObject is for one level).
+   */
+  json?: boolean
 }
 
 export interface OperationSpec {

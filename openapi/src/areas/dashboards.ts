@@ -19,29 +19,42 @@ const CHART_KINDS = ['line', 'bar'] as const
 const STAT_SIZES = ['xs', 'sm', 'md'] as const
 const STAT_CHART_SIZES = ['sm', 'md', 'lg'] as const
 
-const boardName = (): Schema => str({ minLength: 1, maxLength: NAME_MAX, description: `1-${NAME_MAX} characters, unique among the boards of the shop (else 409).` })
+const boardName = (): Schema =>
+  str({ minLength: 1, maxLength: NAME_MAX, pattern: '\\S', description: `1-${NAME_MAX} characters, unique among the boards of the shop (else 409). Not blank (the server trims it; inferred).` })
 const widgetTitle = (): Schema => str({ maxLength: WIDGET_TITLE_MAX })
+/** spec: Dashboards: create: "an unknown stat key or other widget type returns 400". */
+const statKey = (): Schema => ref('StatKey')
 const statKeys = (): Schema =>
-  arr(str(), { minItems: 1, maxItems: STAT_KEYS_MAX, description: `1-${STAT_KEYS_MAX} stat keys of POST /shop/stats.` })
+  arr(statKey(), { minItems: 1, maxItems: STAT_KEYS_MAX, uniqueItems: true, description: `1-${STAT_KEYS_MAX} stat keys of POST /shop/stats, each once (a repeat is refused; inferred).` })
 const cpm = (): Schema => num({ minimum: 0, maximum: CPM_MAX, default: 5, description: 'Used by `emv`.' })
 const defaultProductIds = (): Schema =>
-  arr(str(), { maxItems: DEFAULT_PRODUCT_IDS_MAX, description: `Locked products, up to ${DEFAULT_PRODUCT_IDS_MAX}; 400 on a shop the board is only shared to.` })
+  arr(str(), { maxItems: DEFAULT_PRODUCT_IDS_MAX, description: `Locked products, up to ${DEFAULT_PRODUCT_IDS_MAX}; 400 on a shop the board is only shared to, and for a product the shop does not have.` })
 const dashboardId = (): Schema => str()
 
 /** Widget settings may be nested under `config` in the stored camelCase form (spec: Dashboards: create). */
 const widgetConfigInput = (): Schema =>
   body({
-    statKey: str(),
+    statKey: statKey(),
     statKeys: statKeys(),
     style: enumOf(STAT_STYLES),
     cpm: cpm(),
     chart: enumOf(CHART_KINDS),
   })
 
-/** The stat key(s) must be given, at top level (snake_case) or under `config` (camelCase). */
-const withStatKeys = (schema: Schema, topLevel: string, inConfig: string): Schema => ({
+/**
+ * The stat key(s) must be given, at top level (snake_case) or under `config` (camelCase); the other
+ * type's fields are refused (spec: Dashboards: create: "`stat`: `stat_key`, `style`, `size`, `cpm`,
+ * `title`; `stat-chart`: `stat_keys`, `chart`, `size`, `title`"), at either level.
+ */
+const withStatKeys = (schema: Schema, topLevel: string, inConfig: string, foreign: Array<[string, string]>): Schema => ({
   ...schema,
   anyOf: [{ required: [topLevel] }, { required: ['config'], properties: { config: { required: [inConfig] } } }],
+  not: {
+    anyOf: [
+      ...foreign.map(([top]) => ({ required: [top] })),
+      ...foreign.map(([, nested]) => ({ required: ['config'], properties: { config: { required: [nested] } } })),
+    ],
+  },
 })
 
 const dashboardWithId = (): Schema => body({ dashboard_id: dashboardId() }, { required: ['dashboard_id'] })
@@ -141,15 +154,15 @@ export const dashboards: Area = {
     DashboardStatWidgetInput: withStatKeys(body(
       {
         type: enumOf(['stat']),
-        stat_key: str({ description: 'A stat key of POST /shop/stats; an unknown key returns 400.' }),
+        stat_key: { ...statKey(), description: 'A stat key of POST /shop/stats; an unknown key returns 400.' },
         style: enumOf(STAT_STYLES, { default: 'chart' }),
         size: enumOf(STAT_SIZES, { default: 'xs' }),
         cpm: cpm(),
         title: widgetTitle(),
         config: widgetConfigInput(),
       },
-      { required: ['type'], description: 'A new `stat` widget. The stat key goes in stat_key or config.statKey.' },
-    ), 'stat_key', 'statKey'),
+      { required: ['type'], description: 'A new `stat` widget. The stat key goes in stat_key or config.statKey; the stat-chart fields (stat_keys, chart) are refused with 400.' },
+    ), 'stat_key', 'statKey', [['stat_keys', 'statKeys'], ['chart', 'chart']]),
     DashboardStatChartWidgetInput: withStatKeys(body(
       {
         type: enumOf(['stat-chart']),
@@ -159,8 +172,8 @@ export const dashboards: Area = {
         title: widgetTitle(),
         config: widgetConfigInput(),
       },
-      { required: ['type'], description: 'A new `stat-chart` widget. The stat keys go in stat_keys or config.statKeys.' },
-    ), 'stat_keys', 'statKeys'),
+      { required: ['type'], description: 'A new `stat-chart` widget. The stat keys go in stat_keys or config.statKeys; the stat fields (stat_key, style, cpm) are refused with 400.' },
+    ), 'stat_keys', 'statKeys', [['stat_key', 'statKey'], ['style', 'style'], ['cpm', 'cpm']]),
     DashboardWidgetInput: {
       oneOf: [ref('DashboardStatWidgetInput'), ref('DashboardStatChartWidgetInput')],
       discriminator: {
@@ -173,7 +186,7 @@ export const dashboards: Area = {
       {
         id: str({ description: 'A known widget id keeps that widget (of any type); its stat fields may change.' }),
         type: enumOf(WIDGET_TYPES_EDITABLE),
-        stat_key: str(),
+        stat_key: statKey(),
         stat_keys: statKeys(),
         style: enumOf(STAT_STYLES),
         chart: enumOf(CHART_KINDS),
@@ -275,7 +288,7 @@ export const dashboards: Area = {
       specSection: SECTION,
       summary: 'Update a board: name, widgets, locked defaults',
       description:
-        '`widgets` (the complete new list) cannot be combined with `add_widgets` or `remove_widget_ids`. Name taken on any shop the board shows on: 409. `expected_updated_at` older than the board\'s `updated_at`: 412. Unknown widget id in remove_widget_ids, or product ids locked on a shop the board is only shared to: 400. An unknown board: 404 (status inferred). Returns the updated board (its shape beyond "the board" is inferred to be as get returns it).',
+        '`widgets` (the complete new list) cannot be combined with `add_widgets` or `remove_widget_ids`. In `widgets`, an entry whose `id` is a widget of another type than stat or stat-chart may not change it, an entry may not change a widget\'s type or give the other type\'s fields, and an id may appear once: 400. Name taken on any shop the board shows on: 409. `expected_updated_at` older than the board\'s `updated_at`: 412. Unknown widget id in remove_widget_ids, or product ids locked on a shop the board is only shared to: 400. An unknown board: 404 (status inferred). Returns the updated board (its shape beyond "the board" is inferred to be as get returns it).',
       requestBody: {
         ...body(
           {

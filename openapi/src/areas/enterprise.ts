@@ -20,7 +20,7 @@ const enterpriseBody = (sortValues: string[]): Schema =>
       page_size: int({ minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE, description: `Default ${DEFAULT_PAGE_SIZE}, max ${MAX_PAGE_SIZE} (more: 400).` }),
       search: str({ description: 'Case-insensitive substring of the name (or handle).' }),
       category: str({ description: 'Only rows of this category.' }),
-      sort_by: str({ description: `One of ${sortValues.map((v) => `\`${v}\``).join(', ')}; default \`${sortValues[0]}\`, descending.` }),
+      sort_by: str({ description: `One of ${sortValues.map((v) => `\`${v}\``).join(', ')}; default \`${sortValues[0]}\`, descending; any other value falls back to \`${sortValues[0]}\` (inferred).` }),
     },
     { required: ['region'], description: '`region` is required and must be exactly one of the 18 lowercase market codes; the other fields are inferred.' },
   )

@@ -24,11 +24,12 @@ const getHaloReport = operation({
     'the server refuses a request with neither (400). `granularity` affects `series` only; halo statistics always use daily data.',
     'CSV: `format: csv` returns the `series` rows as a presigned download. Missing data is null, never 0. Read-only.',
   ].join(' '),
-  requestBody: body({
+  requestBody: {
+    ...body({
     date_range: dateRange(),
     date_from: date({ description: 'Start of the range (inclusive), instead of `date_range.from` (spec: "date_from/date_to accepted instead of date_range").' }),
     date_to: date({ description: 'End of the range (inclusive), instead of `date_range.to`.' }),
-    platform_product_id: str({ description: 'Narrows platform numbers to that product and the platform blocks to the storefront products/variants and marketplace items linked to it.' }),
+    platform_product_id: str({ description: 'Narrows platform numbers to that product and the platform blocks to the storefront products/variants and marketplace items linked to it. A product the shop does not have: 400.' }),
     exclude_platform_gmv: {
       anyOf: [
         bool(),
@@ -40,7 +41,10 @@ const getHaloReport = operation({
     granularity: { ...ref('Grain'), default: 'day', description: '`week` starts on Monday. Affects `series` only.' },
     include_top_videos: bool({ description: 'Adds `top_videos_per_day`.' }),
     ...csvFields(),
-  }, { description: 'Halo report request. A date range is required: `date_range`, or `date_from`/`date_to` instead (in the body as in the GET form).' }),
+  }, { description: 'Halo report request. A date range is required: `date_range`, or `date_from`/`date_to` instead (in the body as in the GET form); without one, 400 `Missing date_range (from/to)`.' }),
+    // spec: Off-platform sales correlation: `date_from`/`date_to` accepted instead of `date_range`.
+    anyOf: [{ required: ['date_range'] }, { required: ['date_from', 'date_to'] }],
+  },
   success: {
     status: 200,
     csv: 'HaloSeriesRow',

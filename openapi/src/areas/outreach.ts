@@ -35,6 +35,21 @@ const inferredOnly = (schema: Schema, description?: string): Schema => ({
   ...(description ? { description } : {}),
 })
 
+/** Text the server trims and refuses when blank (400 `<field> must not be blank`, inferred: the spec shows no such rule, but a blank name identifies nothing). */
+const nonBlankText = (extra: Schema = {}): Schema =>
+  str({ minLength: 1, pattern: '\\S', ...extra, description: `${extra.description ? `${extra.description} ` : ''}Must not be blank (trimmed by the server; inferred).` })
+
+/**
+ * A field the twin requires although the spec does not say so (its bodies are "not shown"): the
+ * contract requires it too, marked `x-inferred` with the reason, so the contract and the twin agree.
+ */
+const requiredInferred = (schema: Schema, reason: string): Schema => ({
+  ...schema,
+  'x-inferred': true,
+  'x-inferred-reason': reason,
+  description: `${schema.description ? `${schema.description} ` : ''}Required (inferred): ${reason}`,
+})
+
 /** A creator handle as sent: the server trims it, drops a leading `@`, lowercases it and then validates it. */
 const handleIn = (): Schema =>
   str({
@@ -134,7 +149,7 @@ const dmMessage = obj(
 
 /** The automation fields a create or an update takes. */
 const automationFields = (): Record<string, Schema> => ({
-  title: str(),
+  title: nonBlankText(),
   message_type: str({ description: 'For example `dm`; the full set of values is not shown.' }),
   outreach_audience: {
     anyOf: [ref('OutreachAudience'), enumOf(AUDIENCE_TYPES)],
@@ -147,6 +162,12 @@ const automationFields = (): Record<string, Schema> => ({
   invite_details: obj({ message: str({ description: 'Target-collaboration invite text; may include `[affiliate_name]` and share links.' }) }, { required: [] }),
   outreach_filters: ref('OutreachFilters'),
 })
+
+/** The bare audience form names its group or list at the top level (the server refuses it without: 400). */
+const bareAudienceRules: Schema[] = [
+  { if: { properties: { outreach_audience: { const: 'groups' } }, required: ['outreach_audience'] }, then: { required: ['group_id'] } },
+  { if: { properties: { outreach_audience: { const: 'list' } }, required: ['outreach_audience'] }, then: { required: ['list'] } },
+]
 
 const automation = obj(
   {
@@ -187,7 +208,7 @@ const emailRecipients = obj(
 )
 
 const emailCampaignFields = (): Record<string, Schema> => ({
-  title: str({ minLength: 1 }),
+  title: nonBlankText(),
   subject: str(),
   body: str({ description: 'Email body (text or HTML); may include `[affiliate_name]`.' }),
   sender_id: str({ description: 'A custom sender from POST /emails/senders/create-custom; the default sender otherwise.' }),
@@ -337,6 +358,31 @@ const communityPayout = obj(
 )
 
 /** Required fields for bodies that address one resource. */
+/**
+ * spec: Rules of the named resources: Creator briefs: "static (`video_mode` `manual` picks videos; `auto`
+ * shows the shop's top videos) or dynamic (per product, generated live)". Which fields go with which
+ * kind, as the server checks them (400): a dynamic brief names its product and no videos; a static one
+ * no product; a manual one at least one video; an auto one (the default) none.
+ */
+const briefConditions: Schema[] = [
+  {
+    if: { properties: { type: { const: 'dynamic' } }, required: ['type'] },
+    then: { required: ['product_id'], properties: { video_mode: false, video_ids: { maxItems: 0 } } },
+  },
+  {
+    if: { properties: { type: { const: 'static' } }, required: ['type'] },
+    then: { properties: { product_id: false } },
+  },
+  {
+    if: { properties: { type: { const: 'static' }, video_mode: { const: 'manual' } }, required: ['type', 'video_mode'] },
+    then: { required: ['video_ids'], properties: { video_ids: { minItems: 1 } } },
+  },
+  {
+    if: { properties: { type: { const: 'static' }, video_mode: { const: 'auto' } }, required: ['type'] },
+    then: { properties: { video_ids: { maxItems: 0 } } },
+  },
+]
+
 const byId = (name: string, extra: Record<string, Schema> = {}, description?: string): Schema =>
   body({ [name]: str({ minLength: 1 }), ...extra }, { required: [name], ...(description ? { description } : {}) })
 
@@ -371,8 +417,22 @@ export const outreach: Area = {
       specSection: AUTOMATIONS,
       summary: 'Create an outreach automation (created `stopped`)',
       description:
-        'Body fields shown: title, message_type, outreach_audience, dm_messages, invite_details.message, outreach_filters. The object form of outreach_audience is inferred. Sending the legacy `gmv_ranges` or `live_gmv` in outreach_filters returns 400.',
-      requestBody: body(automationFields()),
+        'Body fields shown: title, message_type, outreach_audience, dm_messages, invite_details.message, outreach_filters. The object form of outreach_audience is inferred. `title` and `outreach_audience` are required (inferred: the full body is not shown; 400 `title is required` / `outreach_audience is required`). A group or list audience naming a group or list the shop does not have: 400. Sending the legacy `gmv_ranges` or `live_gmv` in outreach_filters returns 400.',
+      requestBody: {
+        allOf: bareAudienceRules,
+        ...body(
+        {
+          ...automationFields(),
+          // spec: Outreach automations: "Full bodies, responses and the remaining operations of this group: not shown."
+          title: requiredInferred(nonBlankText(), 'an automation is shown and managed by its title; without one the server answers 400 `title is required`.'),
+          outreach_audience: requiredInferred(
+            automationFields().outreach_audience!,
+            'an automation sends to its audience (new_affiliates, a group or a list); without one the server answers 400 `outreach_audience is required`.',
+          ),
+        },
+        { required: ['title', 'outreach_audience'] },
+        ),
+      },
       idempotent: true,
       success: {
         status: 201,
@@ -393,8 +453,8 @@ export const outreach: Area = {
       tag: TAG,
       specSection: AUTOMATIONS,
       summary: 'Update an outreach automation by campaign_id',
-      description: 'The body and response are not shown: the create fields, all optional, plus the required campaign_id; returns the automation. 404 for an unknown campaign_id.',
-      requestBody: body({ campaign_id: str({ minLength: 1 }), ...automationFields() }, { required: ['campaign_id'] }),
+      description: 'The body and response are not shown: the create fields, all optional, plus the required campaign_id; returns the automation. 404 for an unknown campaign_id; a blank title, or a group or list the shop does not have: 400.',
+      requestBody: { allOf: bareAudienceRules, ...body({ campaign_id: str({ minLength: 1 }), ...automationFields() }, { required: ['campaign_id'] }) },
       idempotent: true,
       inferred: true,
       errors: [404],
@@ -435,8 +495,11 @@ export const outreach: Area = {
       tag: TAG,
       specSection: `${ABSENT}: Email campaigns and senders`,
       summary: 'Create an email campaign',
-      description: 'Body and response not shown; inferred. With `send_now: true` the emails go out at once and count in the `emails_sent` stat.',
-      requestBody: body(emailCampaignFields()),
+      description: 'Body and response not shown; inferred. `title` is required (inferred; 400 `title is required`). With `send_now: true` the emails go out at once and count in the `emails_sent` stat; sending needs `recipients` (400 otherwise), and a sender, list, group or handle the shop does not have is refused with 400.',
+      requestBody: body(
+        { ...emailCampaignFields(), title: requiredInferred(nonBlankText(), 'a campaign is named by its title; without one the server answers 400 `title is required`.') },
+        { required: ['title'] },
+      ),
       idempotent: true,
       inferred: true,
       success: { status: 201, schema: data(ref('EmailCampaign')) },
@@ -448,7 +511,7 @@ export const outreach: Area = {
       tag: TAG,
       specSection: `${ABSENT}: Email campaigns and senders`,
       summary: 'Update an email campaign by campaign_id',
-      description: 'Body and response not shown; inferred. 404 for an unknown campaign_id.',
+      description: 'Body and response not shown; inferred. 404 for an unknown campaign_id. A campaign already sent cannot be changed: 400 (inferred). A sender, list, group or handle the shop does not have: 400.',
       requestBody: body({ campaign_id: str({ minLength: 1 }), ...emailCampaignFields() }, { required: ['campaign_id'] }),
       idempotent: true,
       inferred: true,
@@ -476,7 +539,7 @@ export const outreach: Area = {
       tag: TAG,
       specSection: `${ABSENT}: Email campaigns and senders`,
       summary: 'Create a custom email sender',
-      description: 'Body and response not shown; inferred.',
+      description: 'Body and response not shown; inferred. An email address the shop already has a sender for (compared case-insensitively): 400 (inferred).',
       requestBody: body(
         { email: str({ format: 'email' }), name: str({ description: 'Display name.' }), reply_to: str({ format: 'email' }) },
         { required: ['email'] },
@@ -495,7 +558,7 @@ export const outreach: Area = {
       specSection: `${ABSENT}: Groups`,
       summary: 'Save a CRM filter as a group',
       description: 'Body and response not shown; inferred: a name and the CRM list\'s filters.',
-      requestBody: body({ name: str({ minLength: 1 }), filters: ref('CrmGroupFilters') }, { required: ['name'] }),
+      requestBody: body({ name: nonBlankText(), filters: ref('CrmGroupFilters') }, { required: ['name'] }),
       idempotent: true,
       inferred: true,
       success: { status: 201, schema: data(ref('CrmGroup')) },
@@ -538,7 +601,7 @@ export const outreach: Area = {
       description:
         'A list is identified by its title within the shop. Creating into an existing title appends; re-adding a handle is a silent no-op; unknown creators are skipped and reported in `unmatched`. Every list-creating call writes at most 10,000 creators: handles beyond the first 10,000 are not written (the spec says the call writes at most 10,000, not that it is refused). Full body and response not shown: inferred beyond added_count and unmatched.',
       requestBody: body(
-        { title: str({ minLength: 1 }), handles: arr(handleIn(), { description: `Creators by handle; at most ${MAX_LIST_CREATORS} are written per call.` }) },
+        { title: nonBlankText(), handles: arr(handleIn(), { description: `Creators by handle; at most ${MAX_LIST_CREATORS} are written per call.` }) },
         { required: ['title', 'handles'] },
       ),
       idempotent: true,
@@ -555,7 +618,7 @@ export const outreach: Area = {
       description:
         'Body and response not shown; inferred: the creators of `source_titles` are appended to `target_title` (created if absent); the source lists are kept. 404 when a source title is unknown.',
       requestBody: body(
-        { source_titles: arr(str({ minLength: 1 }), { minItems: 1 }), target_title: str({ minLength: 1 }) },
+        { source_titles: arr(nonBlankText(), { minItems: 1 }), target_title: nonBlankText() },
         { required: ['source_titles', 'target_title'] },
       ),
       idempotent: true,
@@ -660,7 +723,7 @@ export const outreach: Area = {
       description: 'Path, body and response not shown; inferred. The step graph cannot be edited through the API afterwards (builder only).',
       requestBody: body(
         {
-          name: str({ minLength: 1 }),
+          name: nonBlankText(),
           trigger: obj({}, { required: [], description: 'Trigger (shape not shown).' }),
           steps: arr(obj({}, { required: [] }), { description: 'Step graph (shape not shown).' }),
           active: bool({ description: 'Start active (default false: paused).' }),
@@ -708,7 +771,7 @@ export const outreach: Area = {
       specSection: `${ABSENT}: Creator briefs`,
       summary: 'Create a creator brief (Scale plan; at most 500 per shop)',
       description:
-        `Body and response not shown; inferred. Static briefs pick videos (\`video_mode\` \`manual\` with \`video_ids\`) or show the shop's top videos (\`auto\`); dynamic briefs are per product (\`product_id\` required). The ${MAX_BRIEFS + 1}st brief of a shop is refused with 400 (\`Creator brief limit reached (${MAX_BRIEFS} per shop)\`). 403 below the Scale plan.`,
+        `Body and response not shown; inferred. Static briefs pick videos (\`video_mode\` \`manual\` with \`video_ids\`) or show the shop's top videos (\`auto\`); dynamic briefs are per product (\`product_id\` required, no video fields); a static brief takes no \`product_id\`; \`manual\` needs at least one of the shop's videos, \`auto\` (the default) takes none. A product or video the shop does not have: 400. The ${MAX_BRIEFS + 1}st brief of a shop is refused with 400 (\`Creator brief limit reached (${MAX_BRIEFS} per shop)\`). 403 below the Scale plan.`,
       requestBody: Object.assign(
         body(
           {
@@ -720,7 +783,7 @@ export const outreach: Area = {
           },
           { required: ['type'] },
         ),
-        { if: { properties: { type: { const: 'dynamic' } }, required: ['type'] }, then: { required: ['product_id'] } },
+        { allOf: briefConditions },
       ),
       planGate: 'scale',
       idempotent: true,
@@ -736,7 +799,7 @@ export const outreach: Area = {
       summary: 'Update a creator brief by brief_id (Scale plan)',
       description: 'Body and response not shown; inferred. 404 for an unknown brief_id; 403 below the Scale plan.',
       requestBody: byId('brief_id', {
-        title: str({ minLength: 1 }),
+        title: nonBlankText(),
         video_mode: enumOf(BRIEF_VIDEO_MODES),
         video_ids: arr(str()),
         product_id: str({ minLength: 1 }),
@@ -772,10 +835,10 @@ export const outreach: Area = {
       specSection: `${ABSENT}: Community campaigns`,
       summary: 'Create a community campaign (Scale plan); returns share_link',
       description:
-        'Body and response not shown beyond `share_link` ({community_url}/<6-character slug>); inferred. Live immediately when `status` is `active` (default `draft`, inferred). 403 below the Scale plan.',
+        'Body and response not shown beyond `share_link` ({community_url}/<6-character slug>); inferred. Live immediately when `status` is `active` (default `draft`, inferred). An `end_date` before the `start_date`: 400 (inferred). 403 below the Scale plan.',
       requestBody: body(
         {
-          title: str({ minLength: 1 }),
+          title: nonBlankText(),
           type: enumOf(COMMUNITY_TYPES),
           status: inferredOnly(enumOf(['draft', 'active']), '`active` goes live immediately; `draft` (default) is inferred.'),
           description: str(),
@@ -797,9 +860,9 @@ export const outreach: Area = {
       tag: TAG,
       specSection: `${ABSENT}: Community campaigns`,
       summary: 'Update a community campaign by campaign_id (Scale plan)',
-      description: 'Body and response not shown; inferred. 404 for an unknown campaign_id; 403 below the Scale plan.',
+      description: 'Body and response not shown; inferred. 404 for an unknown campaign_id; a blank title, or an `end_date` before the `start_date` (as given or as stored): 400 (inferred); 403 below the Scale plan.',
       requestBody: byId('campaign_id', {
-        title: str({ minLength: 1 }),
+        title: nonBlankText(),
         status: inferredOnly(enumOf(['draft', 'active', 'ended']), 'States beyond `active` are not shown; `draft` and `ended` are inferred.'),
         description: str(),
         start_date: date(),
@@ -835,14 +898,14 @@ export const outreach: Area = {
       specSection: `${ABSENT}: Community campaigns`,
       summary: 'Authorize a community payout (once per campaign, creator and period)',
       description:
-        'Idempotent without the Idempotency-Key header, keyed on (campaign, creator, period): a repeat returns 400 with an already-paid message. Body and response not shown; inferred. 404 for an unknown campaign_id; 403 below the Scale plan.',
+        'Idempotent without the Idempotency-Key header, keyed on (campaign, creator, period): a repeat returns 400 with an already-paid message. Body and response not shown; inferred. 404 for an unknown campaign_id, or a creator_id or handle naming no creator; a creator_id and a handle naming different creators: 400 (inferred); 403 below the Scale plan.',
       // One of creator_id or handle identifies the creator.
       requestBody: Object.assign(body(
         {
           campaign_id: str({ minLength: 1 }),
           creator_id: str({ minLength: 1 }),
           handle: str({ minLength: 1, description: 'Alternative to creator_id.' }),
-          period: str({ minLength: 1, description: 'The payout period (for example `2026-05` for a retainer month); format not shown.' }),
+          period: nonBlankText({ description: 'The payout period (for example `2026-05` for a retainer month); format not shown.' }),
           amount: num({ minimum: 0, description: 'Amount in the shop\'s currency; the campaign\'s reward when omitted.' }),
         },
         { required: ['campaign_id', 'period'] },

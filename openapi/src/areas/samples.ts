@@ -172,7 +172,7 @@ export const samples: Area = {
       specSection: SECTION,
       summary: 'Sample request funnel: counts by status, cumulative stages, step timings and the biggest bottleneck',
       description:
-        'A non-default time_field restricts the cohort to rows carrying that timestamp. Ignored requests are left out unless include_ignored is true (spec: States: Sample request ignored).',
+        'A non-default time_field restricts the cohort to rows carrying that timestamp. Ignored requests are left out unless include_ignored is true (spec: States: Sample request ignored). A `time_from` after the `time_to`: 400 (inferred).',
       requestBody: body({
         time_field: enumOf(FUNNEL_TIME_FIELDS, {
           default: 'timestamp',
@@ -359,7 +359,7 @@ export const samples: Area = {
       specSection: SECTION,
       summary: 'Send a creator a direct message',
       description:
-        'Request and response bodies are not shown; the creator (creator_id or handle) and the message text are inferred, as is `{data: {message, dm_id}}`. A shop whose SPS is below 3.5 is restricted from messaging creators: 403 (status inferred; spec: Account and shop).',
+        'Request and response bodies are not shown; the creator (creator_id or handle) and the message text are inferred, as is `{data: {message, dm_id}}`. A shop whose SPS is below 3.5 is restricted from messaging creators: 403 (status inferred; spec: Account and shop). An unknown creator, or a creator_id and a handle naming different creators: 400.',
       idempotent: true,
       inferred: true,
       requestBody: dmBody,

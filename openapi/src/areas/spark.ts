@@ -84,12 +84,32 @@ const listSparkCodes = operation({
   },
 })
 
-/** Date ranges in a query string are deep objects (`shared_time[from]=2026-01-01`). */
-const asDeepObject = (p: QueryParam): QueryParam =>
-  RANGE_FILTERS.includes(p.name as (typeof RANGE_FILTERS)[number]) ? { ...p, style: 'deepObject' } : p
+/**
+ * How the GET form's parameters are serialised, so a tool reading only the contract builds a valid
+ * filtered request: the inline date ranges are one-level deep objects (`shared_time[from]=2026-01-01`,
+ * or the flat `shared_time_from`); `search_params`, which nests ranges and arrays (undefined for
+ * `deepObject` in OpenAPI), is JSON text (`search_params={"handle":"ab","shared_time":{...}}`).
+ */
+const asQueryParam = (p: QueryParam): QueryParam => {
+  if (RANGE_FILTERS.includes(p.name as (typeof RANGE_FILTERS)[number])) return { ...p, style: 'deepObject' }
+  if (p.name === 'search_params') {
+    return {
+      name: p.name,
+      schema: p.schema,
+      json: true,
+      description:
+        'Sort and search filters as JSON text (`search_params={"handle":"ab","shared_time":{"from":"2026-01-01","to":"2026-01-31"}}`, URL-encoded). The same filters may be sent inline instead (spec: "search filters may also be sent inline at top level"): `handle=ab&shared_time[from]=2026-01-01&shared_time[to]=2026-01-31`, or the flat `shared_time_from`/`shared_time_to`. One-level keys (`search_params[handle]=ab`) are accepted too.',
+    }
+  }
+  return p
+}
 
 const listSparkCodesGetForm = getForm(listSparkCodes, 'listSparkCodesGet')
-const listSparkCodesGet: OperationSpec = { ...listSparkCodesGetForm, query: listSparkCodesGetForm.query?.map(asDeepObject) }
+const listSparkCodesGet: OperationSpec = {
+  ...listSparkCodesGetForm,
+  description: `${listSparkCodes.description} GET form: filters inline as query parameters (ranges as \`shared_time[from]=...\` or \`shared_time_from=...\`, arrays as repeated keys), or \`search_params\` as JSON text.`,
+  query: listSparkCodesGetForm.query?.map(asQueryParam),
+}
 
 export const spark: Area = {
   name: TAG,

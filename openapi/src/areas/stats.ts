@@ -28,7 +28,9 @@ export const CHARTLESS_STAT_KEYS = ['avg_videos_per_creator', 'avg_gmv_per_video
 export const stats: Area = {
   name: 'Shop stats',
   description: 'Shop-wide statistics over a date range, with optional daily (or weekly, monthly) charts.',
-  schemas: {},
+  schemas: {
+    StatKey: enumOf(STAT_KEYS, { description: 'A stat key of POST /shop/stats (spec: `POST /shop/stats`, Stat keys). An unknown key is refused with 400, here and in dashboard widgets.' }),
+  },
   operations: [
     operation({
       method: 'post',
@@ -41,16 +43,17 @@ export const stats: Area = {
         '`daily_counts` appears only with `include_charts`, and never for the chartless keys (`avg_videos_per_creator`, `avg_gmv_per_video`, `sample_ratio`, `reply_ratio`).',
         '`grain` buckets `daily_counts` only; totals and `percent_change` cover the whole period.',
         'An unrecognised `timezone` or a `grain` other than day, week, month returns 400.',
+        'A `date_range` longer than 3,660 days is refused with 400 (inferred: ten years, far beyond any shop\'s data).',
       ].join(' '),
       requestBody: body(
         {
           date_range: dateRange(),
           include_charts: bool({ description: 'Adds `daily_counts` to charted stats. Listed without "optional" in the spec; the mock reads a missing value as false (inferred).' }),
-          stats: arr(enumOf(STAT_KEYS), { description: 'Stat keys to compute; an unknown key is refused.' }),
+          stats: arr(ref('StatKey'), { description: 'Stat keys to compute; an unknown key is refused.' }),
           product_id: str(),
           campaign_id: str(),
           only_show_campaign_stats: bool(),
-          cpm: num({ default: 5, description: 'Cost per 1,000 views used by `emv`.' }),
+          cpm: num({ minimum: 0, default: 5, description: 'Cost per 1,000 views used by `emv`; a negative value is refused with 400 (inferred).' }),
           timezone: str({
             description: 'IANA time zone name; default the shop\'s registered zone. An unrecognised name returns 400 (checked by the server). Re-cuts days only for events timestamped by the service itself.',
           }),
