@@ -7,6 +7,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto'
 import { parseArgs } from 'node:util'
+import { shortMessage } from '../../../mock/cli-flags.ts'
 import { loadContract, indexConnectorOperations } from '../../../openapi/index.ts'
 import { REDACTED, redactHeaders } from '../../client.ts'
 import type { Exchange } from '../../types.ts'
@@ -247,11 +248,21 @@ export async function runConnectorRules({ mcpUrl, user, api, fetchFn = fetch, ru
  * exit code (1 when a MUST rule failed, or with `--require-certified` for anything short of CERTIFIED).
  */
 export async function runConnectorCli(argv: string[]): Promise<number> {
-  const { values } = parseArgs({
-    args: argv,
-    options: { 'mcp-url': { type: 'string' }, 'mcp-user': { type: 'string' }, 'mcp-password': { type: 'string' }, 'base-url': { type: 'string' }, 'api-key': { type: 'string' }, 'report-dir': { type: 'string' }, 'require-certified': { type: 'boolean' } },
-    strict: false,
-  })
+  let values
+  try {
+    values = parseArgs({
+      args: argv,
+      options: { 'mcp-url': { type: 'string' }, 'mcp-user': { type: 'string' }, 'mcp-password': { type: 'string' }, 'base-url': { type: 'string' }, 'api-key': { type: 'string' }, 'report-dir': { type: 'string' }, 'require-certified': { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+      strict: true,
+    }).values
+  } catch (error) {
+    process.stderr.write(`conformance: ${shortMessage(error as Error)} (see shoptwin conformance --help)\n`)
+    return 2
+  }
+  if (values.help) {
+    process.stdout.write((await import('../../cli.ts')).USAGE)
+    return 0
+  }
   const mcpUrl = values['mcp-url']
   const email = values['mcp-user']
   const password = values['mcp-password'] ?? process.env.CONFORMANCE_MCP_PASSWORD
