@@ -53,3 +53,16 @@ describe('warnings counted the same in the terminal, JSON, JUnit and HTML (issue
     for (const o of outcomes.filter((x) => x.warnings.length || (x.level === 'SHOULD' && x.status !== 'pass'))) expect(terminal).toMatch(new RegExp(`(WARN ${o.id}|${o.id}[^\\n]*\\n\\s+warning )`))
   })
 })
+
+describe('certify-client\'s terminal: the first finding of a rule and how many more (issue 25)', () => {
+  it.each([
+    [0, []],
+    [1, ['     the first']],
+    [3, ['     the first', '     +2 more (report.json, report.html)']],
+  ] as const)('%i findings', async (count, shown) => {
+    const { outcomeLines } = await import('../conformance/certify-client/cli.ts')
+    const failures = Array.from({ length: count }, (_, i) => ({ message: i ? `finding ${i}` : 'the first' }))
+    const [text] = outcomeLines({ outcomes: [{ id: 'ratelimit.pace', title: '', spec: '', level: 'MUST', area: 'ratelimit', status: count ? 'fail' : 'pass', failures, evidence: [] } as never] })
+    expect(text!.split('\n')).toEqual([`${count ? 'FAIL' : 'PASS'} ratelimit.pace [MUST]`, ...shown])
+  })
+})

@@ -214,6 +214,25 @@ describe('connector revocation (RFC 7009; the user revokes a connection)', () =>
     expect(response.status).toBe(200)
     expect((await rpc(access, 'tools/list')).status).toBe(401)
   })
+  it('a connection whose client revoked both its tokens (RFC 7009) is shown as revoked, with no Revoke button', async () => {
+    const { clientId, access, refresh } = await tokensFor()
+    const connectionOf = () => Object.values(state.connector.data.connections).find((c) => c.connection_id === Object.values(state.connector.data.families).find((f) => f.client_id === clientId)!.connection_id)!
+    const row = async () => {
+      const browser = createBrowser()
+      await browser.open(`${MCP_BASE}/oauth/connections`)
+      const page = await browser.open(`${MCP_BASE}/oauth/sign-in`, new URLSearchParams({ next: 'connections', email: user.email, password: user.password }))
+      return page.html.split('<tr>').find((r) => r.includes(connectionOf().connection_id) || r.includes(`revoked by the application ${state.clock.now().toISOString().slice(0, 10)}`))
+    }
+    expect(await row()).toContain('>Revoke</button>')
+    for (const token of [access, refresh]) {
+      const response = await fetch(`${MCP_BASE}/oauth/revoke`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ token, client_id: clientId }) })
+      expect(response.status).toBe(200)
+    }
+    const ended = await row()
+    expect(ended).toContain(`revoked by the application ${state.clock.now().toISOString().slice(0, 10)}`)
+    expect(ended).not.toContain('Revoke</button>')
+    expect(connectionOf().revoked_at).toBeNull()
+  })
   it('the connections page revokes a connection with immediate effect', async () => {
     const { access } = await tokensFor()
     const browser = createBrowser()

@@ -121,10 +121,14 @@ export async function main(argv: string[]): Promise<number> {
   return values['require-certified'] && report.verdict !== 'certified' ? 1 : report.exitCode
 }
 
+/** One line per rule on the terminal, with its first finding and how many more the reports hold. */
+export const outcomeLines = (report: Pick<ClientReport, 'outcomes'>): string[] =>
+  report.outcomes.map((o) => `${o.status === 'pass' ? 'PASS' : o.status === 'not exercised' ? 'N/E ' : o.level === 'MUST' ? 'FAIL' : 'WARN'} ${o.id} [${o.level}]${o.reason ? `  (${o.reason})` : ''}${o.failures.length ? `\n     ${o.failures[0]!.message}` : ''}${o.failures.length > 1 ? `\n     +${o.failures.length - 1} more (report.json, report.html)` : ''}`)
+
 function write(report: ClientReport, dir: string | undefined, secrets: string[]): void {
   // A last pass, as the server suite's: a key a client echoed in a body never reaches a file.
   const redact = (text: string) => secrets.reduce((out, secret) => (secret ? out.split(secret).join('<redacted>') : out), text)
-  const lines = report.outcomes.map((o) => `${o.status === 'pass' ? 'PASS' : o.status === 'not exercised' ? 'N/E ' : o.level === 'MUST' ? 'FAIL' : 'WARN'} ${o.id} [${o.level}]${o.reason ? `  (${o.reason})` : ''}${o.failures.length ? `\n     ${o.failures[0]!.message}` : ''}`)
+  const lines = outcomeLines(report)
   const written: string[] = []
   if (dir) {
     mkdirSync(dir, { recursive: true })

@@ -7,7 +7,7 @@
 import type { MockState } from '../state.ts'
 import { connectionsPage, consentPage, errorPage, signInPage } from './pages.ts'
 import { digest, newId, newSecret, s256 } from './secrets.ts'
-import { ConnectorOperationError, type AuthorizationRequest, type ConnectorClient, type ConnectorUser } from './store.ts'
+import { connectionEnded, ConnectorOperationError, type AuthorizationRequest, type ConnectorClient, type ConnectorUser } from './store.ts'
 import { connectorTools } from './tools.ts'
 
 /** Lifetimes on the mock clock. */
@@ -378,9 +378,11 @@ export function createAuthorizationServer(state: MockState, urls: ConnectorUrls)
   async function connections(request: Request): Promise<Response> {
     const user = await sessionUser(request)
     if (!user) return html(200, signInPage({ action: urls.signIn, fields: { next: 'connections' } }))
-    const list = Object.values(store().data.connections)
+    const { data } = store()
+    const list = Object.values(data.connections)
       .filter((c) => c.user_id === user.user_id)
-      .sort((a, b) => Number(!!a.revoked_at) - Number(!!b.revoked_at) || b.created_at.localeCompare(a.created_at))
+      .map((c) => ({ ...c, ended: connectionEnded(data, c) }))
+      .sort((a, b) => Number(!!a.ended) - Number(!!b.ended) || b.created_at.localeCompare(a.created_at))
     return html(200, connectionsPage({ user, connections: list, shops: accountShops(user), action: `${urls.connections}/revoke` }))
   }
 

@@ -4,7 +4,7 @@
  * works offline, under a strict CSP, and in a headless browser alike.
  */
 import type { ShopRecord } from '../world.ts'
-import type { Connection, ConnectorClient, ConnectorUser } from './store.ts'
+import type { Connection, ConnectorClient, ConnectorUser, connectionEnded } from './store.ts'
 import type { ConnectorTool } from './tools.ts'
 
 const escape = (text: string): string => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
@@ -140,13 +140,14 @@ ${errorBox(error)}
 }
 
 /** The account's connections, each live one with a revoke button. */
-export function connectionsPage({ user, connections, shops, action }: { user: ConnectorUser; connections: Connection[]; shops: ShopRecord[]; action: string }): string {
+export function connectionsPage({ user, connections, shops, action }: { user: ConnectorUser; connections: Array<Connection & { ended?: ReturnType<typeof connectionEnded> }>; shops: ShopRecord[]; action: string }): string {
+  const ENDED = { user: 'revoked', client: 'revoked by the application', security: 'ended: a code or refresh token was reused' } as const
   const shopName = (id: string) => shops.find((s) => s.shop_id === id)?.shop_name ?? id
   const rows = connections
     .map(
       (c) => `<tr><td><strong>${escape(c.client_name)}</strong><br><span class="muted">since ${escape(c.created_at.slice(0, 10))}${c.last_used_at ? ` · last used ${escape(c.last_used_at.slice(0, 10))}` : ''}</span></td>
 <td>${c.shops.map((s) => escape(shopName(s))).join('<br>')}</td><td>${c.tools.length} tool${c.tools.length === 1 ? '' : 's'}<br><span class="muted">${c.tools.slice(0, 4).map((t) => `<code>${escape(t)}</code>`).join(' ')}${c.tools.length > 4 ? ' …' : ''}</span></td>
-<td>${c.revoked_at ? `<span class="badge revoked">revoked ${escape(c.revoked_at.slice(0, 10))}</span>` : `<form method="post" action="${escape(action)}">${hidden('connection_id', c.connection_id)}<button class="danger" type="submit">Revoke</button></form>`}</td></tr>`,
+<td>${c.ended ? `<span class="badge revoked">${ENDED[c.ended.by]} ${escape(c.ended.at.slice(0, 10))}</span>` : `<form method="post" action="${escape(action)}">${hidden('connection_id', c.connection_id)}<button class="danger" type="submit">Revoke</button></form>`}</td></tr>`,
     )
     .join('')
   return layout(
