@@ -565,7 +565,7 @@ const getDashboardData = defineHandler('getDashboardData', (ctx) => {
 // Control API
 
 /** `dashboards/open {shop_id}`: the user opens the dashboards in the app, creating the default boards. */
-const openAction = (state: MockState, input: Record<string, any>) => {
+const openAction = (state: MockState, input: Record<string, unknown>) => {
   const shop = state.findShop(String(input.shop_id ?? ''))
   if (!shop) throw apiError(400, 'shop_id must name a shop of the account')
   const created = state.write(dashboardsState, 'openDefaults', { shopId: shop.shop_id, at: state.clock.now().toISOString() })
@@ -573,7 +573,7 @@ const openAction = (state: MockState, input: Record<string, any>) => {
 }
 
 /** `dashboards/archive {dashboard_id, archived?}`: the user archives (or restores) a board in the app. */
-const archiveAction = (state: MockState, input: Record<string, any>) => {
+const archiveAction = (state: MockState, input: Record<string, unknown>) => {
   const board = dashboardStore(state).boards.get(String(input.dashboard_id ?? ''))
   if (!board) throw apiError(404, `Dashboard not found: ${String(input.dashboard_id)}`)
   const archived = input.archived ?? true
@@ -595,7 +595,7 @@ const widgetInputCheck = (contract: Contract, type: 'stat' | 'stat-chart') => {
  * 400 on a widget of another type than stat or stat-chart in `input[field]`, and on a widget that
  * does not match its own type's schema (the contract's `oneOf` would report the first branch's error).
  */
-function checkNewWidgets(contract: Contract, input: Record<string, any>, field: string): void {
+function checkNewWidgets(contract: Contract, input: Record<string, unknown>, field: string): void {
   const list: unknown = input[field]
   if (!Array.isArray(list)) return
   list.forEach((w: unknown, i) => {
