@@ -31,7 +31,7 @@ export const USAGE = `usage: shoptwin conformance --base-url URL --api-key KEY -
   --rule-timeout SECONDS     longest run of one rule (default 120)
   --require-certified        exit 1 for anything short of CERTIFIED (a partial run too)
   --list                     print the rule catalogue and exit
-  --mcp-url URL              check an assistant connector instead (rules in conformance/rules/connector/);
+  --mcp-url URL              check an assistant connector instead (its rules: conformance/README.md);
                              with it: --mcp-user EMAIL, --mcp-password PW (or env CONFORMANCE_MCP_PASSWORD)
                              for the rules past sign-in, --base-url and --api-key for the activity log,
                              --report-dir and --require-certified as above
