@@ -219,7 +219,8 @@ export async function runConnectorRules({ mcpUrl, user, api, fetchFn = fetch, ru
         const cookie = cookieOf(signedIn)
         if (signedIn.status !== 303 || !cookie) throw new Error(`sign-in refused (${signedIn.status})`)
         const consentPage = await (await get(new URL(signedIn.headers.get('location')!, url).href, { headers: { cookie } })).text()
-        const allShops = [...consentPage.matchAll(/name="shop" value="([^"]+)"/g)].map((m) => m[1]!)
+        // The shops one by one (shoptwin's page also has the group value `@all`, "All shops").
+        const allShops = [...consentPage.matchAll(/name="shop" value="([^"@][^"]*)"/g)].map((m) => m[1]!)
         const form = new URLSearchParams({ request_id: requestId, decision: 'allow' })
         for (const s of shops === 'all' ? allShops : allShops.slice(0, 1)) form.append('shop', s)
         for (const tool of tools) form.append('tool', tool)
