@@ -5,6 +5,7 @@
 import { mkdir, writeFile } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
+import { shortMessage } from '../mock/cli-flags.ts'
 import { loadContract } from '../openapi/index.ts'
 import { catalogue, selectRules } from './catalogue.ts'
 import { redactText } from './client.ts'
@@ -15,7 +16,7 @@ import { junitReport } from './reporters/junit.ts'
 import { createTerminalReporter } from './reporters/terminal.ts'
 import type { RunOptions } from './types.ts'
 
-const USAGE = `usage: shoptwin conformance --base-url URL --api-key KEY --shop-id ID [options]
+export const USAGE = `usage: shoptwin conformance --base-url URL --api-key KEY --shop-id ID [options]
 
   --base-url URL             the server to certify
   --api-key KEY              a standard key (or env CONFORMANCE_API_KEY)
@@ -30,7 +31,7 @@ const USAGE = `usage: shoptwin conformance --base-url URL --api-key KEY --shop-i
   --rule-timeout SECONDS     longest run of one rule (default 120)
   --require-certified        exit 1 for anything short of CERTIFIED (a partial run too)
   --list                     print the rule catalogue and exit
-  --mcp-url URL              check an assistant connector instead (rules in conformance/rules/connector/);
+  --mcp-url URL              check an assistant connector instead (its rules: conformance/README.md);
                              with it: --mcp-user EMAIL, --mcp-password PW (or env CONFORMANCE_MCP_PASSWORD)
                              for the rules past sign-in, --base-url and --api-key for the activity log,
                              --report-dir and --require-certified as above
@@ -61,7 +62,7 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
       },
     })
   } catch (error) {
-    return { error: (error as Error).message }
+    return { error: shortMessage(error as Error) }
   }
   const v = parsed.values
   const help = Boolean(v.help)
@@ -105,21 +106,42 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
   return { options, list, help }
 }
 
-/** One request to see whether the target answers at all; the reason when it does not. */
+/**
+ * One request to see whether the target answers at all, takes the key, and has the shop on the key's
+ * account (spec: Authentication 1, x-shop-id is a shop_id of GET /account/shops); the reason when not.
+ */
 export async function probeTarget(options: RunOptions): Promise<string | undefined> {
   const url = `${options.baseUrl.replace(/\/+$/, '')}/account/shops`
   try {
     const response = await fetch(url, { headers: { 'x-api-key': options.apiKey, accept: 'application/json' }, signal: AbortSignal.timeout(15_000) })
-    await response.arrayBuffer()
+    const text = await response.text()
     if (response.status === 401) return `${options.baseUrl} refused the API key (HTTP 401 on GET /account/shops)`
     const type = response.headers.get('content-type') ?? ''
     if (!/json/i.test(type)) return `${options.baseUrl} does not look like the API: GET /account/shops answered HTTP ${response.status} ${type || 'without a content type'}`
-    return undefined
+    return response.ok ? shopNotOnAccount(text, options.shopId) : undefined
   } catch (error) {
     const cause = (error as { cause?: { code?: string; message?: string; errors?: Array<{ code?: string }> } }).cause
     const reason = cause?.code ?? cause?.errors?.[0]?.code ?? cause?.message ?? ((error as Error).name === 'TimeoutError' ? 'timed out' : (error as Error).message)
     return `cannot reach ${options.baseUrl}: ${reason}`
   }
+}
+
+/**
+ * Why --shop-id cannot be used: not one of the shops GET /account/shops listed. Only a well-formed
+ * list is judged: a malformed answer is left to the rules (contract.responses-valid reports it).
+ */
+function shopNotOnAccount(body: string, shopId: string): string | undefined {
+  let shops: unknown
+  try {
+    shops = (JSON.parse(body) as { data?: unknown }).data
+  } catch {
+    return undefined
+  }
+  if (!Array.isArray(shops)) return undefined
+  const ids = shops.map((shop: unknown) => (shop && typeof shop === 'object' ? (shop as { shop_id?: unknown }).shop_id : undefined)).filter((id): id is string => typeof id === 'string')
+  if (ids.length !== shops.length || ids.includes(shopId)) return undefined
+  const listed = ids.length > 6 ? `${ids.slice(0, 6).join(', ')} and ${ids.length - 6} more` : ids.join(', ')
+  return `--shop-id ${shopId} is not a shop of this key's account (GET /account/shops lists ${listed || 'no shop'})`
 }
 
 /** Writes the three reports with every secret redacted once more; returns their paths. */

@@ -3,6 +3,8 @@
  * the rules against a target and get the report as data — the same verdict, outcomes and coverage
  * the CLI prints and writes.
  */
+// First: on a Node older than engines.node, one line and exit (openapi/node-version.ts).
+import '../openapi/node-version.ts'
 import { loadContract } from '../openapi/index.ts'
 import { redactText } from './client.ts'
 import { buildReport, type RunReport } from './report.ts'

@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import type { Contract } from '../openapi/index.ts'
 import { catalogue } from './catalogue.ts'
-import type { Rule, RuleOutcome, RunOptions } from './types.ts'
+import type { Failure, Rule, RuleOutcome, RunOptions } from './types.ts'
 
 export interface CoverageEntry {
   operationId: string
@@ -79,7 +79,7 @@ export interface RunReport {
 
 /** Why a MUST rule of the catalogue has no finished outcome in this run. */
 function notRunReason(rule: Pick<Rule, 'id' | 'level'>, outcome: RuleOutcome | undefined): string | undefined {
-  if (!outcome) return 'not selected (--rules)'
+  if (!outcome) return 'left out by --rules'
   return outcome.status === 'skip' ? (outcome.reason ?? 'skipped') : undefined
 }
 
@@ -93,6 +93,16 @@ export const failsCertification = (o: RuleOutcome) => o.level === 'MUST' && (o.s
 
 /** An operation a certificate covers (the API's, or the connector's: see rules/connector/report.ts). */
 export type CoveredOperation = Pick<CoverageEntry, 'operationId' | 'permission' | 'tag' | 'inferred'>
+
+/**
+ * The warnings of an outcome, as every reporter counts and shows them (terminal, JSON, JUnit, HTML):
+ * the findings of a SHOULD rule not met (its error when it has none), then the warnings any rule noted.
+ */
+export function warningsOf(o: RuleOutcome): Failure[] {
+  const notMet = o.level === 'SHOULD' && (o.status === 'fail' || o.status === 'error')
+  const own = !notMet ? [] : o.failures.length ? o.failures : [{ rule: o.id, message: o.reason ?? `${o.id} not met`, expected: 'the rule to pass', received: o.status }]
+  return [...own, ...o.warnings]
+}
 
 /**
  * What a certificate covers: the operations it must see exercised, how the verdict names them, and
@@ -180,7 +190,7 @@ export function buildReport(
       skipped: count('skip'),
       mustFailed,
       shouldFailed: outcomes.filter((o) => o.level === 'SHOULD' && (o.status === 'fail' || o.status === 'error')).length,
-      warnings: outcomes.reduce((n, o) => n + o.warnings.length, 0),
+      warnings: outcomes.reduce((n, o) => n + warningsOf(o).length, 0),
       exercised: coverage.filter((c) => c.exercisedBy.length).length,
       operations: coverage.length,
     },

@@ -97,12 +97,12 @@ export function createAdmin(state: MockState, initialActions: Record<string, Adm
   }
 }
 
-async function jsonBody(request: Request): Promise<Record<string, any>> {
+async function jsonBody(request: Request): Promise<Record<string, unknown>> {
   const text = await request.text()
   if (!text.trim()) return {}
   try {
     const parsed = JSON.parse(text) as unknown
-    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) return parsed as Record<string, any>
+    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) return parsed as Record<string, unknown>
   } catch {
     // fall through
   }

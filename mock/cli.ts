@@ -1,74 +1,95 @@
 /**
  * shoptwin's command line: `serve` (the standalone mock), `fixtures` (write a world to files),
- * `conformance` (certify a server). `npm start -- --port 5000` passes flags through to `serve`.
+ * `conformance` (certify a server), `certify-client` (grade a client). `npm start -- --port 5000`
+ * passes flags through to `serve`. Every subcommand answers `--help`; a bad flag or value is one
+ * line on stderr and exit 2 (the flags' tables: mock/cli-flags.ts).
  */
 import module from 'node:module'
-import { parseArgs } from 'node:util'
 import v8 from 'node:v8'
 import { fileURLToPath } from 'node:url'
+import { SCALES } from '../fixtures/scale.ts'
+import { checks, helpText, isOn, parseFlags, usageLine, UsageError, type CommandSpec, type FlagValues } from './cli-flags.ts'
+import { portInUseMessage } from './port-holder.ts'
 
 // Node's on-disk compile cache (os.tmpdir()/node-compile-cache; NODE_DISABLE_COMPILE_CACHE=1 turns
 // it off) keeps the type-stripped and compiled modules, so later starts skip that work. It only applies
 // to modules loaded after this line: the server is imported below, when a command needs it.
 module.enableCompileCache?.()
 
-const USAGE = `usage: shoptwin <command> [options]
+const SCALE_NAMES = Object.keys(SCALES)
 
-commands:
-  serve        the standalone mock server
-               --port 4010  --host 127.0.0.1  --seed 42  --scale default|small|large
-               --today YYYY-MM-DD  --rate-limit on|off  --strict  --remote-admin
-               --response-cache on|off  (default on: identical reads answered again until
-               any write, control-API call or clock move)
-               --store redis://HOST:PORT[/DB] | unix:///path/redis.sock  (or SHOPTWIN_STORE):
-               replicas on one store with one --twin NAME (default default) act as one twin
-               --rate-per-second 10  --rate-per-day 1000000  (the spec's limits by default)
-  fixtures     write a seeded world to files: --seed 42 --scale small --today YYYY-MM-DD --out DIR
-  conformance  run the conformance suite against a server (see conformance/)
-  certify-client  grade a client: the twin records its requests and produces the documented
-               situations: [--profile standard|strict|FILE] [--report-dir DIR] [--port N]
-               [--seed N] [-- <command>]  (see README: Certify a client)
-`
-
-function fail(message: string): never {
-  console.error(`shoptwin: ${message}\n\n${USAGE}`)
-  process.exit(2)
+const SERVE: CommandSpec = {
+  name: 'serve',
+  summary: 'The standalone mock server, in the foreground; Ctrl-C (SIGINT) or SIGTERM let in-flight requests finish.',
+  flags: {
+    port: { value: 'N', help: 'the port; 0 picks any free port (the first line says which)', default: '4010', check: checks.port },
+    host: { value: 'HOST', help: 'the address to listen on', default: '127.0.0.1', check: checks.nonEmpty },
+    seed: { value: 'N', help: 'the world\'s seed', default: '42', check: checks.integer },
+    scale: { value: SCALE_NAMES.join('|'), help: 'the world\'s size', default: 'default', check: checks.oneOf(SCALE_NAMES) },
+    today: { value: 'YYYY-MM-DD', help: 'the world\'s last day', default: 'the clock\'s date', check: checks.date },
+    'rate-limit': { value: 'on|off', help: '10 requests/s per key and shop, as the service', default: 'on', check: checks.onOff },
+    'response-cache': { value: 'on|off', help: 'answer identical reads again until any write, control-API call or clock move', default: 'on', check: checks.onOff },
+    strict: { help: 'freeze the world: a handler editing it in place throws' },
+    'remote-admin': { help: 'allow the control API (/__admin/) from other hosts than loopback' },
+    store: { value: 'URL', help: 'share the twin between replicas on a Redis-compatible server: redis://HOST:PORT[/DB] or unix:///path/redis.sock (or SHOPTWIN_STORE)', default: 'in memory', check: checks.storeUrl },
+    twin: { value: 'NAME', help: 'with --store: the twin the replicas share, 1-64 letters, digits, . _ - (or SHOPTWIN_TWIN)', default: 'default', check: checks.twinName },
+    'rate-per-second': { value: 'N', help: 'requests per second per key and shop (the spec\'s 10)', default: '10', check: checks.positiveInteger },
+    'rate-per-day': { value: 'N', help: 'requests per day per key and shop (the spec\'s 1,000,000)', default: '1000000', check: checks.positiveInteger },
+  },
+  notes: [
+    'The demo keys, shop ids and the connector\'s users are printed at start. See README.md: Use the mock, As a local server.',
+    'With --store, replicas started with the same store and --twin act as one twin (README.md: Several replicas, one twin); the twin\'s settings are fixed when it is created and a replica whose flags differ refuses to start.',
+  ],
 }
 
-function integer(value: string | undefined, name: string, fallback: number): number {
-  if (value === undefined) return fallback
-  const n = Number(value)
-  if (!Number.isInteger(n)) fail(`--${name} must be an integer, got ${value}`)
-  return n
+const FIXTURES: CommandSpec = {
+  name: 'fixtures',
+  summary: 'Writes a seeded world to one JSON file per collection, with a manifest.json.',
+  flags: {
+    out: { value: 'DIR', help: 'the directory to write (required)', check: checks.nonEmpty },
+    seed: { value: 'N', help: 'the world\'s seed', default: '42', check: checks.integer },
+    scale: { value: SCALE_NAMES.join('|'), help: 'the world\'s size', default: 'default', check: checks.oneOf(SCALE_NAMES) },
+    today: { value: 'YYYY-MM-DD', help: 'the world\'s last day', default: 'today', check: checks.date },
+  },
 }
 
-function onOff(value: string | undefined, name: string, fallback: boolean): boolean {
-  if (value === undefined) return fallback
-  if (value === 'on' || value === 'true') return true
-  if (value === 'off' || value === 'false') return false
-  fail(`--${name} must be on or off, got ${value}`)
+/** The subcommands: `shoptwin <name>`; each parses its own flags and resolves to its exit code. */
+const COMMANDS: Array<{ name: string; summary: string; run: (argv: string[]) => Promise<number> }> = [
+  { name: 'serve', summary: 'the standalone mock server (http://127.0.0.1:4010)', run: serve },
+  { name: 'fixtures', summary: 'write a seeded world to JSON files', run: fixtures },
+  { name: 'conformance', summary: 'certify a server (or, with --mcp-url, an assistant connector) against the contract and the rules', run: conformance },
+  { name: 'certify-client', summary: 'grade a client: the twin records its requests and produces the documented situations', run: certifyClient },
+]
+
+const USAGE = [
+  'usage: shoptwin <command> [options]      shoptwin <command> --help for its options',
+  '',
+  'commands:',
+  ...COMMANDS.map((c) => `  ${c.name.padEnd(16)}${c.summary}`),
+  '',
+  'Docs: README.md in this package (node_modules/shoptwin/README.md).',
+  '',
+].join('\n')
+
+/** Parses a command's flags; prints the help or the one-line usage error. The values, or the exit code to return. */
+function parseOrExit(spec: CommandSpec, args: string[]): FlagValues | number {
+  try {
+    const parsed = parseFlags(spec, args)
+    if (parsed) return parsed.values
+    process.stdout.write(helpText(spec))
+    return 0
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error
+    console.error(usageLine(spec.name, error.message))
+    return 2
+  }
 }
 
-async function serve(args: string[]): Promise<void> {
-  const { values } = parseArgs({
-    args,
-    options: {
-      port: { type: 'string' },
-      host: { type: 'string' },
-      seed: { type: 'string' },
-      scale: { type: 'string' },
-      today: { type: 'string' },
-      'rate-limit': { type: 'string' },
-      'response-cache': { type: 'string' },
-      strict: { type: 'boolean' },
-      'remote-admin': { type: 'boolean' },
-      store: { type: 'string' },
-      twin: { type: 'string' },
-      'rate-per-second': { type: 'string' },
-      'rate-per-day': { type: 'string' },
-    },
-    strict: true,
-  })
+const str = (value: FlagValues[string]): string | undefined => (typeof value === 'string' ? value : undefined)
+
+async function serve(args: string[]): Promise<number> {
+  const values = parseOrExit(SERVE, args)
+  if (typeof values === 'number') return values
   // Memory of a long-running server (measured with npm run bench): by default V8 lets the young
   // generation grow to 2 x 64 MB and the old one to up to 4x its live size between full collections,
   // some 200 MB of RSS under load that the mock never needs. Keeping the young generation at its
@@ -77,48 +98,74 @@ async function serve(args: string[]): Promise<void> {
   // setting them now takes effect.
   v8.setFlagsFromString('--semi-space-growth-factor=1')
   v8.setFlagsFromString('--heap-growing-percent=50')
-  const port = integer(values.port, 'port', 4010)
-  const host = values.host ?? '127.0.0.1'
-  const storeUrl = values.store ?? process.env.SHOPTWIN_STORE
-  const twinName = values.twin ?? process.env.SHOPTWIN_TWIN ?? 'default'
-  if (!/^[A-Za-z0-9._-]{1,64}$/.test(twinName)) fail(`--twin must be 1-64 letters, digits, '.', '_' or '-', got ${twinName}`)
-  const seed = values.seed === undefined ? undefined : integer(values.seed, 'seed', 42)
-  const rateLimit = values['rate-limit'] === undefined ? undefined : onOff(values['rate-limit'], 'rate-limit', true)
-  // spec: Limits gives 10 per second and 1,000,000 per day; lower ones let a test reach the daily limit.
-  const positive = (value: string | undefined, name: string) => {
-    if (value === undefined) return undefined
-    const n = integer(value, name, 0)
-    if (n < 1) fail(`--${name} must be at least 1, got ${value}`)
-    return n
+  const port = Number(str(values.port) ?? 4010)
+  const host = str(values.host) ?? '127.0.0.1'
+  const today = str(values.today)
+  const storeUrl = str(values.store) ?? process.env.SHOPTWIN_STORE
+  const twinName = str(values.twin) ?? process.env.SHOPTWIN_TWIN ?? 'default'
+  const twinProblem = checks.twinName(twinName) ?? (storeUrl ? checks.storeUrl(storeUrl) : undefined)
+  if (twinProblem) {
+    console.error(usageLine('serve', `${storeUrl && checks.storeUrl(storeUrl) ? `--store ${storeUrl}` : `--twin ${twinName}`} ${twinProblem}`))
+    return 2
   }
-  const perSecond = positive(values['rate-per-second'], 'rate-per-second')
-  const perDay = positive(values['rate-per-day'], 'rate-per-day')
+  const given = (name: string) => (str(values[name]) === undefined ? undefined : Number(str(values[name])))
+  const flags = {
+    ...(given('seed') !== undefined ? { seed: given('seed')! } : {}),
+    ...(str(values.scale) ? { scale: str(values.scale)! } : {}),
+    ...(today ? { today } : {}),
+    ...(str(values['rate-limit']) ? { rateLimit: isOn(values['rate-limit'], true) } : {}),
+    ...(given('rate-per-second') ? { perSecond: given('rate-per-second')! } : {}),
+    ...(given('rate-per-day') ? { perDay: given('rate-per-day')! } : {}),
+  }
   // The shared store's client is loaded only when --store asks for it.
-  const shared = storeUrl ? await openSharedTwin(storeUrl, twinName, { ...(seed !== undefined ? { seed } : {}), ...(values.scale ? { scale: values.scale } : {}), ...(values.today ? { today: values.today } : {}), ...(rateLimit !== undefined ? { rateLimit } : {}), ...(perSecond ? { perSecond } : {}), ...(perDay ? { perDay } : {}) }) : undefined
+  const shared = storeUrl ? await openSharedTwin(storeUrl, twinName, flags) : undefined
+  if (typeof shared === 'string') {
+    console.error(`shoptwin serve: ${shared}`)
+    return 2
+  }
   const { createServer } = await import('./server.ts')
   const mock = createServer({
     stateOptions: {
-      seed: seed ?? 42,
-      scale: values.scale ?? 'default',
-      ...(values.today ? { today: values.today } : {}),
-      rateLimit: rateLimit ?? true,
-      rateLimits: { ...(perSecond ? { perSecond } : {}), ...(perDay ? { perDay } : {}) },
+      seed: flags.seed ?? 42,
+      scale: flags.scale ?? 'default',
+      ...(today ? { today } : {}),
+      rateLimit: flags.rateLimit ?? true,
+      rateLimits: { ...(flags.perSecond ? { perSecond: flags.perSecond } : {}), ...(flags.perDay ? { perDay: flags.perDay } : {}) },
       // Over HTTP every change goes through a request, so the cache is exact: on unless turned off.
-      responseCache: onOff(values['response-cache'], 'response-cache', true),
-      strict: values.strict ?? false,
+      responseCache: isOn(values['response-cache'], true),
+      strict: values.strict === true,
       // On a shared store, the twin's settings (resolved when it was created) win.
-      ...(shared ? { seed: shared.config.seed, scale: shared.config.scale, today: shared.config.today, rateLimit: shared.config.rateLimit, rateLimits: { perSecond: shared.config.perSecond, perDay: shared.config.perDay }, createdAt: shared.config.createdAt, twin: shared.attach } : {}),
+      ...(shared
+        ? {
+            seed: shared.config.seed,
+            scale: shared.config.scale,
+            today: shared.config.today,
+            rateLimit: shared.config.rateLimit,
+            rateLimits: { perSecond: shared.config.perSecond, perDay: shared.config.perDay },
+            createdAt: shared.config.createdAt,
+            twin: shared.attach,
+          }
+        : {}),
     },
-    remoteAdmin: values['remote-admin'] ?? false,
+    remoteAdmin: values['remote-admin'] === true,
   })
   if (shared) {
     try {
       await shared.start()
     } catch (error) {
-      fail(`cannot replay twin '${twinName}' from ${shared.store}: ${(error as Error).message}`)
+      console.error(`shoptwin serve: cannot replay twin '${twinName}' from ${shared.store}: ${(error as Error).message}`)
+      return 2
     }
   }
-  const url = await mock.listen(port, host)
+  const url = await mock.listen(port, host).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'EADDRINUSE') return new UsageError(portInUseMessage(host, port))
+    if (error.code === 'EADDRNOTAVAIL' || error.code === 'ENOTFOUND' || error.code === 'EACCES') return new UsageError(`cannot listen on ${host}:${port} (${error.code})`)
+    throw error
+  })
+  if (url instanceof UsageError) {
+    console.error(usageLine('serve', url.message))
+    return 2
+  }
   const { state } = mock
   const lines = [
     `shoptwin mock listening on ${url}  (seed ${state.seed}, scale ${state.scale}, today ${state.today}, rate limit ${state.rateLimit ? 'on' : 'off'}, response cache ${state.responseCache ? 'on' : 'off'})`,
@@ -158,9 +205,10 @@ async function serve(args: string[]): Promise<void> {
   }
   process.on('SIGINT', () => shutdown('SIGINT'))
   process.on('SIGTERM', () => shutdown('SIGTERM'))
+  return 0
 }
 
-/** Connects to the shared store and adopts (or creates) the twin's settings; one line and exit 2 when it cannot. */
+/** Connects to the shared store and adopts (or creates) the twin's settings; the one-line reason when it cannot. */
 async function openSharedTwin(url: string, name: string, flags: { seed?: number; scale?: string; today?: string; rateLimit?: boolean; perSecond?: number; perDay?: number }) {
   const { openRedisTwin, redactStoreUrl } = await import('./twin/redis/index.ts')
   // For the fencing proofs (test/replicas): a shorter lease, and writes held under it.
@@ -170,54 +218,51 @@ async function openSharedTwin(url: string, name: string, flags: { seed?: number;
     const twin = await openRedisTwin(url, name, { ...flags, createdAt: Date.now(), clock: { frozenAt: null, offset: 0 } }, { ...(leaseMs ? { leaseMs } : {}), ...(holdWriteMs ? { holdWriteMs } : {}) })
     return { ...twin, store: redactStoreUrl(url) }
   } catch (error) {
-    fail((error as Error).message)
+    return (error as Error).message
   }
 }
 
-async function fixtures(args: string[]): Promise<void> {
-  const { values } = parseArgs({
-    args,
-    options: { seed: { type: 'string' }, scale: { type: 'string' }, today: { type: 'string' }, out: { type: 'string' } },
-    strict: true,
-  })
-  if (!values.out) fail('fixtures needs --out DIR')
+async function fixtures(args: string[]): Promise<number> {
+  const values = parseOrExit(FIXTURES, args)
+  if (typeof values === 'number') return values
+  const out = str(values.out)
+  if (!out) {
+    console.error(usageLine('fixtures', '--out DIR is required'))
+    return 2
+  }
   const exportPath = ['..', 'fixtures', 'export.ts'].join('/')
   const mod = (await import(exportPath)) as { writeWorldFiles: (o: { seed: number; scale: string; today: string; out: string }) => unknown }
-  const today = values.today ?? new Date().toISOString().slice(0, 10)
-  const result = await mod.writeWorldFiles({ seed: integer(values.seed, 'seed', 42), scale: values.scale ?? 'default', today, out: values.out })
+  const today = str(values.today) ?? new Date().toISOString().slice(0, 10)
+  const result = await mod.writeWorldFiles({ seed: Number(str(values.seed) ?? 42), scale: str(values.scale) ?? 'default', today, out })
   if (result !== undefined) console.log(typeof result === 'string' ? result : JSON.stringify(result, null, 2))
+  return 0
 }
 
-async function conformance(args: string[]): Promise<void> {
+async function conformance(args: string[]): Promise<number> {
   // Loaded on demand: `serve` never loads the suite's runner.
   const { main } = await import('../conformance/cli.ts')
-  process.exitCode = await main(args)
+  return main(args)
 }
 
-/** Runs the CLI with `argv` (without node and the script). */
+async function certifyClient(args: string[]): Promise<number> {
+  const { main } = (await import(['..', 'conformance', 'certify-client', 'cli.ts'].join('/'))) as { main: (argv: string[]) => Promise<number> }
+  return main(args)
+}
+
+/** Runs the CLI with `argv` (without node and the script); sets process.exitCode. */
 export async function main(argv: string[]): Promise<void> {
-  const [command, ...rest] = argv
-  switch (command) {
-    case 'serve':
-      return serve(rest)
-    case 'fixtures':
-      return fixtures(rest)
-    case 'conformance':
-      return conformance(rest)
-    case 'certify-client': {
-      const { main: certifyClient } = (await import(['..', 'conformance', 'certify-client', 'cli.ts'].join('/'))) as { main: (argv: string[]) => Promise<number> }
-      process.exitCode = await certifyClient(rest)
-      return
-    }
-    case undefined:
-    case '-h':
-    case '--help':
-    case 'help':
-      console.log(USAGE)
-      return
-    default:
-      fail(`unknown command ${command}`)
+  const [name, ...rest] = argv
+  if (name === undefined || name === '-h' || name === '--help' || name === 'help') {
+    process.stdout.write(USAGE)
+    return
   }
+  const command = COMMANDS.find((c) => c.name === name)
+  if (!command) {
+    console.error(`shoptwin: unknown command ${name} (commands: ${COMMANDS.map((c) => c.name).join(', ')}; see shoptwin --help)`)
+    process.exitCode = 2
+    return
+  }
+  process.exitCode = await command.run(rest)
 }
 
 // `node mock/cli.ts ...` (npm start); bin/shoptwin.mjs calls main() itself.

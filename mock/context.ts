@@ -47,7 +47,7 @@ export interface RequestContext {
    * same shape (deepObject `date_range[from]`, repeated keys and comma lists as arrays, numbers and
    * booleans coerced per the schema). Defaults from the schema are NOT applied: use `??`.
    */
-  input: Record<string, any>
+  input: Record<string, unknown>
   /** For operations with `x-paging`: the page window after clamps and the depth cap. */
   page: PageWindow | undefined
 }
@@ -100,10 +100,10 @@ export function defineHandler<Id extends OperationId>(operationId: Id, handler: 
  * Rewrites a request's input before validation (camelCase or legacy keys to the canonical ones,
  * flat `shared_time_from` to `shared_time.from`...). Must not mutate its argument.
  */
-export type InputNormalizer = (input: Record<string, any>, op: OperationInfo, contract: Contract) => Record<string, any>
+export type InputNormalizer = (input: Record<string, unknown>, op: OperationInfo, contract: Contract) => Record<string, unknown>
 
 /** A control-API action an area adds (`POST /__admin/<name>`, `state.admin.run(name, input)`). */
-export type AdminAction = (state: MockState, input: Record<string, any>) => unknown | Promise<unknown>
+export type AdminAction = (state: MockState, input: Record<string, unknown>) => unknown | Promise<unknown>
 
 /**
  * A write on an area's state: a named, serialisable operation, a function of the state and a plain-data

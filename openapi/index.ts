@@ -3,6 +3,8 @@
  * compiled once from it. The mock validates requests and its own responses with these; the
  * conformance suite validates a target's responses with the same ones.
  */
+// First: on a Node older than engines.node, one line and exit (openapi/node-version.ts).
+import './node-version.ts'
 import { Ajv2020, type ValidateFunction, type ErrorObject } from 'ajv/dist/2020.js'
 import addFormatsModule from 'ajv-formats'
 // The bundled contract as a JSON module (written beside openapi.yaml by `npm run build:openapi`), so

@@ -64,11 +64,11 @@ describe('conformance verdicts (issue 14: honest verdicts)', () => {
   it('rules not selected by --rules are MUST rules not run, and JUnit lists them skipped with the reason', () => {
     const report = buildReport(contract, { ...options, rules: ['auth.missing-key'] }, [outcome('auth.missing-key', 'pass')], [], new Date(), RULES)
     expect(report.incomplete.mustNotRun).toEqual([
-      { id: 'auth.enterprise-refused', reason: 'not selected (--rules)' },
-      { id: 'auth.limited-key-scope', reason: 'not selected (--rules)' },
+      { id: 'auth.enterprise-refused', reason: 'left out by --rules' },
+      { id: 'auth.limited-key-scope', reason: 'left out by --rules' },
     ])
     const junit = junitReport(report)
-    expect(junit).toContain('<testcase classname="conformance.auth" name="auth.enterprise-refused [MUST]" time="0.000">\n      <skipped message="not selected (--rules)"/>')
+    expect(junit).toContain('<testcase classname="conformance.auth" name="auth.enterprise-refused [MUST]" time="0.000">\n      <skipped message="left out by --rules"/>')
     expect(junit).toContain('<!-- PASSED, NOT CERTIFIED: 2 MUST rules not run')
   })
 

@@ -7,7 +7,9 @@
 import { setupServer } from 'msw/node'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { createConnectorHandlers } from '../mock/connector/index.ts'
+import { connectorTools, type ConnectorTool } from '../mock/connector/tools.ts'
 import { createHandlers, createMockState } from '../mock/index.ts'
+import { loadContract } from '../openapi/index.ts'
 import { consent, createBrowser, pkcePair } from './connector-helpers.ts'
 
 const MCP_BASE = 'https://mcp.example.com'
@@ -214,6 +216,25 @@ describe('connector revocation (RFC 7009; the user revokes a connection)', () =>
     expect(response.status).toBe(200)
     expect((await rpc(access, 'tools/list')).status).toBe(401)
   })
+  it('a connection whose client revoked both its tokens (RFC 7009) is shown as revoked, with no Revoke button', async () => {
+    const { clientId, access, refresh } = await tokensFor()
+    const connectionOf = () => Object.values(state.connector.data.connections).find((c) => c.connection_id === Object.values(state.connector.data.families).find((f) => f.client_id === clientId)!.connection_id)!
+    const row = async () => {
+      const browser = createBrowser()
+      await browser.open(`${MCP_BASE}/oauth/connections`)
+      const page = await browser.open(`${MCP_BASE}/oauth/sign-in`, new URLSearchParams({ next: 'connections', email: user.email, password: user.password }))
+      return page.html.split('<tr>').find((r) => r.includes(connectionOf().connection_id) || r.includes(`revoked by the application ${state.clock.now().toISOString().slice(0, 10)}`))
+    }
+    expect(await row()).toContain('>Revoke</button>')
+    for (const token of [access, refresh]) {
+      const response = await fetch(`${MCP_BASE}/oauth/revoke`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ token, client_id: clientId }) })
+      expect(response.status).toBe(200)
+    }
+    const ended = await row()
+    expect(ended).toContain(`revoked by the application ${state.clock.now().toISOString().slice(0, 10)}`)
+    expect(ended).not.toContain('Revoke</button>')
+    expect(connectionOf().revoked_at).toBeNull()
+  })
   it('the connections page revokes a connection with immediate effect', async () => {
     const { access } = await tokensFor()
     const browser = createBrowser()
@@ -226,6 +247,27 @@ describe('connector revocation (RFC 7009; the user revokes a connection)', () =>
     expect(page.status).toBe(200)
     expect(state.connector.data.connections[connection.connection_id]!.revoked_at).toBe(state.clock.now().toISOString())
     expect((await rpc(access, 'tools/list')).status).toBe(401)
+  })
+})
+
+describe('connector consent groups (the page has no script: the server expands them on Allow)', () => {
+  const grantOf = async (options: { shops: string[]; tools: string[] }) => {
+    const { clientId } = await tokensFor(options)
+    const family = Object.values(state.connector.data.families).find((f) => f.client_id === clientId)!
+    return state.connector.data.connections[family.connection_id]!
+  }
+  const catalogue = () => connectorTools(loadContract())
+  it.each([
+    ['All shops + All read tools', { shops: ['@all'], tools: ['@read'] }, (t: ConnectorTool) => t.kind === 'read'],
+    ['one shop + All tools', { shops: [], tools: ['@all'] }, () => true],
+    ['an area and one tool of another', { shops: [], tools: ['@area:Dashboards', 'getShopSps'] }, (t: ConnectorTool) => t.area === 'Dashboards' || t.name === 'getShopSps'],
+  ])('%s', async (_label, { shops, tools }, expected) => {
+    const connection = await grantOf({ shops: shops.length ? shops : [shopA!.shop_id], tools })
+    expect(connection.shops).toEqual(shops.includes('@all') ? state.world.shops.filter((s) => s.account_id === user.account_id).map((s) => s.shop_id) : [shopA!.shop_id])
+    expect(connection.tools).toEqual(catalogue().filter(expected).map((t) => t.name))
+  })
+  it('an unknown group or area grants nothing: the consent page comes back (400)', async () => {
+    await expect(tokensFor({ tools: ['@area:Nowhere', '@write'] })).rejects.toThrow(/consent answer: 400/)
   })
 })
 

@@ -9,17 +9,31 @@
 import { spawn } from 'node:child_process'
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { parseArgs } from 'node:util'
+import { checks, helpText, parseFlags, usageLine, UsageError, type CommandSpec } from '../../mock/cli-flags.ts'
+import { portInUseMessage } from '../../mock/port-holder.ts'
 import { createServer } from '../../mock/server.ts'
 import { gradeRecording, type ClientReport } from './grade.ts'
 import { loadProfile, type Profile } from './profile.ts'
 import { clientHtml, clientJson, clientJunit } from './reporters.ts'
 import { startCertification } from './session.ts'
 
-const USAGE = `usage: shoptwin certify-client [--profile standard|strict|FILE] [--report-dir DIR] [--port N] [--seed N] [--scale small|default|large] [--require-certified] [-- <command>]`
+const SPEC: CommandSpec = {
+  name: 'certify-client',
+  summary: 'Grades a client: the twin (on 127.0.0.1) runs the command with its URL, keys and shop ids in the environment, records every request, produces the documented situations and grades the client rule by rule. Without a command it records until Ctrl-C or POST /__admin/certification/finish.',
+  rest: '[-- <command>]',
+  flags: {
+    profile: { value: 'standard|strict|FILE', help: 'the situations produced (a JSON file overrides fields of standard)', default: 'standard', check: checks.nonEmpty },
+    'report-dir': { value: 'DIR', help: 'write junit.xml, report.json and report.html there', check: checks.nonEmpty },
+    port: { value: 'N', help: 'the twin\'s port', default: '0, any free port', check: checks.port },
+    seed: { value: 'N', help: 'orders the faults and places the 429', default: '42', check: checks.integer },
+    scale: { value: 'small|default|large', help: 'the world\'s size', default: 'default', check: checks.oneOf(['small', 'default', 'large']) },
+    'require-certified': { help: 'exit 1 for anything short of CERTIFIED' },
+  },
+  notes: ['Exit 0 when no MUST rule failed, 1 when one did or the command failed, 2 on bad usage. See README.md: Certify a client.'],
+}
 
 const usage = (message: string): 2 => {
-  console.error(`certify-client: ${message}\n${USAGE}`)
+  console.error(usageLine('certify-client', message))
   return 2
 }
 
@@ -38,15 +52,19 @@ export async function main(argv: string[]): Promise<number> {
   const command = dash >= 0 ? argv.slice(dash + 1) : undefined
   let values: Record<string, string | undefined>
   try {
-    values = parseArgs({ args: dash >= 0 ? argv.slice(0, dash) : argv, options: { profile: { type: 'string' }, 'report-dir': { type: 'string' }, port: { type: 'string' }, seed: { type: 'string' }, scale: { type: 'string' }, 'require-certified': { type: 'boolean' } }, strict: true }).values as Record<string, string | undefined>
+    const parsed = parseFlags(SPEC, dash >= 0 ? argv.slice(0, dash) : argv)
+    if (!parsed) {
+      process.stdout.write(helpText(SPEC))
+      return 0
+    }
+    values = parsed.values as Record<string, string | undefined>
   } catch (error) {
-    return usage((error as Error).message)
+    if (error instanceof UsageError) return usage(error.message)
+    throw error
   }
   if (command && !command.length) return usage('nothing after --')
   const seed = Number(values.seed ?? 42)
   const port = Number(values.port ?? 0)
-  if (!Number.isInteger(seed)) return usage(`--seed must be an integer, got ${values.seed}`)
-  if (!Number.isInteger(port) || port < 0 || port > 65535) return usage(`--port must be a port number, got ${values.port}`)
   let profile: Profile
   try {
     profile = loadProfile(values.profile ?? 'standard')
@@ -60,8 +78,8 @@ export async function main(argv: string[]): Promise<number> {
   } catch (error) {
     return usage((error as Error).message)
   }
-  const url = await mock.listen(port, '127.0.0.1').catch((error: Error) => error)
-  if (url instanceof Error) return usage(`cannot listen on 127.0.0.1:${port}: ${url.message}`)
+  const url = await mock.listen(port, '127.0.0.1').catch((error: NodeJS.ErrnoException) => error)
+  if (url instanceof Error) return usage(url.code === 'EADDRINUSE' ? portInUseMessage('127.0.0.1', port) : `cannot listen on 127.0.0.1:${port}: ${url.message}`)
   const { state } = mock
   const session = await startCertification(state, profile, seed)
   const key = (tier: string, label?: RegExp) => state.world.apiKeys.find((k) => k.tier === tier && (!label || label.test(k.label)))?.key ?? ''
@@ -103,10 +121,14 @@ export async function main(argv: string[]): Promise<number> {
   return values['require-certified'] && report.verdict !== 'certified' ? 1 : report.exitCode
 }
 
+/** One line per rule on the terminal, with its first finding and how many more the reports hold. */
+export const outcomeLines = (report: Pick<ClientReport, 'outcomes'>): string[] =>
+  report.outcomes.map((o) => `${o.status === 'pass' ? 'PASS' : o.status === 'not exercised' ? 'N/E ' : o.level === 'MUST' ? 'FAIL' : 'WARN'} ${o.id} [${o.level}]${o.reason ? `  (${o.reason})` : ''}${o.failures.length ? `\n     ${o.failures[0]!.message}` : ''}${o.failures.length > 1 ? `\n     +${o.failures.length - 1} more (report.json, report.html)` : ''}`)
+
 function write(report: ClientReport, dir: string | undefined, secrets: string[]): void {
   // A last pass, as the server suite's: a key a client echoed in a body never reaches a file.
   const redact = (text: string) => secrets.reduce((out, secret) => (secret ? out.split(secret).join('<redacted>') : out), text)
-  const lines = report.outcomes.map((o) => `${o.status === 'pass' ? 'PASS' : o.status === 'not exercised' ? 'N/E ' : o.level === 'MUST' ? 'FAIL' : 'WARN'} ${o.id} [${o.level}]${o.reason ? `  (${o.reason})` : ''}${o.failures.length ? `\n     ${o.failures[0]!.message}` : ''}`)
+  const lines = outcomeLines(report)
   const written: string[] = []
   if (dir) {
     mkdirSync(dir, { recursive: true })

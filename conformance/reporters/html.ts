@@ -4,7 +4,7 @@
  * pass/fail table by area with each rule's spec section, the operations exercised, and for every
  * failure the request, the response excerpt, what was expected and a curl command to reproduce it.
  */
-import type { RunReport } from '../report.ts'
+import { warningsOf, type RunReport } from '../report.ts'
 import type { Exchange, Failure, RuleOutcome } from '../types.ts'
 
 export const esc = (s: unknown) => String(s ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!)
@@ -29,7 +29,8 @@ const STATUS_LABEL: Record<RuleOutcome['status'], string> = { pass: 'pass', fail
 function statusCell(o: RuleOutcome): string {
   const warnOnly = o.level === 'SHOULD' && (o.status === 'fail' || o.status === 'error')
   const cls = o.status === 'pass' ? 'pass' : o.status === 'skip' ? 'skip' : warnOnly ? 'warn' : 'fail'
-  return `<td class="${cls}">${esc(warnOnly ? 'warning' : STATUS_LABEL[o.status])}${o.warnings.length ? ` <small>(${o.warnings.length} warning${o.warnings.length > 1 ? 's' : ''})</small>` : ''}</td>`
+  const warnings = warningsOf(o).length
+  return `<td class="${cls}">${esc(warnOnly ? 'warning' : STATUS_LABEL[o.status])}${warnings ? ` <small>(${warnings} warning${warnings > 1 ? 's' : ''})</small>` : ''}</td>`
 }
 
 function exchangeBlock(e: Exchange, open = false): string {

@@ -2,7 +2,7 @@
  * JUnit XML for CI systems: one testsuite per area, one testcase per rule. SHOULD rules that fail
  * are reported as passed with a system-out note, so that they never fail a CI gate.
  */
-import type { RunReport } from '../report.ts'
+import { warningsOf, type RunReport } from '../report.ts'
 import type { RuleOutcome } from '../types.ts'
 import { describeOutcome } from '../runner/describe.ts'
 
@@ -19,7 +19,8 @@ function testcase(o: RuleOutcome): string {
     const tag = o.status === 'error' ? 'error' : 'failure'
     lines.push(`      <${tag} message="${escapeXml(describeOutcome(o).split('\n')[0])}" type="${o.status}">${escapeXml(o.failures.map(detail).join('\n\n') || (o.reason ?? ''))}</${tag}>`)
   }
-  const notes = [...(o.level === 'SHOULD' && o.status !== 'pass' && o.status !== 'skip' ? [`SHOULD rule not met (warning): ${describeOutcome(o)}`] : []), ...o.warnings.map((w) => `warning: ${w.operation ?? ''} ${w.message} (expected ${w.expected}; received ${w.received})`)]
+  // One `warning:` line per warning, as the summary counts them (report.ts warningsOf).
+  const notes = [...(o.level === 'SHOULD' && o.status !== 'pass' && o.status !== 'skip' ? [`SHOULD rule not met: ${describeOutcome(o).split('\n')[0]}`] : []), ...warningsOf(o).map((w) => `warning: ${w.operation ?? ''} ${w.message} (expected ${w.expected}; received ${w.received})`)]
   if (notes.length) lines.push(`      <system-out>${escapeXml(notes.join('\n'))}</system-out>`)
   lines.push('    </testcase>')
   return lines.join('\n')
@@ -54,7 +55,7 @@ export function junitReport(report: RunReport): string {
   const s = report.summary
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
-    `<!-- ${escapeXml(report.verdictText).replace(/--/g, '- -')} -->`,
+    `<!-- ${escapeXml(`${report.verdictText}; ${s.warnings} warning${s.warnings === 1 ? '' : 's'}`).replace(/--/g, '- -')} -->`,
     `<testsuites name="${escapeXml(`${report.tool}: ${report.target}`)}" tests="${s.total + unselected.length}" failures="${report.outcomes.filter((o) => o.level === 'MUST' && o.status === 'fail').length}" errors="${report.outcomes.filter((o) => o.level === 'MUST' && o.status === 'error').length}" skipped="${s.skipped + unselected.length}">`,
     ...suites,
     '</testsuites>',

@@ -1,5 +1,5 @@
 /** Live progress on the terminal (one line per rule as it finishes) and the summary at the end. */
-import type { RunReport } from '../report.ts'
+import { warningsOf, type RunReport } from '../report.ts'
 import type { RuleOutcome } from '../types.ts'
 
 export interface TerminalOptions {
@@ -35,10 +35,14 @@ export function createTerminalReporter({ write = (s) => process.stdout.write(s),
       if (o.status === 'error' && o.reason) write(`     ${o.reason}\n`)
       for (const f of o.failures.slice(0, 3)) write(`     ${f.operation ? `${f.operation}: ` : ''}${f.message}\n       expected ${f.expected}\n       received ${f.received.slice(0, 200)}\n`)
       if (o.failures.length > 3) write(`     … ${o.failures.length - 3} more\n`)
+      // The warnings a rule noted besides its outcome (a passing rule's too): counted in the summary, so shown.
+      for (const w of o.warnings.slice(0, 3)) write(`     ${paint(33, 'warning')} ${w.operation ? `${w.operation}: ` : ''}${w.message}\n`)
+      if (o.warnings.length > 3) write(`     … ${o.warnings.length - 3} more warnings\n`)
     },
     summary(report: RunReport, written: string[]): void {
       const s = report.summary
-      write(`\n${s.passed} passed, ${s.failed + s.errored} failed, ${s.skipped} skipped (${s.warnings} warnings)\n`)
+      const warnRules = report.outcomes.filter((o) => warningsOf(o).length).length
+      write(`\n${s.passed} passed, ${s.mustFailed} MUST failed, ${s.shouldFailed} SHOULD not met, ${s.skipped} skipped; ${s.warnings} warning${s.warnings === 1 ? '' : 's'}${s.warnings ? ` on ${warnRules} rule${warnRules === 1 ? '' : 's'}` : ''}\n`)
       write(`operations exercised: ${s.exercised}/${s.operations}\n`)
       for (const error of report.runErrors) write(`run error: ${error}\n`)
       for (const path of written) write(`report: ${path}\n`)

@@ -12,9 +12,10 @@ import { apiError } from '../respond.ts'
 import type { World } from '../world.ts'
 import { CRM_SORT_KEYS, crmIndexOf, crmRowsBytes, matchingAffiliates, sortCrm } from '../lib/crm.ts'
 import { dayWindow, inWindow, usDateOf, type DayWindow } from '../lib/dates.ts'
-import { hasBounds, matchesAffiliatePerformance, matchesShopPerformance } from '../lib/filters.ts'
+import { boundsOf, hasBounds, matchesAffiliatePerformance, matchesShopPerformance } from '../lib/filters.ts'
 import { postFigures, shopLifetime, type PostFigures } from '../lib/figures.ts'
 import { handleContains } from '../lib/handles.ts'
+import { isPlainObject } from '../lib/json.ts'
 import { creatorOf, shopLookupsOf } from '../lib/lookups.ts'
 import { round2 } from '../lib/numbers.ts'
 import { countOnly, offsetResultsPage } from '../lib/pages.ts'
@@ -72,9 +73,11 @@ function contentFiltersOf<F extends { product_filter?: unknown; date_range?: unk
 const anyCreator = (_creatorId: string): boolean => true
 
 /** The creator filters (platform-wide and shop lifetime) of the video and LIVE lists (`anyCreator` without). */
-function creatorPerformanceFilter(world: World, data: ShopData, filters: Record<string, any>): (creatorId: string) => boolean {
-  const wantsAffiliate = hasBounds(filters.affiliate_performance)
-  const wantsShop = hasBounds(filters.shop_performance)
+function creatorPerformanceFilter(world: World, data: ShopData, filters: Record<string, unknown>): (creatorId: string) => boolean {
+  const affiliatePerformance = boundsOf(filters.affiliate_performance)
+  const shopPerformance = boundsOf(filters.shop_performance)
+  const wantsAffiliate = hasBounds(affiliatePerformance)
+  const wantsShop = hasBounds(shopPerformance)
   if (!wantsAffiliate && !wantsShop) return anyCreator
   const shop = shopLookupsOf(data)
   const memo = new Map<string, boolean>()
@@ -84,8 +87,8 @@ function creatorPerformanceFilter(world: World, data: ShopData, filters: Record<
       const index = shop.affiliateByCreator.get(creatorId)
       const affiliate = index === undefined ? undefined : data.affiliates[index]
       ok = !!affiliate &&
-        (!wantsAffiliate || matchesAffiliatePerformance(creatorOf(world, affiliate), filters.affiliate_performance)) &&
-        (!wantsShop || matchesShopPerformance(shopLifetime(world, data, creatorId), filters.shop_performance))
+        (!wantsAffiliate || matchesAffiliatePerformance(creatorOf(world, affiliate), affiliatePerformance)) &&
+        (!wantsShop || matchesShopPerformance(shopLifetime(world, data, creatorId), shopPerformance))
       memo.set(creatorId, ok)
     }
     return ok
@@ -155,8 +158,8 @@ const AD_METRIC_SORTS = ['roi', 'cpa', 'ad_spend']
 const SLIDESHOW_SORT_KEYS = [...VIDEO_SORT_KEYS, 'engagement_rate'] as const
 
 const refuseAdMetricSort: InputNormalizer = (input) => {
-  const sortBy = input.filters?.sort_by
-  if (AD_METRIC_SORTS.includes(sortBy)) throw apiError(400, `filters.sort_by ${sortBy} is unavailable for slideshows: the ad metrics roi, cpa and ad_spend cannot be sorted on`)
+  const sortBy = isPlainObject(input.filters) ? input.filters.sort_by : undefined
+  if (typeof sortBy === 'string' && AD_METRIC_SORTS.includes(sortBy)) throw apiError(400, `filters.sort_by ${sortBy} is unavailable for slideshows: the ad metrics roi, cpa and ad_spend cannot be sorted on`)
   return input
 }
 

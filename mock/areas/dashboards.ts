@@ -571,7 +571,7 @@ const getDashboardData = defineHandler('getDashboardData', (ctx) => {
 // Control API
 
 /** `dashboards/open {shop_id}`: the user opens the dashboards in the app, creating the default boards. */
-const openAction = (state: MockState, input: Record<string, any>) => {
+const openAction = (state: MockState, input: Record<string, unknown>) => {
   const shop = state.findShop(String(input.shop_id ?? ''))
   if (!shop) throw apiError(400, 'shop_id must name a shop of the account')
   const created = state.write(dashboardsState, 'openDefaults', { shopId: shop.shop_id, at: state.clock.now().toISOString() })
@@ -579,7 +579,7 @@ const openAction = (state: MockState, input: Record<string, any>) => {
 }
 
 /** `dashboards/archive {dashboard_id, archived?}`: the user archives (or restores) a board in the app. */
-const archiveAction = (state: MockState, input: Record<string, any>) => {
+const archiveAction = (state: MockState, input: Record<string, unknown>) => {
   const board = dashboardStore(state).boards.get(String(input.dashboard_id ?? ''))
   if (!board) throw apiError(404, `Dashboard not found: ${String(input.dashboard_id)}`)
   const archived = input.archived ?? true
@@ -605,7 +605,7 @@ const widgetInputCheck = (contract: Contract, type: 'stat' | 'stat-chart') => {
  * 400 naming the stat key when an entry of `input[field]` has one that is not a stat key, before the
  * contract's `StatKey` enum would answer with its whole list (spec: Dashboards: create).
  */
-function checkStatKeys(input: Record<string, any>, field: string): void {
+function checkStatKeys(input: Record<string, unknown>, field: string): void {
   const list: unknown = input[field]
   if (!Array.isArray(list)) return
   list.forEach((w: unknown, i) => {
@@ -620,7 +620,7 @@ function checkStatKeys(input: Record<string, any>, field: string): void {
   })
 }
 
-function checkNewWidgets(contract: Contract, input: Record<string, any>, field: string): void {
+function checkNewWidgets(contract: Contract, input: Record<string, unknown>, field: string): void {
   checkStatKeys(input, field)
   const list: unknown = input[field]
   if (!Array.isArray(list)) return

@@ -23,6 +23,7 @@ import { apiError } from '../respond.ts'
 import { csvExport, wantsCsv } from '../csv.ts'
 import type { MockState } from '../state.ts'
 import { assertRangeOrder } from '../lib/dates.ts'
+import { isOneOf } from '../lib/json.ts'
 import { roundHalfAway } from '../lib/numbers.ts'
 import { shopDataFor, shopStates } from '../lib/shop.ts'
 import { compareText } from '../lib/sort.ts'
@@ -594,7 +595,7 @@ const availabilityAction: AdminAction = (state, input) => {
   const { shop_id, platform, available } = input
   const shop = typeof shop_id === 'string' ? state.findShop(shop_id) : undefined
   if (!shop) throw apiError(400, 'shop_id must be a shop of the account')
-  if (!OFF_PLATFORMS.includes(platform)) throw apiError(400, 'platform must be storefront or marketplace')
+  if (!isOneOf(OFF_PLATFORMS, platform)) throw apiError(400, 'platform must be storefront or marketplace')
   if (typeof available !== 'boolean') throw apiError(400, 'available must be a boolean')
   state.write(haloState, 'setAvailable', { shopId: shop.shop_id, platform, available })
   return { shop_id, platform, available }

@@ -15,7 +15,7 @@ import type { MockState } from '../state.ts'
 import type { World } from '../world.ts'
 import { sampleRequestsOf, samplesState } from '../lib/sample-requests.ts'
 import { assertNotAfter, shopLocalDate } from '../lib/dates.ts'
-import { fuzzyMatch, idArraySet, inBounds, matchesShopPerformance, type ShopLifetime } from '../lib/filters.ts'
+import { boundsOf, fuzzyMatch, idArraySet, inBounds, matchesShopPerformance, type ShopLifetime } from '../lib/filters.ts'
 import { shopLifetime } from '../lib/figures.ts'
 import { handleContains, handleKey } from '../lib/handles.ts'
 import { percent2, round2 } from '../lib/numbers.ts'
@@ -108,13 +108,13 @@ function inDays(data: ShopData, iso: string | null, bounds: [number, number] | n
 
 
 /** spec: CRM: affiliate_performance (platform-wide 30-day GMV, followers) and shop_performance (shop lifetime). */
-function matchesPerformance(creatorId: string, filters: Record<string, any>, lookup: Profiles): boolean {
-  const a = filters.affiliate_performance
+function matchesPerformance(creatorId: string, filters: Record<string, unknown>, lookup: Profiles): boolean {
+  const a = boundsOf(filters.affiliate_performance)
   if (a) {
     const c = lookup.creator(creatorId)
     if (!inBounds(c?.med_gmv_revenue ?? 0, a.min_gmv, a.max_gmv) || !inBounds(c?.follower_cnt ?? 0, a.min_followers, a.max_followers)) return false
   }
-  const s = filters.shop_performance
+  const s = boundsOf(filters.shop_performance)
   if (s && !matchesShopPerformance(lookup.shop(creatorId), s)) return false
   return true
 }
@@ -122,7 +122,7 @@ function matchesPerformance(creatorId: string, filters: Record<string, any>, loo
 
 
 /** spec: Samples: `campaign_id` or `all_campaigns: true` (any campaign); neither: no campaign filter. */
-function matchesCampaign(campaignId: string | null, input: Record<string, any>): boolean {
+function matchesCampaign(campaignId: string | null, input: Record<string, unknown>): boolean {
   if (typeof input.campaign_id === 'string') return campaignId === input.campaign_id
   if (input.all_campaigns === true) return campaignId !== null
   return true
@@ -488,7 +488,7 @@ function funnelIndexOf(requests: readonly SampleRequest[]): FunnelIndex {
 }
 
 /** The funnel's cohort (the filters, the time field's rows and its whole-day window) and what it shows but for ages. */
-function funnelParts(ctx: RequestContext, data: ShopData, column: StageTime): FunnelParts {
+function funnelParts(ctx: HandlerContext<'getSampleFunnel'>, data: ShopData, column: StageTime): FunnelParts {
   const input = ctx.input
   const days = dayBounds(data, input.time_from, input.time_to, ['time_from', 'time_to'])
   const products = idArraySet([...(input.product_ids ?? []), ...(typeof input.product_id === 'string' ? [input.product_id] : [])])

@@ -20,7 +20,7 @@ import { positiveRatio, round2 } from '../lib/numbers.ts'
 import { numberedPage } from '../lib/pages.ts'
 import { adminShop, shopDataFor, shopStates } from '../lib/shop.ts'
 import { sortKeyOr, upperDirectionOf } from '../lib/sort.ts'
-import { sortRows } from '../lib/sort.ts'
+import { sortRows, type SortValue } from '../lib/sort.ts'
 import { csvExport, wantsCsv } from '../csv.ts'
 
 type Schemas = components['schemas']
@@ -71,7 +71,11 @@ function metricsOf(data: ShopData, ads: readonly SocialAd[], { fromDay, toDay }:
 }
 
 /** Sort value of a row with `metrics`: a metric key reads the metrics, anything else the row. */
-const metricOrField = (key: string) => (row: Record<string, any> & { metrics: SocialMetrics }) => (isMetricKey(key) ? row.metrics[key] : row[key])
+const metricOrField = (key: string) => (row: { metrics: SocialMetrics }): SortValue => {
+  if (isMetricKey(key)) return row.metrics[key]
+  const value = (row as Record<string, unknown>)[key]
+  return value === null || ['string', 'number', 'boolean'].includes(typeof value) ? (value as SortValue) : undefined
+}
 
 /** Rows flattened for CSV (metrics beside the other fields): the columns a client may pick. */
 const csvColumns = (fields: readonly string[]): string[] => [...fields.filter((f) => f !== 'metrics'), ...METRIC_KEYS]
@@ -99,7 +103,7 @@ function listAnswer<T>(ctx: RequestContext & PagedContext, listing: Listing<T>) 
   const sorted = sortRows(rows, value(sort_by), sort_direction, id)
   if (wantsCsv(ctx)) {
     const flat = sorted.map((row) => {
-      const { metrics, ...rest } = row as Record<string, any>
+      const { metrics, ...rest } = row as Record<string, unknown> & { metrics?: SocialMetrics }
       return { ...rest, ...(metrics ?? {}) }
     })
     return csvExport(ctx, flat, csvColumns(fields))

@@ -12,6 +12,7 @@ import type { World } from '../world.ts'
 import { assertRangeOrder } from '../lib/dates.ts'
 import { postFigures } from '../lib/figures.ts'
 import { handleContains } from '../lib/handles.ts'
+import { isPlainObject } from '../lib/json.ts'
 import { shopLookupsOf } from '../lib/lookups.ts'
 import { round2 } from '../lib/numbers.ts'
 import { shopDataFor } from '../lib/shop.ts'
@@ -26,7 +27,6 @@ const SEARCH_KEYS = [
   ...RANGE_FILTERS.flatMap((name) => [`${name}_from`, `${name}_to`]),
 ]
 
-const isPlainObject = (value: unknown): value is Record<string, unknown> => !!value && typeof value === 'object' && !Array.isArray(value)
 
 /**
  * spec: Sponsored-video codes: search filters may be sent inline at the top level, and each range
@@ -34,8 +34,8 @@ const isPlainObject = (value: unknown): value is Record<string, unknown> => !!va
  * A range object missing a bound is left as it is, for validation to refuse.
  */
 export const normalizeSparkInput: InputNormalizer = (input) => {
-  const out: Record<string, any> = { ...input }
-  const params: Record<string, any> = isPlainObject(input.search_params) ? { ...input.search_params } : {}
+  const out: Record<string, unknown> = { ...input }
+  const params: Record<string, unknown> = isPlainObject(input.search_params) ? { ...input.search_params } : {}
   for (const key of SEARCH_KEYS) {
     if (!(key in out)) continue
     if (!(key in params)) params[key] = out[key]
@@ -138,7 +138,7 @@ const inRange = (day: string | null, from: unknown, to: unknown): boolean =>
 const listOf = (value: unknown): unknown[] => (value === undefined || value === null ? [] : Array.isArray(value) ? value : [value])
 
 /** 400 when a range's from is after its to (decision: a reversed range is a mistake, not an empty filter). */
-function checkRanges(p: Record<string, any>): void {
+function checkRanges(p: Record<string, unknown>): void {
   for (const name of RANGE_FILTERS) {
     const from = p[`${name}_from`]
     const to = p[`${name}_to`]
@@ -147,7 +147,7 @@ function checkRanges(p: Record<string, any>): void {
 }
 
 /** spec: Sponsored-video codes: every search_params filter. */
-function matches(e: SparkEntry, p: Record<string, any>): boolean {
+function matches(e: SparkEntry, p: Record<string, unknown>): boolean {
   const statuses = listOf(p.status)
   const videoIds = listOf(p.video_ids)
   return (

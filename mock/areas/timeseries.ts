@@ -12,6 +12,7 @@ import type { World } from '../world.ts'
 import { dayWindow, inWindow, usDateOf, type DayWindow } from '../lib/dates.ts'
 import { derivedRates, postRateOf } from '../lib/figures.ts'
 import { handleContains, isHandleFilter } from '../lib/handles.ts'
+import { isPlainObject } from '../lib/json.ts'
 import { creatorContent, creatorOf } from '../lib/lookups.ts'
 import { round2 } from '../lib/numbers.ts'
 import { dataPage } from '../lib/pages.ts'
@@ -105,7 +106,7 @@ interface ContentFilter {
   productId: string | undefined
 }
 
-const contentFilterOf = (params: Record<string, any>): ContentFilter | undefined => {
+const contentFilterOf = (params: Record<string, unknown>): ContentFilter | undefined => {
   const campaignId = typeof params.campaign_id === 'string' && params.campaign_id !== '' ? params.campaign_id : undefined
   const productId = typeof params.product_id === 'string' && params.product_id !== '' ? params.product_id : undefined
   return campaignId || productId ? { campaignId, productId } : undefined
@@ -356,7 +357,7 @@ function postSearch(kind: 'videos' | 'slideshows') {
 
 // spec: Timeseries searches: live_gmv is not sortable; the contract's enum refuses it, this names why.
 const refuseLiveGmvSort: InputNormalizer = (input) => {
-  if (input.search_params?.sort_by === 'live_gmv') throw apiError(400, 'search_params.sort_by live_gmv is not sortable: live_gmv is joined after ranking')
+  if (isPlainObject(input.search_params) && input.search_params.sort_by === 'live_gmv') throw apiError(400, 'search_params.sort_by live_gmv is not sortable: live_gmv is joined after ranking')
   return input
 }
 

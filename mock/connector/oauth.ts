@@ -5,9 +5,9 @@
  * the user's connections page. Errors follow RFC 6749 4.1.2.1 (redirected) and 5.2 (JSON).
  */
 import type { MockState } from '../state.ts'
-import { connectionsPage, consentPage, errorPage, signInPage } from './pages.ts'
+import { chosenShops, chosenTools, connectionsPage, consentPage, errorPage, signInPage } from './pages.ts'
 import { digest, newId, newSecret, s256 } from './secrets.ts'
-import { ConnectorOperationError, type AuthorizationRequest, type ConnectorClient, type ConnectorUser } from './store.ts'
+import { connectionEnded, ConnectorOperationError, type AuthorizationRequest, type ConnectorClient, type ConnectorUser } from './store.ts'
 import { connectorTools } from './tools.ts'
 
 /** Lifetimes on the mock clock. */
@@ -298,13 +298,12 @@ export function createAuthorizationServer(state: MockState, urls: ConnectorUrls)
       store().apply('denyConsent', { request_hash: requestHash, now: nowIso() })
       return fail('access_denied', 'The user denied the request')
     }
-    const shopIds = new Set(accountShops(user).map((s) => s.shop_id))
-    const toolNames = new Set(tools().map((t) => t.name))
-    const shops = [...new Set(form.getAll('shop'))].filter((s) => shopIds.has(s))
-    const chosenTools = [...new Set(form.getAll('tool'))].filter((t) => toolNames.has(t))
-    if (shops.length === 0 || chosenTools.length === 0) return renderConsent(requestId, pending, user, { status: 400, error: 'Choose at least one shop and one tool, or deny.', checked: { shops, tools: chosenTools } })
+    // The form's groups ("All shops", "All read tools", an area...) expand here: the page has no script.
+    const shops = chosenShops(form.getAll('shop'), accountShops(user))
+    const toolNames = chosenTools(form.getAll('tool'), tools())
+    if (shops.length === 0 || toolNames.length === 0) return renderConsent(requestId, pending, user, { status: 400, error: 'Choose at least one shop and one tool, or deny.', checked: { shops: form.getAll('shop'), tools: form.getAll('tool') } })
     const code = newSecret('code_')
-    store().apply('approveConsent', { request_hash: requestHash, code_hash: await digest(code), connection_id: newId(), shops, tools: chosenTools, now: nowIso(), code_expires_at: later(LIFETIMES.codeMs) })
+    store().apply('approveConsent', { request_hash: requestHash, code_hash: await digest(code), connection_id: newId(), shops, tools: toolNames, now: nowIso(), code_expires_at: later(LIFETIMES.codeMs) })
     const url = new URL(pending.redirect_uri)
     url.searchParams.set('code', code)
     if (pending.state !== null) url.searchParams.set('state', pending.state)
@@ -378,9 +377,11 @@ export function createAuthorizationServer(state: MockState, urls: ConnectorUrls)
   async function connections(request: Request): Promise<Response> {
     const user = await sessionUser(request)
     if (!user) return html(200, signInPage({ action: urls.signIn, fields: { next: 'connections' } }))
-    const list = Object.values(store().data.connections)
+    const { data } = store()
+    const list = Object.values(data.connections)
       .filter((c) => c.user_id === user.user_id)
-      .sort((a, b) => Number(!!a.revoked_at) - Number(!!b.revoked_at) || b.created_at.localeCompare(a.created_at))
+      .map((c) => ({ ...c, ended: connectionEnded(data, c) }))
+      .sort((a, b) => Number(!!a.ended) - Number(!!b.ended) || b.created_at.localeCompare(a.created_at))
     return html(200, connectionsPage({ user, connections: list, shops: accountShops(user), action: `${urls.connections}/revoke` }))
   }
 

@@ -4,7 +4,7 @@
  * works offline, under a strict CSP, and in a headless browser alike.
  */
 import type { ShopRecord } from '../world.ts'
-import type { Connection, ConnectorClient, ConnectorUser } from './store.ts'
+import type { Connection, ConnectorClient, ConnectorUser, connectionEnded } from './store.ts'
 import type { ConnectorTool } from './tools.ts'
 
 const escape = (text: string): string => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
@@ -36,6 +36,8 @@ code{font:12px/1.4 ui-monospace,SFMono-Regular,Menlo,monospace;background:#eef1f
 .sticky{position:sticky;bottom:0;background:#fff;border-top:1px solid #e3e7ec;margin:18px -28px -24px;padding:14px 28px;border-radius:0 0 10px 10px;align-items:center}
 .sticky .muted{margin-right:auto}
 details>summary{cursor:pointer;font-weight:600;padding:4px 0}
+.area{border-top:1px solid #eef1f5;padding:2px 0}.area details>summary{font-weight:400;font-size:13px;color:#2f6fdb;padding:0 4px 4px 34px}
+label.group strong{font-weight:600}
 details[open]>summary{margin-bottom:4px}
 button{font:inherit;padding:9px 20px;border-radius:7px;border:1px solid #c4ccd6;background:#fff;cursor:pointer}
 button.primary{background:#2f6fdb;border-color:#2f6fdb;color:#fff;font-weight:600}
@@ -79,7 +81,31 @@ function toolRow(tool: ConnectorTool, checked: boolean): string {
   return `<label class="row"><input type="checkbox" name="tool" value="${escape(tool.name)}"${checked ? ' checked' : ''}><span><code>${escape(tool.name)}</code><br><span class="muted">${escape(tool.title)}</span></span></label>`
 }
 
-/** The consent page: the account's shops and the tools, each with a checkbox; allow or deny. */
+/**
+ * The consent form's group choices, expanded by the server when the form is posted (the page has no
+ * script): `shop=@all` is every shop of the account at consent time; `tool=@read` every read tool,
+ * `tool=@all` every tool, `tool=@area:<area>` every tool of an area. Individual names stay as they are.
+ */
+export const CONSENT_GROUPS = { allShops: '@all', readTools: '@read', allTools: '@all', area: (area: string) => `@area:${area}` } as const
+
+/** The shops a posted consent form chose: the names it ticked, or every shop for `@all`; unknown ids dropped. */
+export function chosenShops(values: string[], shops: ShopRecord[]): string[] {
+  const ids = shops.map((s) => s.shop_id)
+  return values.includes(CONSENT_GROUPS.allShops) ? ids : ids.filter((id) => values.includes(id))
+}
+
+/** The tools a posted consent form chose, its groups expanded, in the catalogue's order; unknown names dropped. */
+export function chosenTools(values: string[], tools: ConnectorTool[]): string[] {
+  const chosen = (t: ConnectorTool) =>
+    values.includes(t.name) || values.includes(CONSENT_GROUPS.allTools) || (t.kind === 'read' && values.includes(CONSENT_GROUPS.readTools)) || values.includes(CONSENT_GROUPS.area(t.area))
+  return tools.filter(chosen).map((t) => t.name)
+}
+
+/**
+ * The consent page: the account's shops and the tools, allow or deny. Groups first ("All shops",
+ * "All read tools", "All tools", each area), expanded by the server on Allow; each area opens to its
+ * tools one by one (closed unless one of them is ticked), so the page stays short.
+ */
 export function consentPage({
   action,
   requestId,
@@ -98,6 +124,7 @@ export function consentPage({
   user: ConnectorUser
   shops: ShopRecord[]
   tools: ConnectorTool[]
+  /** The form's values as posted (group values included), when the page is shown again. */
   checked?: { shops: string[]; tools: string[] }
   error?: string
 }): string {
@@ -110,19 +137,24 @@ export function consentPage({
       return redirectUri
     }
   })()
+  const box = (name: 'shop' | 'tool', value: string, label: string, note: string) =>
+    `<label class="row group"><input type="checkbox" name="${name}" value="${escape(value)}"${(name === 'shop' ? checked.shops : checked.tools).includes(value) ? ' checked' : ''}><span><strong>${escape(label)}</strong> <span class="muted">${escape(note)}</span></span></label>`
   const shopRows = shops
     .map(
       (s) =>
         `<label class="row"><input type="checkbox" name="shop" value="${escape(s.shop_id)}"${checked.shops.includes(s.shop_id) ? ' checked' : ''}><span><strong>${escape(s.shop_name)}</strong><br><span class="muted">Plan ${escape(s.plan)}${s.is_active ? '' : ' · inactive'} · <code>${escape(s.shop_id)}</code></span></span></label>`,
     )
     .join('')
+  const reads = tools.filter((t) => t.kind === 'read').length
   const toolSets = [...areas]
     .map(([area, list]) => {
       const column = (kind: 'read' | 'write') => {
         const rows = list.filter((t) => t.kind === kind)
         return `<div><div class="kind ${kind}">${kind === 'read' ? 'Read' : 'Write: changes data'}</div>${rows.length ? rows.map((t) => toolRow(t, checked.tools.includes(t.name))).join('') : '<span class="muted">none</span>'}</div>`
       }
-      return `<fieldset><details open><summary>${escape(area)} <span class="muted">(${list.length})</span></summary><div class="cols">${column('read')}${column('write')}</div></details></fieldset>`
+      const areaReads = list.filter((t) => t.kind === 'read').length
+      const open = list.some((t) => checked.tools.includes(t.name))
+      return `<div class="area">${box('tool', CONSENT_GROUPS.area(area), area, areaReads === list.length ? `${list.length} read tool${list.length === 1 ? '' : 's'}` : `${list.length} tools: ${areaReads} read, ${list.length - areaReads} write`)}<details${open ? ' open' : ''}><summary>Choose ${escape(area)} tools one by one</summary><div class="cols">${column('read')}${column('write')}</div></details></div>`
     })
     .join('')
   return layout(
@@ -132,21 +164,24 @@ export function consentPage({
 <p class="muted">The application chose its own name when it registered; it is not verified. Only allow applications you started yourself. You can revoke this connection at any time on the <a href="connections">connections page</a>.</p>
 ${errorBox(error)}
 <form method="post" action="${escape(action)}">${hidden('request_id', requestId)}
-<h2>Shops it may use</h2>${shopRows}
-<h2>Tools it may call</h2><p class="muted">Each tool does what the API endpoint of the same name does, on the shops chosen above, and is recorded in the activity log.</p>${toolSets}
+<fieldset><legend>Shops it may use</legend>${box('shop', CONSENT_GROUPS.allShops, 'All shops', `the ${shops.length} shops of this account`)}<div class="cols">${shopRows}</div></fieldset>
+<fieldset><legend>Tools it may call</legend><p class="muted">Each tool does what the API endpoint of the same name does, on the shops chosen above, and is recorded in the activity log. A group includes every tool in it, ticked below or not.</p>
+<div class="cols">${box('tool', CONSENT_GROUPS.readTools, 'All read tools', `${reads} tools that change nothing`)}${box('tool', CONSENT_GROUPS.allTools, 'All tools', `${tools.length}, writes included`)}</div>
+<h2>By area</h2>${toolSets}</fieldset>
 <div class="actions sticky"><span class="muted">Nothing is shared until you press Allow.</span><button type="submit" name="decision" value="deny">Deny</button><button class="primary" type="submit" name="decision" value="allow">Allow</button></div>
 </form></div>`,
   )
 }
 
 /** The account's connections, each live one with a revoke button. */
-export function connectionsPage({ user, connections, shops, action }: { user: ConnectorUser; connections: Connection[]; shops: ShopRecord[]; action: string }): string {
+export function connectionsPage({ user, connections, shops, action }: { user: ConnectorUser; connections: Array<Connection & { ended?: ReturnType<typeof connectionEnded> }>; shops: ShopRecord[]; action: string }): string {
+  const ENDED = { user: 'revoked', client: 'revoked by the application', security: 'ended: a code or refresh token was reused' } as const
   const shopName = (id: string) => shops.find((s) => s.shop_id === id)?.shop_name ?? id
   const rows = connections
     .map(
       (c) => `<tr><td><strong>${escape(c.client_name)}</strong><br><span class="muted">since ${escape(c.created_at.slice(0, 10))}${c.last_used_at ? ` · last used ${escape(c.last_used_at.slice(0, 10))}` : ''}</span></td>
 <td>${c.shops.map((s) => escape(shopName(s))).join('<br>')}</td><td>${c.tools.length} tool${c.tools.length === 1 ? '' : 's'}<br><span class="muted">${c.tools.slice(0, 4).map((t) => `<code>${escape(t)}</code>`).join(' ')}${c.tools.length > 4 ? ' …' : ''}</span></td>
-<td>${c.revoked_at ? `<span class="badge revoked">revoked ${escape(c.revoked_at.slice(0, 10))}</span>` : `<form method="post" action="${escape(action)}">${hidden('connection_id', c.connection_id)}<button class="danger" type="submit">Revoke</button></form>`}</td></tr>`,
+<td>${c.ended ? `<span class="badge revoked">${ENDED[c.ended.by]} ${escape(c.ended.at.slice(0, 10))}</span>` : `<form method="post" action="${escape(action)}">${hidden('connection_id', c.connection_id)}<button class="danger" type="submit">Revoke</button></form>`}</td></tr>`,
     )
     .join('')
   return layout(

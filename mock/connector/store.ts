@@ -161,6 +161,19 @@ function revokeFamily(data: ConnectorData, familyId: string, at: string, reason:
   family.revoked_reason = reason
 }
 
+/**
+ * Whether a connection still lets its client in: revoked by the user, or ended when every token grant
+ * under it was revoked (the client revoking its refresh token, RFC 7009 2.1, or a reused code or
+ * refresh token); a new consent of the same client brings it back with a new grant.
+ */
+export function connectionEnded(data: ConnectorData, connection: Connection): { at: string; by: 'user' | 'client' | 'security' } | undefined {
+  if (connection.revoked_at) return { at: connection.revoked_at, by: 'user' }
+  const families = Object.values(data.families).filter((f) => f.connection_id === connection.connection_id)
+  if (!families.length || families.some((f) => !f.revoked_at)) return undefined
+  const last = families.reduce((a, b) => (a.revoked_at! >= b.revoked_at! ? a : b))
+  return { at: last.revoked_at!, by: last.revoked_reason === 'revoked by the client' ? 'client' : 'security' }
+}
+
 /** The operations: every write to the connector's state, by name. */
 export const connectorOperations = {
   registerClient(data: ConnectorData, input: ConnectorClient): ConnectorClient {

@@ -9,7 +9,7 @@ import type { components } from '../../openapi/types.ts'
 import type { MockState } from '../state.ts'
 import type { World } from '../world.ts'
 import { dayWindow, inWindow, usDateOf, type DayWindow } from './dates.ts'
-import { hasBounds, matchesAffiliatePerformance, matchesShopPerformance } from './filters.ts'
+import { boundsOf, hasBounds, matchesAffiliatePerformance, matchesShopPerformance } from './filters.ts'
 import { postRateOf, shopLifetime } from './figures.ts'
 import { handleContains } from './handles.ts'
 import { creatorContent, creatorOf } from './lookups.ts'
@@ -253,13 +253,15 @@ export function crmRowsBytes(world: World, data: ShopData, index: CrmIndex, tags
 const tagList = (value: unknown): string[] => (Array.isArray(value) ? value.filter((t): t is string => typeof t === 'string') : [])
 
 /** Indexes of the shop's affiliates matching a CRM `filters` object, in record order (see filterCrmAffiliates). */
-export function matchingAffiliates(world: World, data: ShopData, index: CrmIndex, tagsOf: TagsOf, filters: Record<string, any>, window: DayWindow): number[] {
+export function matchingAffiliates(world: World, data: ShopData, index: CrmIndex, tagsOf: TagsOf, filters: Record<string, unknown>, window: DayWindow): number[] {
   const f = filters ?? {}
   const include = tagList(f.include_tags)
   const exclude = tagList(f.exclude_tags)
   // Without a numeric bound every creator is within the performance filters.
-  const wantsAffiliatePerformance = hasBounds(f.affiliate_performance)
-  const wantsShopPerformance = hasBounds(f.shop_performance)
+  const affiliatePerformance = boundsOf(f.affiliate_performance)
+  const shopPerformance = boundsOf(f.shop_performance)
+  const wantsAffiliatePerformance = hasBounds(affiliatePerformance)
+  const wantsShopPerformance = hasBounds(shopPerformance)
   const minVideos = typeof f.min_videos === 'number' ? f.min_videos : undefined
   const wantsHandle = typeof f.handle === 'string' && f.handle.trim() !== ''
   const videoCounts = minVideos === undefined ? undefined : sortValuesOf(data, index, 'video_count', window)
@@ -273,8 +275,8 @@ export function matchingAffiliates(world: World, data: ShopData, index: CrmIndex
       if (include.length && !tags.some((t) => include.includes(t))) continue
       if (exclude.length && tags.some((t) => exclude.includes(t))) continue
     }
-    if (wantsAffiliatePerformance && !matchesAffiliatePerformance(index.creators[i]!, f.affiliate_performance)) continue
-    if (wantsShopPerformance && !matchesShopPerformance(shopLifetime(world, data, affiliate.creator_id), f.shop_performance)) continue
+    if (wantsAffiliatePerformance && !matchesAffiliatePerformance(index.creators[i]!, affiliatePerformance)) continue
+    if (wantsShopPerformance && !matchesShopPerformance(shopLifetime(world, data, affiliate.creator_id), shopPerformance)) continue
     if (videoCounts && videoCounts[i]! < minVideos!) continue
     out.push(i)
   }
@@ -436,7 +438,7 @@ function firstInOrder(items: number[], count: number, compare: (a: number, b: nu
  * followers), `shop_performance` (lifetime with the shop). Metrics all-time or within `dateRange`.
  * Ordered by gmv descending, then handle. Outreach re-resolves saved groups with it.
  */
-export function filterCrmAffiliates(state: MockState, shopId: string, filters: Record<string, any>, dateRange?: { from: string; to: string }): CrmRow[] {
+export function filterCrmAffiliates(state: MockState, shopId: string, filters: Record<string, unknown>, dateRange?: { from: string; to: string }): CrmRow[] {
   const world = state.world
   const data = shopDataOf(world, shopId)
   const window = dayWindow(world, dateRange)
@@ -453,7 +455,7 @@ export function filterCrmAffiliates(state: MockState, shopId: string, filters: R
  * Kept per shop by window and filters: what they read is fixed (the index's facts, posts and
  * profiles) but for the tags, so a count by tags holds for the tags' version it was made at.
  */
-export function countCrmAffiliates(state: MockState, shopId: string, filters: Record<string, any>): number {
+export function countCrmAffiliates(state: MockState, shopId: string, filters: Record<string, unknown>): number {
   const world = state.world
   const data = shopDataOf(world, shopId)
   const window = dayWindow(world, undefined)

@@ -24,6 +24,9 @@ export type Bounds = Record<string, number | undefined> | undefined
 /** Inclusive `min_<name>`/`max_<name>` bounds of a performance filter (unset bounds match everything). */
 export const withinBounds = (value: number, bounds: Bounds, name: string): boolean => inBounds(value, bounds?.[`min_${name}`], bounds?.[`max_${name}`])
 
+/** A performance filter object of a request (non-numeric bounds are ignored where bounds are read). */
+export const boundsOf = (value: unknown): Bounds => (value && typeof value === 'object' && !Array.isArray(value) ? (value as Bounds) : undefined)
+
 /** True when a performance filter sets at least one bound. */
 export const hasBounds = (bounds: Bounds): boolean => !!bounds && Object.values(bounds).some((v) => typeof v === 'number')
 

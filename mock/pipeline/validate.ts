@@ -32,7 +32,7 @@ function messageOf(error: ErrorObject, root: string): string {
   return isMissingDateRange(error) ? MISSING_DATE_RANGE : describeAjvError(error, root)
 }
 
-function recoerce(input: Record<string, any>, op: OperationInfo, resolve: ReturnType<typeof schemaResolver>): Record<string, any> {
+function recoerce(input: Record<string, unknown>, op: OperationInfo, resolve: ReturnType<typeof schemaResolver>): Record<string, unknown> {
   const out = { ...input }
   for (const p of op.query) {
     const value = out[p.name]
@@ -46,7 +46,7 @@ function recoerce(input: Record<string, any>, op: OperationInfo, resolve: Return
  * For handlers whose range is required but whose schema cannot say so (it also accepts `dateRange`):
  * spec: Errors: 400 `Missing date_range (from/to)` unless both bounds are present.
  */
-export function requireDateRange(input: Record<string, any>, field = 'date_range'): { from: string; to: string } {
+export function requireDateRange(input: Record<string, unknown>, field = 'date_range'): { from: string; to: string } {
   const range = input[field] as { from?: unknown; to?: unknown } | undefined
   if (!range || typeof range !== 'object' || typeof range.from !== 'string' || typeof range.to !== 'string') throw apiError(400, MISSING_DATE_RANGE)
   return { from: range.from, to: range.to }
@@ -68,7 +68,7 @@ export const validate = (): Step =>
       }
     }
 
-    let input: Record<string, any> = {}
+    let input: Record<string, unknown> = {}
     let validateInput
     if (op.hasBody) {
       if (ctx.bodyText.trim() !== '') {
@@ -79,7 +79,7 @@ export const validate = (): Step =>
           throw apiError(400, `Malformed JSON body: ${(error as Error).message}`)
         }
         if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw apiError(400, 'body must be a JSON object')
-        input = parsed as Record<string, any>
+        input = parsed as Record<string, unknown>
       }
       validateInput = validators.requestBody(op)
     } else if (op.query.length) {

@@ -7,6 +7,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto'
 import { parseArgs } from 'node:util'
+import { shortMessage } from '../../../mock/cli-flags.ts'
 import { loadContract, indexConnectorOperations } from '../../../openapi/index.ts'
 import { REDACTED, redactHeaders } from '../../client.ts'
 import type { Exchange } from '../../types.ts'
@@ -218,7 +219,8 @@ export async function runConnectorRules({ mcpUrl, user, api, fetchFn = fetch, ru
         const cookie = cookieOf(signedIn)
         if (signedIn.status !== 303 || !cookie) throw new Error(`sign-in refused (${signedIn.status})`)
         const consentPage = await (await get(new URL(signedIn.headers.get('location')!, url).href, { headers: { cookie } })).text()
-        const allShops = [...consentPage.matchAll(/name="shop" value="([^"]+)"/g)].map((m) => m[1]!)
+        // The shops one by one (shoptwin's page also has the group value `@all`, "All shops").
+        const allShops = [...consentPage.matchAll(/name="shop" value="([^"@][^"]*)"/g)].map((m) => m[1]!)
         const form = new URLSearchParams({ request_id: requestId, decision: 'allow' })
         for (const s of shops === 'all' ? allShops : allShops.slice(0, 1)) form.append('shop', s)
         for (const tool of tools) form.append('tool', tool)
@@ -247,11 +249,21 @@ export async function runConnectorRules({ mcpUrl, user, api, fetchFn = fetch, ru
  * exit code (1 when a MUST rule failed, or with `--require-certified` for anything short of CERTIFIED).
  */
 export async function runConnectorCli(argv: string[]): Promise<number> {
-  const { values } = parseArgs({
-    args: argv,
-    options: { 'mcp-url': { type: 'string' }, 'mcp-user': { type: 'string' }, 'mcp-password': { type: 'string' }, 'base-url': { type: 'string' }, 'api-key': { type: 'string' }, 'report-dir': { type: 'string' }, 'require-certified': { type: 'boolean' } },
-    strict: false,
-  })
+  let values
+  try {
+    values = parseArgs({
+      args: argv,
+      options: { 'mcp-url': { type: 'string' }, 'mcp-user': { type: 'string' }, 'mcp-password': { type: 'string' }, 'base-url': { type: 'string' }, 'api-key': { type: 'string' }, 'report-dir': { type: 'string' }, 'require-certified': { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+      strict: true,
+    }).values
+  } catch (error) {
+    process.stderr.write(`conformance: ${shortMessage(error as Error)} (see shoptwin conformance --help)\n`)
+    return 2
+  }
+  if (values.help) {
+    process.stdout.write((await import('../../cli.ts')).USAGE)
+    return 0
+  }
   const mcpUrl = values['mcp-url']
   const email = values['mcp-user']
   const password = values['mcp-password'] ?? process.env.CONFORMANCE_MCP_PASSWORD

@@ -78,7 +78,7 @@ function emailCampaignView(ctx: RequestContext, shopId: string, campaign: DeepRe
   }
 }
 
-const wantsSend = (input: Record<string, any>) => input.send_now === true || input.status === 'sent'
+const wantsSend = (input: Record<string, unknown>) => input.send_now === true || input.status === 'sent'
 
 // The sender, the recipients and a send without recipients are refused after the campaign's id is drawn.
 const createEmailCampaign = defineHandler('createEmailCampaign', (ctx) => {

@@ -1,0 +1,173 @@
+/**
+ * The command line at the door (issue 25): every subcommand answers --help, and an unknown flag, a
+ * bad value, a missing value or a busy port is one line on stderr and exit 2, never a stack trace;
+ * `conformance` refuses a --shop-id that is not on the key's account before the first rule; an old
+ * Node is stopped with one line by the CLI and by every entry point of the package.
+ */
+import { execFileSync, spawn } from 'node:child_process'
+import { existsSync } from 'node:fs'
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { createServer, type Server } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startMock, type RunningMock } from '../conformance/testing/harness.ts'
+import { NODE_NEEDED, oldNodeMessage } from '../openapi/node-version.ts'
+import pkg from '../package.json' with { type: 'json' }
+
+const root = fileURLToPath(new URL('..', import.meta.url))
+const bin = join(root, 'bin', 'shoptwin.mjs')
+
+/** Runs the CLI as a user does (bin/shoptwin.mjs) with `node` (the project's Node unless given). */
+function cli(argv: string[], node = process.execPath): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(node, [bin, ...argv], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.on('data', (d) => (stdout += d))
+    child.stderr.on('data', (d) => (stderr += d))
+    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }))
+  })
+}
+
+/** One line on stderr, no stack frame, nothing on stdout, exit 2. */
+function expectUsageError(run: { code: number; stdout: string; stderr: string }, reason: RegExp): void {
+  expect(run.stderr.split('\n').filter(Boolean)).toEqual([expect.stringMatching(reason)])
+  expect(run.stderr).not.toMatch(/^\s+at /m)
+  expect(run.stdout).toBe('')
+  expect(run.code).toBe(2)
+}
+
+let mock: RunningMock
+let out: string
+beforeAll(async () => {
+  mock = await startMock({ rateLimit: false })
+  out = await mkdtemp(join(tmpdir(), 'shoptwin-cli-'))
+})
+afterAll(async () => {
+  await mock?.close()
+  if (out) await rm(out, { recursive: true, force: true })
+})
+
+// Each subcommand with the flags it needs to get as far as the value checks.
+const conformance = () => ['conformance', '--base-url', mock.url, '--api-key', 'demo-key', '--shop-id', mock.shopId]
+const SUBCOMMANDS: Array<{ name: string; base: () => string[]; badValue: [string, string, RegExp]; missing: string }> = [
+  { name: 'serve', base: () => ['serve'], badValue: ['--port', '99999', /^shoptwin serve: --port must be a port number from 0 to 65535/], missing: '--port' },
+  { name: 'fixtures', base: () => ['fixtures', '--out', join(out, 'world')], badValue: ['--scale', 'huge', /^shoptwin fixtures: --scale must be one of small, default, large, got "huge"/], missing: '--seed' },
+  { name: 'conformance', base: conformance, badValue: ['--rps', '0', /^conformance: --rps must be a positive number/], missing: '--rules' },
+  { name: 'conformance --mcp-url', base: () => ['conformance', '--mcp-url', `${mock.url}/mcp`], badValue: ['--mcp-url', 'ftp://x', /^conformance: --mcp-url must be the http\(s\) URL/], missing: '--mcp-user' },
+  { name: 'certify-client', base: () => ['certify-client'], badValue: ['--seed', 'x', /^shoptwin certify-client: --seed must be an integer, got "x"/], missing: '--profile' },
+]
+
+describe('shoptwin <command>: --help, and one line with exit 2 for a bad flag or value', () => {
+  it.each(SUBCOMMANDS)('$name --help: its usage on stdout, exit 0', async ({ name, base }) => {
+    const run = await cli([...base(), '--help'])
+    expect(run.stderr).toBe('')
+    expect(run.code).toBe(0)
+    expect(run.stdout).toMatch(new RegExp(`^usage: shoptwin ${name.split(' ')[0]} `))
+  })
+
+  it.each(SUBCOMMANDS)('$name --bogus: unknown option', async ({ base }) => {
+    expectUsageError(await cli([...base(), '--bogus']), /unknown option --bogus/)
+  })
+
+  it.each(SUBCOMMANDS)('$name: a bad value', async ({ base, badValue: [flag, value, reason] }) => {
+    expectUsageError(await cli([...base(), flag, value]), reason)
+  })
+
+  it.each(SUBCOMMANDS)('$name: a flag without its value', async ({ base, missing }) => {
+    expectUsageError(await cli([...base(), missing]), new RegExp(`${missing} needs a value`))
+  })
+
+  it.each([
+    [['serve', '--today', '2026-13-45'], /--today is not a calendar date, got "2026-13-45"/],
+    [['serve', '--today', '2026-02-30'], /--today is not a calendar date/],
+    [['serve', '--scale', 'huge'], /--scale must be one of small, default, large/],
+    [['serve', '--rate-limit', 'maybe'], /--rate-limit must be on or off/],
+    [['serve', '--strict=yes'], /--strict takes no value/],
+    [['serve', 'extra'], /unexpected argument extra/],
+    [['fixtures'], /--out DIR is required/],
+    [['nonsense'], /^shoptwin: unknown command nonsense \(commands: serve, fixtures, conformance, certify-client/],
+  ])('%j: one line, exit 2', async (argv, reason) => {
+    expectUsageError(await cli(argv), reason)
+  })
+
+  it('shoptwin --help lists every subcommand', async () => {
+    const run = await cli(['--help'])
+    expect(run.code).toBe(0)
+    for (const { name } of SUBCOMMANDS) expect(run.stdout).toContain(`  ${name.split(' ')[0]} `)
+  })
+})
+
+describe('a busy port: one line naming the process that holds it, and --port 0', () => {
+  let holder: Server
+  let port: number
+  beforeAll(async () => {
+    holder = createServer()
+    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve))
+    port = (holder.address() as { port: number }).port
+  })
+  afterAll(() => new Promise<void>((resolve) => holder.close(() => resolve())))
+
+  it.each([['serve'], ['certify-client']])('%s --port <busy>', async (command) => {
+    const run = await cli([command, '--port', String(port), ...(command === 'serve' ? ['--scale', 'small'] : ['--scale', 'small'])])
+    expectUsageError(run, new RegExp(`port ${port} on 127\\.0\\.0\\.1 is already in use.*--port 0 for any free port`))
+    // Linux: the holder is found through /proc (this test's own process holds the port).
+    if (process.platform === 'linux') expect(run.stderr).toContain(`by pid ${process.pid} (`)
+  })
+})
+
+describe('conformance: --shop-id must be a shop of the key\'s account (spec: Authentication 1)', () => {
+  it('a well-formed id on no shop of the account: one line listing the account\'s shops, exit 2, before any rule', async () => {
+    const run = await cli(['conformance', '--base-url', mock.url, '--api-key', 'demo-key', '--shop-id', '00000000-0000-4000-8000-000000000000'])
+    expectUsageError(run, /^conformance: --shop-id 00000000-0000-4000-8000-000000000000 is not a shop of this key's account \(GET \/account\/shops lists [0-9a-f-]{36}, /)
+    expect(run.stderr).toContain(mock.shopId)
+    expect(run.stderr).not.toContain('demo-key')
+  })
+})
+
+describe('an old Node is stopped at the door (engines.node)', () => {
+  it('the check and package.json agree on the version needed', () => {
+    expect(pkg.engines.node).toBe(`>=${NODE_NEEDED}`)
+    expect(oldNodeMessage('20.20.2')).toMatch(/^shoptwin needs Node 22\.12 or newer, this is Node 20\.20\.2: run `npm i -D node@22`/)
+    expect(oldNodeMessage('22.11.0')).toBeDefined()
+    expect(oldNodeMessage('22.12.0')).toBeUndefined()
+    expect(oldNodeMessage('24.1.0')).toBeUndefined()
+  })
+
+  // The system's Node on this machine is 20: exactly a consumer's old Node.
+  const oldNode = ['/usr/bin/node', '/usr/local/bin/node'].find((path) => existsSync(path) && Number(execFileSync(path, ['-p', 'process.versions.node']).toString().split('.')[0]) < 22)
+  it.skipIf(!oldNode)('on that Node the CLI prints one line and exits 2; every entry point prints the same line and exits 1', async () => {
+    const version = execFileSync(oldNode!, ['-p', 'process.versions.node']).toString().trim()
+    const line = oldNodeMessage(version)!
+    const run = await cli(['serve', '--port', '0'], oldNode)
+    expect(run).toEqual({ code: 2, stdout: '', stderr: `${line}\n` })
+    // The compiled entry points (package.json exports) as a consumer's `node app.mjs` imports them,
+    // built into a scratch dist/ of their own (npm pack in another test rebuilds dist/ meanwhile).
+    const scratch = join(root, `.scratch-dist-${process.pid}`)
+    try {
+      execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json', '--outDir', scratch], { cwd: root, stdio: 'ignore' })
+      const exports = Object.values(pkg.exports).map((target) => (typeof target === 'string' ? target : target.default)).filter((file) => file.endsWith('.js'))
+      expect(exports.length).toBeGreaterThanOrEqual(4)
+      for (const file of new Set(exports)) await expectOneLine(join(scratch, file.replace(/^\.\/dist\//, '')), oldNode!, line)
+    } finally {
+      await rm(scratch, { recursive: true, force: true })
+    }
+  }, 120_000)
+})
+
+/** `node app.mjs` importing `file` on the old Node: the one line on stderr, exit 1, nothing else. */
+async function expectOneLine(file: string, oldNode: string, line: string): Promise<void> {
+  const app = join(out, 'app.mjs')
+  await writeFile(app, `import ${JSON.stringify(file)}\nconsole.log('loaded')\n`)
+  const entry = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+    const child = spawn(oldNode, [app], { stdio: ['ignore', 'pipe', 'pipe'] })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.on('data', (d) => (stdout += d))
+    child.stderr.on('data', (d) => (stderr += d))
+    child.on('close', (code) => resolve({ code, stdout, stderr }))
+  })
+  expect({ file, ...entry }).toEqual({ file, code: 1, stdout: '', stderr: `${line}\n` })
+}
