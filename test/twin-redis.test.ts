@@ -198,7 +198,7 @@ describe('serve --store: refusals at the door (issue 23, item 2)', () => {
   it('an unreachable store: one line and exit 2', async () => {
     const { code, output } = await runCli(['serve', '--port', '0', '--store', 'unix:///nonexistent/redis.sock'])
     expect(code).toBe(2)
-    expect(output.split('\n')[0]).toMatch(/^shoptwin: cannot reach the shared store unix:\/\/\/nonexistent\/redis.sock/)
+    expect(output.split('\n')[0]).toMatch(/^shoptwin( serve)?: cannot reach the shared store unix:\/\/\/nonexistent\/redis.sock/)
   })
 
   it('a replica whose flags differ from the twin it joins refuses to start and says why', async () => {
