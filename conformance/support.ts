@@ -40,6 +40,22 @@ export function expectError(t: RuleContext, reply: Reply, status: number, messag
   })
 }
 
+/**
+ * Checks that an answer refuses the request (a 4xx with an {error} body) where the spec states the
+ * limit but not the status; a refusal with another status than `inferredStatus` is a warning saying so.
+ */
+export function expectRefusal(t: RuleContext, reply: Reply, inferredStatus: number, what: string, why: string): boolean {
+  const ok = t.check(reply.status >= 400 && reply.status < 500 && errorMessage(reply) !== undefined, {
+    operation: reply.op.permission,
+    message: what,
+    expected: `a 4xx {"error": <message>} (HTTP ${inferredStatus} inferred)`,
+    received: describe(reply),
+    exchange: reply.exchange,
+  })
+  if (ok && reply.status !== inferredStatus) t.warn({ operation: reply.op.permission, message: `${what} with ${reply.status} (inferred: ${why})`, expected: `HTTP ${inferredStatus}`, received: describe(reply), exchange: reply.exchange })
+  return ok
+}
+
 /** Checks that an answer is a success (2xx) and returns whether it is. */
 export function expectSuccess(t: RuleContext, reply: Reply, what = ''): boolean {
   return t.check(reply.status >= 200 && reply.status < 300 && reply.json !== undefined, {

@@ -1,22 +1,23 @@
 /**
  * `shoptwin certify-client [--profile standard|strict|FILE] [--report-dir DIR] [--port N] [--seed N]
- * [--scale S] [--require-certified] [-- <command>]`: starts the twin on 127.0.0.1, runs the command with the twin's URL,
+ * [--scale S] [--require-certified] [--require-operations A,B] [-- <command>]`: starts the twin on 127.0.0.1, runs the command with the twin's URL,
  * keys and shop ids in its environment (or, without a command, serves until SIGINT or
  * `POST /__admin/certification/finish`), records every request, grades, writes the reports.
  * Exit 0 when no MUST rule failed, 1 when one did (or the command failed; with --require-certified,
- * anything short of CERTIFIED), 2 on bad usage.
+ * anything short of CERTIFIED; with --require-operations, a client that did not call one of them), 2 on bad usage.
  */
 import { spawn } from 'node:child_process'
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
+import { loadContract } from '../../openapi/index.ts'
 import { createServer } from '../../mock/server.ts'
 import { gradeRecording, type ClientReport } from './grade.ts'
 import { loadProfile, type Profile } from './profile.ts'
 import { clientHtml, clientJson, clientJunit } from './reporters.ts'
 import { startCertification } from './session.ts'
 
-const USAGE = `usage: shoptwin certify-client [--profile standard|strict|FILE] [--report-dir DIR] [--port N] [--seed N] [--scale small|default|large] [--require-certified] [-- <command>]`
+const USAGE = `usage: shoptwin certify-client [--profile standard|strict|FILE] [--report-dir DIR] [--port N] [--seed N] [--scale small|default|large] [--require-certified] [--require-operations OP,OP] [-- <command>]`
 
 const usage = (message: string): 2 => {
   console.error(`certify-client: ${message}\n${USAGE}`)
@@ -36,9 +37,9 @@ function run(command: string[], env: NodeJS.ProcessEnv): Promise<number | string
 export async function main(argv: string[]): Promise<number> {
   const dash = argv.indexOf('--')
   const command = dash >= 0 ? argv.slice(dash + 1) : undefined
-  let values: Record<string, string | undefined>
+  let values: Record<string, string | undefined> & { 'require-operations'?: string[] }
   try {
-    values = parseArgs({ args: dash >= 0 ? argv.slice(0, dash) : argv, options: { profile: { type: 'string' }, 'report-dir': { type: 'string' }, port: { type: 'string' }, seed: { type: 'string' }, scale: { type: 'string' }, 'require-certified': { type: 'boolean' } }, strict: true }).values as Record<string, string | undefined>
+    values = parseArgs({ args: dash >= 0 ? argv.slice(0, dash) : argv, options: { profile: { type: 'string' }, 'report-dir': { type: 'string' }, port: { type: 'string' }, seed: { type: 'string' }, scale: { type: 'string' }, 'require-certified': { type: 'boolean' }, 'require-operations': { type: 'string', multiple: true } }, strict: true }).values as typeof values
   } catch (error) {
     return usage((error as Error).message)
   }
@@ -47,6 +48,11 @@ export async function main(argv: string[]): Promise<number> {
   const port = Number(values.port ?? 0)
   if (!Number.isInteger(seed)) return usage(`--seed must be an integer, got ${values.seed}`)
   if (!Number.isInteger(port) || port < 0 || port > 65535) return usage(`--port must be a port number, got ${values.port}`)
+  // Operations by permission (`POST /automations/create`) or operationId, comma-separated or repeated.
+  const requireOperations = (values['require-operations'] ?? []).flatMap((list) => list.split(',')).map((s) => s.trim()).filter(Boolean)
+  const contract = loadContract()
+  const unknown = requireOperations.filter((name) => !contract.byId.has(name) && !contract.operations.some((o) => o.permission === name))
+  if (unknown.length) return usage(`--require-operations: no operation ${unknown.join(', ')} in the contract (name them as POST /automations/create or by operationId)`)
   let profile: Profile
   try {
     profile = loadProfile(values.profile ?? 'standard')
@@ -95,7 +101,7 @@ export async function main(argv: string[]): Promise<number> {
       process.once('SIGTERM', () => resolve())
     })
   }
-  const report = gradeRecording(session.finish(), { runErrors })
+  const report = gradeRecording(session.finish(), { runErrors, requireOperations })
   report.commandLine = `shoptwin certify-client ${argv.join(' ')}`
   await mock.close()
   write(report, values['report-dir'], state.world.apiKeys.map((k) => k.key))
@@ -106,7 +112,8 @@ export async function main(argv: string[]): Promise<number> {
 function write(report: ClientReport, dir: string | undefined, secrets: string[]): void {
   // A last pass, as the server suite's: a key a client echoed in a body never reaches a file.
   const redact = (text: string) => secrets.reduce((out, secret) => (secret ? out.split(secret).join('<redacted>') : out), text)
-  const lines = report.outcomes.map((o) => `${o.status === 'pass' ? 'PASS' : o.status === 'not exercised' ? 'N/E ' : o.level === 'MUST' ? 'FAIL' : 'WARN'} ${o.id} [${o.level}]${o.reason ? `  (${o.reason})` : ''}${o.failures.length ? `\n     ${o.failures[0]!.message}` : ''}`)
+  const mark = (o: ClientReport['outcomes'][number]) => (o.status === 'pass' ? 'PASS' : o.status === 'not exercised' ? 'N/E ' : o.status === 'not applicable' ? 'N/A ' : o.level === 'MUST' ? 'FAIL' : 'WARN')
+  const lines = report.outcomes.map((o) => `${mark(o)} ${o.id} [${o.level}${o.inferred ? ', inferred' : ''}]${o.reason ? `  (${o.status}: ${o.reason})` : ''}${o.failures.length ? `\n     ${o.failures[0]!.message}${o.inferred ? `\n     inferred: ${o.inferred}` : ''}` : ''}`)
   const written: string[] = []
   if (dir) {
     mkdirSync(dir, { recursive: true })
@@ -115,5 +122,5 @@ function write(report: ClientReport, dir: string | undefined, secrets: string[])
       written.push(join(dir, name))
     }
   }
-  console.log(redact([...lines, '', `${report.summary.requests} requests; produced: ${Object.entries(report.situations).map(([k, v]) => `${k} x${v.length}`).join(', ') || 'nothing'}`, ...report.runErrors.map((e) => `run error: ${e}`), ...written.map((p) => `report: ${p}`), report.verdictText].join('\n')))
+  console.log(redact([...lines, '', `operations called (${report.operations.length}): ${report.operations.join(', ') || 'none'}`, `${report.summary.requests} requests; produced: ${Object.entries(report.situations).map(([k, v]) => `${k} x${v.length}`).join(', ') || 'nothing'}`, ...report.runErrors.map((e) => `run error: ${e}`), ...written.map((p) => `report: ${p}`), report.verdictText].join('\n')))
 }

@@ -16,6 +16,9 @@ export const requestBodies: ClientRule = {
   title: 'Request bodies (and GET queries) are valid against the contract',
   spec: 'OpenAPI document (every operation); Endpoints: Conventions 4, 6, 7',
   level: 'MUST',
+  quote: ['A machine-readable OpenAPI 3.1 description exists; each operation has a unique operationId and names the permission it needs.', 'Dates in requests are `YYYY-MM-DD`; ranges are objects `{from, to}`.'],
+  scope: 'requests with a body or a query',
+  appliesTo: (r) => (r.op.hasBody ? r.bodyText !== '' : r.op.query.length > 0),
   grade({ requests, contract }) {
     const checked = requests.filter((r) => r.op.hasBody ? r.bodyText !== '' : r.op.query.length > 0)
     if (!checked.length) return notExercised('the client sent no body and no query')
