@@ -208,7 +208,7 @@ describe('shoptwin conformance --mcp-url --report-dir against a listening server
       write.mockRestore()
       const out = printed.join('')
       expect(code).toBe(0)
-      expect(out).toContain('[11/11] PASS connector.activity-both-doors [MUST]')
+      expect(out).toContain('[12/12] PASS connector.activity-both-doors [MUST]')
       expect(out).toContain('CERTIFIED: every MUST rule passed, 13/13 operations the connector rules check exercised; no rule checks 3 more')
       const json = JSON.parse(await readFile(join(dir, 'report.json'), 'utf8'))
       expect(json.commandLine).toContain('--mcp-password <redacted>')

@@ -35,7 +35,7 @@ export function createTerminalReporter({ write = (s) => process.stdout.write(s),
       done++
       const counter = `[${String(done).padStart(String(total).length)}/${total}]`
       const ops = o.operations.length ? ` ${paint(90, o.operations.slice(0, 3).join(', ') + (o.operations.length > 3 ? ` +${o.operations.length - 3}` : ''))}` : ''
-      const inferred = o.inferred ?? inferredById.get(o.id)
+      const inferred = o.level === 'SHOULD' ? (o.inferred ?? inferredById.get(o.id)) : undefined
       write(`${counter} ${mark(o)} ${o.id} [${o.level}${inferred ? ', inferred' : ''}]${ops} ${paint(90, `${o.durationMs} ms`)}\n`)
       if (inferred && o.status !== 'pass' && o.status !== 'skip') write(`     ${paint(33, `inferred: ${inferred}`)}\n`)
       if (o.status === 'skip' && o.reason) write(`     ${paint(90, o.reason)}\n`)
