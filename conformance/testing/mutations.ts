@@ -210,9 +210,9 @@ export const killingMutations: Record<string, KillingMutation> = {
     }),
   },
   'paging.page-size-limits': {
-    breaks: 'the campaign list does not clamp page_size 0 to 1 (it echoes 0)',
+    breaks: 'the campaign list serves page_size 0 as its default 10 instead of clamping it to 1',
     mutation: rewriteJson((r, res) => r.path === '/ads/campaigns' && r.json?.page_size === 0 && res.status === 200, (json) => {
-      json.data.page_size = 0
+      json.data.page_size = 10
       return json
     }),
   },
@@ -278,7 +278,8 @@ export const killingMutations: Record<string, KillingMutation> = {
     breaks: 'a refreshing storefront block has no refresh_started_at',
     mutation: rewriteJson((r, res) => r.path === '/halo-effect' && res.status === 200, (json) => {
       const storefront = json.data?.platforms?.storefront
-      if (storefront?.status === 'refreshing') delete storefront.refresh_started_at
+      if (storefront) Object.assign(storefront, { connected: true, status: 'refreshing' })
+      if (storefront) delete storefront.refresh_started_at
       return json
     }),
   },
