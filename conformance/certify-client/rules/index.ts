@@ -1,6 +1,7 @@
 /** Every client rule, in report order. */
 import type { ClientRule } from '../types.ts'
 import { enterpriseAfter403 } from './auth/enterprise-after-403.ts'
+import { inferredRequestBodies } from './contract/inferred-request-bodies.ts'
 import { requestBodies } from './contract/request-bodies.ts'
 import { preconditionAfter412 } from './dashboards/precondition-after-412.ts'
 import { rereadAfter412 } from './dashboards/reread-after-412.ts'
@@ -21,6 +22,7 @@ import { retryAfter } from './ratelimit/retry-after.ts'
 export const clientRules: readonly ClientRule[] = [
   everyCall,
   requestBodies,
+  inferredRequestBodies,
   keyFormat,
   retrySameKey,
   conflictRetrySameKey,
