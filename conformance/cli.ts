@@ -179,7 +179,7 @@ export async function main(argv: string[]): Promise<number> {
     return 0
   }
   if (list) {
-    for (const rule of selectRules(options.rules)) process.stdout.write(`${rule.id.padEnd(38)} ${rule.level.padEnd(6)} ${rule.writes ? 'writes' : 'reads '} ${rule.title}\n`)
+    for (const rule of selectRules(options.rules)) process.stdout.write(`${rule.id.padEnd(38)} ${rule.level.padEnd(6)} ${rule.writes ? 'writes' : 'reads '} ${rule.title}${rule.inferred ? ` (inferred: ${rule.inferred})` : ''}\n`)
     return 0
   }
   const unreachable = await probeTarget(options)

@@ -122,9 +122,15 @@ export function buildReport(
   outcomes: RuleOutcome[],
   runErrors: string[],
   startedAt: Date,
-  rules: ReadonlyArray<Pick<Rule, 'id' | 'level'>> = catalogue,
+  rules: ReadonlyArray<Pick<Rule, 'id' | 'level'> & Partial<Pick<Rule, 'quote' | 'inferred'>>> = catalogue,
   { operations, noun = 'operations', unchecked }: CoverageScope = { operations: contract.operations },
 ): RunReport {
+  // Each outcome says where its level comes from: the spec's words, or our inference and why.
+  const provenance = new Map(rules.map((r) => [r.id, r]))
+  outcomes = outcomes.map((o) => {
+    const rule = provenance.get(o.id)
+    return rule?.quote ? { ...o, quote: rule.quote, ...(rule.inferred ? { inferred: rule.inferred } : {}) } : o
+  })
   const exercised = new Map<string, Set<string>>()
   for (const outcome of outcomes) {
     for (const operationId of outcome.operations) {

@@ -52,7 +52,7 @@ function responseSchema(response: Record<string, unknown> | undefined): JsonSche
 }
 
 /** Whether any schema on the way from the root to the instance path is marked x-inferred. */
-function inferredAlong(contract: Contract, root: JsonSchema, instancePath: string): boolean {
+export function inferredAlong(contract: Contract, root: JsonSchema, instancePath: string): boolean {
   const segments = instancePath.split('/').slice(1).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'))
   let frontier: JsonSchema[] = [root]
   for (let depth = 0; depth <= segments.length; depth++) {

@@ -3,8 +3,9 @@
  * and what it gives back (an outcome whose failures are data). Only reporters print.
  */
 import type { Contract, OperationInfo } from '../openapi/index.ts'
+import type { Provenance, Quote } from './provenance.ts'
 
-/** MUST: the spec states it. SHOULD: we inferred it (a failure is a warning, not a failed certification). */
+/** MUST: the spec states it (its words in `quote`). SHOULD: guidance or our inference, said in `inferred` (a failure is a warning, not a failed certification). */
 export type RuleLevel = 'MUST' | 'SHOULD'
 
 /** What the user asked for on the command line; everything the rules may know about the target. */
@@ -77,6 +78,10 @@ export interface RuleOutcome {
   title: string
   spec: string
   level: RuleLevel
+  /** The spec sentence(s) the rule enforces (from the rule; set when the report is built). */
+  quote?: readonly Quote[]
+  /** Why a SHOULD rule is not a MUST: what of it is our inference. */
+  inferred?: string
   writes: boolean
   area: string
   status: RuleStatus
@@ -166,7 +171,7 @@ export interface Facts {
 }
 
 /** A behavioural rule: one object in one file. */
-export interface Rule {
+export interface Rule extends Provenance {
   /** Stable id, `<area>.<behaviour>`. */
   id: string
   title: string

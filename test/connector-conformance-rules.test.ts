@@ -62,6 +62,16 @@ const MUTATIONS: Record<string, Mutation> = {
     }
     return next(request)
   },
+  // An authorization endpoint that takes the plain method as S256.
+  'connector.pkce-s256-only': async (request, next) => {
+    const url = new URL(request.url)
+    if (url.pathname === '/oauth/authorize' && request.method === 'GET' && url.searchParams.get('code_challenge_method') === 'plain') {
+      url.searchParams.set('code_challenge', S256)
+      url.searchParams.set('code_challenge_method', 'S256')
+      return next(new Request(url, request))
+    }
+    return next(request)
+  },
   // An authorization endpoint that sends its errors to whatever redirect URI it was given.
   'connector.redirect-exact': async (request, next) => {
     const url = new URL(request.url)
@@ -148,7 +158,7 @@ describe('connector conformance reports (shoptwin conformance --mcp-url --report
     expect(report.verdictText).toBe(`CERTIFIED: every MUST rule passed, 13/13 operations the connector rules check exercised; no rule checks 3 more of the contract's connector operations (GET /.well-known/oauth-protected-resource, GET /oauth/connections, POST /oauth/connections/revoke)`)
     expect(json.verdict).toBe('certified')
     expect(json.door).toBe('connector')
-    expect(files['junit.xml']).toMatch(/<testsuites name="[^"]+" tests="11" failures="0" errors="0" skipped="0">/)
+    expect(files['junit.xml']).toMatch(/<testsuites name="[^"]+" tests="12" failures="0" errors="0" skipped="0">/)
     expect(files['report.html']).toContain('<b>CERTIFIED</b>')
     expect(files['report.html']).toContain('Assistant-connector conformance report')
     for (const [name, text] of Object.entries(files)) expect(SECRET.exec(text)?.[0], name).toBeUndefined()
@@ -162,12 +172,12 @@ describe('connector conformance reports (shoptwin conformance --mcp-url --report
 
   it('without a user or the API: rules past sign-in are MUST rules not run, never passes; PASSED, NOT CERTIFIED; --require-certified exits 1', async () => {
     const { report, files, json } = await run({ fetchFn: target().fetchFn }, true)
-    expect(report.summary).toMatchObject({ passed: 7, skipped: 4, failed: 0 })
+    expect(report.summary).toMatchObject({ passed: 8, skipped: 4, failed: 0 })
     expect(report.verdict).toBe('passed, not certified')
-    expect(report.verdictText).toMatch(/^PASSED, NOT CERTIFIED: 4 MUST rules not run \(needs a user who may consent .*\), 8\/13 operations the connector rules check; no rule checks 3 more of the contract's connector operations \(.*\)$/)
-    expect(json.incomplete.mustNotRun.map((m: { id: string }) => m.id)).toEqual(['connector.code-single-use', 'connector.consent-scoping', 'connector.revocation-effective', 'connector.activity-both-doors'])
+    expect(report.verdictText).toMatch(/^PASSED, NOT CERTIFIED: 3 MUST rules not run \(needs a user who may consent .*\), 8\/13 operations the connector rules check; no rule checks 3 more of the contract's connector operations \(.*\)$/)
+    expect(json.incomplete.mustNotRun.map((m: { id: string }) => m.id)).toEqual(['connector.code-single-use', 'connector.consent-scoping', 'connector.activity-both-doors'])
     expect(report.exitCode).toBe(1)
-    expect(files['junit.xml']).toMatch(/tests="11" failures="0" errors="0" skipped="4"/)
+    expect(files['junit.xml']).toMatch(/tests="12" failures="0" errors="0" skipped="4"/)
     expect(files['junit.xml']).toContain('<skipped message="needs a user who may consent (--mcp-user, --mcp-password)"/>')
     expect(files['report.html']).toContain('<b>PASSED, NOT CERTIFIED</b>')
     expect(files['report.html']).toContain('none (--mcp-user): the rules past sign-in were not run')
@@ -198,7 +208,7 @@ describe('shoptwin conformance --mcp-url --report-dir against a listening server
       write.mockRestore()
       const out = printed.join('')
       expect(code).toBe(0)
-      expect(out).toContain('[11/11] PASS connector.activity-both-doors [MUST]')
+      expect(out).toContain('[12/12] PASS connector.activity-both-doors [MUST]')
       expect(out).toContain('CERTIFIED: every MUST rule passed, 13/13 operations the connector rules check exercised; no rule checks 3 more')
       const json = JSON.parse(await readFile(join(dir, 'report.json'), 'utf8'))
       expect(json.commandLine).toContain('--mcp-password <redacted>')

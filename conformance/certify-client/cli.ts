@@ -1,16 +1,17 @@
 /**
  * `shoptwin certify-client [--profile standard|strict|FILE] [--report-dir DIR] [--port N] [--seed N]
- * [--scale S] [--require-certified] [-- <command>]`: starts the twin on 127.0.0.1, runs the command with the twin's URL,
+ * [--scale S] [--require-certified] [--require-operations A,B] [-- <command>]`: starts the twin on 127.0.0.1, runs the command with the twin's URL,
  * keys and shop ids in its environment (or, without a command, serves until SIGINT or
  * `POST /__admin/certification/finish`), records every request, grades, writes the reports.
  * Exit 0 when no MUST rule failed, 1 when one did (or the command failed; with --require-certified,
- * anything short of CERTIFIED), 2 on bad usage.
+ * anything short of CERTIFIED; with --require-operations, a client that did not call one of them), 2 on bad usage.
  */
 import { spawn } from 'node:child_process'
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { checks, helpText, parseFlags, usageLine, UsageError, type CommandSpec } from '../../mock/cli-flags.ts'
 import { portInUseMessage } from '../../mock/port-holder.ts'
+import { loadContract } from '../../openapi/index.ts'
 import { createServer } from '../../mock/server.ts'
 import { gradeRecording, type ClientReport } from './grade.ts'
 import { loadProfile, type Profile } from './profile.ts'
@@ -28,6 +29,7 @@ const SPEC: CommandSpec = {
     seed: { value: 'N', help: 'orders the faults and places the 429', default: '42', check: checks.integer },
     scale: { value: 'small|default|large', help: 'the world\'s size', default: 'default', check: checks.oneOf(['small', 'default', 'large']) },
     'require-certified': { help: 'exit 1 for anything short of CERTIFIED' },
+    'require-operations': { value: 'OP,OP', help: 'exit 1 unless the client called each of these operations (POST /automations/create or operationId; comma-separated or repeated)', multiple: true, check: checks.nonEmpty },
   },
   notes: ['Exit 0 when no MUST rule failed, 1 when one did or the command failed, 2 on bad usage. See README.md: Certify a client.'],
 }
@@ -50,14 +52,14 @@ function run(command: string[], env: NodeJS.ProcessEnv): Promise<number | string
 export async function main(argv: string[]): Promise<number> {
   const dash = argv.indexOf('--')
   const command = dash >= 0 ? argv.slice(dash + 1) : undefined
-  let values: Record<string, string | undefined>
+  let values: Record<string, string | undefined> & { 'require-operations'?: string[] }
   try {
     const parsed = parseFlags(SPEC, dash >= 0 ? argv.slice(0, dash) : argv)
     if (!parsed) {
       process.stdout.write(helpText(SPEC))
       return 0
     }
-    values = parsed.values as Record<string, string | undefined>
+    values = parsed.values as typeof values
   } catch (error) {
     if (error instanceof UsageError) return usage(error.message)
     throw error
@@ -65,6 +67,11 @@ export async function main(argv: string[]): Promise<number> {
   if (command && !command.length) return usage('nothing after --')
   const seed = Number(values.seed ?? 42)
   const port = Number(values.port ?? 0)
+  // Operations by permission (`POST /automations/create`) or operationId, comma-separated or repeated.
+  const requireOperations = (values['require-operations'] ?? []).flatMap((list) => list.split(',')).map((s) => s.trim()).filter(Boolean)
+  const contract = loadContract()
+  const unknown = requireOperations.filter((name) => !contract.byId.has(name) && !contract.operations.some((o) => o.permission === name))
+  if (unknown.length) return usage(`--require-operations: no operation ${unknown.join(', ')} in the contract (name them as POST /automations/create or by operationId)`)
   let profile: Profile
   try {
     profile = loadProfile(values.profile ?? 'standard')
@@ -113,7 +120,7 @@ export async function main(argv: string[]): Promise<number> {
       process.once('SIGTERM', () => resolve())
     })
   }
-  const report = gradeRecording(session.finish(), { runErrors })
+  const report = gradeRecording(session.finish(), { runErrors, requireOperations })
   report.commandLine = `shoptwin certify-client ${argv.join(' ')}`
   await mock.close()
   write(report, values['report-dir'], state.world.apiKeys.map((k) => k.key))
@@ -122,8 +129,13 @@ export async function main(argv: string[]): Promise<number> {
 }
 
 /** One line per rule on the terminal, with its first finding and how many more the reports hold. */
+const mark = (o: ClientReport['outcomes'][number]) => (o.status === 'pass' ? 'PASS' : o.status === 'not exercised' ? 'N/E ' : o.status === 'not applicable' ? 'N/A ' : o.level === 'MUST' ? 'FAIL' : 'WARN')
+
 export const outcomeLines = (report: Pick<ClientReport, 'outcomes'>): string[] =>
-  report.outcomes.map((o) => `${o.status === 'pass' ? 'PASS' : o.status === 'not exercised' ? 'N/E ' : o.level === 'MUST' ? 'FAIL' : 'WARN'} ${o.id} [${o.level}]${o.reason ? `  (${o.reason})` : ''}${o.failures.length ? `\n     ${o.failures[0]!.message}` : ''}${o.failures.length > 1 ? `\n     +${o.failures.length - 1} more (report.json, report.html)` : ''}`)
+  report.outcomes.map(
+    (o) =>
+      `${mark(o)} ${o.id} [${o.level}${o.inferred ? ', inferred' : ''}]${o.reason ? `  (${o.status}: ${o.reason})` : ''}${o.failures.length ? `\n     ${o.failures[0]!.message}` : ''}${o.failures.length > 1 ? `\n     +${o.failures.length - 1} more (report.json, report.html)` : ''}${o.failures.length && o.inferred ? `\n     inferred: ${o.inferred}` : ''}`,
+  )
 
 function write(report: ClientReport, dir: string | undefined, secrets: string[]): void {
   // A last pass, as the server suite's: a key a client echoed in a body never reaches a file.
@@ -137,5 +149,5 @@ function write(report: ClientReport, dir: string | undefined, secrets: string[])
       written.push(join(dir, name))
     }
   }
-  console.log(redact([...lines, '', `${report.summary.requests} requests; produced: ${Object.entries(report.situations).map(([k, v]) => `${k} x${v.length}`).join(', ') || 'nothing'}`, ...report.runErrors.map((e) => `run error: ${e}`), ...written.map((p) => `report: ${p}`), report.verdictText].join('\n')))
+  console.log(redact([...lines, '', `operations called (${report.operations.length}): ${report.operations.join(', ') || 'none'}`, `${report.summary.requests} requests; produced: ${Object.entries(report.situations).map(([k, v]) => `${k} x${v.length}`).join(', ') || 'nothing'}`, ...report.runErrors.map((e) => `run error: ${e}`), ...written.map((p) => `report: ${p}`), report.verdictText].join('\n')))
 }

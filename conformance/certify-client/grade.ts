@@ -1,27 +1,36 @@
 /**
- * Grades a recording: every client rule, its outcome (pass, fail, or not exercised when the
- * situation never arose), the verdict and the exit code, as the server suite's report does.
+ * Grades a recording: every client rule, its outcome (pass, fail; not applicable when the client
+ * made none of the requests the rule is about; not exercised when it did but the situation never
+ * arose), the verdict and the exit code. A certificate is scoped to what the client does: it names
+ * the operations the client called, and every MUST rule applicable to them must be exercised and pass.
  */
 import { createHash } from 'node:crypto'
 import { loadContract, type Contract, type OperationInfo } from '../../openapi/index.ts'
 import { areaNormalizers } from '../../mock/areas/index.ts'
 import { parseQuery, schemaResolver } from '../../mock/pipeline/query.ts'
 import type { RecordedRequest } from '../../mock/pipeline/certification.ts'
+import type { Quote } from '../provenance.ts'
 import { areaOf, type RuleLevel } from '../types.ts'
 import { clientRules } from './rules/index.ts'
 import { safeJson, type Recording } from './session.ts'
 import type { ClientFailure, ClientRule, GradedRequest } from './types.ts'
 
-export type ClientRuleStatus = 'pass' | 'fail' | 'not exercised'
+export type ClientRuleStatus = 'pass' | 'fail' | 'not exercised' | 'not applicable'
 
 export interface ClientRuleOutcome {
   id: string
   title: string
   spec: string
   level: RuleLevel
+  /** The spec sentence(s) the rule enforces. */
+  quote: readonly Quote[]
+  /** Why a SHOULD rule is not a MUST: what of it is our inference. */
+  inferred?: string
+  /** The requests the rule is about (`dashboard updates carrying expected_updated_at`). */
+  scope: string
   area: string
   status: ClientRuleStatus
-  /** Why the rule was not exercised. */
+  /** Why the rule was not exercised or is not applicable. */
   reason?: string
   failures: ClientFailure[]
   /** The requests behind the outcome (seq numbers; the failures name theirs too). */
@@ -46,7 +55,11 @@ export interface ClientReport {
   requests: RecordedRequest[]
   /** Errors outside the rules (the command's exit status). */
   runErrors: string[]
-  summary: { rules: number; passed: number; failed: number; notExercised: number; mustFailed: number; shouldFailed: number; requests: number }
+  /** The operations the client called (canonical permissions, `POST /automations/create`): what a certificate covers. */
+  operations: string[]
+  /** Operations the run had to cover (`--require-operations`) that the client never called. */
+  missingOperations: string[]
+  summary: { rules: number; passed: number; failed: number; notExercised: number; notApplicable: number; mustFailed: number; shouldFailed: number; requests: number }
   verdict: 'certified' | 'passed, not certified' | 'not certified'
   verdictText: string
   exitCode: 0 | 1
@@ -75,26 +88,51 @@ function enrich(requests: RecordedRequest[], contract: Contract): GradedRequest[
 }
 
 function outcomeOf(rule: ClientRule, requests: GradedRequest[], recording: Recording, contract: Contract): ClientRuleOutcome {
-  const base = { id: rule.id, title: rule.title, spec: rule.spec, level: rule.level, area: areaOf(rule.id) }
+  const base = { id: rule.id, title: rule.title, spec: rule.spec, level: rule.level, quote: rule.quote, ...(rule.inferred ? { inferred: rule.inferred } : {}), scope: rule.scope, area: areaOf(rule.id) }
+  if (!requests.some((r) => rule.appliesTo(r))) return { ...base, status: 'not applicable', reason: `the client made no ${rule.scope}`, failures: [], evidence: [] }
   const grade = rule.grade({ recording, requests, contract })
   if (!grade.exercised) return { ...base, status: 'not exercised', reason: grade.reason, failures: [], evidence: [] }
   return { ...base, status: grade.failures.length ? 'fail' : 'pass', failures: grade.failures, evidence: grade.evidence }
 }
 
-/** The report of a finished recording. */
-export function gradeRecording(recording: Recording, { contract = loadContract(), rules = clientRules, runErrors = [] as string[] } = {}): ClientReport {
+/** An operation as a certificate names it: its permission (`POST /automations/create`), the spec's own naming. */
+const permissionOf = (contract: Contract, operationId: string): string => contract.byId.get(operationId)?.permission ?? operationId
+
+/** Whether `wanted` (an operationId or a permission, `POST /automations/create`) names one of `called` (canonical operationIds). */
+function covers(contract: Contract, called: Set<string>, wanted: string): boolean {
+  const op = contract.byId.get(wanted) ?? contract.operations.find((o) => o.permission === wanted)
+  if (!op) return false
+  let canonical = op
+  for (let hops = 0; canonical.aliasOf && contract.byId.has(canonical.aliasOf) && hops < 5; hops++) canonical = contract.byId.get(canonical.aliasOf)!
+  return called.has(canonical.operationId)
+}
+
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`
+
+/**
+ * The report of a finished recording. `requireOperations` (operationIds or permissions) is the slice
+ * a partner's CI insists on: a client that did not call one of them does not pass (exit 1).
+ */
+export function gradeRecording(recording: Recording, { contract = loadContract(), rules = clientRules, runErrors = [] as string[], requireOperations = [] as readonly string[] } = {}): ClientReport {
   const requests = enrich(recording.requests, contract)
   const outcomes = rules.map((rule) => outcomeOf(rule, requests, recording, contract))
-  const must = outcomes.filter((o) => o.level === 'MUST')
+  const called = new Set(requests.map((r) => r.canonicalId))
+  const operations = [...called].map((id) => permissionOf(contract, id)).sort()
+  const missingOperations = requireOperations.filter((wanted) => !covers(contract, called, wanted))
+  const must = outcomes.filter((o) => o.level === 'MUST' && o.status !== 'not applicable')
   const mustFailed = must.filter((o) => o.status === 'fail').length + (runErrors.length ? 1 : 0)
   const notExercised = must.filter((o) => o.status === 'not exercised')
-  const verdict: ClientReport['verdict'] = mustFailed ? 'not certified' : notExercised.length ? 'passed, not certified' : 'certified'
-  const partial = `${notExercised.length} MUST rule${notExercised.length === 1 ? '' : 's'} not exercised (${notExercised.map((o) => o.id).join(', ')})`
+  const verdict: ClientReport['verdict'] = mustFailed ? 'not certified' : notExercised.length || missingOperations.length || !operations.length ? 'passed, not certified' : 'certified'
+  const partial = [
+    ...(notExercised.length ? [`${plural(notExercised.length, 'MUST rule')} not exercised (${notExercised.map((o) => o.id).join(', ')})`] : []),
+    ...(missingOperations.length ? [`${plural(missingOperations.length, 'required operation')} not called (${missingOperations.join(', ')})`] : []),
+    ...(!operations.length ? ['the client made no request'] : []),
+  ].join('; ')
   const verdictText =
     verdict === 'certified'
-      ? `CERTIFIED: every MUST rule exercised and passed (${must.length}/${must.length}), profile ${recording.profile.name}`
+      ? `CERTIFIED for ${plural(operations.length, 'operation')}: every applicable MUST rule exercised and passed (${must.length}/${must.length}), profile ${recording.profile.name}`
       : verdict === 'not certified'
-        ? `NOT CERTIFIED: ${mustFailed} MUST rule${mustFailed > 1 ? 's' : ''} failed${runErrors.length ? ' or the run failed' : ''}${notExercised.length ? `; ${partial}` : ''}`
+        ? `NOT CERTIFIED: ${plural(mustFailed, 'MUST rule')} failed${runErrors.length ? ' or the run failed' : ''}${partial ? `; ${partial}` : ''}`
         : `PASSED, NOT CERTIFIED: ${partial}`
   const situations: Record<string, number[]> = {}
   for (const r of recording.requests) if (r.injected) (situations[r.injected] ??= []).push(r.seq)
@@ -108,6 +146,8 @@ export function gradeRecording(recording: Recording, { contract = loadContract()
     startedAt: recording.startedAt,
     finishedAt: recording.finishedAt ?? recording.startedAt,
     situations,
+    operations,
+    missingOperations,
     outcomes,
     requests: recording.requests,
     runErrors,
@@ -116,12 +156,14 @@ export function gradeRecording(recording: Recording, { contract = loadContract()
       passed: outcomes.filter((o) => o.status === 'pass').length,
       failed: outcomes.filter((o) => o.status === 'fail').length,
       notExercised: outcomes.filter((o) => o.status === 'not exercised').length,
+      notApplicable: outcomes.filter((o) => o.status === 'not applicable').length,
       mustFailed,
       shouldFailed: outcomes.filter((o) => o.level === 'SHOULD' && o.status === 'fail').length,
       requests: recording.requests.length,
     },
     verdict,
     verdictText,
-    exitCode: mustFailed ? 1 : 0,
+    // A slice the partner required and the client did not cover fails the run, as a failed rule does.
+    exitCode: mustFailed || missingOperations.length ? 1 : 0,
   }
 }

@@ -2,6 +2,9 @@
  * Adversity profiles: which documented situations the twin produces for a client under
  * certification, and how often. Deterministic per seed: the seed orders the write faults and places
  * the 429, so two runs of one client with one seed meet the same situations on the same requests.
+ * Every situation comes early (the 429 within a client's first three requests to a shop, the 409 on
+ * its first keyed write, the 412 on its first conditional board update, `refreshing` on its first
+ * halo read of any shop), so a client that makes a request of a kind meets its situation at least once.
  */
 import { readFileSync } from 'node:fs'
 
@@ -35,7 +38,7 @@ export interface Profile {
 export const PROFILES: Record<'standard' | 'strict', Profile> = {
   standard: {
     name: 'standard',
-    burst429: { after: [6, 10], every: 0, times: 1, retryAfterSeconds: 1 },
+    burst429: { after: [1, 3], every: 0, times: 1, retryAfterSeconds: 1 },
     writeFaults: ['503', '500-applied', 'drop-applied'],
     slowMs: 30_000,
     inFlight409: 1,
@@ -45,7 +48,7 @@ export const PROFILES: Record<'standard' | 'strict', Profile> = {
   },
   strict: {
     name: 'strict',
-    burst429: { after: [4, 8], every: 25, times: 3, retryAfterSeconds: 2 },
+    burst429: { after: [1, 3], every: 25, times: 3, retryAfterSeconds: 2 },
     writeFaults: ['503', '500-applied', 'drop', 'drop-applied', '503'],
     slowMs: 30_000,
     inFlight409: 2,

@@ -46,9 +46,9 @@ function haloNote(body: string): string | undefined {
 export async function startCertification(state: MockState, profile: Profile, seed: number): Promise<CertificationSession> {
   const main = state.world.shops[0]!
   if (profile.haloRefreshMs > 0) {
-    // The main shop's storefront was never built: its first report call starts a build that answers
-    // `refreshing` for haloRefreshMs (spec: States and transitions: Halo platform block refreshing).
-    await state.admin.run('halo/drop-snapshot', { shop_id: main.shop_id })
+    // No shop's storefront was ever built: the first report call for any shop starts a build that
+    // answers `refreshing` for haloRefreshMs (spec: States and transitions: Halo platform block refreshing).
+    for (const shop of state.world.shops) await state.admin.run('halo/drop-snapshot', { shop_id: shop.shop_id })
   }
   for (const shop of state.world.shops) if (shop.is_active) await state.admin.run('dashboards/open', { shop_id: shop.shop_id })
   for (let i = 0; i < profile.deepListingRows; i++) await state.admin.run('samples/arrive', { shop_id: main.shop_id })
@@ -75,20 +75,27 @@ export async function startCertification(state: MockState, profile: Profile, see
   }
   let inFlight = profile.inFlight409
   let stale = profile.stale412
-  const attempted = new Set<string>()
+  let keyedWrites = 0
+  let faultsProduced = 0
+  /** Writes seen, by operation, shop and body; true when the first attempt met the 409 (its retry may meet a fault). */
+  const attempted = new Map<string, boolean>()
   // A hash per request would cost more than the rest of the recording.
   const keyIds = new Map<string, string>()
 
-  const writeAdversity = (request: RecordedRequest): Adversity | undefined => {
+  const writeAdversity = (request: RecordedRequest, retry: boolean): Adversity | undefined => {
     const keyed = request.idempotencyKey !== null && KEY_PATTERN.test(request.idempotencyKey)
-    const take409 = keyed && inFlight > 0 && (writeFaults.length === 0 || random() < 0.4)
+    // The first keyed write always meets the 409, so a client with one meets it; later ones by the seed.
+    const take409 = !retry && keyed && inFlight > 0 && (keyedWrites++ === 0 || writeFaults.length === 0 || random() < 0.4)
     if (take409) {
       inFlight--
       // spec: Idempotency: a concurrent request with the same key gets 409 while the first is in flight.
       return { kind: 'status', situation: '409 in flight', status: 409, message: messages.idempotencyInFlight }
     }
+    // A retry after the 409 meets the first fault when none came yet (a client with one write meets both).
+    if (retry && faultsProduced > 0) return undefined
     const fault = writeFaults.shift()
     if (fault === undefined) return undefined
+    faultsProduced++
     if (fault === 'slow') return { kind: 'slow', situation: 'slow write (applied late)', ms: profile.slowMs }
     if (fault === 'drop' || fault === 'drop-applied') return { kind: 'drop', situation: `dropped connection${fault === 'drop-applied' ? ' (applied)' : ''}`, apply: fault === 'drop-applied' }
     const status = fault === '503' ? 503 : 500
@@ -107,11 +114,16 @@ export async function startCertification(state: MockState, profile: Profile, see
       }
     }
     if (!op.idempotent && op.operationId !== 'updateDashboard') return undefined
-    // A retry (same operation, shop and body) passes: each situation comes once per write.
+    // A retry (same operation, shop and body) passes, but for the one after a 409: each situation comes once per write.
     const attempt = `${op.operationId} ${request.shopId} ${request.bodyText}`
-    if (attempted.has(attempt)) return undefined
-    attempted.add(attempt)
-    if (op.idempotent) return writeAdversity(request as RecordedRequest)
+    const seen = attempted.get(attempt)
+    if (seen === false || (seen === true && !op.idempotent)) return undefined
+    if (op.idempotent) {
+      const adversity = writeAdversity(request as RecordedRequest, seen === true)
+      attempted.set(attempt, seen === undefined && adversity?.situation === '409 in flight')
+      return adversity
+    }
+    attempted.set(attempt, false)
     if (op.operationId === 'updateDashboard' && stale > 0) {
       const input = safeJson(request.bodyText)
       if (typeof input?.expected_updated_at === 'string' && typeof input.dashboard_id === 'string') {

@@ -4,6 +4,7 @@
  */
 import type { Contract, OperationInfo } from '../../openapi/index.ts'
 import type { RecordedRequest } from '../../mock/pipeline/certification.ts'
+import type { Provenance } from '../provenance.ts'
 import type { RuleLevel } from '../types.ts'
 import type { Recording } from './session.ts'
 
@@ -40,12 +41,19 @@ export interface ClientFailure {
 export type Grade = { exercised: false; reason: string } | { exercised: true; failures: ClientFailure[]; evidence: number[] }
 
 /** A behavioural rule a client of the service must follow: one object in one file. */
-export interface ClientRule {
+export interface ClientRule extends Provenance {
   /** `<area>.<behaviour>`, the file's path under conformance/certify-client/rules/. */
   id: string
   title: string
   /** Section of the service document the rule comes from. */
   spec: string
   level: RuleLevel
+  /**
+   * The requests the rule is about (its scope): a client that made none of them is outside it and
+   * the rule is "not applicable" (it does not block a certificate scoped to what the client does).
+   */
+  appliesTo(request: GradedRequest): boolean
+  /** What `appliesTo` selects, for the report: `dashboard updates carrying expected_updated_at`. */
+  scope: string
   grade(t: GradingContext): Grade
 }

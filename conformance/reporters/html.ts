@@ -5,6 +5,7 @@
  * failure the request, the response excerpt, what was expected and a curl command to reproduce it.
  */
 import { warningsOf, type RunReport } from '../report.ts'
+import { quoteText, type Quote } from '../provenance.ts'
 import type { Exchange, Failure, RuleOutcome } from '../types.ts'
 
 export const esc = (s: unknown) => String(s ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!)
@@ -21,6 +22,7 @@ pre{background:#f6f8fa;padding:.6rem;overflow:auto;white-space:pre-wrap;word-bre
 dl.facts{display:grid;grid-template-columns:13rem 1fr;gap:.2rem .8rem}dl.facts dt{color:#555}dl.facts dd{margin:0;word-break:break-all}
 section.rule{border:1px solid #e3e6eb;border-radius:6px;margin:.4rem 0;padding:.3rem .7rem}section.rule>details>summary{cursor:pointer}
 nav.toc ul{columns:3;list-style:none;padding:0}nav.toc li{margin:.15rem 0}
+blockquote.quote{margin:.3rem 0 .5rem;padding:.1rem .8rem;border-left:3px solid #c7cdd6;color:#333}blockquote.quote p{margin:.2rem 0}p.inferred{color:#8a5a00}
 @media print{details{display:block}details>*{display:block}.badge{-webkit-print-color-adjust:exact;print-color-adjust:exact}}
 `
 
@@ -47,6 +49,15 @@ function failureBlock(f: Failure, kind: 'failure' | 'warning'): string {
 ${f.exchange ? exchangeBlock(f.exchange, kind === 'failure') : ''}</div>`
 }
 
+/** Where a rule's level comes from: the spec's words it enforces and, for an inference of ours, why (shared with the client certificate). */
+export function provenanceBlock(o: { quote?: readonly Quote[]; inferred?: string }): string {
+  const quotes = o.quote?.length ? `<blockquote class="quote">${o.quote.map((q) => `<p>${esc(quoteText(q))}</p>`).join('')}</blockquote>` : ''
+  return `${o.inferred ? `<p class="inferred"><b>Inferred</b>: ${esc(o.inferred)}</p>` : ''}${quotes}`
+}
+
+/** The level as a table cell shows it: `SHOULD (inferred)` for an inference of ours. */
+export const levelLabel = (o: { level: string; inferred?: string }): string => (o.inferred ? `${o.level} (inferred)` : o.level)
+
 const ruleAnchor = (id: string) => `rule-${id}`
 const areaAnchor = (area: string) => `area-${area}`
 const VERDICT_CLASS: Record<RunReport['verdict'], string> = { certified: 'certified', 'passed, not certified': 'partial', 'not certified': 'not-certified' }
@@ -58,7 +69,8 @@ function ruleSection(o: RuleOutcome): string {
     ? `<details class="evidence"><summary>Evidence: ${o.exchanges.length} request${o.exchanges.length > 1 ? 's' : ''} behind this outcome</summary>${o.exchanges.slice(0, 20).map((e) => exchangeBlock(e)).join('')}${o.exchanges.length > 20 ? `<p class="meta">… ${o.exchanges.length - 20} more in report.json</p>` : ''}</details>`
     : '<p class="meta">No request was needed for this outcome.</p>'
   return `<section id="${esc(ruleAnchor(o.id))}" class="rule"><details${failed ? ' open' : ''}><summary><span class="${failed ? 'fail' : o.status === 'pass' ? 'pass' : o.status === 'skip' ? 'skip' : 'warn'}">${esc(STATUS_LABEL[o.status])}</span> <code>${esc(o.id)}</code> — ${esc(o.title)}</summary>
-<p class="meta">${esc(o.level)} · spec: ${esc(o.spec)} · ${o.writes ? 'writes' : 'reads'} · ${o.durationMs} ms${o.reason ? ` · ${esc(o.reason)}` : ''}</p>
+<p class="meta">${esc(levelLabel(o))} · spec: ${esc(o.spec)} · ${o.writes ? 'writes' : 'reads'} · ${o.durationMs} ms${o.reason ? ` · ${esc(o.reason)}` : ''}</p>
+${provenanceBlock(o)}
 ${o.failures.map((f) => failureBlock(f, o.level === 'MUST' ? 'failure' : 'warning')).join('')}
 ${o.warnings.map((f) => failureBlock(f, 'warning')).join('')}
 ${evidence}</details></section>`
@@ -78,7 +90,7 @@ export function htmlReport(report: RunReport): string {
     .map((area) => {
       const rows = report.outcomes.filter((o) => o.area === area)
       return `<h3 id="${esc(areaAnchor(area))}">${esc(area)}</h3><table><thead><tr><th>Rule</th><th>Behaviour</th><th>Level</th><th>Spec section</th><th>Kind</th><th>Outcome</th><th>Ops</th></tr></thead><tbody>` +
-        rows.map((o) => `<tr><td><a href="#${esc(ruleAnchor(o.id))}"><code>${esc(o.id)}</code></a></td><td>${esc(o.title)}</td><td>${esc(o.level)}</td><td>${esc(o.spec)}</td><td>${o.writes ? 'writes' : 'reads'}</td>${statusCell(o)}<td>${esc(o.operations.length)}</td></tr>`).join('') +
+        rows.map((o) => `<tr><td><a href="#${esc(ruleAnchor(o.id))}"><code>${esc(o.id)}</code></a></td><td>${esc(o.title)}</td><td>${esc(levelLabel(o))}</td><td>${esc(o.spec)}</td><td>${o.writes ? 'writes' : 'reads'}</td>${statusCell(o)}<td>${esc(o.operations.length)}</td></tr>`).join('') +
         `</tbody></table>${rows.map(ruleSection).join('')}`
     })
     .join('')
@@ -107,7 +119,7 @@ ${report.facts ? '' : '<dt>Credentials</dt><dd>API keys are redacted everywhere 
 ${report.runErrors.length ? `<h2>Run errors</h2><pre>${esc(report.runErrors.join('\n'))}</pre>` : ''}
 <nav class="toc"><h2>Contents</h2><ul>${toc}<li><a href="#not-run">MUST rules not run</a> <small>${notRun.length}</small></li><li><a href="#coverage">Operations exercised</a> <small>${s.exercised}/${s.operations}</small></li></ul></nav>
 <h2>Rules by area</h2>
-<p>MUST rules come from what the service documentation states; SHOULD rules from what the contract inferred where it says "not shown" (a SHOULD rule not met is a warning, not a failed certification). Failed rules are open; open any other rule for the requests and answers behind its outcome.</p>
+<p>MUST rules enforce what the service documentation states, in its words (quoted under each rule); SHOULD rules are guidance or our inference where it is silent, marked "inferred" with why (a SHOULD rule not met is a warning, not a failed certification). Failed rules are open; open any other rule for the requests and answers behind its outcome.</p>
 ${byArea}
 <h2 id="not-run">MUST rules not run</h2>${notRun.length ? `<p>A certificate needs every MUST rule of the catalogue run to its end. These were not:</p><table><thead><tr><th>Rule</th><th>Why</th></tr></thead><tbody>${notRun.map((m) => `<tr><td>${report.outcomes.some((o) => o.id === m.id) ? `<a href="#${esc(ruleAnchor(m.id))}"><code>${esc(m.id)}</code></a>` : `<code>${esc(m.id)}</code>`}</td><td>${esc(m.reason)}</td></tr>`).join('')}</tbody></table>` : '<p>None: every MUST rule ran to its end.</p>'}
 <h2 id="coverage">Operations exercised</h2><table><thead><tr><th>Operation</th><th>operationId</th><th>Area</th><th></th><th>Exercised by</th></tr></thead><tbody>${coverage}</tbody></table>

@@ -10,7 +10,7 @@ const escapeXml = (s: string) =>
   s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' })[c]!).replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, '')
 
 function testcase(o: RuleOutcome): string {
-  const head = `    <testcase classname="conformance.${escapeXml(o.area)}" name="${escapeXml(`${o.id} [${o.level}] ${o.title}`)}" time="${(o.durationMs / 1000).toFixed(3)}">`
+  const head = `    <testcase classname="conformance.${escapeXml(o.area)}" name="${escapeXml(`${o.id} [${o.level}${o.inferred ? ', inferred' : ''}] ${o.title}`)}" time="${(o.durationMs / 1000).toFixed(3)}">`
   const lines = [head]
   const detail = (f: RuleOutcome['failures'][number]) =>
     [`${f.operation ?? ''} ${f.message}`, `expected: ${f.expected}`, `received: ${f.received}`, f.exchange ? `reproduce: ${f.exchange.curl}` : ''].filter(Boolean).join('\n')
@@ -20,7 +20,7 @@ function testcase(o: RuleOutcome): string {
     lines.push(`      <${tag} message="${escapeXml(describeOutcome(o).split('\n')[0])}" type="${o.status}">${escapeXml(o.failures.map(detail).join('\n\n') || (o.reason ?? ''))}</${tag}>`)
   }
   // One `warning:` line per warning, as the summary counts them (report.ts warningsOf).
-  const notes = [...(o.level === 'SHOULD' && o.status !== 'pass' && o.status !== 'skip' ? [`SHOULD rule not met: ${describeOutcome(o).split('\n')[0]}`] : []), ...warningsOf(o).map((w) => `warning: ${w.operation ?? ''} ${w.message} (expected ${w.expected}; received ${w.received})`)]
+  const notes = [...(o.level === 'SHOULD' && o.status !== 'pass' && o.status !== 'skip' ? [`SHOULD rule not met (warning${o.inferred ? `; inferred: ${o.inferred}` : ''}): ${describeOutcome(o).split('\n')[0]}`] : []), ...warningsOf(o).map((w) => `warning: ${w.operation ?? ''} ${w.message} (expected ${w.expected}; received ${w.received})`)]
   if (notes.length) lines.push(`      <system-out>${escapeXml(notes.join('\n'))}</system-out>`)
   lines.push('    </testcase>')
   return lines.join('\n')

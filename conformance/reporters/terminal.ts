@@ -1,6 +1,11 @@
 /** Live progress on the terminal (one line per rule as it finishes) and the summary at the end. */
 import { warningsOf, type RunReport } from '../report.ts'
+import { catalogue } from '../catalogue.ts'
+import { connectorRules } from '../rules/connector/run.ts'
 import type { RuleOutcome } from '../types.ts'
+
+/** Why a rule is SHOULD (its inference), by id: live outcomes come straight from the runner. */
+const inferredById = new Map<string, string | undefined>([...catalogue, ...connectorRules].map((r) => [r.id, r.inferred]))
 
 export interface TerminalOptions {
   write?: (text: string) => void
@@ -30,7 +35,9 @@ export function createTerminalReporter({ write = (s) => process.stdout.write(s),
       done++
       const counter = `[${String(done).padStart(String(total).length)}/${total}]`
       const ops = o.operations.length ? ` ${paint(90, o.operations.slice(0, 3).join(', ') + (o.operations.length > 3 ? ` +${o.operations.length - 3}` : ''))}` : ''
-      write(`${counter} ${mark(o)} ${o.id} [${o.level}]${ops} ${paint(90, `${o.durationMs} ms`)}\n`)
+      const inferred = o.level === 'SHOULD' ? (o.inferred ?? inferredById.get(o.id)) : undefined
+      write(`${counter} ${mark(o)} ${o.id} [${o.level}${inferred ? ', inferred' : ''}]${ops} ${paint(90, `${o.durationMs} ms`)}\n`)
+      if (inferred && o.status !== 'pass' && o.status !== 'skip') write(`     ${paint(33, `inferred: ${inferred}`)}\n`)
       if (o.status === 'skip' && o.reason) write(`     ${paint(90, o.reason)}\n`)
       if (o.status === 'error' && o.reason) write(`     ${o.reason}\n`)
       for (const f of o.failures.slice(0, 3)) write(`     ${f.operation ? `${f.operation}: ` : ''}${f.message}\n       expected ${f.expected}\n       received ${f.received.slice(0, 200)}\n`)

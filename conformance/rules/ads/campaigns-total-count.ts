@@ -6,6 +6,7 @@ export const campaignsTotalCount: Rule = {
   title: 'The campaign list counts all the shop\'s campaigns whatever the dates, and lists campaigns without spend with zero metrics',
   spec: 'Sales-max ads: POST /ads/campaigns',
   level: 'MUST',
+  quote: ['Campaigns with no spend still appear with zero metrics. `total_count` counts all the shop\'s campaigns regardless of dates.'],
   writes: false,
   operations: ['POST /ads/campaigns'],
   async run(t) {

@@ -6,6 +6,7 @@ export const creativesStatusFilter: Rule = {
   title: 'Creatives filtered by status: every row has it, total_count counts within the filter, available_statuses is as before the filter',
   spec: 'Sales-max ads: POST /ads/creatives',
   level: 'MUST',
+  quote: ['`available_statuses` lists statuses present in scope before the status filter; `total_count` is within the status filter.'],
   writes: false,
   operations: ['POST /ads/creatives'],
   async run(t) {

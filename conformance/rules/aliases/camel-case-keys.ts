@@ -27,6 +27,7 @@ export const camelCaseKeys: Rule = {
   title: 'camelCase request keys answer exactly as their snake_case forms',
   spec: 'Conventions 4; Sales-max ads; Social-network partnership ads',
   level: 'MUST',
+  quote: ['Also accepts camelCase (`pageSize`, `sortBy`, `dateRange`, `sortDir`).', 'camelCase keys accepted (`campaignId`, `pageSize`, `productIds`, `videoIds`/`video_id`, `sortBy`, `sortDir`).', 'All accept snake_case and camelCase keys'],
   writes: false,
   operations: pairs.map((p) => p.permission),
   async run(t) {

@@ -7,6 +7,7 @@ export const getEqualsPost: Rule = {
   title: 'Every GET form answers its query parameters exactly as the POST form answers the same body',
   spec: 'Conventions 4; Sponsored-video codes; Sales-max ads; Dashboards; Off-platform sales correlation',
   level: 'MUST',
+  quote: ['Several endpoints may also be called with GET and query parameters, and accept snake_case and camelCase keys; such a note is given per endpoint.'],
   writes: false,
   operations: ['GET /spark/list', 'GET /ads/excluded-creatives', 'GET /ads/boosted-creatives', 'GET /dashboards/list', 'GET /dashboards/get', 'GET /halo-effect'],
   async run(t) {

@@ -6,6 +6,7 @@ export const sparkFlatDateKeys: Rule = {
   title: 'The spark list answers flat date keys (shared_time_from/_to) and inline filters as their search_params forms',
   spec: 'Sponsored-video codes (flat keys; search filters inline at top level)',
   level: 'MUST',
+  quote: ['search filters may also be sent inline at top level; each date-range filter also accepts flat keys such as `shared_time_from`, `shared_time_to`'],
   writes: false,
   operations: ['POST /spark/list'],
   async run(t) {

@@ -7,6 +7,7 @@ export const v1EqualsCanonical: Rule = {
   title: 'Every /v1/ads/... alias answers exactly as its canonical path',
   spec: 'Conventions 4; Versioning',
   level: 'MUST',
+  quote: ['The ads endpoints are also reachable under a `/v1/` prefix (`/v1/ads/campaigns`, `/v1/ads/creatives`, `/v1/ads/excluded-creatives`, `/v1/ads/boosted-creatives`).'],
   writes: false,
   operations: ['POST /v1/ads/campaigns', 'POST /v1/ads/creatives', 'POST /v1/ads/excluded-creatives', 'POST /v1/ads/boosted-creatives'],
   async run(t) {

@@ -7,6 +7,7 @@ export const adsPlanGate: Rule = {
   title: 'A shop not on an active paid plan gets 403 "This shop is not on an active paid plan" from the ads endpoints',
   spec: 'Authentication 5; Sales-max ads: common error responses',
   level: 'MUST',
+  quote: ['Plan gates: a shop not on an active paid plan gets 403 from the ads endpoints', '`{error: This shop is not on an active paid plan}`'],
   writes: false,
   operations: ['POST /ads/campaigns', 'POST /ads/creatives', 'POST /ads/excluded-creatives', 'POST /ads/boosted-creatives'],
   async run(t) {

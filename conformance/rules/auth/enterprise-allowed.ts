@@ -7,6 +7,7 @@ export const enterpriseAllowed: Rule = {
   title: 'Enterprise endpoints answer an Enterprise key, for every region',
   spec: 'What the service does; Authentication 4',
   level: 'MUST',
+  quote: ['Enterprise endpoints need an Enterprise plan', 'Every Enterprise endpoint takes a `region` field: exactly one of `us`, `uk`, `mx`, `es`, `de`, `ie`, `it`, `fr`, `nl`, `pt`, `gr`, `be`, `at`, `pl`, `hu`, `cz`, `br`, `jp` (lowercase country code).'],
   writes: false,
   operations: ['POST /enterprise/brands', 'POST /enterprise/products', 'POST /enterprise/creators'],
   async run(t) {

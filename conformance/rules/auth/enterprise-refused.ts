@@ -7,6 +7,7 @@ export const enterpriseRefused: Rule = {
   title: 'Enterprise endpoints refuse a standard key with 403',
   spec: 'What the service does; Authentication 4',
   level: 'MUST',
+  quote: ['a standard key calling them gets an authorization error', 'workflow toggle below the Scale plan; Enterprise endpoint with a standard key | forbidden'],
   writes: false,
   operations: ['POST /enterprise/brands', 'POST /enterprise/products', 'POST /enterprise/creators'],
   async run(t) {

@@ -6,6 +6,7 @@ export const invalidShopId: Rule = {
   title: 'A malformed x-shop-id gets 400 "Invalid shop_id"',
   spec: 'Errors; Sales-max ads: common error responses',
   level: 'MUST',
+  quote: ['| 400 | malformed shop id | `Invalid shop_id` |'],
   writes: false,
   operations: ['GET /shop/sps', 'POST /ads/campaigns'],
   async run(t) {

@@ -6,6 +6,7 @@ export const keyOnlyRoutes: Rule = {
   title: 'GET /account/shops needs only the key and GET /health needs no key',
   spec: 'Authentication 2',
   level: 'MUST',
+  quote: ['`GET /account/shops` needs only `x-api-key`. `GET /health` needs no key.'],
   writes: false,
   operations: ['GET /account/shops', 'GET /health'],
   async run(t) {

@@ -10,6 +10,7 @@ export const limitedKeyScope: Rule = {
   title: 'A key limited to some routes and shops gets 403 outside them and succeeds inside',
   spec: 'Authentication 3',
   level: 'MUST',
+  quote: ['Permissions: each key may be limited to specific routes and shops.', 'A call outside the key\'s routes or shops returns 403.'],
   writes: false,
   operations: ['GET /shop/sps', 'POST /shop/stats', 'GET /account/shops'],
   async run(t) {

@@ -6,6 +6,7 @@ export const missingShopHeader: Rule = {
   title: 'A request without x-shop-id gets 400 "Missing X-Shop-Id header"',
   spec: 'Errors; Sales-max ads: common error responses',
   level: 'MUST',
+  quote: ['| 400 | missing shop header | `Missing X-Shop-Id header` |'],
   writes: false,
   operations: ['GET /shop/sps', 'POST /shop/products', 'POST /ads/campaigns'],
   async run(t) {

@@ -6,6 +6,7 @@ export const scalePlanGate: Rule = {
   title: 'Workflow toggle answers 403 on a shop below the Scale plan, while workflow reads work on any plan',
   spec: 'Authentication 5; Resources: Rules of the named resources (Workflows)',
   level: 'MUST',
+  quote: ['Reads work on any plan; toggle returns 403 below the Scale plan.'],
   writes: true,
   operations: ['POST /workflows/list', 'POST /workflows/toggle'],
   async run(t) {

@@ -6,6 +6,7 @@ export const shopNotOwned: Rule = {
   title: 'A well-formed shop id that is not the account\'s gets 403 "Shop not found or not owned by user"',
   spec: 'Sales-max ads: common error responses; Errors',
   level: 'MUST',
+  quote: ['403 `{error: Shop not found or not owned by user}`', 'A call outside the key\'s routes or shops returns 403.'],
   writes: false,
   operations: ['POST /ads/campaigns', 'GET /shop/sps'],
   async run(t) {

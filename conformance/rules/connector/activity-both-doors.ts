@@ -5,6 +5,7 @@ export const activityBothDoors: ConnectorRule = {
   title: "A tool call and an API-key call are both in the account's activity log, each with its actor, and no secret is",
   spec: "What the service does (\"Actions by API key or connector are recorded in the account's activity log\"); GET /account/activity (inferred)",
   level: 'MUST',
+  quote: ['Actions by API key or connector are recorded in the account\'s activity log.'],
   operations: ['registerConnectorClient', 'startConnectorAuthorization', 'signInToConnector', 'answerConnectorConsent', 'requestConnectorToken', 'callConnectorMcp', 'listAccountShops', 'listAccountActivity'],
   async run(t) {
     const api = t.api ?? t.skip('needs the API too (--base-url, --api-key) to read the activity log')

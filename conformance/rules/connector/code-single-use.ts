@@ -5,6 +5,7 @@ export const codeSingleUse: ConnectorRule = {
   title: 'An authorization code redeems once: a second redemption is invalid_grant',
   spec: 'Authentication 6; RFC 6749 4.1.2 (MUST deny a code used more than once), 10.5',
   level: 'MUST',
+  quote: ['The assistant-connector server uses OAuth 2.0 authorization code with PKCE', { source: 'RFC 6749 4.1.2', text: 'If an authorization code is used more than once, the authorization server MUST deny the request' }],
   operations: ['registerConnectorClient', 'startConnectorAuthorization', 'signInToConnector', 'answerConnectorConsent', 'requestConnectorToken'],
   async run(t) {
     const { client_id, redirect_uri, code, verifier } = await t.authorize({ tools: ['listAccountShops'] })

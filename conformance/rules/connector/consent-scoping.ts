@@ -5,6 +5,7 @@ export const consentScoping: ConnectorRule = {
   title: 'Only the consented tools are listed; an unconsented tool and a shop outside the consent are refused',
   spec: 'What the service does ("the user picks the shops and tools allowed"); Authentication 6',
   level: 'MUST',
+  quote: ['at consent the user picks the shops and tools allowed', 'per-shop, per-tool consent'],
   operations: ['registerConnectorClient', 'startConnectorAuthorization', 'signInToConnector', 'answerConnectorConsent', 'requestConnectorToken', 'callConnectorMcp'],
   async run(t) {
     const { client_id, redirect_uri, code, verifier, shops } = await t.authorize({ shops: 'first', tools: ['getShopSps'] })

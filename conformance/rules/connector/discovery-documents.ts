@@ -4,7 +4,9 @@ export const discoveryDocuments: ConnectorRule = {
   id: 'connector.discovery-documents',
   title: 'Protected-resource (RFC 9728) and authorization-server (RFC 8414) metadata are served, consistent, and offer PKCE with S256 only',
   spec: 'Authentication 6; RFC 9728 3; RFC 8414 2-3; RFC 7636 4.2',
-  level: 'MUST',
+  level: 'SHOULD',
+  quote: ['The client registers itself and sends the user through sign-in (OAuth 2.0 authorization code with PKCE)', { source: 'RFC 8414 2', text: 'code_challenge_methods_supported ... JSON array containing a list of Proof Key for Code Exchange (PKCE) code challenge methods supported by this authorization server' }, { source: 'RFC 9728 3', text: 'protected resource metadata ... authorization_servers' }],
+  inferred: 'the spec does not cite the discovery documents (RFC 9728, RFC 8414), and offering S256 only (not plain) is OAuth 2.1 guidance',
   operations: ['callConnectorMcp', 'getConnectorResourceMetadata', 'getConnectorAuthorizationServerMetadata'],
   async run(t) {
     const { resource, server } = await t.discovery()

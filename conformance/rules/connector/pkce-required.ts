@@ -2,16 +2,16 @@ import type { ConnectorRule } from './types.ts'
 
 export const pkceRequired: ConnectorRule = {
   id: 'connector.pkce-required',
-  title: 'The authorization endpoint refuses a request without a code challenge, or with the plain method, as invalid_request on the redirect URI with the state',
+  title: 'The authorization endpoint refuses a request without a code challenge as invalid_request on the redirect URI with the state',
   spec: 'Authentication 6 (authorization code with PKCE); RFC 7636 4.4.1; RFC 6749 4.1.2.1',
   level: 'MUST',
+  quote: ['sends the user through sign-in (OAuth 2.0 authorization code with PKCE)', 'The assistant-connector server uses OAuth 2.0 authorization code with PKCE and per-shop, per-tool consent.', { source: 'RFC 7636 4.4.1', text: 'If the server requires Proof Key for Code Exchange (PKCE) by OAuth public clients and the client does not send the "code_challenge" in the request, the authorization endpoint MUST return the authorization error response with the "error" value set to "invalid_request"' }],
   operations: ['registerConnectorClient', 'startConnectorAuthorization'],
   async run(t) {
     const { server } = await t.discovery()
     const client = await t.register()
     for (const [label, extra] of [
       ['no code_challenge', {}],
-      ['code_challenge_method plain', { code_challenge: 'plain-challenge-plain-challenge-plain-challenge-1', code_challenge_method: 'plain' }],
     ] as const) {
       const url = new URL(server.authorization_endpoint)
       for (const [k, v] of Object.entries({ response_type: 'code', client_id: client.client_id, redirect_uri: client.redirect_uri, state: 'conformance-state', ...extra })) url.searchParams.set(k, v)

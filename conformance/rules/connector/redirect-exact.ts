@@ -5,6 +5,7 @@ export const redirectExact: ConnectorRule = {
   title: 'The authorization endpoint never redirects to a redirect URI that is not exactly one the client registered',
   spec: 'Authentication 6; RFC 6749 3.1.2.3, 4.1.2.1; OAuth 2.1 (exact string matching)',
   level: 'MUST',
+  quote: ['The assistant-connector server uses OAuth 2.0 authorization code with PKCE', { source: 'RFC 6749 3.1.2.3', text: 'If the client registration included the full redirection URI, the authorization server MUST compare the two URIs using simple string comparison' }, { source: 'RFC 6749 4.1.2.1', text: 'the authorization server SHOULD inform the resource owner of the error and MUST NOT automatically redirect the user-agent to the invalid redirection URI' }],
   operations: ['registerConnectorClient', 'startConnectorAuthorization'],
   async run(t) {
     const { server } = await t.discovery()

@@ -4,7 +4,9 @@ export const registrationRedirects: ConnectorRule = {
   id: 'connector.registration-redirects',
   title: 'Dynamic registration gives a public client an id, and refuses a plain-http redirect URI off loopback',
   spec: 'Authentication 6 (the client registers itself); RFC 7591 3.2; RFC 6749 3.1.2.1',
-  level: 'MUST',
+  level: 'SHOULD',
+  quote: ['The client registers itself', { source: 'RFC 6749 3.1.2.1', text: 'The redirection endpoint SHOULD require the use of TLS' }, { source: 'RFC 7591 3.2', text: 'client_secret OPTIONAL' }],
+  inferred: 'that a client registers itself is stated (every rule that registers depends on it); refusing a plain-http redirect off loopback and no secret for a public client are RFC recommendations, not the spec\'s words',
   operations: ['registerConnectorClient'],
   async run(t) {
     const { server } = await t.discovery()

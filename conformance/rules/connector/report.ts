@@ -51,6 +51,7 @@ export function toRuleOutcome(outcome: ConnectorOutcome, rule: ConnectorRule | u
     title: outcome.title,
     spec: outcome.spec,
     level: outcome.level,
+    ...(rule ? { quote: rule.quote, ...(rule.inferred ? { inferred: rule.inferred } : {}) } : {}),
     // Registering a client (and, past sign-in, a connection) is a write on the target.
     writes: (rule?.operations ?? []).includes('registerConnectorClient'),
     area: 'connector',

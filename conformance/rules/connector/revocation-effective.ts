@@ -4,7 +4,9 @@ export const revocationEffective: ConnectorRule = {
   id: 'connector.revocation-effective',
   title: 'Revoking the refresh token (RFC 7009) stops its access token on the next call and the refresh token itself',
   spec: 'What the service does (the user "may revoke the connection later"); RFC 7009 2.1',
-  level: 'MUST',
+  level: 'SHOULD',
+  quote: ['may revoke the connection later', { source: 'RFC 7009 2.1', text: 'the authorization server invalidates the token ... If the particular token is a refresh token and the authorization server supports the revocation of access tokens, then the authorization server SHOULD also invalidate all access tokens based on the same authorization grant' }],
+  inferred: 'the spec says the user may revoke the connection (the connections page does), not that a client can revoke through RFC 7009, which it does not cite',
   operations: ['registerConnectorClient', 'startConnectorAuthorization', 'signInToConnector', 'answerConnectorConsent', 'requestConnectorToken', 'callConnectorMcp', 'revokeConnectorToken'],
   async run(t) {
     const { server } = await t.discovery()

@@ -18,13 +18,14 @@ import { revocationEffective } from './revocation-effective.ts'
 import { streamMethods } from './stream-methods.ts'
 import { discoveryDocuments } from './discovery-documents.ts'
 import { pkceRequired } from './pkce-required.ts'
+import { pkceS256Only } from './pkce-s256-only.ts'
 import { redirectExact } from './redirect-exact.ts'
 import { registrationRedirects } from './registration-redirects.ts'
 import { tokenErrors } from './token-errors.ts'
 import type { ConnectorFailure, ConnectorRule, ConnectorRuleContext } from './types.ts'
 import { unauthorizedChallenge } from './unauthorized-challenge.ts'
 
-export const connectorRules: ConnectorRule[] = [unauthorizedChallenge, streamMethods, discoveryDocuments, registrationRedirects, pkceRequired, redirectExact, tokenErrors, codeSingleUse, consentScoping, revocationEffective, activityBothDoors]
+export const connectorRules: ConnectorRule[] = [unauthorizedChallenge, streamMethods, discoveryDocuments, registrationRedirects, pkceRequired, pkceS256Only, redirectExact, tokenErrors, codeSingleUse, consentScoping, revocationEffective, activityBothDoors]
 
 export interface ConnectorOutcome {
   id: string

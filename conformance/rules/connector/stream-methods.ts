@@ -10,7 +10,9 @@ export const streamMethods: ConnectorRule = {
   id: 'connector.stream-methods',
   title: 'GET on the MCP endpoint opens an event stream or answers 405; DELETE answers without a 5xx; every 405 carries Allow',
   spec: 'MCP Streamable HTTP (2025-06-18): listening for messages from the server, session management; RFC 9110 15.5.6',
-  level: 'MUST',
+  level: 'SHOULD',
+  quote: ['A separate assistant-connector server at {mcp_url} gives AI assistants the same access', { source: 'MCP Streamable HTTP (2025-06-18)', text: 'The server MUST either return Content-Type: text/event-stream in response to this HTTP GET, or else return HTTP 405 Method Not Allowed' }, { source: 'RFC 9110 15.5.6', text: 'The origin server MUST generate an Allow header field in a 405 response' }],
+  inferred: 'the spec says nothing of the MCP transport: GET, DELETE and 405 come from the MCP transport specification and RFC 9110',
   operations: ['openConnectorMcpStream', 'endConnectorMcpSession'],
   async run(t) {
     const get = await t.fetch(t.mcpUrl, { method: 'GET', headers: { accept: 'text/event-stream' } })

@@ -5,6 +5,7 @@ export const tokenErrors: ConnectorRule = {
   title: 'The token endpoint answers RFC 6749 5.2 errors as JSON: invalid_client (401), invalid_grant, unsupported_grant_type, invalid_request',
   spec: 'Authentication 6; RFC 6749 5.2',
   level: 'MUST',
+  quote: ['The assistant-connector server uses OAuth 2.0 authorization code with PKCE', { source: 'RFC 6749 5.2', text: 'The authorization server responds with an HTTP 400 (Bad Request) status code (unless specified otherwise) and includes the following parameters with the response: error REQUIRED' }],
   operations: ['registerConnectorClient', 'requestConnectorToken'],
   async run(t) {
     const { server } = await t.discovery()

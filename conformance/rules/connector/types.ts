@@ -3,6 +3,8 @@
  * given only its MCP URL: discovery, the 401 challenge, registration, PKCE, redirect matching and the
  * token endpoint's errors. Failures are data; run.ts runs and prints them.
  */
+import type { Provenance } from '../../provenance.ts'
+
 export interface ConnectorFailure {
   rule: string
   message: string
@@ -37,7 +39,7 @@ export interface ConnectorRuleContext {
   skip(reason: string): never
 }
 
-export interface ConnectorRule {
+export interface ConnectorRule extends Provenance {
   id: string
   title: string
   spec: string

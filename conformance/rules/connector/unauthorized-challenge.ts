@@ -4,7 +4,9 @@ export const unauthorizedChallenge: ConnectorRule = {
   id: 'connector.unauthorized-challenge',
   title: 'The MCP endpoint answers a request without a token with 401 and a Bearer challenge naming the resource metadata',
   spec: 'Authentication 6; MCP authorization (RFC 9728 5.1)',
-  level: 'MUST',
+  level: 'SHOULD',
+  quote: ['The client registers itself and sends the user through sign-in (OAuth 2.0 authorization code with PKCE)', { source: 'RFC 9728 5.1', text: 'a protected resource MAY use the WWW-Authenticate HTTP response header field ... to return a URL to its protected resource metadata' }, { source: 'MCP authorization (2025-06-18)', text: 'MCP servers MUST use the HTTP header WWW-Authenticate when returning a 401 Unauthorized to indicate the location of the resource server metadata URL' }],
+  inferred: 'the spec names OAuth 2.0 but not how the MCP endpoint challenges: the 401 and resource_metadata come from the MCP authorization specification and RFC 9728, which the spec does not cite',
   operations: ['callConnectorMcp'],
   async run(t) {
     const response = await t.fetch(t.mcpUrl, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}' })

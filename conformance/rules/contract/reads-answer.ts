@@ -19,6 +19,7 @@ export const readsAnswer: Rule = {
   title: 'Every reading operation answers a minimal valid request with its documented success',
   spec: 'Endpoints (every operation of the contract)',
   level: 'MUST',
+  quote: ['A machine-readable OpenAPI 3.1 description exists; each operation has a unique operationId and names the permission it needs.'],
   writes: false,
   operations: ['every reading operation'],
   timeoutSeconds: 240,

@@ -5,6 +5,7 @@ export const responsesValid: Rule = {
   title: 'Every response of the run has a documented status, a JSON content type and a body valid against the documented schema',
   spec: 'OpenAPI document (every operation); Errors: error bodies are JSON {error}',
   level: 'MUST',
+  quote: ['A machine-readable OpenAPI 3.1 description exists', 'Error bodies are JSON `{error: <message string>}`.'],
   writes: false,
   operations: [],
   async run(t) {

@@ -7,6 +7,7 @@ export const writesAnswer: Rule = {
   title: 'Every writing operation answers a minimal request (on conformance-named or non-existent resources) with a documented status, never 5xx',
   spec: 'Endpoints (every operation of the contract)',
   level: 'MUST',
+  quote: ['A machine-readable OpenAPI 3.1 description exists; each operation has a unique operationId and names the permission it needs.', '5xx responses and uncaught exceptions are not cached'],
   writes: true,
   operations: ['every writing operation'],
   timeoutSeconds: 240,

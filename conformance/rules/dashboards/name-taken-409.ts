@@ -7,6 +7,7 @@ export const nameTaken409: Rule = {
   title: 'Creating or renaming a board to a name already used on the shop gets 409',
   spec: 'Dashboards: create, update; Errors',
   level: 'MUST',
+  quote: ['`name` (1-60 characters, unique among the shop\'s boards, else 409)', 'optional `name` (1-60, 409 if taken on any shop the board shows on)'],
   writes: true,
   operations: ['POST /dashboards/create', 'POST /dashboards/update', 'DELETE /dashboards/delete'],
   async run(t) {

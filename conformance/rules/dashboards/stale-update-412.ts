@@ -7,6 +7,7 @@ export const staleUpdate412: Rule = {
   title: 'An update whose expected_updated_at is older than the board\'s updated_at gets 412; a current one succeeds',
   spec: 'Dashboards: POST /dashboards/update; Errors',
   level: 'MUST',
+  quote: ['`expected_updated_at` (if the board changed since, 412)', '| 412 | `expected_updated_at` older than the board\'s `updated_at` | re-read and reapply |'],
   writes: true,
   operations: ['POST /dashboards/create', 'POST /dashboards/update', 'DELETE /dashboards/delete'],
   async run(t) {

@@ -7,6 +7,7 @@ export const widgetValidation: Rule = {
   title: 'Dashboards refuse an unknown stat key on create and an unknown widget id in widget_ids or remove_widget_ids with 400',
   spec: 'Dashboards: create, data, update; Errors',
   level: 'MUST',
+  quote: ['unknown stat key or unsupported widget type on dashboard create; unknown widget id in `widget_ids` or `remove_widget_ids`', '`widget_ids` (400 if one is not on the board)', '`remove_widget_ids` (any type; 400 if absent)'],
   writes: true,
   operations: ['POST /dashboards/create', 'POST /dashboards/data', 'POST /dashboards/update', 'DELETE /dashboards/delete'],
   async run(t) {

@@ -6,6 +6,7 @@ export const statsGrainTimezone: Rule = {
   title: 'Shop stats refuse an unrecognised timezone and a grain other than day, week, month with 400',
   spec: 'POST /shop/stats rules 1-2; Errors',
   level: 'MUST',
+  quote: ['An unrecognised value returns 400.', 'Any other grain value returns 400.', '| 400 | unrecognised `timezone` or `grain` other than day, week, month | validation error |'],
   writes: false,
   operations: ['POST /shop/stats'],
   async run(t) {

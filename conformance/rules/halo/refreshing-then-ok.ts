@@ -6,9 +6,10 @@ const STATUSES = ['ok', 'refreshing', 'not_linked', 'error']
 
 export const refreshingThenOk: Rule = {
   id: 'halo.refreshing-then-ok',
-  title: 'A connected platform block that is refreshing becomes ok within the bound; refreshing storefronts carry refresh_started_at',
+  title: 'A connected platform block has a status; a refreshing storefront carries refresh_started_at; later calls return ok once built (the bound is inferred: a warning)',
   spec: 'States and transitions: Halo platform block refreshing; Off-platform sales correlation',
   level: 'MUST',
+  quote: ['No snapshot exists for the store: the first report call starts a refresh and returns this status; later calls return `ok` once built.', '`status` (`ok`, `refreshing`, `not_linked`, `error`; absent when not connected)', 'Storefront also has `snapshot_from`, `snapshot_to`, `refreshed_at`, `store` and, while building, `refresh_started_at`.'],
   writes: false,
   operations: ['POST /halo-effect'],
   async run(t) {
@@ -46,9 +47,10 @@ export const refreshingThenOk: Rule = {
         t.check(typeof storefront.refresh_started_at === 'string', { operation: reply.op.permission, message: 'a refreshing storefront block has refresh_started_at', expected: 'refresh_started_at: <timestamp>', received: describe(reply, 400), exchange: reply.exchange })
       }
       if (Date.now() > deadline) {
-        return t.fail({
+        // spec: later calls return ok once built; how long a build takes is not shown.
+        return t.warn({
           operation: reply.op.permission,
-          message: `the platform block left refreshing within ${t.options.haloBoundSeconds} s`,
+          message: `the platform block did not leave refreshing within ${t.options.haloBoundSeconds} s (inferred: the spec gives no build time; the bound is --halo-bound)`,
           expected: 'status ok (or not_linked/error) on a later call',
           received: describe(reply, 400),
           exchange: reply.exchange,
@@ -61,6 +63,6 @@ export const refreshingThenOk: Rule = {
       if (!expectSuccess(t, reply, 'the halo report is served while refreshing')) return
     }
     const after = PLATFORMS.map((p) => statusOf(reply, p)).filter(Boolean)
-    t.check(after.every((s) => s !== 'refreshing'), { operation: reply.op.permission, message: 'the block is built', expected: 'ok', received: after.join(', '), exchange: reply.exchange })
+    t.check(after.every((s) => STATUSES.includes(s!)), { operation: reply.op.permission, message: 'the built block has a documented status', expected: STATUSES.join(', '), received: after.join(', '), exchange: reply.exchange })
   },
 }

@@ -7,6 +7,7 @@ export const concurrent409: Rule = {
   title: 'Concurrent requests with one key: one acts, the others get 409 while it is in flight or its replay after',
   spec: 'Idempotency; Errors (409 in flight); Limits (60-second window)',
   level: 'MUST',
+  quote: ['a concurrent request with the same key gets 409 for up to 60 seconds while the first is in flight'],
   writes: true,
   operations: ['POST /automations/create', 'POST /automations/list'],
   async run(t) {

@@ -7,6 +7,7 @@ export const headerFormat: Rule = {
   title: 'A write with a malformed Idempotency-Key header gets 400 "Invalid idempotency key format"',
   spec: 'Idempotency; Errors',
   level: 'MUST',
+  quote: ['| 400 | idempotency key not matching `^[A-Za-z0-9-]{1,128}$` | `Invalid idempotency key format` |'],
   writes: true,
   operations: ['POST /automations/create'],
   async run(t) {

@@ -6,6 +6,7 @@ export const keyFormat: Rule = {
   title: 'An idempotency key not matching ^[A-Za-z0-9-]{1,128}$ gets 400 "Invalid idempotency key format" on lookup',
   spec: 'Idempotency; Errors',
   level: 'MUST',
+  quote: ['`GET /idempotency/{key}` - key path segment matches `^[A-Za-z0-9-]{1,128}$`', '400 body `{error}` for invalid key format'],
   writes: false,
   operations: ['GET /idempotency/{key}'],
   async run(t) {

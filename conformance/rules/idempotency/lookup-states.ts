@@ -7,6 +7,7 @@ export const lookupStates: Rule = {
   title: 'GET /idempotency/{key} shows processing without a response, then completed with the original status and body',
   spec: 'Idempotency; States and transitions: Idempotency processing, completed',
   level: 'MUST',
+  quote: ['200 returns `{idempotency: {status, response_status?, response_body?}}` where the last two appear only when status is `completed`.', 'A write with the key starts it; it becomes `completed` when the first request finishes and its response is cached.'],
   writes: true,
   operations: ['POST /automations/create', 'GET /idempotency/{key}'],
   async run(t) {

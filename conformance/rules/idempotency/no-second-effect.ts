@@ -7,6 +7,7 @@ export const noSecondEffect: Rule = {
   title: 'A replayed write does not act a second time (one automation for two requests with one key)',
   spec: 'Idempotency',
   level: 'MUST',
+  quote: ['With it: response (status and body) cached 24 hours per shop and key; replay returns the original response identically'],
   writes: true,
   operations: ['POST /automations/create', 'POST /automations/list'],
   async run(t) {

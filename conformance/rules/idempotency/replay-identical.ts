@@ -7,6 +7,7 @@ export const replayIdentical: Rule = {
   title: 'A replay returns the original status and body byte for byte',
   spec: 'Idempotency; States and transitions: Idempotency completed',
   level: 'MUST',
+  quote: ['Replay with the same key returns the original status and body byte for byte'],
   writes: true,
   operations: ['POST /automations/create'],
   async run(t) {

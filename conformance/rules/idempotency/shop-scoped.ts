@@ -7,6 +7,7 @@ export const shopScoped: Rule = {
   title: 'Idempotency records are scoped to the shop: another shop of the account gets 404 for the key',
   spec: 'Idempotency',
   level: 'MUST',
+  quote: ['404 when nothing stored (never made or expired). Scoped to the shop in `x-shop-id`.'],
   writes: true,
   operations: ['POST /automations/create', 'GET /idempotency/{key}'],
   async run(t) {

@@ -6,6 +6,7 @@ export const unknownKey: Rule = {
   title: 'Looking up a key never used gets 404 "No stored response for that key"',
   spec: 'Idempotency; Errors',
   level: 'MUST',
+  quote: ['| 404 | `No stored response for that key` | idempotency lookup after never made or expired |'],
   writes: false,
   operations: ['GET /idempotency/{key}'],
   async run(t) {

@@ -6,6 +6,7 @@ export const newVideoGmvWithoutRange: Rule = {
   title: 'Without a date range, new_video_gmv equals video_gmv on every affiliate timeseries row',
   spec: 'Resources: Affiliate timeseries row (new_video_gmv equals video_gmv when no range is given)',
   level: 'MUST',
+  quote: ['equals video_gmv when no range is given'],
   writes: false,
   operations: ['POST /timeseries/affiliates'],
   async run(t) {

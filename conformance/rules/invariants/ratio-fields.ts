@@ -34,6 +34,7 @@ export const ratioFields: Rule = {
   title: 'Ratio fields equal the ratio of their parts (ad_roi, cost_per_order, roas, cost_per_purchase, engagement and conversion rates, averages)',
   spec: 'Resources: Sales-max ad campaign, Affiliate timeseries row; Social: common metric fields',
   level: 'MUST',
+  quote: ['`ad_roi` (ad_revenue / ad_spend, 0 if no spend), `cost_per_order` (ad_spend / orders, 0 if no orders)', '`roas` (purchase_value / spend, 0 if no spend), `cost_per_purchase` (spend / purchases, 0 if none)', '`engagement_rate` ((likes+comments)/views, percent), `conversion_rate` (units_sold/views, percent), `avg_gmv_per_view` (gmv/views), `avg_order_value` (gmv/units_sold)', '`roi`, `cpa`, `click_rate` are ratio of sums', '`cost_per_order` (equals cpa)'],
   writes: false,
   operations: ['POST /ads/campaigns', 'POST /ads/creatives', 'POST /social/campaigns', 'POST /timeseries/affiliates'],
   async run(t) {

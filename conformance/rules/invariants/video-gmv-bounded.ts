@@ -6,6 +6,7 @@ export const videoGmvBounded: Rule = {
   title: 'In the affiliate timeseries new_video_gmv <= video_gmv <= gmv on every row',
   spec: 'Resources: Affiliate timeseries row',
   level: 'MUST',
+  quote: ['`video_gmv` (GMV from the creator\'s videos regardless of post date, clamped to gmv), `new_video_gmv` (subset of video_gmv from videos posted inside the same date range; equals video_gmv when no range is given; clamped to gmv)'],
   writes: false,
   operations: ['POST /timeseries/affiliates'],
   async run(t) {

@@ -7,6 +7,7 @@ export const handleNormalisation: Rule = {
   title: 'List handles are trimmed, lose a leading @ and are lowercased; unknown handles are reported in unmatched, handles over 30 characters are not added; re-adding is a no-op',
   spec: 'Resources: Rules of the named resources (Lists); Limits: lists',
   level: 'MUST',
+  quote: ['Lists: creating into an existing title appends; re-adding a handle already present is a silent no-op. Handles are trimmed, lose a leading `@`, are lowercased and validated against `[a-z0-9._]`, maximum 30 characters; handles not matching a known creator are skipped and reported in `unmatched`.'],
   writes: true,
   operations: ['POST /lists/create', 'DELETE /lists/delete', 'POST /affiliate/crm/list'],
   async run(t) {

@@ -11,6 +11,7 @@ export const filtersDropped: Rule = {
   title: 'Audience filters beyond 5 categories and 2 units_sold / follower_ages entries are silently dropped, not refused',
   spec: 'Outreach automations (outreach_filters); Limits: automation audience filters',
   level: 'MUST',
+  quote: ['The audience estimator silently drops `categories` beyond 5 entries and `units_sold` / `follower_ages` beyond 2.', '| Automation audience filters | `categories` beyond 5 and `units_sold` / `follower_ages` beyond 2 entries are silently dropped |'],
   writes: true,
   operations: ['POST /automations/create', 'POST /automations/list'],
   async run(t) {

@@ -7,6 +7,7 @@ export const depthCap: Rule = {
   title: 'Paging stops at the depth cap: no rows past page_number x page_size 1000 on the sample lists, 10,000 elsewhere (a 400 or an empty page)',
   spec: 'Limits: pagination depth, sample list depth',
   level: 'MUST',
+  quote: ['| Pagination depth | results stop at 10,000 rows (page_number x page_size, or repeated cursor paging); narrow with filters instead |', '`page_number` (page_number x page_size must not exceed 1000)'],
   writes: false,
   operations: ['POST /affiliate/samples/list', 'POST /affiliate/samples/refundable/list', 'POST /spark/list', 'POST /timeseries/products', 'POST /ads/excluded-creatives'],
   async run(t) {

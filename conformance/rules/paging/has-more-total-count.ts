@@ -6,6 +6,7 @@ export const hasMoreTotalCount: Rule = {
   title: 'has_more is true exactly while rows remain; total_count counts every row; spark total_count is null unless include_total',
   spec: 'Conventions 2; Timeseries searches; Sponsored-video codes',
   level: 'MUST',
+  quote: ['product and SKU responses add `has_more` (boolean) and `total_count` (integer)', 'with `total_count` null when `include_total` is false'],
   writes: false,
   operations: ['POST /timeseries/products', 'POST /spark/list'],
   async run(t) {

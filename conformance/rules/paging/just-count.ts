@@ -7,6 +7,7 @@ export const justCount: Rule = {
   title: 'Listings with just_count: true return only total_count, the same count the listing reports',
   spec: 'Conventions 3; Samples: POST /affiliate/samples/list',
   level: 'MUST',
+  quote: ['Listing endpoints with `just_count: true` return only `total_count`.', 'count-only returns `{data: {total_count}}`'],
   writes: false,
   operations: ['POST /affiliate/samples/list', 'POST /affiliate/crm/list', 'POST /spark/list'],
   async run(t) {

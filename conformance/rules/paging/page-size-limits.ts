@@ -7,6 +7,7 @@ export const pageSizeLimits: Rule = {
   title: 'Page sizes: "max N" serves N and never more than N rows (N+1 refused, 400 inferred); "clamped" serves N+1 and 0 as N and 1',
   spec: 'Limits: page sizes; Sales-max ads (clamps); Sponsored-video codes; Social; Samples',
   level: 'MUST',
+  quote: ['| Page sizes | slideshow list max 100; spark list max 100; campaigns list default 10, clamp 1-100; creatives list default 5, clamp 1-1000; excluded and boosted lists default 20, max 100; social campaigns, adsets, programs, program creators max 100; social ads max 1000 |'],
   writes: false,
   operations: ['POST /ads/campaigns', 'POST /ads/creatives', 'POST /ads/excluded-creatives', 'POST /ads/boosted-creatives', 'POST /spark/list', 'POST /affiliate/slideshows/list', 'POST /affiliate/samples/list', 'POST /social/campaigns'],
   async run(t) {

@@ -10,6 +10,7 @@ export const burst429: Rule = {
   title: 'Over 10 requests per second for a key and shop get 429 with an {error} body; after the window requests succeed again',
   spec: 'Limits: request rate; Errors: 429',
   level: 'MUST',
+  quote: ['| 429 | over 10 requests per second or 1,000,000 per day per shop | back off briefly and retry |', 'Error bodies are JSON `{error: <message string>}`.'],
   writes: false,
   operations: ['GET /shop/sps'],
   timeoutSeconds: 90,

@@ -8,6 +8,7 @@ export const funnelMonotonic: Rule = {
   title: 'The sample funnel lists its five stages in order with counts that never increase; by_status is ordered by count',
   spec: 'Samples: POST /affiliate/samples/funnel',
   level: 'MUST',
+  quote: ['`funnel[]`: stages `requested`, `approved`, `shipped`, `delivered`, `posted`', 'Counts are cumulative (a request counts at every stage it ever passed, derived from timestamps and status) so they never increase down the list.', 'Ordered by count descending.'],
   writes: false,
   operations: ['POST /affiliate/samples/funnel'],
   async run(t) {

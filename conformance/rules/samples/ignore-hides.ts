@@ -8,6 +8,7 @@ export const ignoreHides: Rule = {
   title: 'Ignoring a sample request hides it from the review list (shown only under sample_status ignore), keeps its status, and unignore reverses it',
   spec: 'States and transitions: Sample request ignored; Samples: ignore, unignore, list',
   level: 'MUST',
+  quote: ['Ignore hides it from the review queue, search (unless filtered with `sample_status` of `ignore`) and the funnel (unless `include_ignored`); the platform status is unchanged; unignore reverses it.'],
   writes: true,
   operations: ['POST /affiliate/samples/list', 'POST /affiliate/samples/ignore', 'POST /affiliate/samples/unignore'],
   async run(t) {

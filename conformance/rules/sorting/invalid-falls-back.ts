@@ -13,6 +13,7 @@ export const invalidFallsBack: Rule = {
   title: 'An invalid sort_by falls back to the documented default sort instead of being refused',
   spec: 'Sales-max ads (invalid falls back to ad_spend); Social-network partnership ads (falls back to spend)',
   level: 'MUST',
+  quote: ['invalid falls back to `ad_spend`', 'fall back to `spend` sort on an invalid `sort_by`'],
   writes: false,
   operations: fallbacks.map((f) => f.permission),
   async run(t) {

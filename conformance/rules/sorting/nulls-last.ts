@@ -7,6 +7,7 @@ export const nullsLast: Rule = {
   title: 'Sorting on a field that may be null puts the nulls last in both directions',
   spec: 'Sponsored-video codes; Sales-max ads (sort_direction, nulls last)',
   level: 'MUST',
+  quote: ['`sort_direction` (`ASC`/`DESC`, nulls last)', '`sort_direction` (`ASC`/`DESC`, default `DESC`, nulls last)'],
   writes: false,
   operations: [...new Set(nullableSorts.map((c) => c.permission))],
   async run(t) {

@@ -7,6 +7,7 @@ export const sortOrder: Rule = {
   title: 'Sorted listings come in the asked order, ascending and descending',
   spec: 'Account and shop; Timeseries searches; CRM; Sales-max ads; Social',
   level: 'MUST',
+  quote: ['`sort_by` (`price` or `units_sold`, default `units_sold`), `sort_direction` (`asc` or `desc`, default `desc`)', '`search_params` holds `date_range`, `sort_by`, `sort_direction` (`ASC` or `DESC`)'],
   writes: false,
   operations: [...new Set(numericSorts.map((c) => c.permission))],
   async run(t) {

@@ -6,6 +6,7 @@ export const dailyCounts: Rule = {
   title: 'daily_counts appear only with include_charts, and never on chart-No stats',
   spec: 'POST /shop/stats (daily_counts only with include_charts; chart No stats)',
   level: 'MUST',
+  quote: ['`daily_counts` appears only with `include_charts`. Stats with chart No return only `total_count` and `percent_change` even with charts.'],
   writes: false,
   operations: ['POST /shop/stats'],
   async run(t) {

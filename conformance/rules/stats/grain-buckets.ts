@@ -13,6 +13,7 @@ export const grainBuckets: Rule = {
   title: 'With grain week or month, each point is its bucket\'s first day (Mondays, first of month) except the first, which is the from date',
   spec: 'POST /shop/stats rule 2 (grain)',
   level: 'MUST',
+  quote: ['Weeks start Monday; months are calendar months; each point\'s date is its bucket\'s first day except the first point, which is the `from` date (partial first and last buckets possible).'],
   writes: false,
   operations: ['POST /shop/stats'],
   async run(t) {

@@ -7,6 +7,7 @@ export const tagLifecycle: Rule = {
   title: 'Tagging with a new name creates the tag, the CRM filters by it (case preserved), and a tag with no creators disappears',
   spec: 'Resources: Rules of the named resources (Tags)',
   level: 'MUST',
+  quote: ['Tags: tagging with a new name creates it; a tag with no creators disappears', 'names are 1-60 characters, case preserved (`VIP` and `vip` differ). Tags filter the CRM list through `include_tags` and `exclude_tags`.'],
   writes: true,
   operations: ['POST /tags/add', 'POST /tags/remove', 'POST /tags/list', 'POST /affiliate/crm/list'],
   async run(t) {

@@ -6,6 +6,10 @@ export const enterpriseAfter403: ClientRule = {
   title: 'After a 403 from an Enterprise endpoint, the key calls no Enterprise endpoint again (its tier will not change)',
   spec: 'What the service does (two tiers); Authentication 4; Errors: 403',
   level: 'SHOULD',
+  quote: ['Enterprise endpoints need an Enterprise plan; a standard key is refused with an authorization error.'],
+  inferred: 'the spec says a standard key is refused, not that a client must stop asking; not calling again is our reading of a tier that will not change',
+  scope: 'calls to Enterprise endpoints',
+  appliesTo: (r) => r.op.enterprise,
   grade({ requests }) {
     const refused = requests.filter((r) => r.op.enterprise && r.status === 403)
     if (!refused.length) return notExercised('no Enterprise call of the client was refused with 403')

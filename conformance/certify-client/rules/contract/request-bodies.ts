@@ -1,7 +1,8 @@
-import { describeAjvError, type OperationInfo } from '../../../../openapi/index.ts'
+import { describeAjvError, type Contract, type JsonSchema, type OperationInfo } from '../../../../openapi/index.ts'
+import { inferredAlong } from '../../../schema.ts'
 import { querySchema } from '../../../../mock/pipeline/validate.ts'
 import { describeRequest, graded, notExercised } from '../../support.ts'
-import type { ClientFailure, ClientRule } from '../../types.ts'
+import type { ClientFailure, ClientRule, GradedRequest } from '../../types.ts'
 import { withoutLegacyKeys } from '../outreach/no-legacy-keys.ts'
 
 /** Page sizes over their maximum are paging.page-size-max's finding, not this rule's. */
@@ -11,27 +12,46 @@ function withinPageLimits(op: OperationInfo, input: Record<string, any>): Record
   return { ...input, [paging.sizeParam]: paging.max }
 }
 
+/** Requests with a body, or a query on a GET form. */
+const hasInput = (r: GradedRequest) => (r.op.hasBody ? r.bodyText !== '' : r.op.query.length > 0)
+
+/**
+ * Each invalid body or query, and whether the schema part it breaks is our inference (an x-inferred
+ * operation or schema part: a body the spec does not show).
+ */
+export function inputFindings(requests: GradedRequest[], contract: Contract): Array<{ failure: ClientFailure; inferred: boolean }> {
+  const findings: Array<{ failure: ClientFailure; inferred: boolean }> = []
+  for (const r of requests.filter(hasInput)) {
+    if (r.op.hasBody && r.parseError) {
+      findings.push({ failure: { message: `${describeRequest(r)}: the body is not a JSON object`, expected: 'a JSON object', received: r.bodyText.slice(0, 200), requests: [r.seq] }, inferred: false })
+      continue
+    }
+    // Legacy automation keys are outreach.no-legacy-keys' finding, not this rule's.
+    const validate = r.op.hasBody ? contract.validators.requestBody(r.op) : contract.validators.compile(`${r.op.operationId}:query`, querySchema(r.op))
+    if (validate && !validate(withinPageLimits(r.op, withoutLegacyKeys(r.op, r.input)))) {
+      const ajvError = validate.errors![0]!
+      const error = describeAjvError(ajvError, r.op.hasBody ? 'body' : 'query')
+      const schema = (r.op.hasBody ? (r.op.operation.requestBody as { content?: Record<string, { schema?: JsonSchema }> } | undefined)?.content?.['application/json']?.schema : querySchema(r.op)) as JsonSchema | undefined
+      const inferred = r.op.inferred || (schema !== undefined && inferredAlong(contract, schema, ajvError.instancePath))
+      findings.push({ failure: { message: `${describeRequest(r)}: ${error}`, expected: `a ${r.op.hasBody ? 'body' : 'query'} valid against ${r.op.operationId}'s schema`, received: error, requests: [r.seq] }, inferred })
+    }
+  }
+  return findings
+}
+
 export const requestBodies: ClientRule = {
   id: 'contract.request-bodies',
-  title: 'Request bodies (and GET queries) are valid against the contract',
+  title: 'Request bodies (and GET queries) are valid against the contract where the spec shows them',
   spec: 'OpenAPI document (every operation); Endpoints: Conventions 4, 6, 7',
   level: 'MUST',
+  quote: ['A machine-readable OpenAPI 3.1 description exists; each operation has a unique operationId and names the permission it needs.', 'Dates in requests are `YYYY-MM-DD`; ranges are objects `{from, to}`.'],
+  scope: 'requests with a body or a query',
+  appliesTo: (r) => (r.op.hasBody ? r.bodyText !== '' : r.op.query.length > 0),
   grade({ requests, contract }) {
-    const checked = requests.filter((r) => r.op.hasBody ? r.bodyText !== '' : r.op.query.length > 0)
+    const checked = requests.filter(hasInput)
     if (!checked.length) return notExercised('the client sent no body and no query')
-    const failures: ClientFailure[] = []
-    for (const r of checked) {
-      if (r.op.hasBody && r.parseError) {
-        failures.push({ message: `${describeRequest(r)}: the body is not a JSON object`, expected: 'a JSON object', received: r.bodyText.slice(0, 200), requests: [r.seq] })
-        continue
-      }
-      // Legacy automation keys are outreach.no-legacy-keys' finding, not this rule's.
-      const validate = r.op.hasBody ? contract.validators.requestBody(r.op) : contract.validators.compile(`${r.op.operationId}:query`, querySchema(r.op))
-      if (validate && !validate(withinPageLimits(r.op, withoutLegacyKeys(r.op, r.input)))) {
-        const error = describeAjvError(validate.errors![0]!, r.op.hasBody ? 'body' : 'query')
-        failures.push({ message: `${describeRequest(r)}: ${error}`, expected: `a ${r.op.hasBody ? 'body' : 'query'} valid against ${r.op.operationId}'s schema`, received: error, requests: [r.seq] })
-      }
-    }
+    // Findings on what the spec does not show are contract.inferred-request-bodies' (a warning).
+    const failures = inputFindings(requests, contract).filter((f) => !f.inferred).map((f) => f.failure)
     return graded(failures, checked.map((r) => r.seq).slice(0, 5))
   },
 }

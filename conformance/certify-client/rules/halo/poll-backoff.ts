@@ -9,6 +9,10 @@ export const pollBackoff: ClientRule = {
   title: 'A refreshing halo report is polled with backoff: at least a second apart, intervals that never shrink and grow over three or more polls',
   spec: 'States and transitions: Halo platform block refreshing; Limits: request rate (inferred: polling etiquette)',
   level: 'SHOULD',
+  quote: ['No snapshot exists for the store: the first report call starts a refresh and returns this status; later calls return `ok` once built.'],
+  inferred: 'the spec says later calls return ok once built and gives no polling interval: a second between polls, growing over three or more, is ours',
+  scope: 'halo report reads',
+  appliesTo: (r) => r.op.path === '/halo-effect',
   grade({ requests }) {
     const polls = requests.filter((r) => r.op.path === '/halo-effect')
     const failures: ClientFailure[] = []

@@ -8,6 +8,9 @@ export const everyCall: ClientRule = {
   title: 'Every request carries x-api-key and x-shop-id (only the key on GET /account/shops) and a body is sent as application/json',
   spec: 'Endpoints: Conventions 1; Authentication 1-2',
   level: 'MUST',
+  quote: ['Every request sends `Content-Type: application/json`, `x-api-key` and `x-shop-id` (see Authentication). `GET /account/shops` needs only the key.'],
+  scope: 'every request',
+  appliesTo: () => true,
   grade({ requests }) {
     if (!requests.length) return notExercised('the client made no request')
     const failures: ClientFailure[] = []

@@ -7,6 +7,9 @@ export const keyFormat: ClientRule = {
   title: 'Every Idempotency-Key sent matches ^[A-Za-z0-9-]{1,128}$',
   spec: 'Idempotency; Limits: idempotency key pattern; Errors (400 Invalid idempotency key format)',
   level: 'MUST',
+  quote: ['| Idempotency | key pattern `^[A-Za-z0-9-]{1,128}$`;'],
+  scope: 'requests carrying an Idempotency-Key',
+  appliesTo: (r) => r.idempotencyKey !== null,
   grade({ requests }) {
     const keyed = requests.filter((r) => r.idempotencyKey !== null)
     if (!keyed.length) return notExercised('the client sent no Idempotency-Key')

@@ -6,6 +6,9 @@ export const retrySameKey: ClientRule = {
   title: 'A write that failed with a 5xx, a dropped connection or a timeout is retried with the same Idempotency-Key (no duplicate side effect)',
   spec: 'Idempotency (5xx responses are not cached, so a retry can succeed; replay without a second effect)',
   level: 'MUST',
+  quote: ['5xx responses and uncaught exceptions are not cached, so a retry can succeed.', 'replay returns the original response identically'],
+  scope: 'idempotent writes',
+  appliesTo: (r) => r.op.idempotent,
   grade({ requests }) {
     // A write held back counts once the client retried it (it timed out); waiting it out is fine.
     const failed = requests.filter((r) => r.op.idempotent && (failedInTransit(r) || (heldBack(r) && retryOf(r, requests))))

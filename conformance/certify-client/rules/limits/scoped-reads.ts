@@ -6,6 +6,10 @@ export const scopedReads: ClientRule = {
   title: 'Reads are scoped by filters or date ranges: a listing is not scanned whole again without them',
   spec: 'Limits (guidance: scope reads by filters and fetch only changed records; the API is not meant to mirror a whole dataset)',
   level: 'SHOULD',
+  quote: ['Guidance: scope reads by filters (dates, status, handles, ids) and fetch only changed records on later syncs; the API is not meant to mirror a whole dataset.'],
+  inferred: 'guidance, not a requirement; two whole unfiltered scans of one listing as the threshold is ours',
+  scope: 'paged listings',
+  appliesTo: (r) => r.op.paging !== undefined,
   grade({ requests }) {
     const paged = requests.filter((r) => r.op.paging && r.status < 400)
     // A scan: page 1 of a listing without any narrowing, followed by its page 2.

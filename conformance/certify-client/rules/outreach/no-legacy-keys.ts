@@ -28,6 +28,9 @@ export const noLegacyKeys: ClientRule = {
   title: 'The legacy gmv_ranges and live_gmv keys are never sent on automations',
   spec: 'Outreach automations (outreach_filters: legacy keys must not be sent); Versioning',
   level: 'MUST',
+  quote: ['The legacy `gmv_ranges` and `live_gmv` bucket arrays exist on old automations and must not be sent.'],
+  scope: 'automation creates and updates',
+  appliesTo: (r) => AUTOMATION_WRITES.has(r.op.operationId),
   grade({ requests }) {
     const writes = requests.filter((r) => AUTOMATION_WRITES.has(r.op.operationId))
     if (!writes.length) return notExercised('the client created or updated no automation')

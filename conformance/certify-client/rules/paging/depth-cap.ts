@@ -6,6 +6,9 @@ export const depthCap: ClientRule = {
   title: 'No page past a depth cap: page_number x page_size at most 10,000 (1,000 on the sample lists)',
   spec: 'Limits: pagination depth, sample list depth; Endpoints: Conventions 6',
   level: 'MUST',
+  quote: ['`page_number` (page_number x page_size must not exceed 1000)', '| Pagination depth | results stop at 10,000 rows (page_number x page_size, or repeated cursor paging); narrow with filters instead |'],
+  scope: 'paged listings',
+  appliesTo: (r) => r.op.paging !== undefined,
   grade({ requests }) {
     const paged = requests.filter((r) => r.op.paging)
     if (!paged.length) return notExercised('the client read no paged listing')

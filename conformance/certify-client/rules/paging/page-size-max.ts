@@ -6,6 +6,9 @@ export const pageSizeMax: ClientRule = {
   title: 'No page size over the documented maximum of its listing (even where the service clamps)',
   spec: 'Limits: page sizes, sample list depth',
   level: 'MUST',
+  quote: ['| Page sizes | slideshow list max 100; spark list max 100; campaigns list default 10, clamp 1-100; creatives list default 5, clamp 1-1000; excluded and boosted lists default 20, max 100; social campaigns, adsets, programs, program creators max 100; social ads max 1000 |', '| Sample list depth | page_number x page_size at most 1000; page_size max 100 |'],
+  scope: 'paged listings',
+  appliesTo: (r) => r.op.paging !== undefined,
   grade({ requests }) {
     const paged = requests.filter((r) => r.op.paging)
     if (!paged.length) return notExercised('the client read no paged listing')

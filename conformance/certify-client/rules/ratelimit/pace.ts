@@ -8,6 +8,9 @@ export const pace: ClientRule = {
   title: 'At most 10 requests per second per key and shop, over any one-second window',
   spec: 'Limits: request rate (10 per second per key, measured per shop)',
   level: 'MUST',
+  quote: ['| Request rate | 10 per second and 1,000,000 per day per key, measured per shop; excess gets 429 |'],
+  scope: 'requests with a key and a shop',
+  appliesTo: (r) => r.keyId !== null && Boolean(r.shopId),
   grade({ requests }) {
     const pairs = new Map<string, GradedRequest[]>()
     for (const r of requests) {

@@ -3,9 +3,13 @@ import type { ClientFailure, ClientRule } from '../../types.ts'
 
 export const retryAfter: ClientRule = {
   id: 'ratelimit.retry-after',
-  title: 'After a 429 nothing is sent to that shop before Retry-After has passed',
+  title: 'After a 429 nothing is sent to that shop before its Retry-After has passed (1 s without one)',
   spec: 'Limits: request rate; Errors: 429 (back off briefly and retry)',
-  level: 'MUST',
+  level: 'SHOULD',
+  quote: ['| 429 | over 10 requests per second or 1,000,000 per day per shop | back off briefly and retry |'],
+  inferred: 'the spec says "back off briefly and retry" and never names a Retry-After header: waiting out Retry-After (1 s without one) is ours',
+  scope: 'requests to a shop',
+  appliesTo: (r) => Boolean(r.shopId),
   grade({ requests }) {
     const limited = requests.filter((r) => r.status === 429 && r.shopId)
     if (!limited.length) return notExercised('the client never got a 429')
