@@ -31,6 +31,11 @@ interface PathCase {
   documented: string[]
 }
 
+// The contract's declaration of these answers (x-undocumented-methods → components/responses/MethodNotAllowed).
+const declared = (contract.doc as unknown as { 'x-undocumented-methods': { response: { $ref: string } }; components: { responses: Record<string, any> } })
+const methodNotAllowed = declared.components.responses[declared['x-undocumented-methods'].response.$ref.split('/').pop()!]
+const validate405 = contract.validators.compile('MethodNotAllowed', methodNotAllowed.content['application/json'].schema)
+
 const fill = (template: string) => template.replace(/\{[^}]+\}/g, 'sweep-key')
 const group = (entries: Array<readonly [string, string]>, door: Door): PathCase[] => {
   const byPath = new Map<string, string[]>()
@@ -75,6 +80,7 @@ function problemsOf(c: PathCase, method: string, answer: Answer, getAnswer?: Ans
     const message = [body?.error, body?.error_description, (body?.error as { message?: unknown })?.message].find((m) => typeof m === 'string' && m.includes(method))
     if (!message) out.push(`${where}: ${status} body does not name the method: ${answer.text.slice(0, 200)}`)
     if (c.door !== 'connector' && Object.keys(body ?? {}).join() !== 'error') out.push(`${where}: ${status} body is not {error}: ${answer.text.slice(0, 200)}`)
+    if (c.door !== 'connector' && !validate405(body)) out.push(`${where}: ${status} body does not validate against the contract's MethodNotAllowed`)
     if (!/^application\/json/.test(answer.headers['content-type'] ?? '')) out.push(`${where}: ${status} content-type ${answer.headers['content-type']}`)
   }
   if (method === 'OPTIONS') {
@@ -91,6 +97,13 @@ function problemsOf(c: PathCase, method: string, answer: Answer, getAnswer?: Ans
 }
 
 describe('methods: the lists the sweep uses are the contract\'s (issue 24, item 1)', () => {
+  it('the contract declares the answer to an undocumented method: 405, a required Allow header, the {error} body, inferred', () => {
+    expect(methodNotAllowed.headers.Allow.required).toBe(true)
+    expect(methodNotAllowed['x-inferred']).toBe(true)
+    expect(validate405({ error: 'Method PUT is not allowed on /shop/sps; allowed: GET, HEAD, OPTIONS' })).toBe(true)
+    expect(validate405({ message: 'nope' })).toBe(false)
+  })
+
   it('the connector\'s method table is the contract\'s connector operations (GET and DELETE /mcp documented as 405)', () => {
     const documented = indexConnectorOperations(contract.doc).map((o) => `${o.method} ${o.path}`).sort()
     const table = Object.entries(CONNECTOR_METHODS).flatMap(([path, methods]) => methods.map((m) => `${m} ${path}`))
@@ -98,7 +111,7 @@ describe('methods: the lists the sweep uses are the contract\'s (issue 24, item 
   })
 })
 
-describe('methods: a real listening server, raw requests (issue 24, item 1; RFC 9110 9.1, 15.5.6, 15.6.2)', () => {
+describe('methods: a real listening server, raw requests (issue 24, item 1; RFC 9110 9.1, 9.3.2, 9.3.7, 15.5.6)', () => {
   let mock: MockServer
   let port: number
   const agent = new Agent({ keepAlive: true, maxSockets: 4 })
@@ -138,7 +151,7 @@ describe('methods: a real listening server, raw requests (issue 24, item 1; RFC 
       socket.on('error', () => resolve({ status: 0, headers: {}, text: out }))
     })
 
-  it(`every path (${cases.length}) x ${SWEPT.join(', ')}: never 5xx, 405 with Allow, 501 naming the method, HEAD as GET, OPTIONS with Allow`, async () => {
+  it(`every path (${cases.length}) x ${SWEPT.join(', ')}: never 5xx, 405 with Allow naming the method, HEAD as GET, OPTIONS with Allow`, async () => {
     const problems: string[] = []
     let sent = 0
     for (const c of cases) {
