@@ -3,7 +3,8 @@
  * is the rule for the request as sent (spec: Errors, "Error bodies are JSON {error}"; Conventions 4).
  *
  * - A field given in two spellings the contract both declares (`date_range` and `dateRange`,
- *   `page_size` and `pageSize`, halo's `date_range` and `date_from`): the twin reads one; the other
+ *   `page_size` and `pageSize`, halo's `date_range` and `date_from`, spark's nested `post_time` and
+ *   `post_time_to`): the twin reads one; the other
  *   was dropped unchecked, so a value the contract refuses got 200. Now it gets 400 naming it.
  * - A GET form's parameter the contract allows as a comma string with a pattern (halo's
  *   `exclude_platform_gmv=storefront, marketplace`): the twin split it into an array whose items kept
@@ -35,6 +36,8 @@ describe('validation: both spellings of a field are checked (issue 24; spec: Con
     ['listProgramCreators', { page_size: 10, pageSize: 0 }, /pageSize/],
     ['listSocialCampaigns', { date_range: RANGE, csv_limit: 5, csvLimit: 1.5 }, /csvLimit/],
     ['getHaloReport', { date_range: RANGE, date_from: 'yesterday' }, /date_from/],
+    ['listSparkCodes', { search_params: { post_time: RANGE, post_time_to: '2026-13-45' } }, /search_params\.post_time_to/],
+    ['listSparkCodes', { search_params: 'not-an-object', handle: 'x' }, /search_params/],
   ] as const)('%s %j: 400 naming the dropped spelling', async (operationId, body, field) => {
     const { status, json } = await post(operationId, body)
     expect(status).toBe(400)

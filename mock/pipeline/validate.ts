@@ -52,21 +52,32 @@ export function requireDateRange(input: Record<string, any>, field = 'date_range
   return { from: range.from, to: range.to }
 }
 
-/** The schema the contract declares for a top-level field of the body (or a query parameter), if any. */
-function declaredField(op: OperationInfo, key: string, resolve: ReturnType<typeof schemaResolver>): JsonSchema | undefined {
-  if (!op.hasBody) return op.query.find((p) => p.name === key)?.schema
-  const find = (schema: JsonSchema | undefined, depth = 0): JsonSchema | undefined => {
-    if (!schema || depth > 5) return undefined
+/** The leaves of a parsed input (scalars, and empty objects or arrays) with their paths. */
+function leavesOf(value: unknown, path: Array<string | number> = [], out: Array<[Array<string | number>, unknown]> = []): Array<[Array<string | number>, unknown]> {
+  if (Array.isArray(value) && value.length) value.forEach((v, i) => leavesOf(v, [...path, i], out))
+  else if (value && typeof value === 'object' && Object.keys(value).length) for (const [k, v] of Object.entries(value)) leavesOf(v, [...path, k], out)
+  else if (path.length) out.push([path, value])
+  return out
+}
+
+/** The schema the contract declares at a path of the body (or of a GET form's query), if any. */
+function declaredAt(op: OperationInfo, path: Array<string | number>, resolve: ReturnType<typeof schemaResolver>): JsonSchema | undefined {
+  const [first, ...rest] = path
+  const within = (schema: JsonSchema | undefined, steps: Array<string | number>, depth = 0): JsonSchema | undefined => {
+    if (!schema || depth > 12) return undefined
+    if (!steps.length) return schema
     const s = resolve(schema)
-    const own = (s.properties as Record<string, JsonSchema> | undefined)?.[key]
-    if (own) return own
+    const [step, ...more] = steps
+    const direct = typeof step === 'number' ? (s.items as JsonSchema | undefined) : (s.properties as Record<string, JsonSchema> | undefined)?.[step!]
+    if (direct) return within(direct, more, depth + 1)
     for (const part of [...((s.allOf ?? []) as JsonSchema[]), ...((s.anyOf ?? []) as JsonSchema[]), ...((s.oneOf ?? []) as JsonSchema[])]) {
-      const found = find(part, depth + 1)
+      const found = within(part, steps, depth + 1)
       if (found) return found
     }
     return undefined
   }
-  return find(op.requestSchema)
+  if (op.hasBody) return within(op.requestSchema, path)
+  return within(op.query.find((p) => p.name === first)?.schema, rest)
 }
 
 /** Parses and validates the request: sets `ctx.input`. */
@@ -109,17 +120,17 @@ export const validate = (): Step =>
       const sent = input
       input = normalize(input, op, state.contract)
       // A field given in two spellings (`date_range` and `dateRange`, `page_size` and `pageSize`,
-      // `date_range` and `date_from`) keeps one; the one dropped is still checked against the schema
-      // the contract declares for it (issue 24: the contract refuses it, so the twin does).
-      const kept = new Set(Object.values(input))
-      for (const key of Object.keys(sent)) {
-        // Kept under its own name or renamed (`pageSize` → `page_size`): checked below with the rest.
-        if (key in input || kept.has(sent[key])) continue
-        const schema = declaredField(op, key, schemaResolver(doc))
+      // `date_range` and `date_from`, spark's `search_params.post_time` and `post_time_to`) keeps one;
+      // a value the normalizer dropped is still checked against the schema the contract declares at
+      // its place (issue 24: the contract refuses it, so the twin does). Values it kept, renamed or
+      // not, are checked below with the rest.
+      const kept = new Set(leavesOf(input).map(([, value]) => value))
+      for (const [path, value] of leavesOf(sent)) {
+        if (kept.has(value)) continue
+        const schema = declaredAt(op, path, schemaResolver(doc))
         if (!schema) continue
-        const check = validators.compile(`${op.operationId}:field:${key}`, schema)
-        // A GET form's declared parameters are coerced already (parseQuery).
-        if (!check(sent[key])) throw apiError(400, messageOf({ ...check.errors![0]!, instancePath: `/${key}${check.errors![0]!.instancePath}` }, op.hasBody ? 'body' : 'query'))
+        const check = validators.compile(`${op.operationId}:field:${path.join('/')}`, schema)
+        if (!check(value)) throw apiError(400, messageOf({ ...check.errors![0]!, instancePath: `/${path.join('/')}${check.errors![0]!.instancePath}` }, op.hasBody ? 'body' : 'query'))
       }
       // A query key renamed by the normalizer (pageSize → page_size) is still text: coerce it now.
       if (!op.hasBody) input = recoerce(input, op, schemaResolver(doc))
