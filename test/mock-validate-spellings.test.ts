@@ -38,6 +38,8 @@ describe('validation: both spellings of a field are checked (issue 24; spec: Con
     ['getHaloReport', { date_range: RANGE, date_from: 'yesterday' }, /date_from/],
     ['listSparkCodes', { search_params: { post_time: RANGE, post_time_to: '2026-13-45' } }, /search_params\.post_time_to/],
     ['listSparkCodes', { search_params: 'not-an-object', handle: 'x' }, /search_params/],
+    ['listSocialAdsets', { date_range: RANGE, dateRange: { to: RANGE.to } }, /^Missing date_range \(from\/to\)$/],
+    ['listSparkCodes', { search_params: { shared_time: { from: RANGE.from }, shared_time_from: RANGE.from } }, /shared_time/],
   ] as const)('%s %j: 400 naming the dropped spelling', async (operationId, body, field) => {
     const { status, json } = await post(operationId, body)
     expect(status).toBe(400)

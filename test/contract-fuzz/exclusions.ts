@@ -62,6 +62,12 @@ export const exclusions: readonly Exclusion[] = [
   },
   {
     kind: 'positive-400',
+    operation: 'requestConnectorToken',
+    answer: /"invalid_grant"/,
+    reason: 'RFC 6749 5.2: an authorization code or refresh token the server did not issue (or one used, expired or revoked) is invalid_grant; the schema cannot know the tokens issued',
+  },
+  {
+    kind: 'positive-400',
     operation: /^(startConnectorAuthorization|answerConnectorConsent)$/,
     answer: /^<!doctype html>/i,
     reason: 'RFC 6749 4.1.2.1: an unknown client_id or redirect_uri (or an unknown pending request) is shown to the user as an error page, never redirected; the schema cannot know the registered clients',
@@ -99,9 +105,9 @@ export const exclusions: readonly Exclusion[] = [
   },
   {
     kind: 'positive-400',
-    operation: /^(addTag|removeTag|createDashboard|updateDashboard|createGroup)$/,
-    answer: /tag must not be blank|name must have 1-60 characters that are not blank|name must not be blank/,
-    reason: `${DISAGREEMENT}: the twin refuses a blank (all-space) tag or board name; the contract's string has no minLength/pattern saying so (spec: Dashboards, name "1-60 characters"; Tags: not shown)`,
+    operation: /^(addTag|removeTag|createDashboard|updateDashboard|createGroup|createAutomation|updateAutomation)$/,
+    answer: /(tag|name|title) must not be blank|name must have 1-60 characters that are not blank/,
+    reason: `${DISAGREEMENT}: the twin refuses a blank (all-space) tag, group or board name, or automation title; the contract's string has no minLength/pattern saying so (spec: Dashboards, name "1-60 characters"; Tags: not shown)`,
   },
   {
     kind: 'positive-400',
