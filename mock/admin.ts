@@ -183,7 +183,7 @@ export function createAdminHandlers(state: MockState, { baseUrl = '' }: { baseUr
       return answer(async () => ({ result: (await admin.run(name, await jsonBody(request))) ?? null }))
     }),
   ]
-  // The control API's other methods (HEAD as GET, OPTIONS, 405 with Allow, 501): mock/methods.ts.
+  // The control API's other methods (HEAD as GET, OPTIONS, 405 with Allow): mock/methods.ts.
   const fallback = methodFallback({ base: at(''), allowOf: (path) => pathMethods(adminMethods(admin)).allowOf(`/__admin${path === '/' ? '' : path}`), handlers: () => handlers })
   return [...handlers, ...fallback]
 }

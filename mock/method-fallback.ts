@@ -1,7 +1,7 @@
 /**
  * The MSW side of mock/methods.ts: one handler placed after a group's own, answering what none of
  * them matched on a path the group knows: HEAD as GET without the body, OPTIONS with `Allow`, 405
- * with `Allow` for a method the path does not take, 501 for one no path implements. A path the group
+ * with `Allow` for a method the path does not take (one no path implements too). A path the group
  * does not know passes on to the next handlers (MSW goes on when a resolver returns nothing).
  */
 import { getResponse, http, type HttpHandler } from 'msw'

@@ -289,7 +289,7 @@ export function createServer({ state = undefined, stateOptions, remoteAdmin = fa
   // the pipeline; they still get the spec's JSON `{error}` instead of node's empty answer.
   server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
     if (!socket.writable || error.code === 'ECONNRESET') return socket.destroy()
-    // A method token node's parser does not know (FOO): 501 as for any method not implemented (mock/methods.ts).
+    // A method token node's parser does not know (FOO): 405 with Allow on a known path, 404 elsewhere (mock/methods.ts).
     const token = error.code === 'HPE_INVALID_METHOD' ? /^([^ \r\n]+) /.exec((error as { rawPacket?: Buffer }).rawPacket?.toString('latin1') ?? '')?.[1] : undefined
     if (token && isMethodToken(token)) return void socket.end(rawAnswer(refuseUnparsed(token, (error as { rawPacket?: Buffer }).rawPacket!.toString('latin1').split(' ')[1] ?? '/', (socket as Socket).remoteAddress)))
     const status = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400
