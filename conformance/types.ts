@@ -122,6 +122,12 @@ export interface RequestOptions {
   path?: string
   /** No pacing and no 429 retry: for the burst of the rate-limit rule and concurrency checks. */
   unthrottled?: boolean
+  /**
+   * A method the operation does not have, on its path (the undocumented-methods rule): sent without a
+   * body unless one is given, recorded under `<METHOD> <path>` rather than the operation's id, and not
+   * schema-checked against the operation, whose answer it is not.
+   */
+  method?: string
 }
 
 /** What a rule receives: the target, the contract, and the ways to report. */

@@ -5,6 +5,8 @@
  */
 import { http, type HttpHandler } from 'msw'
 import type { AdminAction } from './context.ts'
+import { methodFallback } from './method-fallback.ts'
+import { pathMethods } from './methods.ts'
 import { apiError, toResponse, type ApiResult } from './respond.ts'
 import type { MockState } from './state.ts'
 import type { Fault, FaultInput } from './stores/faults.ts'
@@ -109,6 +111,13 @@ async function jsonBody(request: Request): Promise<Record<string, unknown>> {
   throw apiError(400, 'body must be a JSON object')
 }
 
+/** `GET|POST /__admin/clock`: one line per path, its methods joined. */
+function routesListing(entries: Array<[string, string]>): string[] {
+  const byPath = new Map<string, string[]>()
+  for (const [path, method] of entries) byPath.set(path, [...(byPath.get(path) ?? []), method])
+  return [...byPath].map(([path, methods]) => `${methods.join('|')} ${path}`)
+}
+
 const respond = async (run: () => unknown | Promise<unknown>, status = 200): Promise<Response> => {
   try {
     return toResponse({ status, body: await run() })
@@ -116,6 +125,25 @@ const respond = async (run: () => unknown | Promise<unknown>, status = 200): Pro
     if ((error as ApiResult).status && (error as { body?: unknown }).body) return toResponse(error as ApiResult)
     return toResponse({ status: 500, body: { error: (error as Error).message } })
   }
+}
+
+/** The control API's paths and methods (its actions can be registered later: read per request). */
+export function adminMethods(admin: Admin): Array<[path: string, method: string]> {
+  return [
+    ['/__admin', 'GET'],
+    ['/__admin/reset', 'POST'],
+    ['/__admin/clock', 'GET'],
+    ['/__admin/clock', 'POST'],
+    ['/__admin/faults', 'GET'],
+    ['/__admin/faults', 'POST'],
+    ['/__admin/faults', 'DELETE'],
+    ['/__admin/requests', 'GET'],
+    ['/__admin/requests', 'DELETE'],
+    ['/__admin/world', 'GET'],
+    ['/__admin/state', 'GET'],
+    ['/__admin/metrics', 'GET'],
+    ...admin.actions().map((a): [string, string] => [`/__admin/${a}`, 'POST']),
+  ]
 }
 
 /** MSW handlers of the control API under `<baseUrl>/__admin/`. */
@@ -127,10 +155,10 @@ export function createAdminHandlers(state: MockState, { baseUrl = '' }: { baseUr
     state.changed()
     return respond(run, status)
   }
-  return [
+  const handlers: HttpHandler[] = [
     http.get(at(''), () =>
       answer(() => ({
-        routes: ['POST /__admin/reset', 'GET|POST /__admin/clock', 'GET|POST|DELETE /__admin/faults', 'GET|DELETE /__admin/requests', 'GET /__admin/world', 'GET /__admin/state', 'GET /__admin/metrics', ...admin.actions().map((a) => `POST /__admin/${a}`)],
+        routes: routesListing(adminMethods(admin).slice(1)),
       })),
     ),
     http.post(at('/reset'), async ({ request }) => answer(async () => admin.reset(await jsonBody(request)))),
@@ -151,11 +179,14 @@ export function createAdminHandlers(state: MockState, { baseUrl = '' }: { baseUr
     http.get(at('/state'), () => answer(() => state.inspect())),
     // What an operator scrapes: the store, the log's head, this replica's lag and the store's round trip.
     http.get(at('/metrics'), () => answer(() => state.twin.metrics())),
-    http.post(at('/*'), async ({ request }) =>
-      answer(async () => {
-        const name = new URL(request.url).pathname.replace(/^.*?\/__admin\//, '')
-        return { result: (await admin.run(name, await jsonBody(request))) ?? null }
-      }),
-    ),
+    http.post(at('/*'), async ({ request }) => {
+      const name = new URL(request.url).pathname.replace(/^.*?\/__admin\//, '')
+      // A path of the control API's own that takes no POST (`/__admin/world`) is the fallback's 405.
+      if (!admin.actions().includes(name) && pathMethods(adminMethods(admin)).allowOf(`/__admin/${name}`)) return undefined
+      return answer(async () => ({ result: (await admin.run(name, await jsonBody(request))) ?? null }))
+    }),
   ]
+  // The control API's other methods (HEAD as GET, OPTIONS, 405 with Allow): mock/methods.ts.
+  const fallback = methodFallback({ base: at(''), allowOf: (path) => pathMethods(adminMethods(admin)).allowOf(`/__admin${path === '/' ? '' : path}`), handlers: () => handlers })
+  return [...handlers, ...fallback]
 }

@@ -4,6 +4,8 @@
  */
 import { http, type HttpHandler } from 'msw'
 import type { OperationInfo } from '../openapi/index.ts'
+import { methodFallback } from './method-fallback.ts'
+import { pathMethods } from './methods.ts'
 import { createPipeline, requestContext, type RequestHeaders } from './pipeline/index.ts'
 import { toResponse, type ApiResult } from './respond.ts'
 import type { MockState } from './state.ts'
@@ -65,7 +67,14 @@ export function createOperationRoutes(state: MockState, { baseUrl, operations = 
   })
 }
 
-/** MSW handlers, one per operation, for `setupServer(...createHandlers(state, { baseUrl }))`. */
+/**
+ * MSW handlers, one per operation, for `setupServer(...createHandlers(state, { baseUrl }))`, then one
+ * answering a documented path's other methods (HEAD as GET, OPTIONS, 405 with Allow, 501: mock/methods.ts).
+ */
 export function createHandlers(state: MockState, options: HandlersOptions = {}): HttpHandler[] {
-  return createOperationRoutes(state, options).map((r) => r.handler)
+  const routes = createOperationRoutes(state, options)
+  const handlers = routes.map((r) => r.handler)
+  const base = options.baseUrl ?? (state.contract.doc as unknown as { servers?: Array<{ url: string }> }).servers?.[0]?.url ?? ''
+  const methods = pathMethods(routes.map((r) => [r.op.path, r.op.method] as const))
+  return [...handlers, ...methodFallback({ base, allowOf: (path) => methods.allowOf(path), handlers: () => handlers })]
 }

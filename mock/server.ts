@@ -5,11 +5,12 @@
  * Response, no MSW matching), the others and the control API go through MSW's getResponse.
  */
 import { createServer as createHttpServer, STATUS_CODES, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
-import type { AddressInfo } from 'node:net'
+import type { AddressInfo, Socket } from 'node:net'
 import { getResponse, type HttpHandler } from 'msw'
-import { createAdminHandlers } from './admin.ts'
-import { createConnector, ownsPath, type Connector } from './connector/index.ts'
+import { adminMethods, createAdminHandlers } from './admin.ts'
+import { CONNECTOR_METHODS, connectorMethodRefusal, createConnector, ownsPath, withCors, type Connector } from './connector/index.ts'
 import { createOperationRoutes, type OperationRoute } from './handlers.ts'
+import { allowedMethods, isMethodToken, methodRefusal, pathMethods, RECOGNISED_METHODS } from './methods.ts'
 import type { RequestHeaders } from './pipeline/index.ts'
 import { apiError, serializeBody, toResponse, type ApiResult } from './respond.ts'
 import { createMockState, type MockState, type MockStateOptions } from './state.ts'
@@ -184,6 +185,13 @@ async function sharedTwin(state: MockState, method: string, path: string, answer
   await state.exclusive(answer)
 }
 
+/** An error written straight on a socket (what node's parser refuses, CONNECT): the JSON `{error}`, then the connection closes. */
+function rawAnswer({ status, body, headers = {} }: ReturnType<typeof apiError>): string {
+  const text = JSON.stringify(body)
+  const extra = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('')
+  return `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: application/json\r\n${extra}content-length: ${Buffer.byteLength(text)}\r\nconnection: close\r\n\r\n${text}`
+}
+
 /** A standalone HTTP server answering through the mock's MSW handlers. */
 export function createServer({ state = undefined, stateOptions, remoteAdmin = false, routing = 'map', log }: ServerOptions = {}): MockServer {
   const mockState = state ?? createMockState(stateOptions)
@@ -195,21 +203,56 @@ export function createServer({ state = undefined, stateOptions, remoteAdmin = fa
   // The assistant connector on the same listener (`/mcp`, `/oauth/*`, `/.well-known/oauth-*`), its base URL the server's.
   let connector: Connector | undefined
 
+  const restMethods = pathMethods(mockState.contract.operations.map((op) => [op.path, op.method] as const))
+  /** The Allow list of an API or control-API path (undefined when unknown); the connector decides its own. */
+  const allowOf = (path: string): string[] | undefined => (isAdminPath(path) ? pathMethods(adminMethods(mockState.admin)).allowOf(path) : restMethods.allowOf(path))
+
+  /** A request no operation answered (no such path, or a method the path does not take), in the journal. */
+  const journalUnrouted = (req: IncomingMessage, path: string, status: number) =>
+    mockState.journal.record({ time: mockState.clock.now().toISOString(), method: req.method ?? 'GET', path, query: {}, headers: redactHeaders(nodeHeaders(req.headers)), body: null, operationId: null, status })
+
+  /**
+   * The answer to a method node's parser stops before 'request' (an unknown token; CONNECT, handed
+   * over as a tunnel): 405 with Allow on a known path, 404 elsewhere (mock/methods.ts).
+   */
+  const refuseUnparsed = (method: string, target: string, remoteAddress: string | undefined): ReturnType<typeof apiError> => {
+    const path = target.split('?')[0]
+    if (isAdminPath(path) && !remoteAdmin && !isLoopback(remoteAddress)) return apiError(403, 'The control API is only served to loopback clients (start with --remote-admin to allow others)')
+    const connectorAllow = ownsPath(path) ? CONNECTOR_METHODS[path.replace(/\/$/, '') || '/'] : undefined
+    const allow = connectorAllow ? allowedMethods(connectorAllow) : path.startsWith('/') ? allowOf(path) : undefined
+    return methodRefusal(method, path, allow) ?? apiError(404, `No operation at ${method} ${target}`)
+  }
+
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     try {
-      if (req.method === 'OPTIONS') {
-        res.writeHead(204, { ...CORS_HEADERS, 'access-control-max-age': '600' })
-        return res.end()
-      }
-      const method = req.method ?? 'GET'
       const rawUrl = req.url ?? '/'
       const path = rawUrl.split('?')[0]
+      const admin = isAdminPath(path)
+      if (admin && !remoteAdmin && !isLoopback(req.socket.remoteAddress)) return sendResult(res, apiError(403, 'The control API is only served to loopback clients (start with --remote-admin to allow others)'))
+      // The method is decided before any fetch Request is built (undici refuses TRACE and CONNECT): mock/methods.ts.
+      const connectorPath = !admin && ownsPath(path)
+      const allow = connectorPath ? undefined : allowOf(path)
+      if (req.method === 'OPTIONS' && !connectorPath) {
+        const methods = allow ? { allow: allow.join(', '), 'access-control-allow-methods': allow.join(', ') } : {}
+        res.writeHead(204, { ...CORS_HEADERS, ...methods, 'access-control-max-age': '600' })
+        return res.end()
+      }
+      // The connector refuses a method in its own words; one a fetch Request cannot carry is refused here.
+      const connectorRefusal = connectorPath && !RECOGNISED_METHODS.has(req.method ?? 'GET') ? connectorMethodRefusal(req.method ?? 'GET', path.replace(/\/$/, '') || '/') : undefined
+      if (connectorRefusal) return await send(res, withCors(connectorRefusal))
+      const refusal = methodRefusal(req.method ?? 'GET', path, allow)
+      if (refusal) {
+        if (!admin && !connectorPath) journalUnrouted(req, path, refusal.status)
+        return sendResult(res, refusal)
+      }
+      // HEAD is answered as GET; node leaves the body out.
+      const method = req.method === 'HEAD' && !connectorPath ? 'GET' : (req.method ?? 'GET')
       const body = await readBody(req)
       const headers = nodeHeaders(req.headers)
 
       // The fast path: an operation with a fixed path runs its pipeline on the request as node parsed
       // it, and the result is written as is (no fetch Request, Response or MSW matching per request).
-      const route = routing === 'map' && !isAdminPath(path) ? router.find(method, path) : undefined
+      const route = routing === 'map' && !admin ? router.find(method, path) : undefined
       if (route && route.op.pathParams.length === 0) {
         const result = await route.run({ method, url: new URL(`${INTERNAL_ORIGIN}${rawUrl}`), headers, bodyText: textOf(body) })
         return sendResult(res, result)
@@ -222,8 +265,7 @@ export function createServer({ state = undefined, stateOptions, remoteAdmin = fa
         return await sharedTwin(mockState, method, path, answer)
       }
       const request = new Request(`${INTERNAL_ORIGIN}${rawUrl}`, { method, headers: fetchHeaders(req.headers), body: body && body.length ? new Uint8Array(body) : undefined })
-      if (isAdminPath(path)) {
-        if (!remoteAdmin && !isLoopback(req.socket.remoteAddress)) return await send(res, toResponse(apiError(403, 'The control API is only served to loopback clients (start with --remote-admin to allow others)')))
+      if (admin) {
         return await sharedTwin(mockState, method, path, async () => {
           const response = await getResponse(adminHandlers, request)
           return send(res, response ?? toResponse(apiError(404, `No control API route at ${req.method} ${path}`)))
@@ -234,7 +276,7 @@ export function createServer({ state = undefined, stateOptions, remoteAdmin = fa
       if (routing === 'scan') response = await getResponse(allHandlers, request)
       else if (route) response = await getResponse([route.handler], request)
       if (!response) {
-        mockState.journal.record({ time: mockState.clock.now().toISOString(), method, path, query: {}, headers: redactHeaders(headers), body: null, operationId: null, status: 404 })
+        journalUnrouted(req, path, 404)
         return sendResult(res, apiError(404, `No operation at ${req.method} ${path}`))
       }
       await send(res, response)
@@ -265,10 +307,17 @@ export function createServer({ state = undefined, stateOptions, remoteAdmin = fa
   // the pipeline; they still get the spec's JSON `{error}` instead of node's empty answer.
   server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
     if (!socket.writable || error.code === 'ECONNRESET') return socket.destroy()
+    // A method token node's parser does not know (FOO): 405 with Allow on a known path, 404 elsewhere (mock/methods.ts).
+    const token = error.code === 'HPE_INVALID_METHOD' ? /^([^ \r\n]+) /.exec((error as { rawPacket?: Buffer }).rawPacket?.toString('latin1') ?? '')?.[1] : undefined
+    if (token && isMethodToken(token)) return void socket.end(rawAnswer(refuseUnparsed(token, (error as { rawPacket?: Buffer }).rawPacket!.toString('latin1').split(' ')[1] ?? '/', (socket as Socket).remoteAddress)))
     const status = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400
     const message = status === 431 ? 'Request headers (URL included) larger than the server accepts' : status === 408 ? 'Request timed out' : `Malformed HTTP request: ${error.message}`
-    const body = JSON.stringify({ error: message })
-    socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`)
+    socket.end(rawAnswer(apiError(status, message)))
+  })
+  // CONNECT never reaches 'request' (node hands the socket over for a tunnel): this server opens none.
+  server.on('connect', (req: IncomingMessage, socket) => {
+    socket.on('error', () => socket.destroy())
+    socket.end(rawAnswer(refuseUnparsed('CONNECT', req.url ?? '', (socket as Socket).remoteAddress)))
   })
 
   return {

@@ -3670,6 +3670,17 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description A documented path called with a method it does not document (PUT, PATCH, TRACE, CONNECT, any other token): 405, its `Allow` header listing the path's methods (HEAD wherever GET is, and OPTIONS), and the {error} body naming the method. Inferred from HTTP (RFC 9110 15.5.6), not from the service documentation. */
+        MethodNotAllowed: {
+            headers: {
+                /** @description The methods the path takes, e.g. `GET, HEAD, OPTIONS` (RFC 9110 10.2.1). */
+                Allow: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
     };
     parameters: {
         /** @description Internal shop id returned as shop_id by GET /account/shops (not the platform's own shop id). Missing: 400 `Missing X-Shop-Id header`; malformed: 400 `Invalid shop_id`. The id format is not shown; the mock uses UUIDs (inferred). */

@@ -314,7 +314,7 @@ describe('connector consent scoping and MCP errors', () => {
     for (const method of ['GET', 'DELETE']) {
       const response = await fetch(`${MCP_BASE}/mcp`, { method, headers: { authorization: `Bearer ${access}`, accept: 'text/event-stream' } })
       expect(response.status).toBe(405)
-      expect(response.headers.get('allow')).toBe('POST')
+      expect(response.headers.get('allow')).toBe('POST, OPTIONS')
     }
   })
   it('an unknown method gets JSON-RPC method-not-found', async () => {

@@ -53,6 +53,7 @@ import { filtersDropped as outreach_filtersDropped } from './outreach/filters-dr
 import { readsAnswer as contract_readsAnswer } from './contract/reads-answer.ts'
 import { responsesValid as contract_responsesValid } from './contract/responses-valid.ts'
 import { writesAnswer as contract_writesAnswer } from './contract/writes-answer.ts'
+import { undocumentedMethods as http_undocumentedMethods } from './http/undocumented-methods.ts'
 import { burst429 as ratelimit_burst429 } from './ratelimit/burst-429.ts'
 
 export const rules: Rule[] = [
@@ -108,6 +109,7 @@ export const rules: Rule[] = [
   outreach_filtersDropped,
   contract_readsAnswer,
   contract_writesAnswer,
+  http_undocumentedMethods,
   ratelimit_burst429,
   contract_responsesValid,
 ]

@@ -75,18 +75,22 @@ export function buildRequest(env: RunEnvironment, op: OperationInfo, options: Re
     if (value === null) delete headers[name.toLowerCase()]
     else headers[name.toLowerCase()] = value
   }
-  const body = op.method === 'GET' ? undefined : JSON.stringify(options.body ?? {})
-  return { method: op.method, url, headers, body, unthrottled: options.unthrottled }
+  const method = options.method ?? op.method
+  const body = method === 'GET' || method === 'HEAD' || (method !== op.method && options.body === undefined) ? undefined : JSON.stringify(options.body ?? {})
+  if (body === undefined) delete headers['content-type']
+  return { method, url, headers, body, unthrottled: options.unthrottled }
 }
 
 /** Sends a request for a rule: records the exchange (redacted) and its schema findings. */
 export async function exchange(env: RunEnvironment, ruleId: string, op: OperationInfo, options: RequestOptions = {}): Promise<{ reply: Reply; all: Exchange[] }> {
   const request = buildRequest(env, op, options)
+  // Another method on the operation's path is no call of the operation (RequestOptions.method).
+  const foreign = request.method !== op.method
   const { final, retried } = await env.client.send(request)
   const record = (received: { status: number; headers: Headers; text: string; durationMs: number }, wasRetried: boolean): Exchange => ({
     seq: env.nextSeq(),
     rule: ruleId,
-    operationId: op.operationId,
+    operationId: foreign ? `${request.method} ${op.path}` : op.operationId,
     method: request.method,
     url: redactText(request.url, env.secrets),
     requestHeaders: redactHeaders(request.headers, env.secrets),
@@ -97,7 +101,7 @@ export async function exchange(env: RunEnvironment, ruleId: string, op: Operatio
     durationMs: received.durationMs,
     ...(wasRetried ? { retried: true } : {}),
     curl: curlFor(request, env.keyVariables, env.secrets),
-    schema: checkResponse(env.contract, op, { status: received.status, contentType: received.headers.get('content-type'), text: received.text }),
+    schema: foreign ? [] : checkResponse(env.contract, op, { status: received.status, contentType: received.headers.get('content-type'), text: received.text }),
   })
   const all = [...retried.map((r) => record(r, true)), record(final, false)]
   let json: unknown

@@ -412,6 +412,13 @@ export const killingMutations: Record<string, KillingMutation> = {
     breaks: 'the SPS is out of its documented 0-5 range',
     mutation: rewriteJson((r, res) => r.path === '/shop/sps' && res.status === 200, (json) => ({ data: { ...json.data, sps: 7 } })),
   },
+  'http.undocumented-methods': {
+    breaks: 'a documented path called with a method it does not document answers 404 without Allow, as a router that knows only method+path pairs does',
+    mutation: async (request, forward) => {
+      const response = await forward()
+      return response.status === 405 ? jsonAnswer(404, { error: `No operation at ${request.method} ${request.path}` }) : response
+    },
+  },
   'ratelimit.burst-429': {
     breaks: 'the server queues excess requests instead of answering 429',
     rateLimit: true,

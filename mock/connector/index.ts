@@ -5,6 +5,7 @@
  * The flow is described in mock/connector/README.md.
  */
 import { http, type HttpHandler } from 'msw'
+import { allowedMethods } from '../methods.ts'
 import type { MockState } from '../state.ts'
 import { createMcpEndpoint, type ConnectorPrincipal } from './mcp.ts'
 import { connectorUrls, createAuthorizationServer, jsonResponse, type ConnectorUrls } from './oauth.ts'
@@ -60,6 +61,37 @@ function rebindingProblem(request: Request, loopback: boolean): string | null {
   return null
 }
 
+/** The connector's paths and the methods each takes (`/mcp` documents GET and DELETE only to refuse them). */
+export const CONNECTOR_METHODS: Readonly<Record<string, readonly string[]>> = {
+  '/mcp': ['POST'],
+  '/.well-known/oauth-authorization-server': ['GET'],
+  '/.well-known/oauth-protected-resource': ['GET'],
+  '/.well-known/oauth-protected-resource/mcp': ['GET'],
+  '/oauth/register': ['POST'],
+  '/oauth/authorize': ['GET', 'POST'],
+  '/oauth/sign-in': ['POST'],
+  '/oauth/token': ['POST'],
+  '/oauth/revoke': ['POST'],
+  '/oauth/connections': ['GET'],
+  '/oauth/connections/revoke': ['POST'],
+}
+
+/**
+ * The connector's refusal of a method, decided without a fetch Request (mock/methods.ts): 405 with
+ * Allow for a method its known path does not take (JSON-RPC on /mcp, OAuth's error elsewhere), 404 for
+ * a method no path takes on an unknown path; undefined when the request may go on.
+ */
+export function connectorMethodRefusal(method: string, pathname: string): Response | undefined {
+  const known = CONNECTOR_METHODS[pathname]
+  if (!known) return /^(GET|HEAD|POST|PUT|PATCH|DELETE|OPTIONS)$/.test(method) ? undefined : jsonResponse(404, { error: 'not_found', error_description: `No connector endpoint at ${pathname}` })
+  if (known.includes(method) || method === 'OPTIONS' || (method === 'HEAD' && known.includes('GET'))) return undefined
+  const allow = { allow: allowedMethods(known).join(', ') }
+  // MCP Streamable HTTP: a server without a server-to-client stream answers GET with 405; one without
+  // sessions may answer DELETE with 405. This one is stateless and sends nothing unasked.
+  if (pathname === '/mcp') return jsonResponse(405, { jsonrpc: '2.0', error: { code: -32000, message: `${method} is not supported: this endpoint is stateless, POST JSON-RPC messages` }, id: null }, allow)
+  return jsonResponse(405, { error: 'method_not_allowed', error_description: `${method} is not allowed on ${pathname}` }, allow)
+}
+
 export const ownsPath = (pathname: string): boolean => pathname === '/mcp' || pathname.startsWith('/oauth/') || pathname.startsWith('/.well-known/oauth-')
 
 /** The connector over a mock state. */
@@ -104,9 +136,8 @@ export function createConnector(state: MockState, { baseUrl, log = (e) => consol
     if (pathname === '/mcp') {
       const problem = rebindingProblem(request, loopback)
       if (problem) return jsonResponse(403, { jsonrpc: '2.0', error: { code: -32000, message: problem }, id: null })
-      // MCP Streamable HTTP: a server without a server-to-client stream answers GET with 405; one without
-      // sessions may answer DELETE with 405. This one is stateless and sends nothing unasked.
-      if (method === 'GET' || method === 'DELETE') return jsonResponse(405, { jsonrpc: '2.0', error: { code: -32000, message: `${method} is not supported: this endpoint is stateless, POST JSON-RPC messages` }, id: null }, { allow: 'POST' })
+      const refusal = connectorMethodRefusal(method, pathname)
+      if (refusal) return refusal
       const principal = await principalOf(request)
       if (principal instanceof Response) return principal
       return mcp.handle(request, principal)
@@ -125,8 +156,10 @@ export function createConnector(state: MockState, { baseUrl, log = (e) => consol
     }
     const methods = routes[pathname]
     if (!methods) return jsonResponse(404, { error: 'not_found', error_description: `No connector endpoint at ${pathname}` })
-    const answer = methods[method]
-    if (!answer) return jsonResponse(405, { error: 'method_not_allowed', error_description: `${method} is not allowed on ${pathname}` }, { allow: Object.keys(methods).join(', ') })
+    const refusal = connectorMethodRefusal(method, pathname)
+    if (refusal) return refusal
+    // HEAD is answered as GET, without the body (RFC 9110 9.3.2).
+    const answer = (method === 'HEAD' ? methods.GET : methods[method])!
     return answer()
   }
 
@@ -134,19 +167,28 @@ export function createConnector(state: MockState, { baseUrl, log = (e) => consol
     urls,
     owns: ownsPath,
     async handle(request) {
-      if (request.method === 'OPTIONS') return new Response(null, { status: 204, headers: { ...CORS, 'access-control-max-age': '600' } })
+      const pathname = new URL(request.url).pathname.replace(/\/$/, '') || '/'
+      const known = CONNECTOR_METHODS[pathname]
+      const allow = known && allowedMethods(known)
+      if (request.method === 'OPTIONS') return new Response(null, { status: 204, headers: { ...CORS, ...(allow ? { allow: allow.join(', '), 'access-control-allow-methods': allow.join(', ') } : {}), 'access-control-max-age': '600' } })
       let response: Response
       try {
-        response = await route(request, new URL(request.url).pathname.replace(/\/$/, '') || '/')
+        response = await route(request, pathname)
       } catch (error) {
         log(error)
         response = jsonResponse(500, { error: 'server_error', error_description: `Internal error in the connector: ${(error as Error).message}` })
       }
-      const headers = new Headers(response.headers)
-      for (const [k, v] of Object.entries(CORS)) if (!headers.has(k)) headers.set(k, v)
-      return new Response(response.body, { status: response.status, statusText: response.statusText, headers })
+      // An answer to HEAD has no body (RFC 9110 9.3.2).
+      return withCors(request.method === 'HEAD' ? new Response(null, { status: response.status, headers: response.headers }) : response)
     },
   }
+}
+
+/** The connector's CORS headers on an answer (those it set itself kept). */
+export function withCors(response: Response): Response {
+  const headers = new Headers(response.headers)
+  for (const [k, v] of Object.entries(CORS)) if (!headers.has(k)) headers.set(k, v)
+  return new Response(response.body, { status: response.status, statusText: response.statusText, headers })
 }
 
 /** MSW handlers serving the connector at `baseUrl` (its own origin, like the service's {mcp_url}). */

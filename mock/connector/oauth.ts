@@ -4,6 +4,7 @@
  * sign-in and consent page, the token endpoint with refresh-token rotation, RFC 7009 revocation, and
  * the user's connections page. Errors follow RFC 6749 4.1.2.1 (redirected) and 5.2 (JSON).
  */
+import { describeAjvError } from '../../openapi/index.ts'
 import type { MockState } from '../state.ts'
 import { chosenShops, chosenTools, connectionsPage, consentPage, errorPage, signInPage } from './pages.ts'
 import { digest, newId, newSecret, s256 } from './secrets.ts'
@@ -169,6 +170,8 @@ export function createAuthorizationServer(state: MockState, urls: ConnectorUrls)
     resource_name: 'Shop Analytics assistant connector (shoptwin)',
   })
 
+  const validRegistration = state.contract.validators.compile('connector:ClientRegistrationRequest', { $ref: '#/components/schemas/ClientRegistrationRequest' })
+
   /** RFC 7591 3.1: public clients only. */
   async function register(request: Request): Promise<Response> {
     let meta: Record<string, unknown>
@@ -191,6 +194,12 @@ export function createAuthorizationServer(state: MockState, urls: ConnectorUrls)
     const responses = (meta.response_types ?? ['code']) as unknown
     if (!Array.isArray(responses) || responses.some((r) => r !== 'code')) return oauthError('invalid_client_metadata', 'response_types may only hold code')
     if (meta.client_name !== undefined && (typeof meta.client_name !== 'string' || meta.client_name.length > 100)) return oauthError('invalid_client_metadata', 'client_name must be a string of at most 100 characters')
+    // Every other field as the contract describes it (ClientRegistrationRequest): the URI-typed ones
+    // (client_uri...) absolute URIs, the strings strings. RFC 7591 3.2.2: invalid_client_metadata.
+    if (!validRegistration(meta)) {
+      const error = validRegistration.errors![0]!
+      return oauthError(error.instancePath.startsWith('/redirect_uris') ? 'invalid_redirect_uri' : 'invalid_client_metadata', describeAjvError(error, 'body'))
+    }
     const client: ConnectorClient = {
       client_id: newId(),
       client_name: (meta.client_name as string | undefined)?.trim() || 'Unnamed application',

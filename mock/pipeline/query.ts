@@ -43,7 +43,10 @@ export function coerceQueryValues(values: string[], schema: JsonSchema, resolve:
   const branches = (s.anyOf ?? s.oneOf) as JsonSchema[] | undefined
   const arrayBranch = typesOf(s).includes('array') ? s : branches?.map(resolve).find((b) => typesOf(b).includes('array'))
   const onlyArray = typesOf(s).includes('array') && !typesOf(s).some((t) => t !== 'array' && t !== 'null')
-  if (arrayBranch && (onlyArray || values.length > 1 || values.some((v) => v.includes(',')))) {
+  // A comma string the contract describes as such (a string branch with its pattern: `storefront, marketplace`)
+  // stays the string it was sent as: split, its items would keep the spaces the pattern allows.
+  const commaString = values.length === 1 && branches?.map(resolve).some((b) => typesOf(b).includes('string') && typeof b.pattern === 'string' && new RegExp(b.pattern as string).test(values[0]!))
+  if (arrayBranch && !commaString && (onlyArray || values.length > 1 || values.some((v) => v.includes(',')))) {
     const items = (arrayBranch.items as JsonSchema | undefined) ?? {}
     return values.flatMap((v) => (v === '' ? [] : v.split(','))).map((v) => coerceScalar(v, items, resolve))
   }

@@ -102,3 +102,24 @@ export const shopPerformance = (): Schema =>
     },
     { description: 'The creator\'s performance for this shop.' },
   )
+
+/**
+ * What a documented path answers to a method it does not document, declared once: OpenAPI describes
+ * operations, not their absence. Referenced from the document's `x-undocumented-methods`; inferred
+ * from HTTP (RFC 9110 15.5.6), as the service documentation names only its own methods (issue 24).
+ */
+export const methodNotAllowedResponse: Schema = {
+  description: 'A documented path called with a method it does not document (PUT, PATCH, TRACE, CONNECT, any other token): 405, its `Allow` header listing the path\'s methods (HEAD wherever GET is, and OPTIONS), and the {error} body naming the method. Inferred from HTTP (RFC 9110 15.5.6), not from the service documentation.',
+  headers: {
+    Allow: { description: 'The methods the path takes, e.g. `GET, HEAD, OPTIONS` (RFC 9110 10.2.1).', required: true, schema: str({ minLength: 1 }) },
+  },
+  content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+  'x-inferred': true,
+}
+
+/** The document's `x-undocumented-methods`: how the server answers the methods a path does not document. */
+export const undocumentedMethods: Schema = {
+  description: 'Every path answers a method none of its operations documents with `MethodNotAllowed` (405 with Allow); HEAD is answered wherever GET is, as GET without a body, and OPTIONS with 204 and Allow. A path that is not documented answers 404 whatever the method. Inferred from HTTP (RFC 9110 9.1, 9.3.2, 9.3.7, 15.5.6).',
+  response: { $ref: '#/components/responses/MethodNotAllowed' },
+  'x-inferred': true,
+}

@@ -2,7 +2,7 @@
  * Assembles the whole OpenAPI 3.1 document from the area files. Pure: the same sources always
  * give the same document, so a test can check that the committed openapi/openapi.yaml is current.
  */
-import { commonSchemas } from './common.ts'
+import { commonSchemas, methodNotAllowedResponse, undocumentedMethods } from './common.ts'
 import type { ErrorStatus, OperationSpec, QueryParam, Schema } from './dsl.ts'
 import { areas } from './areas/index.ts'
 import { CONNECTOR_SERVER, connectorDoorPaths, connectorDoorSchemas, connectorSecuritySchemes } from './connector-door.ts'
@@ -256,6 +256,7 @@ export function buildDocument(): Schema {
     tags: areas.map((a) => ({ name: a.name, description: a.description })),
     security: [{ ApiKey: [] }],
     paths: sortedPaths,
+    'x-undocumented-methods': undocumentedMethods,
     components: {
       securitySchemes: {
         ApiKey: { type: 'apiKey', in: 'header', name: 'x-api-key', description: 'The API key, created in the dashboard\'s API section.' },
@@ -285,7 +286,7 @@ export function buildDocument(): Schema {
           'x-mock-only': true,
         },
       },
-      responses: withErrorExamples(errorResponses),
+      responses: { ...withErrorExamples(errorResponses), MethodNotAllowed: methodNotAllowedResponse },
       schemas,
     },
   }

@@ -1,0 +1,41 @@
+/**
+ * The MSW side of mock/methods.ts: one handler placed after a group's own, answering what none of
+ * them matched on a path the group knows: HEAD as GET without the body, OPTIONS with `Allow`, 405
+ * with `Allow` for a method the path does not take (one no path implements too). A path the group
+ * does not know passes on to the next handlers (MSW goes on when a resolver returns nothing).
+ */
+import { getResponse, http, type HttpHandler } from 'msw'
+import { methodRefusal } from './methods.ts'
+import { toResponse } from './respond.ts'
+
+export interface MethodFallbackOptions {
+  /** The group's base URL (`https://api.example.com`, `*`, or with a path prefix). */
+  base: string
+  /** The Allow list of a path (relative to the base), undefined for a path the group does not answer. */
+  allowOf(path: string): readonly string[] | undefined
+  /** The group's own handlers, which answer HEAD as GET. */
+  handlers: () => readonly HttpHandler[]
+}
+
+/** The handlers (the base itself too, when it has a path: `/*` does not match it). */
+export function methodFallback({ base, allowOf, handlers }: MethodFallbackOptions): HttpHandler[] {
+  const trimmed = base.replace(/\/$/, '')
+  const prefix = /^[a-z][a-z0-9+.-]*:\/\//i.test(trimmed) ? new URL(trimmed).pathname.replace(/\/$/, '') : ''
+  const resolver = async ({ request }: { request: Request }) => {
+    const pathname = new URL(request.url).pathname
+    const path = prefix && pathname.startsWith(prefix) ? pathname.slice(prefix.length) || '/' : pathname
+    const allow = allowOf(path)
+    if (!allow) return undefined
+    const method = request.method.toUpperCase()
+    if (method === 'OPTIONS') return new Response(null, { status: 204, headers: { allow: allow.join(', '), 'access-control-allow-methods': allow.join(', ') } })
+    if (method === 'HEAD' && allow.includes('GET')) {
+      const answer = await getResponse([...handlers()], new Request(request.url, { method: 'GET', headers: request.headers }))
+      return answer && new Response(null, { status: answer.status, headers: answer.headers })
+    }
+    const refusal = methodRefusal(method, path, allow)
+    if (!refusal) return undefined
+    // An answer to HEAD has no body (RFC 9110 9.3.2), its refusal neither.
+    return method === 'HEAD' ? new Response(null, { status: refusal.status, headers: { ...refusal.headers, 'content-type': 'application/json' } }) : toResponse(refusal)
+  }
+  return prefix ? [http.all(trimmed, resolver), http.all(`${trimmed}/*`, resolver)] : [http.all(`${trimmed}/*`, resolver)]
+}
