@@ -25,6 +25,10 @@ commands:
   certify-client  grade a client: the twin records its requests and produces the documented
                situations: [--profile standard|strict|FILE] [--report-dir DIR] [--port N]
                [--seed N] [-- <command>]  (see README: Certify a client)
+  proxy        in front of a real server: grade every exchange (the server against the contract
+               and the conformance rules, the client against certify-client's) and, with --inject,
+               produce certify-client's situations: --upstream URL [--port 4011] [--report-dir DIR]
+               [--inject standard|strict|FILE] [--fail-on must|should|never]  (see proxy/README.md)
 `
 
 function fail(message: string): never {
@@ -156,6 +160,11 @@ export async function main(argv: string[]): Promise<void> {
     case 'certify-client': {
       const { main: certifyClient } = (await import(['..', 'conformance', 'certify-client', 'cli.ts'].join('/'))) as { main: (argv: string[]) => Promise<number> }
       process.exitCode = await certifyClient(rest)
+      return
+    }
+    case 'proxy': {
+      const { main: proxy } = (await import(['..', 'proxy', 'cli.ts'].join('/'))) as { main: (argv: string[]) => Promise<number> }
+      process.exitCode = await proxy(rest)
       return
     }
     case undefined:
