@@ -7,6 +7,7 @@ import type { Profile } from '../conformance/certify-client/profile.ts'
 import { createGrader, type Graded, type ProxyReport } from './grade.ts'
 import { createInjector } from './inject.ts'
 import { createProxyServer } from './server.ts'
+import type { ProxyExchange } from './exchange.ts'
 
 export interface ProxyOptions {
   upstream: string
@@ -24,6 +25,8 @@ export interface ProxyOptions {
   commandLine?: string
   /** Called with each graded exchange (the CLI's live line). */
   onExchange?: (graded: Graded) => void
+  /** Called when --inject produces a situation, before it is applied (the exchange is not finished). */
+  onInject?: (x: ProxyExchange) => void
 }
 
 export interface RunningProxy {
@@ -36,7 +39,7 @@ export interface RunningProxy {
   secrets(): string[]
 }
 
-export async function startProxy({ upstream, port = 0, host = '127.0.0.1', inject, seed = 42, timeoutMs, failOn = 'must', now, contract = loadContract(), commandLine, onExchange }: ProxyOptions): Promise<RunningProxy> {
+export async function startProxy({ upstream, port = 0, host = '127.0.0.1', inject, seed = 42, timeoutMs, failOn = 'must', now, contract = loadContract(), commandLine, onExchange, onInject }: ProxyOptions): Promise<RunningProxy> {
   const grader = createGrader({ upstream, contract })
   const startedAt = new Date(now ? now() : Date.now())
   const server = createProxyServer({
@@ -45,6 +48,7 @@ export async function startProxy({ upstream, port = 0, host = '127.0.0.1', injec
     timeoutMs,
     now,
     injector: inject ? createInjector(inject, seed) : undefined,
+    onInject,
     onExchange(x) {
       const graded = grader.observe(x)
       onExchange?.(graded)

@@ -29,6 +29,8 @@ export interface ProxyServerOptions {
   now?: () => number
   /** Called once per exchange, when both sides are done. */
   onExchange(x: ProxyExchange): void
+  /** Called when --inject produces a situation on an exchange, before it is applied. */
+  onInject?(x: ProxyExchange): void
 }
 
 export interface ProxyServer {
@@ -73,7 +75,7 @@ class Capture {
 
 const errorBody = (message: string) => JSON.stringify({ error: message })
 
-export function createProxyServer({ upstream, contract, timeoutMs = 30_000, injector, now = Date.now, onExchange }: ProxyServerOptions): ProxyServer {
+export function createProxyServer({ upstream, contract, timeoutMs = 30_000, injector, now = Date.now, onExchange, onInject }: ProxyServerOptions): ProxyServer {
   const target = new URL(upstream)
   const secure = target.protocol === 'https:'
   const send = secure ? httpsRequest : httpRequest
@@ -187,6 +189,8 @@ export function createProxyServer({ upstream, contract, timeoutMs = 30_000, inje
         resolve(body)
       })
       req.on('error', reject)
+      // A client gone before the end of its body: nothing to forward, nothing to wait for.
+      req.on('close', () => req.readableEnded || reject(new Error('the client closed the connection before the end of its request')))
     })
 
   function answer(res: ServerResponse, x: ProxyExchange, status: number, message: string, headers: Record<string, string> = {}): void {
@@ -231,8 +235,11 @@ export function createProxyServer({ upstream, contract, timeoutMs = 30_000, inje
       if (!adversity) await forward(req, x, body, res, responseCapture)
       else await produce(adversity, req, res, x, op!, responseCapture)
     } catch (error) {
-      x.upstreamError ??= `the proxy failed: ${(error as Error).message}`
-      if (!res.headersSent) answer(res, x, 502, `shoptwin proxy: ${(error as Error).message}`)
+      if (req.destroyed && !req.readableEnded) x.clientAborted = true
+      else x.upstreamError ??= `the proxy failed: ${(error as Error).message}`
+      if (res.destroyed) {
+        // The client is gone: nothing to answer.
+      } else if (!res.headersSent) answer(res, x, 502, `shoptwin proxy: ${(error as Error).message}`)
       else res.destroy()
     }
     if (!clientDone) await new Promise<void>((resolve) => res.once('close', () => resolve()))
@@ -250,6 +257,7 @@ export function createProxyServer({ upstream, contract, timeoutMs = 30_000, inje
 
   async function produce(adversity: Adversity, req: IncomingMessage, res: ServerResponse, x: ProxyExchange, op: OperationInfo, capture: Capture): Promise<void> {
     x.injected = adversity.situation
+    onInject?.(x)
     const sendable = Buffer.from(x.requestBody)
     if (adversity.kind === 'status') {
       // spec: Idempotency: a 500 after the write acted (applied); a 503 or a 429 before it reached the server.
