@@ -62,16 +62,47 @@ const neverFails = (rule: string, writes: boolean): PassiveJudge => ({
   },
 })
 
-/** spec: Limits: request rate; Errors: 429 with an {error} body (Retry-After inferred: the contract's header). */
-const burst429: PassiveJudge = {
-  rule: 'ratelimit.burst-429',
-  judges: 'every 429 of the upstream carries an {error} body and Retry-After (Retry-After inferred: a warning)',
-  observe(o, t) {
-    if (o.status !== 429 || o.x.upstream === undefined) return
-    t.exercised(o)
-    if (o.error === undefined) t.fail(o, { message: '429 has an {error} body', expected: 'HTTP 429 {"error": …}', received: describeObserved(o) })
-    if (o.headers['retry-after'] === undefined) t.warn(o, { message: '429 carries a Retry-After header (inferred)', expected: 'Retry-After: <seconds>', received: 'no Retry-After' })
-  },
+/** Arrivals within this span count as one second's worth (the margin covers the trip to the upstream). */
+const BURST_SPAN_MS = 900
+/** Over twice the limit within one span: whatever the upstream's window (fixed or sliding), one window held more than 10. */
+const BURST_COUNT = 21
+
+/**
+ * spec: Limits: request rate (10 per second per key, measured per shop); Errors: 429 with an {error}
+ * body (Retry-After inferred: the contract's header). A burst the upstream served whole is a finding too.
+ */
+function burst429(): PassiveJudge {
+  /** Arrival times of the answers served (2xx) per key and shop, sorted. */
+  const served = new Map<string, number[]>()
+  return {
+    rule: 'ratelimit.burst-429',
+    judges: `every 429 carries an {error} body and Retry-After (inferred: a warning); ${BURST_COUNT} requests of one key and shop arriving within ${BURST_SPAN_MS} ms are not all served`,
+    observe(o, t) {
+      if (o.status === 429 && o.x.upstream !== undefined) {
+        t.exercised(o)
+        if (o.error === undefined) t.fail(o, { message: '429 has an {error} body', expected: 'HTTP 429 {"error": …}', received: describeObserved(o) })
+        if (o.headers['retry-after'] === undefined) t.warn(o, { message: '429 carries a Retry-After header (inferred)', expected: 'Retry-After: <seconds>', received: 'no Retry-After' })
+        return
+      }
+      const key = o.x.requestHeaders['x-api-key']
+      const shop = o.x.requestHeaders['x-shop-id']
+      if (o.op.auth !== 'key+shop' || !key || !shop || o.status < 200 || o.status >= 300) return
+      const pair = `${key} ${shop}`
+      const list = served.get(pair) ?? served.set(pair, []).get(pair)!
+      let at = list.length
+      while (at > 0 && list[at - 1]! > o.x.atMs) at--
+      list.splice(at, 0, o.x.atMs)
+      while (list.length && list[0]! < list[list.length - 1]! - 10 * BURST_SPAN_MS) list.shift()
+      for (let end = BURST_COUNT - 1; end < list.length; end++) {
+        if (list[end]! - list[end - BURST_COUNT + 1]! >= BURST_SPAN_MS) continue
+        t.exercised(o)
+        t.fail(o, { message: `${BURST_COUNT} requests of one key and shop arrived within ${list[end]! - list[end - BURST_COUNT + 1]!} ms and were all served`, expected: 'HTTP 429 for the requests over 10 per second', received: `${BURST_COUNT} answers 2xx, the last ${describeObserved(o, 80)}` })
+        // One finding per burst.
+        list.length = 0
+        return
+      }
+    },
+  }
 }
 
-export const contractJudges = (): PassiveJudge[] => [neverFails('contract.reads-answer', false), neverFails('contract.writes-answer', true), burst429, responsesValid]
+export const contractJudges = (): PassiveJudge[] => [neverFails('contract.reads-answer', false), neverFails('contract.writes-answer', true), burst429(), responsesValid]

@@ -63,11 +63,18 @@ const depthCap: PassiveJudge = {
 
 const hasMoreTotalCount: PassiveJudge = {
   rule: 'paging.has-more-total-count',
-  judges: 'on a page with both has_more and a total_count, has_more is true exactly while rows remain after this page',
+  judges: 'on a page with both has_more and a total_count, has_more is true exactly while rows remain after this page; the spark list\'s total_count is null unless include_total',
   observe(o, t) {
     const p = pageOf(o)
-    if (!p || p.page === undefined || !success(o) || o.request.input.just_count === true) return
+    if (!p || !success(o) || o.request.input.just_count === true) return
     const holder = o.json?.data && !Array.isArray(o.json.data) ? o.json.data : o.json
+    // spec: Sponsored-video codes: include_total runs a count; without it there is none.
+    if (o.op.path === '/spark/list' && o.request.input.include_total !== true && holder && 'total_count' in holder) {
+      t.exercised(o)
+      if (holder.total_count !== null) t.fail(o, { message: 'the spark list counts only with include_total', expected: 'total_count: null', received: `total_count: ${JSON.stringify(holder.total_count)}` })
+      return
+    }
+    if (p.page === undefined) return
     const hasMore = holder?.has_more ?? o.json?.has_more
     const total = holder?.total_count ?? o.json?.total_count
     if (typeof hasMore !== 'boolean' || typeof total !== 'number') return
