@@ -163,7 +163,8 @@ export async function main(argv: string[]): Promise<void> {
       return
     }
     case 'proxy': {
-      const { main: proxy } = (await import(['..', 'proxy', 'cli.ts'].join('/'))) as { main: (argv: string[]) => Promise<number> }
+      // A computed path (loaded only for this command): .ts in the repository, .js in the package's dist/.
+      const { main: proxy } = (await import(['..', 'proxy', `cli.${import.meta.url.endsWith('.ts') ? 'ts' : 'js'}`].join('/'))) as { main: (argv: string[]) => Promise<number> }
       process.exitCode = await proxy(rest)
       return
     }

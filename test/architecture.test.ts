@@ -1,8 +1,9 @@
 /**
  * The architecture rules of .dependency-cruiser.cjs hold over the whole tree: areas do not import
- * other areas (what two areas share lives in mock/lib/), mock/lib/ does not reach into an area, and
- * nothing outside openapi/ imports the contract's source (openapi/src). Each rule is also shown to
- * fire, on a small tree written for the purpose, so a rule that matches nothing cannot pass silently.
+ * other areas (what two areas share lives in mock/lib/), mock/lib/ does not reach into an area,
+ * nothing outside openapi/ imports the contract's source (openapi/src), and nothing below proxy/
+ * imports it. Each rule is also shown to fire, on a small tree written for the purpose, so a rule that
+ * matches nothing cannot pass silently.
  */
 import { execFile } from 'node:child_process'
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
@@ -41,7 +42,7 @@ function writeTree(files: Record<string, string>): void {
 
 describe('architecture (.dependency-cruiser.cjs)', () => {
   it('the tree breaks none of the rules: areas import mock/lib and the pipeline, never another area; only openapi/ reads openapi/src', async () => {
-    const found = await violations(root, ['mock', 'openapi', 'fixtures', 'conformance', 'test', 'bench'])
+    const found = await violations(root, ['mock', 'openapi', 'fixtures', 'conformance', 'proxy', 'test', 'bench'])
     expect(found.map((v) => `${v.rule.name}: ${v.from} → ${v.to}`)).toEqual([])
   }, 60_000)
 
@@ -55,13 +56,16 @@ describe('architecture (.dependency-cruiser.cjs)', () => {
       'mock/lib/shared.ts': "import { KEYS } from '../../openapi/src/keys.ts'\nimport { a } from '../areas/ads.ts'\nexport const shared = [KEYS, a]\n",
       'openapi/src/keys.ts': 'export const KEYS = [1]\n',
       'openapi/index.ts': "export { KEYS } from './src/keys.ts'\n",
+      'proxy/index.ts': "import { all } from '../mock/areas/index.ts'\nexport const proxy = all\n",
+      'conformance/report.ts': "import { proxy } from '../proxy/index.ts'\nexport const report = proxy\n",
     })
-    const found = await violations(scratch, ['mock', 'openapi'])
+    const found = await violations(scratch, ['mock', 'openapi', 'proxy', 'conformance'])
     expect(found.map((v) => `${v.rule.name}: ${v.from} → ${v.to}`).sort()).toEqual([
       'areas-do-not-import-areas: mock/areas/ads.ts → mock/areas/social.ts',
       'areas-do-not-import-areas: mock/areas/outreach/common.ts → mock/areas/social.ts',
       'contract-source-stays-in-openapi: mock/lib/shared.ts → openapi/src/keys.ts',
       'lib-does-not-import-areas: mock/lib/shared.ts → mock/areas/ads.ts',
+      'nothing-below-imports-the-proxy: conformance/report.ts → proxy/index.ts',
     ])
   }, 60_000)
 })
