@@ -72,6 +72,7 @@ export function createGrader({ upstream, contract = loadContract(), redactor = n
   /** Shop and key of writes the upstream answered, to tell a replay (spec: Idempotency completed). */
   const answeredKeys = new Set<string>()
   let count = 0
+  const lastAnswers = new Map<string, { text: string; json: unknown }>()
 
   const keyId = (key: string) => {
     let id = keyIds.get(key)
@@ -130,11 +131,18 @@ export function createGrader({ upstream, contract = loadContract(), redactor = n
     const [request] = enrich([entry], contract, resolve)
     if (!request) return graded
     const text = x.upstream?.body ?? ''
+    // An answer identical to the last one of its operation and status (a poll, a cached read) is parsed once.
+    const answerKey = `${request.op.operationId} ${x.upstream?.status}`
+    const last = lastAnswers.get(answerKey)
     let json: any
-    try {
-      json = text ? JSON.parse(text) : undefined
-    } catch {
-      json = undefined
+    if (last && last.text === text) json = last.json
+    else {
+      try {
+        json = text ? JSON.parse(text) : undefined
+      } catch {
+        json = undefined
+      }
+      lastAnswers.set(answerKey, { text, json })
     }
     const o: Observed = { x, op: request.op, request, status: x.upstream?.status ?? 0, headers: x.upstream?.headers ?? {}, text, json, error: typeof json?.error === 'string' ? json.error : undefined }
     for (const judge of judges) {

@@ -6,6 +6,7 @@
 import { responseKeyOf, type Contract, type OperationInfo } from '../../openapi/index.ts'
 import { checkResponse } from '../../conformance/schema.ts'
 import { isWrite } from '../../conformance/examples.ts'
+import type { SchemaFinding } from '../../conformance/types.ts'
 import { describeObserved, type Observed, type PassiveJudge } from './types.ts'
 
 interface HeaderObject {
@@ -22,32 +23,39 @@ function documentedHeaders(contract: Contract, op: OperationInfo, status: number
   return (response?.headers ?? {}) as Record<string, HeaderObject>
 }
 
-const responsesValid: PassiveJudge = {
-  rule: 'contract.responses-valid',
-  judges: 'every answer of the upstream: a documented status, a JSON content type, a body valid against the documented schema, the documented headers (findings on x-inferred parts are warnings)',
-  observe(o, t) {
-    if (o.x.upstream === undefined) return
-    t.exercised(o)
-    if (o.x.upstream.truncated) {
-      t.warn(o, { message: 'the body is over 1 MB: its schema was not judged', expected: 'a body the proxy can hold', received: `${o.x.upstream.body.length}+ bytes` })
-      return
-    }
-    for (const finding of checkResponse(t.contract, o.op, { status: o.status, contentType: o.headers['content-type'] ?? null, text: o.text })) {
-      const report = finding.severity === 'error' ? t.fail : t.warn
-      report(o, { message: finding.message, expected: `a response of ${o.op.method} ${o.op.path} as the contract documents it`, received: describeObserved(o, 300) })
-    }
-    for (const [name, header] of Object.entries(documentedHeaders(t.contract, o.op, o.status))) {
-      const value = o.headers[name.toLowerCase()]
-      const report = header['x-inferred'] || o.op.inferred ? t.warn : t.fail
-      if (value === undefined) {
-        if (header.required || name.toLowerCase() === 'retry-after') report(o, { message: `${o.status} carries the ${name} header${header['x-inferred'] ? ' (inferred)' : ''}`, expected: `${name}: …`, received: `no ${name} header` })
-        continue
+function responsesValid(): PassiveJudge {
+  /** The findings on the last answer of each operation and status: an identical answer is judged once. */
+  const last = new Map<string, { text: string; findings: SchemaFinding[] }>()
+  return {
+    rule: 'contract.responses-valid',
+    judges: 'every answer of the upstream: a documented status, a JSON content type, a body valid against the documented schema, the documented headers (findings on x-inferred parts are warnings)',
+    observe(o, t) {
+      if (o.x.upstream === undefined) return
+      t.exercised(o)
+      if (o.x.upstream.truncated) {
+        t.warn(o, { message: 'the body is over 1 MB: its schema was not judged', expected: 'a body the proxy can hold', received: `${o.x.upstream.body.length}+ bytes` })
+        return
       }
-      if (header.schema?.type === 'integer' && !(/^\d+$/.test(value.trim()) && Number(value) >= (header.schema.minimum ?? -Infinity))) {
-        report(o, { message: `${name} is an integer${header.schema.minimum !== undefined ? ` >= ${header.schema.minimum}` : ''}`, expected: `${name}: <integer>`, received: `${name}: ${value}` })
+      const key = `${o.op.operationId} ${o.status} ${o.headers['content-type']}`
+      let judged = last.get(key)
+      if (judged?.text !== o.text) last.set(key, (judged = { text: o.text, findings: checkResponse(t.contract, o.op, { status: o.status, contentType: o.headers['content-type'] ?? null, text: o.text }) }))
+      for (const finding of judged.findings) {
+        const report = finding.severity === 'error' ? t.fail : t.warn
+        report(o, { message: finding.message, expected: `a response of ${o.op.method} ${o.op.path} as the contract documents it`, received: describeObserved(o, 300) })
       }
-    }
-  },
+      for (const [name, header] of Object.entries(documentedHeaders(t.contract, o.op, o.status))) {
+        const value = o.headers[name.toLowerCase()]
+        const report = header['x-inferred'] || o.op.inferred ? t.warn : t.fail
+        if (value === undefined) {
+          if (header.required || name.toLowerCase() === 'retry-after') report(o, { message: `${o.status} carries the ${name} header${header['x-inferred'] ? ' (inferred)' : ''}`, expected: `${name}: …`, received: `no ${name} header` })
+          continue
+        }
+        if (header.schema?.type === 'integer' && !(/^\d+$/.test(value.trim()) && Number(value) >= (header.schema.minimum ?? -Infinity))) {
+          report(o, { message: `${name} is an integer${header.schema.minimum !== undefined ? ` >= ${header.schema.minimum}` : ''}`, expected: `${name}: <integer>`, received: `${name}: ${value}` })
+        }
+      }
+    },
+  }
 }
 
 const serverError = (o: Observed) => o.x.upstreamError !== undefined || (o.x.upstream !== undefined && o.status >= 500)
@@ -92,8 +100,14 @@ function burst429(): PassiveJudge {
       let at = list.length
       while (at > 0 && list[at - 1]! > o.x.atMs) at--
       list.splice(at, 0, o.x.atMs)
-      while (list.length && list[0]! < list[list.length - 1]! - 10 * BURST_SPAN_MS) list.shift()
-      for (let end = BURST_COUNT - 1; end < list.length; end++) {
+      let old = 0
+      while (old < list.length && list[old]! < list[list.length - 1]! - 10 * BURST_SPAN_MS) old++
+      if (old) {
+        list.splice(0, old)
+        at -= old
+      }
+      // Only the windows holding the new arrival can have become full.
+      for (let end = Math.max(BURST_COUNT - 1, at); end < Math.min(list.length, at + BURST_COUNT); end++) {
         if (list[end]! - list[end - BURST_COUNT + 1]! >= BURST_SPAN_MS) continue
         t.exercised(o)
         t.fail(o, { message: `${BURST_COUNT} requests of one key and shop arrived within ${list[end]! - list[end - BURST_COUNT + 1]!} ms and were all served`, expected: 'HTTP 429 for the requests over 10 per second', received: `${BURST_COUNT} answers 2xx, the last ${describeObserved(o, 80)}` })
@@ -105,4 +119,4 @@ function burst429(): PassiveJudge {
   }
 }
 
-export const contractJudges = (): PassiveJudge[] => [neverFails('contract.reads-answer', false), neverFails('contract.writes-answer', true), burst429(), responsesValid]
+export const contractJudges = (): PassiveJudge[] => [neverFails('contract.reads-answer', false), neverFails('contract.writes-answer', true), burst429(), responsesValid()]

@@ -37,7 +37,8 @@ export function idempotencyJudges(): PassiveJudge[] {
   const shopOf = (o: Observed) => o.x.requestHeaders['x-shop-id'] ?? ''
   /** Requests that met their key in flight, by the seq of the one in flight: judged once both answered. */
   const waiting = new Map<number, Observed[]>()
-  const answers = new Map<number, Observed>()
+  /** The answers of keyed writes (status and body only), the most recent ones: a request in flight is answered within the spec's 60 s. */
+  const answers = new Map<number, { seq: number; status: number; text: string }>()
 
   const record: PassiveJudge = {
     rule: 'idempotency.replay-identical',
@@ -61,21 +62,23 @@ export function idempotencyJudges(): PassiveJudge[] {
     rule: 'idempotency.concurrent-409',
     judges: 'a write sent while another with the same shop and key is in flight at the upstream gets 409, or the first one\'s answer replayed (never a second effect)',
     observe(o, t) {
-      answers.set(o.x.seq, o)
-      const judge = (later: Observed, first: Observed) => {
+      if (keyOf(o) === undefined) return
+      answers.set(o.x.seq, { seq: o.x.seq, status: o.status, text: o.text })
+      if (answers.size > 1000) answers.delete(answers.keys().next().value!)
+      const judge = (later: Observed, first: { seq: number; status: number; text: string }) => {
         t.exercised(later)
         if (later.status === 409 || later.status === 429) return
         if (later.status !== first.status || later.text !== first.text) {
-          t.fail(later, { message: `#${later.x.seq} arrived while #${first.x.seq} with the same key was in flight and was neither refused with 409 nor given its answer`, expected: `409, or ${first.status} ${first.text.slice(0, 120)}`, received: describeObserved(later) })
+          t.fail(later, { message: `#${later.x.seq} arrived while #${first.seq} with the same key was in flight and was neither refused with 409 nor given its answer`, expected: `409, or ${first.status} ${first.text.slice(0, 120)}`, received: describeObserved(later) })
         }
       }
       const inFlight = o.x.sameKeyInFlight
-      if (inFlight !== undefined && keyOf(o) !== undefined) {
+      if (inFlight !== undefined) {
         const first = answers.get(inFlight)
         if (first) judge(o, first)
         else (waiting.get(inFlight) ?? waiting.set(inFlight, []).get(inFlight)!).push(o)
       }
-      for (const later of waiting.get(o.x.seq) ?? []) judge(later, o)
+      for (const later of waiting.get(o.x.seq) ?? []) judge(later, answers.get(o.x.seq)!)
       waiting.delete(o.x.seq)
     },
   }
