@@ -53,6 +53,8 @@ export interface ProxyReport {
   upstreamFailures: Array<{ seq: number; what: string }>
   server: RunReport
   client: ClientReport
+  /** A redacted curl for each request a client finding names (by seq): the key read from $API_KEY... */
+  clientCurls: Record<number, string>
   /** Which findings fail the run: MUST rules, SHOULD rules too, or none. */
   failOn: 'must' | 'should' | 'never'
   exitCode: 0 | 1
@@ -61,7 +63,7 @@ export interface ProxyReport {
 /** The profile behind a run without --inject: nothing produced, the recording graded as it is. */
 const PASSIVE: Profile = { ...PROFILES.standard, name: 'none (no --inject)', burst429: { ...PROFILES.standard.burst429, times: 0 }, writeFaults: [], inFlight409: 0, stale412: 0 }
 
-export function createGrader({ upstream, contract = loadContract(), redactor = new Redactor() }: { upstream: string; contract?: Contract; redactor?: Redactor }) {
+export function createGrader({ upstream, contract = loadContract(), redactor = new Redactor(), now = Date.now }: { upstream: string; contract?: Contract; redactor?: Redactor; now?: () => number }) {
   const judges = passiveJudges()
   const rules = new Map<string, RuleState>(judges.map((judge) => [judge.rule, { judge, exercised: 0, operations: new Set(), evidence: [], failures: [], failureCount: 0, warnings: [], warningCount: 0 }]))
   const requests: RecordedRequest[] = []
@@ -192,6 +194,9 @@ export function createGrader({ upstream, contract = loadContract(), redactor = n
     const outcomes = serverOutcomes()
     const options: RunOptions = { baseUrl: upstream, apiKey: '', shopId: '', allowWrites: false, rules: [], rps: 0, haloBoundSeconds: 0, ruleTimeoutSeconds: 0 }
     const server = buildReport(contract, options, outcomes, [], startedAt)
+    const finishedAt = new Date(now())
+    server.finishedAt = finishedAt.toISOString()
+    server.durationMs = finishedAt.getTime() - startedAt.getTime()
     const judged = outcomes.filter((o) => rules.has(o.id))
     const exercised = judged.filter((o) => o.status !== 'skip')
     const mustFailed = outcomes.filter((o) => o.level === 'MUST' && o.status === 'fail').length
@@ -206,24 +211,38 @@ export function createGrader({ upstream, contract = loadContract(), redactor = n
       ['Adversity', inject ? `--inject ${inject.name}, seed ${seed}` : 'none: the proxy changed nothing'],
       ['Judged passively', `${judged.length} of ${outcomes.length} rules (${exercised.length} exercised by the traffic); a rule traffic never exercised is "not exercised", never passed`],
     ]
-    const recording: Recording = { profile: inject ?? PASSIVE, seed, startedAt: startedAt.toISOString(), finishedAt: new Date().toISOString(), keys: {}, requests: [...requests].sort((a, b) => a.seq - b.seq) }
+    const recording: Recording = { profile: inject ?? PASSIVE, seed, startedAt: startedAt.toISOString(), finishedAt: finishedAt.toISOString(), keys: {}, requests: [...requests].sort((a, b) => a.seq - b.seq) }
     const client = gradeRecording(recording, { contract })
     client.tool = 'shoptwin proxy'
     client.commandLine = commandLine
     const shouldFailed = outcomes.some((o) => o.level === 'SHOULD' && o.status === 'fail') || client.summary.shouldFailed > 0
     const failed = failOn === 'never' ? false : server.verdict === 'not certified' || client.summary.mustFailed > 0 || (failOn === 'should' && shouldFailed)
+    const keyOfId = new Map([...keyIds].map(([key, id]) => [id, key]))
+    const bySeq = new Map(requests.map((r) => [r.seq, r]))
+    const clientCurls: Record<number, string> = {}
+    for (const seq of client.outcomes.flatMap((o) => o.failures.flatMap((f) => f.requests)).slice(0, 200)) {
+      const r = bySeq.get(seq)
+      if (!r) continue
+      const headers: Record<string, string> = {}
+      if (r.keyId) headers['x-api-key'] = keyOfId.get(r.keyId) ?? ''
+      if (r.shopId !== null) headers['x-shop-id'] = r.shopId
+      if (r.contentType !== null) headers['content-type'] = r.contentType
+      if (r.idempotencyKey !== null) headers['idempotency-key'] = r.idempotencyKey
+      clientCurls[seq] = redactor.curl({ seq, atMs: r.atMs, durationMs: 0, method: r.method, path: r.path, query: r.query, requestHeaders: headers, requestBody: r.bodyText, requestTruncated: false, status: r.status, retryAfter: r.retryAfter }, proxyUrl)
+    }
     return {
       tool: 'shoptwin proxy',
       upstream,
       proxyUrl,
       startedAt: startedAt.toISOString(),
-      finishedAt: new Date().toISOString(),
+      finishedAt: finishedAt.toISOString(),
       exchanges: count,
       situations,
       inject: inject ? inject.name : null,
       upstreamFailures,
       server,
       client,
+      clientCurls,
       failOn,
       exitCode: failed ? 1 : 0,
     }
