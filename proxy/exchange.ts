@@ -26,7 +26,7 @@ export interface ProxyExchange {
   requestBody: string
   requestTruncated: boolean
   /** What the upstream answered (undefined when nothing was forwarded or no answer came). */
-  upstream?: { status: number; headers: Record<string, string>; body: string; truncated: boolean }
+  upstream?: { status: number; headers: Record<string, string>; readonly body: string; raw: Buffer; truncated: boolean }
   /** The status the client received; 0 when its connection was dropped or it went away first. */
   status: number
   /** Retry-After the client received, in seconds. */

@@ -74,7 +74,7 @@ export function createGrader({ upstream, contract = loadContract(), redactor = n
   /** Shop and key of writes the upstream answered, to tell a replay (spec: Idempotency completed). */
   const answeredKeys = new Set<string>()
   let count = 0
-  const lastAnswers = new Map<string, { text: string; json: unknown }>()
+  const lastAnswers = new Map<string, { raw: Buffer; text: string; json: unknown }>()
 
   const keyId = (key: string) => {
     let id = keyIds.get(key)
@@ -132,19 +132,24 @@ export function createGrader({ upstream, contract = loadContract(), redactor = n
     if (x.upstream === undefined && x.upstreamError === undefined) return graded
     const [request] = enrich([entry], contract, resolve)
     if (!request) return graded
-    const text = x.upstream?.body ?? ''
-    // An answer identical to the last one of its operation and status (a poll, a cached read) is parsed once.
+    // An answer identical to the last one of its operation and status (a poll, a cached read) is
+    // decoded and parsed once: compared on its bytes.
     const answerKey = `${request.op.operationId} ${x.upstream?.status}`
     const last = lastAnswers.get(answerKey)
+    const raw = x.upstream?.raw
+    let text: string
     let json: any
-    if (last && last.text === text) json = last.json
-    else {
+    if (last && raw && last.raw.equals(raw)) {
+      text = last.text
+      json = last.json
+    } else {
+      text = x.upstream?.body ?? ''
       try {
         json = text ? JSON.parse(text) : undefined
       } catch {
         json = undefined
       }
-      lastAnswers.set(answerKey, { text, json })
+      if (raw) lastAnswers.set(answerKey, { raw, text, json })
     }
     const o: Observed = { x, op: request.op, request, status: x.upstream?.status ?? 0, headers: x.upstream?.headers ?? {}, text, json, error: typeof json?.error === 'string' ? json.error : undefined }
     for (const judge of judges) {

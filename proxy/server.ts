@@ -68,8 +68,32 @@ class Capture {
     this.chunks.push(chunk)
     this.size += chunk.length
   }
+  buffer(): Buffer {
+    return this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks)
+  }
   text(): string {
-    return this.chunks.length === 1 ? this.chunks[0]!.toString('utf8') : Buffer.concat(this.chunks).toString('utf8')
+    return this.buffer().toString('utf8')
+  }
+}
+
+/** The upstream's answer; its body decoded to text only when something reads it (an identical answer is judged on its bytes). */
+function answerOf(status: number, headers: Record<string, string>): NonNullable<ProxyExchange['upstream']> {
+  let text: string | undefined
+  let raw: Buffer = Buffer.alloc(0)
+  return {
+    status,
+    headers,
+    truncated: false,
+    get raw() {
+      return raw
+    },
+    set raw(bytes: Buffer) {
+      raw = bytes
+      text = undefined
+    },
+    get body() {
+      return (text ??= raw.toString('utf8'))
+    },
   }
 }
 
@@ -135,14 +159,14 @@ export function createProxyServer({ upstream, contract, timeoutMs = 30_000, inje
       upstreamReq.on('response', (upstreamRes) => {
         settled = true
         const responseHeaders = flat(upstreamRes.headers)
-        x.upstream = { status: upstreamRes.statusCode ?? 0, headers: responseHeaders, body: '', truncated: false }
+        x.upstream = answerOf(upstreamRes.statusCode ?? 0, responseHeaders)
         if (res && !res.destroyed) res.writeHead(upstreamRes.statusCode ?? 502, endToEnd(upstreamRes.headers))
         upstreamRes.on('data', (chunk: Buffer) => {
           capture.add(chunk)
           if (res && !res.destroyed) res.write(chunk)
         })
         upstreamRes.on('end', () => {
-          x.upstream!.body = capture.text()
+          x.upstream!.raw = capture.buffer()
           x.upstream!.truncated = capture.truncated
           if (res && !res.destroyed) res.end()
           resolve(upstreamRes)
@@ -150,7 +174,7 @@ export function createProxyServer({ upstream, contract, timeoutMs = 30_000, inje
         upstreamRes.on('error', () => undefined)
         upstreamRes.on('aborted', () => {
           x.upstreamError ??= 'the upstream reset the connection mid-answer'
-          x.upstream!.body = capture.text()
+          x.upstream!.raw = capture.buffer()
           x.upstream!.truncated = true
           res?.destroy()
           resolve(upstreamRes)

@@ -247,7 +247,7 @@ describe('proxy: the command line', () => {
 describe('proxy: the live line', () => {
   it('one line per exchange: method, path, status, time, and the first finding or a tick', async () => {
     const { liveLine } = await import('../proxy/cli.ts')
-    const x = { seq: 3, atMs: 0, durationMs: 4, method: 'POST', path: '/automations/create', query: '', operationId: 'createAutomation', requestHeaders: {}, requestBody: '', requestTruncated: false, status: 500, retryAfter: null, injected: '500 (applied)', upstream: { status: 201, headers: {}, body: '', truncated: false } }
+    const x = { seq: 3, atMs: 0, durationMs: 4, method: 'POST', path: '/automations/create', query: '', operationId: 'createAutomation', requestHeaders: {}, requestBody: '', requestTruncated: false, status: 500, retryAfter: null, injected: '500 (applied)', upstream: { status: 201, headers: {}, body: '', raw: Buffer.alloc(0), truncated: false } }
     expect(liveLine({ x, findings: [] }, false)).toBe('#3 POST /automations/create → 500 (upstream 201) 4 ms  ✓ [--inject: 500 (applied)]')
     expect(liveLine({ x: { ...x, injected: undefined, status: 201 }, findings: [{ rule: 'contract.responses-valid', message: 'status 201 is not documented', failure: true }] }, false)).toBe('#3 POST /automations/create → 201 4 ms  ✗ contract.responses-valid: status 201 is not documented')
   })
