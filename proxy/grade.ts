@@ -9,6 +9,7 @@ import { catalogue } from '../conformance/catalogue.ts'
 import { buildReport, type RunReport } from '../conformance/report.ts'
 import { areaOf, type Failure, type RuleOutcome, type RunOptions } from '../conformance/types.ts'
 import { enrich, gradeRecording, type ClientReport } from '../conformance/certify-client/grade.ts'
+import { requestBodies } from '../conformance/certify-client/rules/contract/request-bodies.ts'
 import { PROFILES, type Profile } from '../conformance/certify-client/profile.ts'
 import { haloNote, keyIdOf, type Recording } from '../conformance/certify-client/session.ts'
 import type { RecordedRequest } from '../mock/pipeline/certification.ts'
@@ -24,7 +25,7 @@ const KEEP = 20
 /** What the live line says of one exchange. */
 export interface Graded {
   x: ProxyExchange
-  /** `rule: message` of the server findings on it (failures and warnings). */
+  /** `rule: message` of the findings on it: the server's (failures and warnings) and the request's against the contract (`client contract.request-bodies`). */
   findings: Array<{ rule: string; message: string; failure: boolean }>
 }
 
@@ -132,6 +133,9 @@ export function createGrader({ upstream, contract = loadContract(), redactor = n
     if (x.upstream === undefined && x.upstreamError === undefined) return graded
     const [request] = enrich([entry], contract, resolve)
     if (!request) return graded
+    // The request against the contract, for the live line (certify-client's rule; the report grades all requests at the end).
+    const requestGrade = requestBodies.grade({ requests: [request], contract, recording: undefined as never })
+    if (requestGrade.exercised) for (const f of requestGrade.failures) graded.findings.push({ rule: `client ${requestBodies.id}`, message: f.received, failure: true })
     // An answer identical to the last one of its operation and status (a poll, a cached read) is
     // decoded and parsed once: compared on its bytes.
     const answerKey = `${request.op.operationId} ${x.upstream?.status}`
