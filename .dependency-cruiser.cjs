@@ -55,6 +55,14 @@ module.exports = {
       from: { path: '^test/spec-server/' },
       to: { path: '^(mock|fixtures|openapi|conformance)/' },
     },
+    {
+      name: 'nothing-below-imports-the-proxy',
+      comment:
+        'proxy/ (shoptwin proxy) sits on top: it reuses the contract, the mock\'s messages and pipeline helpers, and the conformance rules, reporters and certify-client schedule. Nothing of openapi/, fixtures/, mock/ or conformance/ imports it back (the CLI loads it by a computed path, on demand).',
+      severity: 'error',
+      from: { path: '^(openapi|fixtures|mock|conformance)/' },
+      to: { path: '^proxy/' },
+    },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },

@@ -10,11 +10,14 @@
  * answer from the main shop (shoptwin builds a shop's data on its first use) and world generation time
  * per scale (every shop built).
  *
+ * Then `shoptwin proxy` (no --inject) and `prism proxy` in front of one shoptwin, against that
+ * shoptwin direct: req/s ratios and p50 (issue 27: the proxy at >= 0.7 of direct, p50 at most +1 ms).
+ *
  * Last, the sweep (bench/sweep.ts): every operation of the contract without the response cache
  * against Prism.
  *
  * Options: BENCH_DURATION (s, default 10), BENCH_CONNECTIONS (default 50), BENCH_SCALES
- * (default "small,default,large"), BENCH_SECTIONS (default "table,startup,certification,sweep": the
+ * (default "small,default,large"), BENCH_SECTIONS (default "table,startup,certification,proxy,sweep": the
  * sections to run; the ✓/✗ lines of issue 8 need the first two). Only loopback addresses are used.
  */
 import { writeFileSync, mkdtempSync } from 'node:fs'
@@ -27,7 +30,7 @@ import { API_KEY, headersFor, load as loadTarget, peakRssMb, start, stop, type L
 const duration = Number(process.env.BENCH_DURATION ?? 10)
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 50)
 const scales = (process.env.BENCH_SCALES ?? 'small,default,large').split(',')
-const sections = new Set((process.env.BENCH_SECTIONS ?? 'table,startup,certification,sweep,store').split(','))
+const sections = new Set((process.env.BENCH_SECTIONS ?? 'table,startup,certification,proxy,sweep,store').split(','))
 
 /** The targets of the main table (the certification pair is measured apart). */
 type Measured = 'bare' | 'prism' | 'shoptwin' | 'uncached'
@@ -102,6 +105,11 @@ async function main(): Promise<void> {
   if (sections.has('certification')) {
     console.log('\nclient certification (issue 18): throughput with a session recording every request vs without')
     for (const line of await certificationCost(operations.slice(0, 2), shopId)) console.log(line)
+  }
+
+  if (sections.has('proxy')) {
+    console.log('\nshoptwin proxy (issue 27): through the proxy (no --inject) and through `prism proxy`, vs direct to the same shoptwin')
+    for (const line of await proxyCost(operations, shopId)) console.log(line)
   }
 
   if (sections.has('sweep')) {
@@ -193,6 +201,35 @@ async function certificationCost(ops: Operation[], shopId: string): Promise<stri
   return lines
 }
 
+/** Direct to one shoptwin, through `shoptwin proxy`, through `prism proxy`: the same requests, one after the other. */
+async function proxyCost(ops: Operation[], shopId: string): Promise<string[]> {
+  const upstream = await start('shoptwin')
+  const proxy = await start('proxy', [upstream.url])
+  const prism = await start('prism-proxy', [upstream.url])
+  const lines: string[] = []
+  const rows: Array<Record<string, string | number>> = []
+  try {
+    for (const op of ops) {
+      const by: Record<string, Load> = {}
+      for (const target of [upstream, proxy, prism]) {
+        await load(target, op, shopId, 3)
+        by[target.name] = await load(target, op, shopId, duration)
+      }
+      const direct = by.shoptwin!
+      const ours = by.proxy!
+      const theirs = by['prism-proxy']!
+      rows.push({ operation: op.name, 'direct req/s': direct.rps, 'proxy req/s': ours.rps, 'prism proxy req/s': theirs.rps, 'proxy/direct': +(ours.rps / direct.rps).toFixed(2), 'prism proxy/direct': +(theirs.rps / direct.rps).toFixed(2), 'p50 ms (direct, proxy, prism)': `${direct.p50}, ${ours.p50}, ${theirs.p50}`, 'p99 ms (direct, proxy, prism)': `${direct.p99}, ${ours.p99}, ${theirs.p99}`, 'non-2xx (proxy, prism)': `${ours.non2xx}, ${theirs.non2xx}` })
+      const ratio = ours.rps / direct.rps
+      lines.push(`${ratio >= 0.7 ? '✓' : '✗'} ${op.name} through shoptwin proxy at >= 0.7 of direct: ${ratio.toFixed(2)} (${ours.rps} vs ${direct.rps} req/s; prism proxy ${(theirs.rps / direct.rps).toFixed(2)})`)
+      lines.push(`${ours.p50 <= direct.p50 + 1 ? '✓' : '✗'} ${op.name} p50 through shoptwin proxy at most 1 ms over direct: ${ours.p50} ms vs ${direct.p50} ms (prism proxy ${theirs.p50} ms)`)
+    }
+    console.table(rows)
+    lines.unshift(`peak RSS under load (MB): upstream ${peakRssMb(upstream.child.pid)}, shoptwin proxy ${peakRssMb(proxy.child.pid)}, prism proxy ${peakRssMb(prism.child.pid)}`)
+  } finally {
+    for (const t of [prism, proxy, upstream]) await stop(t)
+  }
+  return lines
+}
 
 /** One line per target, ✓ or ✗, with the figures it was judged on (and the ceiling's, where it explains a miss). */
 function verdicts(measured: Array<{ op: Operation; byTarget: Record<Target['name'], Load> }>, rss: Record<Measured, number | null>, startup: Record<string, number>): string[] {

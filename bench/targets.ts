@@ -1,8 +1,9 @@
 /**
  * The servers a bench loads and how it loads them: bare node:http (the ceiling), `prism mock` on the
  * contract (the peer), shoptwin as `shoptwin serve` runs it (default world, rate limit off) with its
- * response cache (`shoptwin`) or without (`uncached`), and the certification pair. Only loopback
- * addresses are used.
+ * response cache (`shoptwin`) or without (`uncached`), the certification pair, and the two proxies
+ * in front of shoptwin (`shoptwin proxy`, `prism proxy`: the upstream's URL in `extra`). Only
+ * loopback addresses are used.
  */
 import autocannon from 'autocannon'
 import { spawn, type ChildProcess } from 'node:child_process'
@@ -17,7 +18,7 @@ export const HOST = '127.0.0.1'
 export const API_KEY = 'demo-key'
 
 export interface Target {
-  name: 'bare' | 'prism' | 'shoptwin' | 'uncached' | 'certify-on' | 'certify-off'
+  name: 'bare' | 'prism' | 'shoptwin' | 'uncached' | 'certify-on' | 'certify-off' | 'proxy' | 'prism-proxy'
   child: ChildProcess
   url: string
 }
@@ -67,6 +68,10 @@ function spawnServer(name: Target['name'], port: number, extra: string[] = []): 
       ? [join(root, 'mock/cli.ts'), 'serve', '--port', String(port), '--host', HOST, '--scale', 'default', '--rate-limit', 'off', ...(name === 'uncached' ? ['--response-cache', 'off'] : []), ...extra]
       : name === 'certify-on' || name === 'certify-off'
         ? [join(root, 'bench/certify-server.ts'), String(port), HOST, name === 'certify-on' ? 'on' : 'off']
+        : name === 'proxy'
+        ? [join(root, 'mock/cli.ts'), 'proxy', '--upstream', extra[0]!, '--port', String(port), '--host', HOST]
+        : name === 'prism-proxy'
+        ? [join(root, 'node_modules/@stoplight/prism-cli/dist/index.js'), 'proxy', join(root, 'openapi/openapi.yaml'), extra[0]!, '-p', String(port), '-h', HOST, '-v', 'silent']
         : name === 'prism'
         ? [join(root, 'node_modules/@stoplight/prism-cli/dist/index.js'), 'mock', join(root, 'openapi/openapi.yaml'), '-p', String(port), '-h', HOST, '-v', 'silent']
         : [join(root, 'bench/bare-server.ts'), String(port), HOST, ...extra]

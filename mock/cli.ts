@@ -59,6 +59,7 @@ const COMMANDS: Array<{ name: string; summary: string; run: (argv: string[]) => 
   { name: 'fixtures', summary: 'write a seeded world to JSON files', run: fixtures },
   { name: 'conformance', summary: 'certify a server (or, with --mcp-url, an assistant connector) against the contract and the rules', run: conformance },
   { name: 'certify-client', summary: 'grade a client: the twin records its requests and produces the documented situations', run: certifyClient },
+  { name: 'proxy', summary: 'in front of a real server: grade every exchange (server and client) and, with --inject, produce the situations', run: proxy },
 ]
 
 const USAGE = [
@@ -230,7 +231,7 @@ async function fixtures(args: string[]): Promise<number> {
     console.error(usageLine('fixtures', '--out DIR is required'))
     return 2
   }
-  const exportPath = ['..', 'fixtures', 'export.ts'].join('/')
+  const exportPath = ownModule('..', 'fixtures', 'export')
   const mod = (await import(exportPath)) as { writeWorldFiles: (o: { seed: number; scale: string; today: string; out: string }) => unknown }
   const today = str(values.today) ?? new Date().toISOString().slice(0, 10)
   const result = await mod.writeWorldFiles({ seed: Number(str(values.seed) ?? 42), scale: str(values.scale) ?? 'default', today, out })
@@ -244,8 +245,16 @@ async function conformance(args: string[]): Promise<number> {
   return main(args)
 }
 
+/** A module loaded by a computed path, only for its command: .ts in the repository, .js in the package's dist/. */
+const ownModule = (...path: string[]) => [...path.slice(0, -1), `${path.at(-1)}.${import.meta.url.endsWith('.ts') ? 'ts' : 'js'}`].join('/')
+
 async function certifyClient(args: string[]): Promise<number> {
-  const { main } = (await import(['..', 'conformance', 'certify-client', 'cli.ts'].join('/'))) as { main: (argv: string[]) => Promise<number> }
+  const { main } = (await import(ownModule('..', 'conformance', 'certify-client', 'cli'))) as { main: (argv: string[]) => Promise<number> }
+  return main(args)
+}
+
+async function proxy(args: string[]): Promise<number> {
+  const { main } = (await import(ownModule('..', 'proxy', 'cli'))) as { main: (argv: string[]) => Promise<number> }
   return main(args)
 }
 

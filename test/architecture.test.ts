@@ -1,9 +1,10 @@
 /**
  * The architecture rules of .dependency-cruiser.cjs hold over the whole tree: areas do not import
  * other areas (what two areas share lives in mock/lib/), mock/lib/ does not reach into an area,
- * nothing outside openapi/ imports the contract's source (openapi/src), and the spec server (test/spec-server)
- * imports nothing of mock/, fixtures/, openapi/ or conformance/. Each rule is also shown to
- * fire, on a small tree written for the purpose, so a rule that matches nothing cannot pass silently.
+ * nothing outside openapi/ imports the contract's source (openapi/src), the spec server (test/spec-server)
+ * imports nothing of mock/, fixtures/, openapi/ or conformance/, only mock/twin/redis/ imports the Redis
+ * client, and nothing below proxy/ imports it. Each rule is also shown to fire, on a small tree written
+ * for the purpose, so a rule that matches nothing cannot pass silently.
  */
 import { execFile } from 'node:child_process'
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
@@ -42,7 +43,7 @@ function writeTree(files: Record<string, string>): void {
 
 describe('architecture (.dependency-cruiser.cjs)', () => {
   it('the tree breaks none of the rules: areas import mock/lib and the pipeline, never another area; only openapi/ reads openapi/src; only mock/twin/redis/ imports the Redis client', async () => {
-    const found = await violations(root, ['mock', 'openapi', 'fixtures', 'conformance', 'test', 'bench'])
+    const found = await violations(root, ['mock', 'openapi', 'fixtures', 'conformance', 'proxy', 'test', 'bench'])
     expect(found.map((v) => `${v.rule.name}: ${v.from} → ${v.to}`)).toEqual([])
   }, 60_000)
 
@@ -61,13 +62,16 @@ describe('architecture (.dependency-cruiser.cjs)', () => {
       'mock/state.ts': "import { R } from './twin/redis/index.ts'\nexport const S = R\n",
       'mock/cli.ts': "export const load = () => import('./twin/redis/index.ts')\n",
       'test/spec-server/index.ts': "import { shared } from '../../mock/lib/shared.ts'\nimport { KEYS } from '../../openapi/index.ts'\nexport const own = [shared, KEYS]\n",
+      'proxy/index.ts': "import { all } from '../mock/areas/index.ts'\nexport const proxy = all\n",
+      'conformance/report.ts': "import { proxy } from '../proxy/index.ts'\nexport const report = proxy\n",
     })
-    const found = await violations(scratch, ['mock', 'openapi', 'test'])
+    const found = await violations(scratch, ['mock', 'openapi', 'proxy', 'conformance', 'test'])
     expect(found.map((v) => `${v.rule.name}: ${v.from} → ${v.to}`).sort()).toEqual([
       'areas-do-not-import-areas: mock/areas/ads.ts → mock/areas/social.ts',
       'areas-do-not-import-areas: mock/areas/outreach/common.ts → mock/areas/social.ts',
       'contract-source-stays-in-openapi: mock/lib/shared.ts → openapi/src/keys.ts',
       'lib-does-not-import-areas: mock/lib/shared.ts → mock/areas/ads.ts',
+      'nothing-below-imports-the-proxy: conformance/report.ts → proxy/index.ts',
       'redis-client-stays-in-its-folder: mock/stores/shared.ts → ioredis',
       'shared-store-loaded-on-demand: mock/state.ts → mock/twin/redis/index.ts',
       'spec-server-stands-alone: test/spec-server/index.ts → mock/lib/shared.ts',

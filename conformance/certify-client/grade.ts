@@ -65,8 +65,8 @@ export interface ClientReport {
   exitCode: 0 | 1
 }
 
-function enrich(requests: RecordedRequest[], contract: Contract): GradedRequest[] {
-  const resolve = schemaResolver(contract.doc)
+/** The requests as the rules read them: operation, input (JSON body or GET query, camelCase read as snake_case). Also used by proxy/. */
+export function enrich(requests: RecordedRequest[], contract: Contract, resolve = schemaResolver(contract.doc)): GradedRequest[] {
   return requests.flatMap((r) => {
     const op = contract.byId.get(r.operationId)
     if (!op) return []

@@ -1,0 +1,114 @@
+/**
+ * One exchange that passed through the proxy, as recorded: what the client sent, what the upstream
+ * answered, what the client got (they differ only under --inject), and what went wrong on the way.
+ * Secrets stay in memory only for forwarding and grading; everything printed goes through `Redactor`.
+ */
+import { curlFor, redactHeaders, redactText, REDACTED } from '../conformance/client.ts'
+import type { Exchange } from '../conformance/types.ts'
+import type { SchemaFinding } from '../conformance/types.ts'
+
+/** Bodies are kept up to this size for grading; past it they are judged as truncated. */
+export const MAX_CAPTURE = 1024 * 1024
+
+export interface ProxyExchange {
+  /** Order of arrival (1-based). */
+  seq: number
+  /** Arrival time on the proxy's clock (ms since the epoch). */
+  atMs: number
+  durationMs: number
+  method: string
+  /** Path and query as the client sent them. */
+  path: string
+  query: string
+  /** The contract's operation, or undefined for a path the contract does not have. */
+  operationId?: string
+  requestHeaders: Record<string, string>
+  requestBody: string
+  requestTruncated: boolean
+  /** What the upstream answered (undefined when nothing was forwarded or no answer came). */
+  upstream?: { status: number; headers: Record<string, string>; readonly body: string; raw: Buffer; truncated: boolean }
+  /** The status the client received; 0 when its connection was dropped or it went away first. */
+  status: number
+  /** Retry-After the client received, in seconds. */
+  retryAfter: number | null
+  /** What went wrong talking to the upstream (`timeout after 30000 ms`, `ECONNRESET`), recorded as the proxy's 502/504. */
+  upstreamError?: string
+  /** The situation --inject produced on this exchange, if any. */
+  injected?: string
+  /** The seq of an exchange with the same shop and Idempotency-Key still in flight at the upstream when this one was forwarded. */
+  sameKeyInFlight?: number
+  /** The client closed the connection before the answer was complete. */
+  clientAborted?: boolean
+}
+
+const SECRET_HEADERS = ['x-api-key', 'authorization', 'proxy-authorization', 'cookie', 'set-cookie']
+const BEARER = /^(Bearer|Basic)\s+(.+)$/i
+
+/**
+ * Learns the secrets traffic carries (API keys, bearer tokens, cookies) and takes them out of any
+ * text: headers by name, values wherever they appear, curl commands reading keys from variables.
+ */
+export class Redactor {
+  private readonly secrets = new Set<string>()
+  private readonly variables = new Map<string, string>()
+
+  /** Notes the secrets of one request's headers. */
+  learn(headers: Record<string, string>): void {
+    for (const name of SECRET_HEADERS) {
+      const value = headers[name]
+      if (!value) continue
+      const token = BEARER.exec(value)?.[2] ?? value
+      for (const secret of [value, token]) {
+        if (secret.length < 3 || this.secrets.has(secret)) continue
+        this.secrets.add(secret)
+        if (name === 'x-api-key') this.variables.set(secret, this.variables.size === 0 ? 'API_KEY' : `API_KEY_${this.variables.size + 1}`)
+      }
+    }
+  }
+
+  /** Every secret learned (longest first, so a key inside a token is not half-replaced). */
+  list(): string[] {
+    return [...this.secrets].sort((a, b) => b.length - a.length)
+  }
+
+  text(text: string): string {
+    return redactText(text, this.list())
+  }
+
+  headers(headers: Record<string, string>): Record<string, string> {
+    return redactHeaders(headers, this.list())
+  }
+
+  /** A curl command reproducing the request against `baseUrl`, keys read from `$API_KEY`, `$API_KEY_2`... */
+  curl(x: ProxyExchange, baseUrl: string): string {
+    const headers = Object.fromEntries(Object.entries(x.requestHeaders).filter(([name]) => !HOP_OR_FORWARDED.has(name)))
+    for (const name of ['authorization', 'cookie', 'proxy-authorization']) if (headers[name]) headers[name] = REDACTED
+    return curlFor({ method: x.method, url: `${baseUrl}${x.path}${x.query}`, headers, body: x.requestBody || undefined }, this.variables, this.list())
+  }
+}
+
+/** Headers a proxy does not pass on as they are (RFC 9110 7.6.1), and those it sets itself. */
+export const HOP_OR_FORWARDED = new Set(['connection', 'keep-alive', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'host', 'content-length', 'proxy-authenticate', 'proxy-authorization', 'x-forwarded-for', 'x-forwarded-host', 'x-forwarded-proto', 'x-forwarded-port'])
+
+const EXCERPT = 2000
+
+/** The exchange as the conformance reporters show evidence: redacted, the response cut to an excerpt, with its curl. */
+export function asEvidence(x: ProxyExchange, redactor: Redactor, baseUrl: string, rule: string, schema: SchemaFinding[] = []): Exchange {
+  const answer = x.upstream ?? { status: x.status, headers: {}, body: x.upstreamError ? JSON.stringify({ error: x.upstreamError }) : '' }
+  const note = x.injected ? ` [the client got ${x.status === 0 ? 'a dropped connection' : x.status} (--inject: ${x.injected})]` : x.upstreamError ? ` [upstream: ${x.upstreamError}; the client got ${x.status}]` : ''
+  return {
+    seq: x.seq,
+    rule,
+    operationId: x.operationId ?? '(no operation)',
+    method: x.method,
+    url: redactor.text(`${baseUrl}${x.path}${x.query}`),
+    requestHeaders: redactor.headers(x.requestHeaders),
+    requestBody: x.requestBody ? redactor.text(x.requestBody.slice(0, EXCERPT)) : undefined,
+    status: x.upstream?.status ?? x.status,
+    responseHeaders: redactor.headers(answer.headers),
+    responseExcerpt: redactor.text(answer.body.slice(0, EXCERPT)) + note,
+    durationMs: x.durationMs,
+    curl: redactor.curl(x, baseUrl),
+    schema,
+  }
+}

@@ -1,0 +1,272 @@
+/**
+ * Grades the traffic as it passes: each exchange, once answered, goes to the passive judges (the
+ * server's side, conformance rules) and is recorded as certify-client records a request (the
+ * client's side, graded at the end by certify-client's own rules). Only the evidence is kept: a few
+ * exchanges per rule, redacted, with a curl.
+ */
+import { loadContract, type Contract } from '../openapi/index.ts'
+import { catalogue } from '../conformance/catalogue.ts'
+import { buildReport, type RunReport } from '../conformance/report.ts'
+import { areaOf, type Failure, type RuleOutcome, type RunOptions } from '../conformance/types.ts'
+import { enrich, gradeRecording, type ClientReport } from '../conformance/certify-client/grade.ts'
+import { requestBodies } from '../conformance/certify-client/rules/contract/request-bodies.ts'
+import { PROFILES, type Profile } from '../conformance/certify-client/profile.ts'
+import { haloNote, keyIdOf, type Recording } from '../conformance/certify-client/session.ts'
+import type { RecordedRequest } from '../mock/pipeline/certification.ts'
+import { schemaResolver } from '../mock/pipeline/query.ts'
+import { asEvidence, Redactor, type ProxyExchange } from './exchange.ts'
+import { NOT_PASSIVE, passiveJudges } from './judges/index.ts'
+import type { Finding, JudgeContext, Observed, PassiveJudge } from './judges/types.ts'
+
+const MAX_BODY = 64 * 1024
+/** Findings and evidence kept per rule (the count says how many there were). */
+const KEEP = 20
+
+/** What the live line says of one exchange. */
+export interface Graded {
+  x: ProxyExchange
+  /** `rule: message` of the findings on it: the server's (failures and warnings) and the request's against the contract (`client contract.request-bodies`). */
+  findings: Array<{ rule: string; message: string; failure: boolean }>
+}
+
+interface RuleState {
+  judge: PassiveJudge
+  exercised: number
+  operations: Set<string>
+  evidence: ProxyExchange[]
+  failures: Failure[]
+  failureCount: number
+  warnings: Failure[]
+  warningCount: number
+}
+
+export interface ProxyReport {
+  tool: 'shoptwin proxy'
+  upstream: string
+  proxyUrl: string
+  startedAt: string
+  finishedAt: string
+  exchanges: number
+  /** What --inject produced, by situation, with the exchanges (seq) it was produced on; {} without --inject. */
+  situations: Record<string, number[]>
+  inject: string | null
+  /** The exchanges the upstream failed (no answer, a reset, a 5xx), by seq. */
+  upstreamFailures: Array<{ seq: number; what: string }>
+  server: RunReport
+  client: ClientReport
+  /** A redacted curl for each request a client finding names (by seq): the key read from $API_KEY... */
+  clientCurls: Record<number, string>
+  /** Which findings fail the run: MUST rules, SHOULD rules too, or none. */
+  failOn: 'must' | 'should' | 'never'
+  exitCode: 0 | 1
+}
+
+/** The profile behind a run without --inject: nothing produced, the recording graded as it is. */
+const PASSIVE: Profile = { ...PROFILES.standard, name: 'none (no --inject)', burst429: { ...PROFILES.standard.burst429, times: 0 }, writeFaults: [], inFlight409: 0, stale412: 0 }
+
+export function createGrader({ upstream, contract = loadContract(), redactor = new Redactor(), now = Date.now }: { upstream: string; contract?: Contract; redactor?: Redactor; now?: () => number }) {
+  const judges = passiveJudges()
+  const rules = new Map<string, RuleState>(judges.map((judge) => [judge.rule, { judge, exercised: 0, operations: new Set(), evidence: [], failures: [], failureCount: 0, warnings: [], warningCount: 0 }]))
+  const requests: RecordedRequest[] = []
+  const situations: Record<string, number[]> = {}
+  const upstreamFailures: ProxyReport['upstreamFailures'] = []
+  const resolve = schemaResolver(contract.doc)
+  const keyIds = new Map<string, string>()
+  /** Shop and key of writes the upstream answered, to tell a replay (spec: Idempotency completed). */
+  const answeredKeys = new Set<string>()
+  let count = 0
+  const lastAnswers = new Map<string, { raw: Buffer; text: string; json: unknown }>()
+
+  const keyId = (key: string) => {
+    let id = keyIds.get(key)
+    if (id === undefined) keyIds.set(key, (id = keyIdOf(key)))
+    return id
+  }
+
+  const finding = (state: RuleState, o: Observed, f: Finding): Failure => ({ rule: state.judge.rule, operation: o.op.permission, ...f, exchange: asEvidence(o.x, redactor, upstream, state.judge.rule) })
+
+  function recorded(x: ProxyExchange): RecordedRequest {
+    const key = x.requestHeaders['x-api-key']
+    const idempotencyKey = x.requestHeaders['idempotency-key'] ?? null
+    const upstreamStatus = x.upstream?.status
+    const pair = `${x.requestHeaders['x-shop-id'] ?? ''} ${idempotencyKey}`
+    const replayed = idempotencyKey !== null && (x.upstream?.headers['idempotent-replayed'] === 'true' || (answeredKeys.has(pair) && x.sameKeyInFlight === undefined))
+    if (idempotencyKey !== null && upstreamStatus !== undefined && upstreamStatus < 500 && upstreamStatus !== 409 && upstreamStatus !== 429) answeredKeys.add(pair)
+    let note: string | undefined
+    const clientText = x.injected ? undefined : x.upstream?.body
+    if (x.status >= 400 && clientText) note = safeError(clientText)
+    else if (x.status >= 200 && x.status < 300 && clientText && x.path === '/halo-effect') note = haloNote(clientText)
+    return {
+      seq: x.seq,
+      atMs: x.atMs,
+      method: x.method,
+      path: x.path,
+      query: x.query,
+      operationId: x.operationId ?? '',
+      shopId: x.requestHeaders['x-shop-id'] ?? null,
+      keyId: key === undefined ? null : keyId(key),
+      contentType: x.requestHeaders['content-type'] ?? null,
+      idempotencyKey,
+      bodyText: x.requestBody.length > MAX_BODY ? x.requestBody.slice(0, 1024) : x.requestBody,
+      status: x.status,
+      retryAfter: x.retryAfter,
+      // A write that reached the upstream and was answered below 400, not as a replay.
+      applied: upstreamStatus !== undefined && upstreamStatus < 400 && !replayed,
+      replayed,
+      ...(x.injected ? { injected: x.injected } : {}),
+      ...(note ? { note } : {}),
+    }
+  }
+
+  /** Judges one exchange; returns what its live line shows. */
+  function observe(x: ProxyExchange): Graded {
+    count++
+    redactor.learn(x.requestHeaders)
+    const graded: Graded = { x, findings: [] }
+    if (x.injected) (situations[x.injected] ??= []).push(x.seq)
+    if (x.upstreamError) upstreamFailures.push({ seq: x.seq, what: x.upstreamError })
+    else if (x.upstream && x.upstream.status >= 500) upstreamFailures.push({ seq: x.seq, what: `answered ${x.upstream.status}` })
+    if (x.sameKeyInFlight !== undefined && x.upstream) (situations[`retry reached the upstream while #${x.sameKeyInFlight} was in flight: it answered ${x.upstream.status}`] ??= []).push(x.seq)
+    if (!x.operationId) return graded
+    const entry = recorded(x)
+    requests.push(entry)
+    if (x.upstream === undefined && x.upstreamError === undefined) return graded
+    const [request] = enrich([entry], contract, resolve)
+    if (!request) return graded
+    // The request against the contract, for the live line (certify-client's rule; the report grades all requests at the end).
+    const requestGrade = requestBodies.grade({ requests: [request], contract, recording: undefined as never })
+    if (requestGrade.exercised) for (const f of requestGrade.failures) graded.findings.push({ rule: `client ${requestBodies.id}`, message: f.received, failure: true })
+    // An answer identical to the last one of its operation and status (a poll, a cached read) is
+    // decoded and parsed once: compared on its bytes.
+    const answerKey = `${request.op.operationId} ${x.upstream?.status}`
+    const last = lastAnswers.get(answerKey)
+    const raw = x.upstream?.raw
+    let text: string
+    let json: any
+    if (last && raw && last.raw.equals(raw)) {
+      text = last.text
+      json = last.json
+    } else {
+      text = x.upstream?.body ?? ''
+      try {
+        json = text ? JSON.parse(text) : undefined
+      } catch {
+        json = undefined
+      }
+      if (raw) lastAnswers.set(answerKey, { raw, text, json })
+    }
+    const o: Observed = { x, op: request.op, request, status: x.upstream?.status ?? 0, headers: x.upstream?.headers ?? {}, text, json, error: typeof json?.error === 'string' ? json.error : undefined }
+    for (const judge of judges) {
+      const state = rules.get(judge.rule)!
+      const t: JudgeContext = {
+        contract,
+        exercised(seen) {
+          state.exercised++
+          state.operations.add(seen.op.operationId)
+          if (state.evidence.length < 5 && !state.evidence.includes(seen.x)) state.evidence.push(seen.x)
+        },
+        fail(seen, f) {
+          state.failureCount++
+          if (seen.x === x) graded.findings.push({ rule: judge.rule, message: f.message, failure: true })
+          if (state.failures.length < KEEP) state.failures.push(finding(state, seen, f))
+        },
+        warn(seen, f) {
+          state.warningCount++
+          if (seen.x === x) graded.findings.push({ rule: judge.rule, message: f.message, failure: false })
+          if (state.warnings.length < KEEP) state.warnings.push(finding(state, seen, f))
+        },
+      }
+      try {
+        judge.observe(o, t)
+      } catch (error) {
+        // A judge that cannot read an answer says so; the proxy goes on.
+        t.warn(o, { message: `the proxy could not judge this exchange: ${(error as Error).message}`, expected: 'an answer the judge can read', received: o.text.slice(0, 200) })
+      }
+    }
+    return graded
+  }
+
+  function serverOutcomes(): RuleOutcome[] {
+    return catalogue.map((rule) => {
+      const base = { id: rule.id, title: rule.title, spec: rule.spec, level: rule.level, writes: rule.writes, area: areaOf(rule.id), durationMs: 0 }
+      const state = rules.get(rule.id)
+      if (!state) return { ...base, status: 'skip', reason: `not judged passively: ${NOT_PASSIVE[rule.id] ?? 'no passive judge'}`, failures: [], warnings: [], operations: [], exchanges: [] }
+      const more = (list: Failure[], total: number): Failure[] => (total > list.length ? [...list, { rule: rule.id, message: `… and ${total - list.length} more like these`, expected: '', received: '' }] : list)
+      const exchanges = state.evidence.map((x) => asEvidence(x, redactor, upstream, rule.id))
+      if (!state.exercised) return { ...base, status: 'skip', reason: `not exercised: no exchange of the traffic showed it (judged passively: ${state.judge.judges})`, failures: [], warnings: more(state.warnings, state.warningCount), operations: [], exchanges }
+      return { ...base, status: state.failureCount ? 'fail' : 'pass', reason: `judged passively on ${state.exercised} exchange${state.exercised > 1 ? 's' : ''}: ${state.judge.judges}`, failures: more(state.failures, state.failureCount), warnings: more(state.warnings, state.warningCount), operations: [...state.operations], exchanges }
+    })
+  }
+
+  /** The report of the traffic so far. */
+  function report({ proxyUrl, startedAt, inject, seed = 42, failOn = 'must', commandLine }: { proxyUrl: string; startedAt: Date; inject?: Profile; seed?: number; failOn?: ProxyReport['failOn']; commandLine?: string }): ProxyReport {
+    const outcomes = serverOutcomes()
+    const options: RunOptions = { baseUrl: upstream, apiKey: '', shopId: '', allowWrites: false, rules: [], rps: 0, haloBoundSeconds: 0, ruleTimeoutSeconds: 0 }
+    const server = buildReport(contract, options, outcomes, [], startedAt)
+    const finishedAt = new Date(now())
+    server.finishedAt = finishedAt.toISOString()
+    server.durationMs = finishedAt.getTime() - startedAt.getTime()
+    const judged = outcomes.filter((o) => rules.has(o.id))
+    const exercised = judged.filter((o) => o.status !== 'skip')
+    const mustFailed = outcomes.filter((o) => o.level === 'MUST' && o.status === 'fail').length
+    server.tool = 'shoptwin proxy'
+    server.door = 'api'
+    server.commandLine = commandLine
+    server.verdictText = `${mustFailed ? `VIOLATIONS: ${mustFailed} MUST rule${mustFailed > 1 ? 's' : ''} failed` : 'NO VIOLATION: no MUST rule failed'} in ${count} exchanges; ${judged.length} of ${outcomes.length} rules judged passively, ${exercised.length} of them exercised; the other ${outcomes.length - judged.length} need requests of their own (shoptwin conformance)`
+    server.facts = [
+      ['Upstream', upstream],
+      ['Proxy', proxyUrl],
+      ['Exchanges', String(count)],
+      ['Adversity', inject ? `--inject ${inject.name}, seed ${seed}` : 'none: the proxy changed nothing'],
+      ['Judged passively', `${judged.length} of ${outcomes.length} rules (${exercised.length} exercised by the traffic); a rule traffic never exercised is "not exercised", never passed`],
+    ]
+    const recording: Recording = { profile: inject ?? PASSIVE, seed, startedAt: startedAt.toISOString(), finishedAt: finishedAt.toISOString(), keys: {}, requests: [...requests].sort((a, b) => a.seq - b.seq) }
+    const client = gradeRecording(recording, { contract })
+    client.tool = 'shoptwin proxy'
+    client.commandLine = commandLine
+    const shouldFailed = outcomes.some((o) => o.level === 'SHOULD' && o.status === 'fail') || client.summary.shouldFailed > 0
+    const failed = failOn === 'never' ? false : server.verdict === 'not certified' || client.summary.mustFailed > 0 || (failOn === 'should' && shouldFailed)
+    const keyOfId = new Map([...keyIds].map(([key, id]) => [id, key]))
+    const bySeq = new Map(requests.map((r) => [r.seq, r]))
+    const clientCurls: Record<number, string> = {}
+    for (const seq of client.outcomes.flatMap((o) => o.failures.flatMap((f) => f.requests)).slice(0, 200)) {
+      const r = bySeq.get(seq)
+      if (!r) continue
+      const headers: Record<string, string> = {}
+      if (r.keyId) headers['x-api-key'] = keyOfId.get(r.keyId) ?? ''
+      if (r.shopId !== null) headers['x-shop-id'] = r.shopId
+      if (r.contentType !== null) headers['content-type'] = r.contentType
+      if (r.idempotencyKey !== null) headers['idempotency-key'] = r.idempotencyKey
+      clientCurls[seq] = redactor.curl({ seq, atMs: r.atMs, durationMs: 0, method: r.method, path: r.path, query: r.query, requestHeaders: headers, requestBody: r.bodyText, requestTruncated: false, status: r.status, retryAfter: r.retryAfter }, proxyUrl)
+    }
+    return {
+      tool: 'shoptwin proxy',
+      upstream,
+      proxyUrl,
+      startedAt: startedAt.toISOString(),
+      finishedAt: finishedAt.toISOString(),
+      exchanges: count,
+      situations,
+      inject: inject ? inject.name : null,
+      upstreamFailures,
+      server,
+      client,
+      clientCurls,
+      failOn,
+      exitCode: failed ? 1 : 0,
+    }
+  }
+
+  return { observe, report, redactor }
+}
+
+export type Grader = ReturnType<typeof createGrader>
+
+function safeError(text: string): string | undefined {
+  try {
+    const error = (JSON.parse(text) as { error?: unknown }).error
+    return typeof error === 'string' ? error : undefined
+  } catch {
+    return undefined
+  }
+}

@@ -1,0 +1,70 @@
+/**
+ * `shoptwin proxy` in process: a proxy in front of an upstream that grades every exchange, and,
+ * with `inject`, produces certify-client's situations. `stop()` closes it and hands back the report.
+ */
+import { loadContract, type Contract } from '../openapi/index.ts'
+import type { Profile } from '../conformance/certify-client/profile.ts'
+import { createGrader, type Graded, type ProxyReport } from './grade.ts'
+import { createInjector } from './inject.ts'
+import { createProxyServer } from './server.ts'
+import type { ProxyExchange } from './exchange.ts'
+
+export interface ProxyOptions {
+  upstream: string
+  port?: number
+  host?: string
+  /** certify-client's profile to apply (--inject); none: the proxy changes nothing. */
+  inject?: Profile
+  seed?: number
+  /** Milliseconds the upstream may stay silent before the client gets 504 (default 30 s). */
+  timeoutMs?: number
+  failOn?: ProxyReport['failOn']
+  /** The clock exchanges are timed on (tests pass the twin's); default the wall clock. */
+  now?: () => number
+  contract?: Contract
+  commandLine?: string
+  /** Called with each graded exchange (the CLI's live line). */
+  onExchange?: (graded: Graded) => void
+  /** Called when --inject produces a situation, before it is applied (the exchange is not finished). */
+  onInject?: (x: ProxyExchange) => void
+}
+
+export interface RunningProxy {
+  url: string
+  /** The report of the traffic so far, the proxy still running. */
+  report(): ProxyReport
+  /** Stops (exchanges in progress finish first) and returns the final report. */
+  stop(): Promise<ProxyReport>
+  /** The secrets the traffic carried (keys, tokens), for a last redaction pass over what is written. */
+  secrets(): string[]
+}
+
+export async function startProxy({ upstream, port = 0, host = '127.0.0.1', inject, seed = 42, timeoutMs, failOn = 'must', now, contract = loadContract(), commandLine, onExchange, onInject }: ProxyOptions): Promise<RunningProxy> {
+  const grader = createGrader({ upstream, contract, now })
+  const startedAt = new Date(now ? now() : Date.now())
+  const server = createProxyServer({
+    upstream,
+    contract,
+    timeoutMs,
+    now,
+    injector: inject ? createInjector(inject, seed) : undefined,
+    onInject,
+    onExchange(x) {
+      const graded = grader.observe(x)
+      onExchange?.(graded)
+    },
+  })
+  const url = await server.listen(port, host)
+  const report = () => grader.report({ proxyUrl: url, startedAt, inject, seed, failOn, commandLine })
+  return {
+    url,
+    report,
+    secrets: () => grader.redactor.list(),
+    async stop() {
+      await server.close()
+      return report()
+    },
+  }
+}
+
+export type { ProxyReport } from './grade.ts'
