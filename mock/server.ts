@@ -308,8 +308,9 @@ export function createServer({ state = undefined, stateOptions, remoteAdmin = fa
   server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
     if (!socket.writable || error.code === 'ECONNRESET') return socket.destroy()
     // A method token node's parser does not know (FOO): 405 with Allow on a known path, 404 elsewhere (mock/methods.ts).
-    const token = error.code === 'HPE_INVALID_METHOD' ? /^([^ \r\n]+) /.exec((error as { rawPacket?: Buffer }).rawPacket?.toString('latin1') ?? '')?.[1] : undefined
-    if (token && isMethodToken(token)) return void socket.end(rawAnswer(refuseUnparsed(token, (error as { rawPacket?: Buffer }).rawPacket!.toString('latin1').split(' ')[1] ?? '/', (socket as Socket).remoteAddress)))
+    // Only a well-formed request line (method SP target SP HTTP/1.x): other bytes are not HTTP, a 400.
+    const line = error.code === 'HPE_INVALID_METHOD' ? /^(\S+) (\/\S*) HTTP\/1\.[01]\r?\n/.exec((error as { rawPacket?: Buffer }).rawPacket?.toString('latin1') ?? '') : null
+    if (line && isMethodToken(line[1]!)) return void socket.end(rawAnswer(refuseUnparsed(line[1]!, line[2]!, (socket as Socket).remoteAddress)))
     const status = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400
     const message = status === 431 ? 'Request headers (URL included) larger than the server accepts' : status === 408 ? 'Request timed out' : `Malformed HTTP request: ${error.message}`
     socket.end(rawAnswer(apiError(status, message)))
