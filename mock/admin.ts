@@ -5,6 +5,7 @@
  */
 import { http, type HttpHandler } from 'msw'
 import type { AdminAction } from './context.ts'
+import { createConsoleHandlers } from './console/routes.ts'
 import { apiError, toResponse, type ApiResult } from './respond.ts'
 import type { MockState } from './state.ts'
 import type { Fault, FaultInput } from './stores/faults.ts'
@@ -130,7 +131,7 @@ export function createAdminHandlers(state: MockState, { baseUrl = '' }: { baseUr
   return [
     http.get(at(''), () =>
       answer(() => ({
-        routes: ['POST /__admin/reset', 'GET|POST /__admin/clock', 'GET|POST|DELETE /__admin/faults', 'GET|DELETE /__admin/requests', 'GET /__admin/world', 'GET /__admin/state', ...admin.actions().map((a) => `POST /__admin/${a}`)],
+        routes: ['POST /__admin/reset', 'GET|POST /__admin/clock', 'GET|POST|DELETE /__admin/faults', 'GET|DELETE /__admin/requests', 'GET /__admin/world', 'GET /__admin/state', 'GET /__admin/traces', 'GET /__admin/traces/{id}', 'GET /__admin/console', ...admin.actions().map((a) => `POST /__admin/${a}`)],
       })),
     ),
     http.post(at('/reset'), async ({ request }) => answer(async () => admin.reset(await jsonBody(request)))),
@@ -149,6 +150,7 @@ export function createAdminHandlers(state: MockState, { baseUrl = '' }: { baseUr
     http.delete(at('/requests'), () => answer(() => (admin.clearRequests(), { requests: [] }))),
     http.get(at('/world'), () => answer(() => admin.world())),
     http.get(at('/state'), () => answer(() => state.inspect())),
+    ...createConsoleHandlers(state, { baseUrl }),
     http.post(at('/*'), async ({ request }) =>
       answer(async () => {
         const name = new URL(request.url).pathname.replace(/^.*?\/__admin\//, '')

@@ -14,6 +14,7 @@ import type { RequestHeaders } from './pipeline/index.ts'
 import { apiError, serializeBody, toResponse, type ApiResult } from './respond.ts'
 import { createMockState, type MockState, type MockStateOptions } from './state.ts'
 import { redactHeaders } from './stores/journal.ts'
+import { noOperation } from './trace/unmatched.ts'
 
 /** The origin requests are rebuilt on before they reach the handlers. */
 const INTERNAL_ORIGIN = 'http://shoptwin.internal'
@@ -99,7 +100,7 @@ const CORS_HEADERS: Record<string, string> = {
   'access-control-allow-origin': '*',
   'access-control-allow-headers': 'content-type, x-api-key, x-shop-id, idempotency-key, prefer',
   'access-control-allow-methods': 'GET, POST, DELETE, OPTIONS',
-  'access-control-expose-headers': 'retry-after, idempotent-replayed',
+  'access-control-expose-headers': 'retry-after, idempotent-replayed, x-shoptwin-trace',
 }
 
 /** True for 127.0.0.0/8 and ::1 (also IPv4-mapped). */
@@ -218,7 +219,8 @@ export function createServer({ state = undefined, stateOptions, remoteAdmin = fa
       else if (route) response = await getResponse([route.handler], request)
       if (!response) {
         mockState.journal.record({ time: mockState.clock.now().toISOString(), method, path, query: {}, headers: redactHeaders(headers), body: null, operationId: null, status: 404 })
-        return sendResult(res, apiError(404, `No operation at ${req.method} ${path}`))
+        const result = apiError(404, `No operation at ${req.method} ${path}`)
+        return sendResult(res, mockState.traces.unmatched({ method, url: new URL(`${INTERNAL_ORIGIN}${rawUrl}`), headers, bodyText: textOf(body), now: mockState.clock.now() }, noOperation(mockState.contract, method, path), result))
       }
       await send(res, response)
     } catch (error) {

@@ -1,6 +1,7 @@
 import { apiError, type ApiResult } from '../respond.ts'
 import type { Fault } from '../stores/faults.ts'
 import type { Next, Step } from './compose.ts'
+import { faultDecision } from '../trace/decisions.ts'
 
 // A plain timer rather than node:timers, so the handlers also run in the browser (setupWorker).
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
@@ -10,6 +11,7 @@ export const faults = (): Step =>
   function faults(ctx, next) {
     // The operation carries the three names a fault's route is matched against.
     const fault = ctx.state.faults.take(ctx.calledOp)
+    if (fault) ctx.trace?.decide(faultDecision(fault))
     return fault ? withFault(fault, next) : next()
   }
 

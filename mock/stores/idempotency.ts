@@ -14,6 +14,8 @@ export interface IdempotencyEntry {
   expiresAt?: number
   /** The operation (`POST /automations/create`) whose answer this is: a replay serves only it. */
   permission?: string
+  /** The trace of the request that claimed the key (mock/trace), when tracing is on. */
+  trace?: string
 }
 
 export interface IdempotencyStoreOptions {
@@ -27,12 +29,12 @@ export interface IdempotencyStoreOptions {
 
 export type IdempotencyClaim =
   | { kind: 'started' }
-  | { kind: 'in-flight' }
+  | { kind: 'in-flight'; trace?: string }
   | { kind: 'replay'; entry: IdempotencyEntry }
 
 export interface IdempotencyStore {
-  /** Starts a request with this key, or tells that one is in flight or completed. */
-  claim(shopId: string, key: string): IdempotencyClaim
+  /** Starts a request with this key (`trace`: its trace id, kept as the holder), or tells that one is in flight or completed. */
+  claim(shopId: string, key: string, trace?: string): IdempotencyClaim
   /** The first request finished with a cacheable response. */
   complete(shopId: string, key: string, response: { status: number; rawBody: string; headers?: Record<string, string>; permission?: string }): void
   /** The first request failed (5xx or exception): the key is free again. */
@@ -40,6 +42,8 @@ export interface IdempotencyStore {
   /** The live record, or undefined when never made or expired. */
   lookup(shopId: string, key: string): IdempotencyEntry | undefined
   readonly size: number
+  /** The live records, oldest first (the console reads them). */
+  list?(): Array<{ shopId: string; key: string; entry: IdempotencyEntry }>
   clear(): void
 }
 
@@ -76,23 +80,24 @@ export function createIdempotencyStore(clock: Clock, { ttlMs = 24 * 60 * 60 * 10
   }
 
   return {
-    claim(shopId, key) {
+    claim(shopId, key, trace) {
       const now = clock.nowMs()
       const entry = get(shopId, key, now)
       if (entry?.status === 'completed') return { kind: 'replay', entry }
-      if (entry?.status === 'processing') return { kind: 'in-flight' }
+      if (entry?.status === 'processing') return entry.trace === undefined ? { kind: 'in-flight' } : { kind: 'in-flight', trace: entry.trace }
       const id = idOf(shopId, key)
       records.delete(id)
-      records.set(id, { status: 'processing', startedAt: now })
+      records.set(id, trace === undefined ? { status: 'processing', startedAt: now } : { status: 'processing', startedAt: now, trace })
       sweep(now)
       return { kind: 'started' }
     },
     complete(shopId, key, response) {
       const now = clock.nowMs()
       const id = idOf(shopId, key)
-      const startedAt = records.get(id)?.startedAt ?? now
+      const held = records.get(id)
+      const startedAt = held?.startedAt ?? now
       records.delete(id)
-      records.set(id, { status: 'completed', startedAt, responseStatus: response.status, rawBody: response.rawBody, headers: response.headers, expiresAt: now + ttlMs, permission: response.permission })
+      records.set(id, { status: 'completed', startedAt, responseStatus: response.status, rawBody: response.rawBody, headers: response.headers, expiresAt: now + ttlMs, permission: response.permission, ...(held?.trace !== undefined && { trace: held.trace }) })
       sweep(now)
     },
     release(shopId, key) {
@@ -103,6 +108,13 @@ export function createIdempotencyStore(clock: Clock, { ttlMs = 24 * 60 * 60 * 10
     },
     get size() {
       return records.size
+    },
+    list() {
+      const now = clock.nowMs()
+      return [...records].filter(([, entry]) => live(entry, now)).map(([id, entry]) => {
+        const [shopId = '', key = ''] = id.split('\u0000')
+        return { shopId, key, entry }
+      })
     },
     clear() {
       records.clear()

@@ -1,0 +1,326 @@
+/**
+ * The traces of the last answers, in a ring buffer (bounded memory however long the twin runs), and
+ * the record one request fills as it goes through the pipeline. A record keeps only references to
+ * what the request already holds (its headers, body text, the answer's bytes); redaction, the query
+ * and the JSON views are worked out when a trace is read, as the journal does (mock/pipeline/journal.ts).
+ */
+import type { RequestHeaders } from '../pipeline/compose.ts'
+import type { RequestContext, WriteRecord } from '../context.ts'
+import { keyIdOf } from '../connector/activity.ts'
+import { hashString } from '../../fixtures/random.ts'
+import { serializeBody, type ApiResult } from '../respond.ts'
+import { REDACTED, redactHeaders } from '../stores/journal.ts'
+
+const SECRET_HEADERS = /^(x-api-key|authorization|proxy-authorization|cookie|set-cookie)$/i
+import { TRACE_HEADER, type Trace, type TraceDecision, type TraceSummary } from './types.ts'
+
+export interface TraceStoreOptions {
+  /** Record traces (default true; `shoptwin serve --trace off`). */
+  enabled?: boolean
+  /** Most traces kept, the oldest dropped first (default 1000). */
+  size?: number
+}
+
+export interface TraceFilter {
+  shop?: string
+  key?: string
+  status?: number | string
+  operation?: string
+  /** Only traces newer than this id. */
+  after?: string
+  /** The newest `limit` traces matching (default all kept). */
+  limit?: number
+}
+
+export interface TraceStore {
+  /** Off: no trace is made, no header is added. */
+  enabled: boolean
+  readonly size: number
+  readonly capacity: number
+  /** A record for a request entering the pipeline (undefined when tracing is off). */
+  begin(ctx: RequestContext, via?: TraceSummary['via']): TraceRecord | undefined
+  /** A request no operation matched (the standalone server's 404): its trace, and the answer with its header. */
+  unmatched(request: { method: string; url: URL; headers: RequestHeaders; bodyText: string; now: Date }, reason: TraceDecision, result: ApiResult): ApiResult
+  get(id: string): Trace | undefined
+  /** The newest trace. */
+  last(): Trace | undefined
+  list(filter?: TraceFilter): TraceSummary[]
+  /** The trace of an answer (a fetch Response, its headers, or the header's value). */
+  explain(response: Response | { headers: Headers | Record<string, string> } | string): Trace | undefined
+  /** Calls `listener` with each finished trace's summary; returns the unsubscribe. */
+  subscribe(listener: (summary: TraceSummary) => void): () => void
+  /** Attributes a named write of an area state to the request whose handler is running. */
+  noteWrite(write: WriteRecord): void
+  clear(): void
+}
+
+// Ids are unique within the process, so `explain(response)` finds the trace whichever mock answered
+// (tests build many mocks in one process). They are not part of the determinism promise: bodies are.
+let lastId = 0
+const stores = new Set<WeakRef<TraceStore>>()
+const forget = typeof FinalizationRegistry === 'undefined' ? undefined : new FinalizationRegistry<WeakRef<TraceStore>>((ref) => stores.delete(ref))
+
+// Answers are kept whole up to this size; beyond it the trace holds their start (the journal's bound).
+const MAX_BODY = 64 * 1024
+const utf8 = new TextDecoder()
+
+function parsed(text: string): unknown {
+  if (!text) return null
+  if (text.length > MAX_BODY) return { truncated: true, length: text.length, start: text.slice(0, 1024) }
+  try {
+    return JSON.parse(text)
+  } catch {
+    return text
+  }
+}
+
+/** Header values other than secrets; a `set-cookie` or token never leaves the record. */
+function shownHeaders(headers: Record<string, string> | undefined): Record<string, string> {
+  const out: Record<string, string> = {}
+  if (!headers) return out
+  for (const [name, value] of Object.entries(headers)) out[name.toLowerCase()] = SECRET_HEADERS.test(name) ? REDACTED : value
+  return out
+}
+
+/** keyIdOf's id for a key the world does not know, without keeping it (a fuzzer sends many). */
+const unknownKeyId = (key: string): string => `key_${hashString(`shoptwin-key/${key}`).toString(16).padStart(8, '0')}`
+
+/** One request's trace as the pipeline fills it. */
+export class TraceRecord {
+  readonly id: string
+  readonly decisions: TraceDecision[] = []
+  readonly via: TraceSummary['via']
+  readonly method: string
+  readonly operationId: string | null
+  status = 0
+  durationMs = 0
+  #store: Store
+  #now: Date
+  #url: URL
+  #headers: RequestHeaders
+  #bodyText: string
+  // Until the answer: then only the caller's redacted id is kept (a context holds the world of its time).
+  #ctx: Pick<RequestContext, 'apiKey' | 'connector'> | undefined
+  #key: string | null = null
+  #started = performance.now()
+  #answerHeaders: Record<string, string> | undefined
+  #answerText: string | undefined
+  #answerBytes: Uint8Array | undefined
+
+  constructor(store: Store, request: { method: string; url: URL; headers: RequestHeaders; bodyText: string; now: Date }, operationId: string | null, via: TraceSummary['via'], ctx?: RequestContext) {
+    this.id = String(++lastId)
+    this.#store = store
+    this.method = request.method
+    this.#url = request.url
+    this.#headers = request.headers
+    this.#bodyText = request.bodyText
+    this.#now = request.now
+    this.operationId = operationId
+    this.via = via
+    this.#ctx = ctx
+  }
+
+  /** Records one decision of a step. */
+  decide(decision: TraceDecision): void {
+    this.decisions.push(decision)
+  }
+
+  /** Runs the handler with this record receiving the named writes it makes (handlers are synchronous, so the attribution is exact). */
+  handler<T>(name: string, run: () => T): T {
+    this.decide({ step: 'handler', outcome: 'ran', spec: 'Endpoints', summary: `ran the ${name} handler`, detail: { handler: name } })
+    const previous = this.#store.current
+    this.#store.current = this
+    try {
+      return run()
+    } finally {
+      this.#store.current = previous
+    }
+  }
+
+  /** The answer is known: records it and returns it with its trace header (the body serialized once, here, and sent as such). */
+  finish(result: ApiResult): ApiResult {
+    this.durationMs = Math.round((performance.now() - this.#started) * 1000) / 1000
+    const ctx = this.#ctx
+    const sentKey = ctx?.apiKey || ctx?.connector ? null : this.#headers.get('x-api-key')
+    this.#key = ctx?.connector ? ctx.connector.connection_id : ctx?.apiKey ? keyIdOf(ctx.apiKey.key) : sentKey ? unknownKeyId(sentKey) : null
+    this.#ctx = undefined
+    this.status = result.dropConnection ? 0 : result.status
+    this.#answerHeaders = result.headers
+    let out: ApiResult
+    if (result.rawBytes) {
+      this.#answerBytes = result.rawBytes
+      out = { status: result.status, rawBytes: result.rawBytes, headers: { ...result.headers, [TRACE_HEADER]: this.id } }
+    } else {
+      const text = result.status === 204 ? '' : serializeBody(result)
+      this.#answerText = text
+      out = { status: result.status, rawBody: text, headers: { ...result.headers, [TRACE_HEADER]: this.id } }
+    }
+    if (result.dropConnection) out.dropConnection = true
+    const error = !result.dropConnection && result.status >= 400 ? (result as { body?: { error?: unknown } }).body?.error : undefined
+    this.decide({
+      step: 'answer',
+      outcome: result.dropConnection ? 'dropped' : String(result.status),
+      spec: result.status >= 400 ? 'Errors' : 'Endpoints: Conventions',
+      summary: result.dropConnection ? 'dropped the connection without an answer' : `answered ${result.status}${typeof error === 'string' ? `: ${error}` : ''}`,
+    })
+    this.#store.push(this)
+    return out
+  }
+
+  summary(): TraceSummary {
+    return {
+      id: this.id,
+      time: this.#now.toISOString(),
+      method: this.method,
+      path: this.#url.pathname,
+      query: this.#url.search,
+      operationId: this.operationId,
+      status: this.status,
+      shop: this.#headers.get('x-shop-id'),
+      key: this.#key,
+      via: this.via,
+      durationMs: this.durationMs,
+    }
+  }
+
+  toJSON(): Trace {
+    const summary = this.summary()
+    const text = this.#answerBytes ? utf8.decode(this.#answerBytes) : (this.#answerText ?? '')
+    return {
+      ...summary,
+      decisions: this.decisions,
+      request: { method: this.method, url: `${this.#url.pathname}${this.#url.search}`, headers: redactHeaders(this.#headers), body: parsed(this.#bodyText) },
+      response: { status: this.status, headers: { ...shownHeaders(this.#answerHeaders), [TRACE_HEADER]: this.id }, body: parsed(text) },
+    }
+  }
+}
+
+interface Store extends TraceStore {
+  current: TraceRecord | undefined
+  push(record: TraceRecord): void
+}
+
+/** A bounded store of traces. */
+export function createTraceStore({ enabled = true, size = 1000 }: TraceStoreOptions = {}): TraceStore {
+  if (!Number.isInteger(size) || size < 1) throw new RangeError('trace size must be an integer >= 1')
+  let ring: Array<TraceRecord | undefined> = new Array(size)
+  /** Where the next trace goes. */
+  let head = 0
+  let count = 0
+  const byId = new Map<string, TraceRecord>()
+  const listeners = new Set<(summary: TraceSummary) => void>()
+
+  const newestFirst = function* (): Generator<TraceRecord> {
+    for (let i = 1; i <= count; i++) yield ring[(head - i + size) % size]!
+  }
+
+  const store: Store = {
+    enabled,
+    current: undefined,
+    get size() {
+      return count
+    },
+    capacity: size,
+    begin(ctx, via = ctx.connector ? 'mcp' : 'rest') {
+      if (!store.enabled) return undefined
+      const record = new TraceRecord(store, ctx, ctx.calledOp.operationId, via, ctx)
+      const alias = ctx.calledOp !== ctx.op
+      record.decide({
+        step: 'operation',
+        outcome: 'matched',
+        spec: alias ? 'Versioning; Endpoints: Conventions 4' : 'Endpoints: Conventions 8',
+        summary: `${ctx.method} ${ctx.url.pathname} is ${ctx.calledOp.operationId} (permission ${ctx.calledOp.permission})${alias ? `, an alias of ${ctx.op.operationId}` : ''}`,
+        detail: { operationId: ctx.calledOp.operationId, permission: ctx.calledOp.permission, path: ctx.calledOp.path, ...(alias ? { aliasOf: ctx.op.operationId } : {}) },
+      })
+      return record
+    },
+    unmatched(request, reason, result) {
+      if (!store.enabled) return result
+      const record = new TraceRecord(store, request, null, 'rest')
+      record.decide(reason)
+      return record.finish(result)
+    },
+    push(record) {
+      const old = ring[head]
+      if (old) byId.delete(old.id)
+      ring[head] = record
+      byId.set(record.id, record)
+      head = (head + 1) % size
+      if (count < size) count++
+      if (listeners.size) {
+        const summary = record.summary()
+        for (const listener of listeners) listener(summary)
+      }
+    },
+    get(id) {
+      return byId.get(String(id))?.toJSON()
+    },
+    last() {
+      return count ? ring[(head - 1 + size) % size]!.toJSON() : undefined
+    },
+    list({ shop, key, status, operation, after, limit } = {}) {
+      const out: TraceSummary[] = []
+      const afterId = after === undefined ? 0 : Number(after)
+      for (const record of newestFirst()) {
+        if (Number(record.id) <= afterId) break
+        if (limit !== undefined && out.length >= limit) break
+        const s = record.summary()
+        if (shop && s.shop !== shop) continue
+        if (key && s.key !== key) continue
+        if (status !== undefined && status !== '' && !String(s.status).startsWith(String(status).replace(/x+$/i, ''))) continue
+        if (operation && s.operationId !== operation) continue
+        out.push(s)
+      }
+      return out.reverse()
+    },
+    explain(response) {
+      const id = traceIdOf(response)
+      return id === null ? undefined : store.get(id)
+    },
+    subscribe(listener) {
+      listeners.add(listener)
+      return () => listeners.delete(listener)
+    },
+    noteWrite(write) {
+      store.current?.decide({
+        step: 'write',
+        outcome: 'applied',
+        spec: 'Resources and their fields; Rules of the named resources',
+        summary: `wrote ${write.area}.${write.name} (state version ${write.version})`,
+        detail: { area: write.area, name: write.name, input: write.input, version: write.version },
+      })
+    },
+    clear() {
+      ring = new Array(size)
+      head = 0
+      count = 0
+      byId.clear()
+    },
+  }
+  const ref = new WeakRef<TraceStore>(store)
+  stores.add(ref)
+  forget?.register(store, ref)
+  return store
+}
+
+function traceIdOf(response: Response | { headers: Headers | Record<string, string> } | string): string | null {
+  if (typeof response === 'string') return response
+  const headers = response.headers
+  if (typeof (headers as Headers).get === 'function') return (headers as Headers).get(TRACE_HEADER)
+  const record = headers as Record<string, string>
+  return record[TRACE_HEADER] ?? Object.entries(record).find(([k]) => k.toLowerCase() === TRACE_HEADER)?.[1] ?? null
+}
+
+/**
+ * The trace of an answer of any mock in this process, from its `x-shoptwin-trace` header:
+ * `expect(res.status, formatTrace(explain(res))).toBe(200)`. Undefined once the trace left its ring.
+ */
+export function explain(response: Response | { headers: Headers | Record<string, string> } | string): Trace | undefined {
+  const id = traceIdOf(response)
+  if (id === null) return undefined
+  for (const ref of stores) {
+    const found = ref.deref()?.get(id)
+    if (found) return found
+  }
+  return undefined
+}
