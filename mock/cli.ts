@@ -20,6 +20,8 @@ commands:
                --today YYYY-MM-DD  --rate-limit on|off  --strict  --remote-admin
                --response-cache on|off  (default on: identical reads answered again until
                any write, control-API call or clock move)
+               --trace on|off  (default on: every answer carries x-shoptwin-trace and its
+               trace is kept, GET /__admin/traces/<id>; the console is /__admin/console)
   fixtures     write a seeded world to files: --seed 42 --scale small --today YYYY-MM-DD --out DIR
   conformance  run the conformance suite against a server (see conformance/)
   certify-client  grade a client: the twin records its requests and produces the documented
@@ -57,6 +59,7 @@ async function serve(args: string[]): Promise<void> {
       today: { type: 'string' },
       'rate-limit': { type: 'string' },
       'response-cache': { type: 'string' },
+      trace: { type: 'string' },
       strict: { type: 'boolean' },
       'remote-admin': { type: 'boolean' },
     },
@@ -82,13 +85,14 @@ async function serve(args: string[]): Promise<void> {
       // Over HTTP every change goes through a request, so the cache is exact: on unless turned off.
       responseCache: onOff(values['response-cache'], 'response-cache', true),
       strict: values.strict ?? false,
+      trace: onOff(values.trace, 'trace', true),
     },
     remoteAdmin: values['remote-admin'] ?? false,
   })
   const url = await mock.listen(port, host)
   const { state } = mock
   const lines = [
-    `shoptwin mock listening on ${url}  (seed ${state.seed}, scale ${state.scale}, today ${state.today}, rate limit ${state.rateLimit ? 'on' : 'off'}, response cache ${state.responseCache ? 'on' : 'off'})`,
+    `shoptwin mock listening on ${url}  (seed ${state.seed}, scale ${state.scale}, today ${state.today}, rate limit ${state.rateLimit ? 'on' : 'off'}, response cache ${state.responseCache ? 'on' : 'off'}, tracing ${state.traces.enabled ? 'on' : 'off'})`,
     '',
     'API keys (x-api-key):',
     ...state.world.apiKeys.map((k) => `  ${k.key.padEnd(22)} ${k.label}`),
@@ -97,7 +101,8 @@ async function serve(args: string[]): Promise<void> {
     ...state.world.shops.map((s) => `  ${s.shop_id}  ${s.shop_name} (${s.plan}${s.is_active ? '' : ', inactive'})`),
     '',
     `Try: curl -s ${url}/shop/sps -H 'x-api-key: ${state.world.apiKeys[0]?.key}' -H 'x-shop-id: ${state.world.shops[0]?.shop_id}'`,
-    `Control API: ${url}/__admin/  (reset, clock, faults, requests, world)`,
+    `Control API: ${url}/__admin/  (reset, clock, faults, requests, world, traces)`,
+    `Console:     ${url}/__admin/console  (live exchanges and their traces, clock, faults, limits, state)`,
     '',
     'Assistant connector (OAuth 2.1 + MCP, same world; mock/connector/README.md):',
     `  MCP endpoint  ${url}/mcp`,

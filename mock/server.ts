@@ -15,6 +15,7 @@ import { apiError, serializeBody, toResponse, type ApiResult } from './respond.t
 import { createMockState, type MockState, type MockStateOptions } from './state.ts'
 import { redactHeaders } from './stores/journal.ts'
 import { noOperation } from './trace/unmatched.ts'
+import { serveConsole } from './console/serve.ts'
 
 /** The origin requests are rebuilt on before they reach the handlers. */
 const INTERNAL_ORIGIN = 'http://shoptwin.internal'
@@ -210,6 +211,7 @@ export function createServer({ state = undefined, stateOptions, remoteAdmin = fa
       const request = new Request(`${INTERNAL_ORIGIN}${rawUrl}`, { method, headers: fetchHeaders(req.headers), body: body && body.length ? new Uint8Array(body) : undefined })
       if (isAdminPath(path)) {
         if (!remoteAdmin && !isLoopback(req.socket.remoteAddress)) return await send(res, toResponse(apiError(403, 'The control API is only served to loopback clients (start with --remote-admin to allow others)')))
+        if (serveConsole(mockState, req, res, path)) return
         const response = await getResponse(adminHandlers, request)
         return await send(res, response ?? toResponse(apiError(404, `No control API route at ${req.method} ${path}`)))
       }

@@ -78,6 +78,13 @@ export function createConsoleHandlers(state: MockState, { baseUrl = '' }: { base
       return trace ? ok(trace) : toResponse(apiError(404, `No trace ${String(params.id)} (the last ${state.traces.capacity} are kept${state.traces.enabled ? '' : '; tracing is off'})`))
     }),
     http.get(at('/console/limits'), () => ok(limitsView(state))),
+    // One fault removed (DELETE /__admin/faults removes them all): a change, so the version moves.
+    http.delete(at('/faults/:id'), ({ params }) => {
+      const id = Number(params.id)
+      if (!Number.isInteger(id) || !state.faults.remove?.(id)) return toResponse(apiError(404, `No fault ${String(params.id)}`))
+      state.changed()
+      return ok({ faults: state.faults.list() })
+    }),
     http.get(at('/console/areas'), () => ok({ areas: state.areaStates().map(({ area, state: value }) => ({ area, state: plainView(value) })) })),
     http.get(at('/console/connector'), () => {
       const data = state.connector.data

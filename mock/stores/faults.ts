@@ -29,6 +29,8 @@ export interface FaultStore {
   /** Takes the first fault matching the request, counting it down. */
   take(match: { operationId: string; permission: string; path: string }): Fault | undefined
   list(): Fault[]
+  /** Removes one fault; false when there is none with this id. */
+  remove?(id: number): boolean
   clear(): void
 }
 
@@ -55,6 +57,11 @@ export function createFaultStore(): FaultStore {
     },
     list() {
       return faults.map((f) => ({ ...f }))
+    },
+    remove(id) {
+      const before = faults.length
+      faults = faults.filter((f) => f.id !== id)
+      return faults.length < before
     },
     clear() {
       faults = []
