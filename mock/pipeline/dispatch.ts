@@ -7,5 +7,5 @@ export const dispatch = (): Final =>
     // createMockState refuses a contract operation without a handler, so one is always found.
     const handler = (ctx.state.handlers.get(ctx.calledOp.operationId) ?? ctx.state.handlers.get(ctx.op.operationId))!
     // Traced: the handler runs with its trace receiving the named writes it makes.
-    return ctx.trace ? ctx.trace.handler(ctx.state.handlers.has(ctx.calledOp.operationId) ? ctx.calledOp.operationId : ctx.op.operationId, () => handler(ctx)) : handler(ctx)
+    return ctx.trace ? ctx.trace.handler(ctx.state.handlers.has(ctx.calledOp.operationId) ? ctx.calledOp.operationId : ctx.op.operationId, ctx.op.specSection, () => handler(ctx)) : handler(ctx)
   }

@@ -126,8 +126,8 @@ export class TraceRecord {
   }
 
   /** Runs the handler with this record receiving the named writes it makes (handlers are synchronous, so the attribution is exact). */
-  handler<T>(name: string, run: () => T): T {
-    this.decide({ step: 'handler', outcome: 'ran', spec: 'Endpoints', summary: `ran the ${name} handler`, detail: { handler: name } })
+  handler<T>(name: string, specSection: string, run: () => T): T {
+    this.decide({ step: 'handler', outcome: 'ran', spec: specSection || 'Endpoints', summary: `ran the ${name} handler`, detail: { handler: name } })
     const previous = this.#store.current
     this.#store.current = this
     try {
@@ -228,7 +228,7 @@ export function createTraceStore({ enabled = true, size = 1000 }: TraceStoreOpti
       record.decide({
         step: 'operation',
         outcome: 'matched',
-        spec: alias ? 'Versioning; Endpoints: Conventions 4' : 'Endpoints: Conventions 8',
+        spec: alias ? `Versioning; ${ctx.op.specSection || 'Endpoints: Conventions 4'}` : ctx.calledOp.specSection || 'Endpoints: Conventions 8',
         summary: `${ctx.method} ${ctx.url.pathname} is ${ctx.calledOp.operationId} (permission ${ctx.calledOp.permission})${alias ? `, an alias of ${ctx.op.operationId}` : ''}`,
         detail: { operationId: ctx.calledOp.operationId, permission: ctx.calledOp.permission, path: ctx.calledOp.path, ...(alias ? { aliasOf: ctx.op.operationId } : {}) },
       })
