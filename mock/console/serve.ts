@@ -34,7 +34,7 @@ const PAGE = `<!doctype html>
 `
 
 /** Summaries a client may have waiting; beyond it the oldest are dropped (the page keeps its own bound). */
-const MAX_PENDING = 5000
+const MAX_PENDING = 10_000
 
 let assets: Record<string, { type: string; body: Buffer }> | undefined
 function assetOf(name: string): { type: string; body: Buffer } | undefined {

@@ -153,6 +153,7 @@ function App() {
         </div>
         <${Filters} filter=${filter} setFilter=${setFilter} />
         <${ExchangeList} rows=${filtered} selected=${selected} select=${setSelected} version=${version} />
+        ${filtered.length === 0 ? html`<p class="empty">${rows.current.length ? 'No exchange matches the filters.' : 'No exchange yet: send a request to the twin and it appears here.'}</p>` : ''}
       </section>
       <section class="detail" aria-labelledby="detail-title">
         <h2 id="detail-title">Trace</h2>
@@ -168,7 +169,7 @@ function App() {
           ['connector', 'Connector'],
         ].map(([id, label]) => html`<button type="button" role="tab" id=${`tab-${id}`} aria-controls="panel" aria-selected=${tab === id} class=${tab === id ? 'tab active' : 'tab'} onClick=${() => setTab(id!)}>${label}</button>`)}
       </div>
-      <div class="panel" id="panel" role="tabpanel" aria-labelledby=${`tab-${tab}`}>
+      <div class="panel" id="panel" role="tabpanel" tabindex="0" aria-labelledby=${`tab-${tab}`}>
         ${tab === 'faults' ? html`<${Faults} live=${live} act=${act} />` : tab === 'limits' ? html`<${Limits} version=${version} />` : tab === 'state' ? html`<${Areas} />` : html`<${Connector} version=${version} />`}
       </div>
     </section>
@@ -265,7 +266,6 @@ function ExchangeList({ rows, selected, select }: { rows: TraceSummary[]; select
         )}
       </ol>
     </div>
-    ${rows.length === 0 ? html`<p class="empty">No exchange yet: send a request to the twin and it appears here.</p>` : ''}
   `
 }
 
@@ -377,7 +377,7 @@ function Limits({ version }: { version: number }) {
       <${Block} title=${`Rate counters per key and shop${data.rateLimit ? '' : ' (rate limit off)'}`}>
         ${data.rate?.length
           ? html`<table><thead><tr><th scope="col">key</th><th scope="col">shop</th><th scope="col">this second</th><th scope="col">window from</th><th scope="col">today</th></tr></thead>
-              <tbody>${data.rate.map((r) => html`<tr><td>${r.key}</td><td title=${r.shop}>${shortShop(r.shop)}</td><td>${r.secondCount}/${r.perSecond}</td><td>${timeOf(r.windowStart)}</td><td>${r.dayCount}/${r.perDay}</td></tr>`)}</tbody></table>`
+              <tbody>${data.rate.map((r) => html`<tr><td>${r.key}</td><td title=${r.shop}>${shortShop(r.shop)}</td><td>${r.secondCount}/${r.perSecond}</td><td>${timeOf(r.windowStart)}</td><td>${r.dayCount.toLocaleString('en')}/${r.perDay.toLocaleString('en')}</td></tr>`)}</tbody></table>`
           : html`<p class="empty">No counter yet.</p>`}
       <//>
       <${Block} title="Idempotency records per shop and key">
