@@ -70,6 +70,6 @@ export const auth = (): Step =>
       if (gate === 'scale' && (shop.plan !== 'scale' || !shop.is_active)) throw authRefused(ctx, 'plan-scale', apiError(403, MESSAGES.needsScale))
       ctx.shop = shop
     }
-    ctx.trace?.decide(authPassed(ctx))
+    ctx.trace?.decide(authPassed, ctx.apiKey, ctx.shop)
     return next()
   }

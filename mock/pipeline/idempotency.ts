@@ -32,7 +32,7 @@ async function withKey(ctx: RequestContext, key: string, next: Next): Promise<Ap
   const shopId = ctx.shop?.shop_id ?? '-'
 
   const claim = store.claim(shopId, key, ctx.trace?.id)
-  ctx.trace?.decide(idempotencyDecision(key, shopId, claim))
+  ctx.trace?.decide(idempotencyDecision, key, claim)
   if (claim.kind === 'in-flight') throw apiError(409, IN_FLIGHT_MESSAGE)
   if (claim.kind === 'replay') {
     const { entry } = claim
@@ -63,6 +63,6 @@ async function withKey(ctx: RequestContext, key: string, next: Next): Promise<Ap
   }
   const rawBody = serializeBody(result)
   store.complete(shopId, key, { status: result.status, rawBody, headers: result.headers, permission: ctx.op.permission })
-  ctx.trace?.decide(idempotencyCompleted(key, result.status))
+  ctx.trace?.decide(idempotencyCompleted, key, result.status)
   return { status: result.status, rawBody, headers: result.headers }
 }

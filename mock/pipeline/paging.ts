@@ -58,6 +58,6 @@ export function paginate<T>(rows: readonly T[], window: PageWindow): { rows: T[]
 export const paging = (): Step =>
   function paging(ctx, next) {
     ctx.page = pageWindow(ctx.calledOp, ctx.input)
-    if (ctx.page) ctx.trace?.decide(pagingDecision(ctx.input, ctx.page, ctx.calledOp.paging!.sizeParam))
+    if (ctx.page) ctx.trace?.decide(pagingDecision, ctx.input[ctx.calledOp.paging!.sizeParam], ctx.page)
     return next()
   }

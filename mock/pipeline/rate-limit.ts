@@ -14,7 +14,7 @@ export const rateLimit = (): Step =>
       return next()
     }
     const decision = ctx.state.rateLimiter.take(ctx.apiKey.key, ctx.shop?.shop_id ?? '-')
-    ctx.trace?.decide(rateLimitDecision(ctx, decision, ctx.state.rateLimiter.perDay))
+    ctx.trace?.decide(rateLimitDecision, decision)
     if (!decision.allowed) {
       throw apiError(429, messages.tooManyRequests(decision.window, decision.limit), { 'retry-after': String(decision.retryAfterSeconds) })
     }

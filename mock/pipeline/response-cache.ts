@@ -34,7 +34,7 @@ export const responseCache = (): Step =>
     const day = Math.floor(ctx.now.getTime() / DAY_MS)
     const request = `${ctx.calledOp.operationId}\u0000${ctx.apiKey?.key ?? ''}\u0000${ctx.shop?.shop_id ?? ''}\u0000${day}\u0000${ctx.method}\u0000${ctx.url.search}`
     const hit = cache.get(request, ctx.bodyText)
-    ctx.trace?.decide(cacheDecision(hit !== undefined, ctx.state.version))
+    ctx.trace?.decide(cacheDecision, hit !== undefined, ctx.state.version)
     return hit ?? remember(ctx.state, request, ctx.bodyText, next)
   }
 

@@ -20,6 +20,7 @@ export interface RateCounts {
   /** The oldest of them (epoch ms; now when none). */
   windowStart: number
   perSecond: number
+  perDay: number
   dayCount: number
   /** The UTC day the day counter counts. */
   day: string
@@ -30,7 +31,7 @@ export interface RateLimiter {
   take(apiKey: string, shopId: string): RateDecision
   clear(): void
   /** The counters of every (key, shop) pair tracked, as of the clock's now (the console reads them; the key as given to take). */
-  list?(): Array<{ apiKey: string; shopId: string } & Omit<RateCounts, 'perSecond'>>
+  list?(): Array<{ apiKey: string; shopId: string } & Omit<RateCounts, 'perSecond' | 'perDay'>>
   readonly trackedPairs: number
   /** Requests accepted per second for one (key, shop). */
   readonly perSecond: number
@@ -75,14 +76,14 @@ export function createRateLimiter(clock: Clock, { perSecond = 10, perDay = 1_000
       while (u.recent.length && u.recent[u.recent.length - 1] > now) u.recent.pop()
       if (u.dayCount >= perDay) {
         const midnight = Date.parse(`${today}T00:00:00Z`) + 86_400_000
-        return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil((midnight - now) / 1000)), window: 'day', limit: perDay, secondCount: u.recent.length, windowStart: u.recent[0] ?? now, perSecond, dayCount: u.dayCount, day: today }
+        return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil((midnight - now) / 1000)), window: 'day', limit: perDay, secondCount: u.recent.length, windowStart: u.recent[0] ?? now, perSecond, perDay, dayCount: u.dayCount, day: today }
       }
       if (u.recent.length >= perSecond) {
-        return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil((u.recent[0] + 1000 - now) / 1000)), window: 'second', limit: perSecond, secondCount: u.recent.length, windowStart: u.recent[0]!, perSecond, dayCount: u.dayCount, day: today }
+        return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil((u.recent[0] + 1000 - now) / 1000)), window: 'second', limit: perSecond, secondCount: u.recent.length, windowStart: u.recent[0]!, perSecond, perDay, dayCount: u.dayCount, day: today }
       }
       u.recent.push(now)
       u.dayCount++
-      return { allowed: true, secondCount: u.recent.length, windowStart: u.recent[0]!, perSecond, dayCount: u.dayCount, day: today }
+      return { allowed: true, secondCount: u.recent.length, windowStart: u.recent[0]!, perSecond, perDay, dayCount: u.dayCount, day: today }
     },
     clear() {
       usage.clear()

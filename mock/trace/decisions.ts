@@ -1,7 +1,9 @@
 /**
- * The decisions of the pipeline's steps as trace entries: each step makes one call,
- * `ctx.trace?.decide(rateLimitDecision(...))`, with the values it already has; the wording and the
- * spec section live here. (With tracing off `ctx.trace` is undefined and the argument is never built.)
+ * The decisions of the pipeline's steps as trace entries: each step makes one call with the values
+ * it already has, `ctx.trace?.decide(rateLimitDecision, decision)`; the wording and the spec section
+ * live here. On the paths every request takes, a decision is a builder called when the trace is read
+ * (TraceRecord.decide); on rare paths (refusals, faults) it is made at once. With tracing off
+ * `ctx.trace` is undefined and nothing is built.
  */
 import type { ApiError } from '../respond.ts'
 import type { RequestContext } from '../context.ts'
@@ -12,6 +14,8 @@ import type { PageWindow } from '../pipeline/paging.ts'
 import type { Adversity } from '../pipeline/certification.ts'
 import { keyIdOf } from '../connector/activity.ts'
 import type { TraceDecision } from './types.ts'
+import type { TraceRecord } from './store.ts'
+import type { ApiKeyRecord, ShopRecord } from '../world.ts'
 
 /** The checks of the auth step, in the order it makes them, with the spec section of each. */
 const AUTH_CHECKS = {
@@ -41,24 +45,28 @@ export function authRefused(ctx: RequestContext, check: AuthCheck, error: ApiErr
 }
 
 /** Every check passed: who called, for which shop, under which permission and plan gate. */
-export function authPassed(ctx: RequestContext): TraceDecision {
-  const { calledOp: op, op: canonical, apiKey, shop } = ctx
+export function authPassed(record: TraceRecord, apiKey: ApiKeyRecord | undefined, shop: ShopRecord | undefined): TraceDecision {
+  const op = record.calledOp!
+  const canonical = record.op!
   const gate = op.planGate ?? canonical.planGate
   const checks = ['key', ...(shop ? ['shop-header'] : []), `route ${apiKey?.routes === '*' ? '(all routes)' : op.permission}`, ...((op.enterprise || canonical.enterprise) ? ['tier enterprise'] : []), ...(shop ? [`shop ${apiKey?.shops === '*' ? '(all shops)' : 'in the key\'s shops'}`] : []), ...(gate ? [`plan gate ${gate} (shop plan ${shop?.plan}, ${shop?.is_active ? 'active' : 'inactive'})`] : [])]
+  const connector = record.connector
+  const caller = connector ? { connection: connector.connection_id, client: connector.client_name } : apiKey ? { key: keyIdOf(apiKey.key), label: apiKey.label, tier: apiKey.tier } : {}
   return {
     step: 'auth',
     outcome: 'passed',
     spec: 'Authentication',
-    summary: `${ctx.connector ? `connection ${ctx.connector.connection_id}` : `key ${keyIdOf(apiKey!.key)} (${apiKey!.label}, ${apiKey!.tier})`}${shop ? ` for shop ${shop.shop_id} (${shop.plan})` : ''}: ${checks.join(', ')}`,
-    detail: { ...who(ctx), permission: op.permission, shop: shop?.shop_id ?? null, plan: shop?.plan ?? null, planGate: gate ?? null, checks },
+    summary: `${connector ? `connection ${connector.connection_id}` : `key ${keyIdOf(apiKey!.key)} (${apiKey!.label}, ${apiKey!.tier})`}${shop ? ` for shop ${shop.shop_id} (${shop.plan})` : ''}: ${checks.join(', ')}`,
+    detail: { ...caller, permission: op.permission, shop: shop?.shop_id ?? null, plan: shop?.plan ?? null, planGate: gate ?? null, checks },
   }
 }
 
 export const authNotNeeded: TraceDecision = { step: 'auth', outcome: 'none', spec: 'Authentication 2', summary: 'GET /health needs no key' }
 
 /** The rate limiter's answer: the (key, shop) counter, its window and limit. */
-export function rateLimitDecision(ctx: RequestContext, decision: RateDecision, perDay: number): TraceDecision {
-  const counter = `${ctx.connector ? ctx.connector.connection_id : keyIdOf(ctx.apiKey!.key)} x ${ctx.shop?.shop_id ?? '-'}`
+export function rateLimitDecision(record: TraceRecord, decision: RateDecision): TraceDecision {
+  const { perDay } = decision
+  const counter = `${record.key ?? '-'} x ${record.shopId || '-'}`
   const window = { second: { count: decision.secondCount, limit: decision.perSecond, windowStart: new Date(decision.windowStart).toISOString() }, day: { count: decision.dayCount, limit: perDay, day: decision.day } }
   if (decision.allowed) {
     return { step: 'rate-limit', outcome: 'allowed', spec: 'Limits', summary: `counter ${counter}: ${decision.secondCount}/${decision.perSecond} this second, ${decision.dayCount}/${perDay} today`, detail: { counter, ...window } }
@@ -75,7 +83,8 @@ export function rateLimitDecision(ctx: RequestContext, decision: RateDecision, p
 export const rateLimitOff: TraceDecision = { step: 'rate-limit', outcome: 'off', spec: 'Limits', summary: 'rate limit turned off on this mock (createMockState({ rateLimit: false }) / --rate-limit off)' }
 
 /** What the idempotency store said of the key. */
-export function idempotencyDecision(key: string, shopId: string, claim: IdempotencyClaim): TraceDecision {
+export function idempotencyDecision(record: TraceRecord, key: string, claim: IdempotencyClaim): TraceDecision {
+  const shopId = record.shopId ?? '-'
   const detail = { key, shop: shopId }
   switch (claim.kind) {
     case 'started':
@@ -109,7 +118,7 @@ export function idempotencyReleased(key: string, status: number | 'exception'): 
   return { step: 'idempotency', outcome: 'released', spec: 'Idempotency; States and transitions', summary: `${status === 'exception' ? 'an exception' : `a ${status}`} is not cached: key ${key} is free again, a retry can succeed` }
 }
 
-export function idempotencyCompleted(key: string, status: number): TraceDecision {
+export function idempotencyCompleted(_record: TraceRecord, key: string, status: number): TraceDecision {
   return { step: 'idempotency', outcome: 'completed', spec: 'Idempotency; States and transitions', summary: `cached the ${status} under key ${key} (completed, 24 hours)` }
 }
 
@@ -141,14 +150,13 @@ export function preferDecision(status: number): TraceDecision {
   return { step: 'prefer', outcome: 'simulated', spec: 'inferred: Prism\'s Prefer: code=NNN', summary: `Prefer: code=${status} answered the documented ${status} without running the operation` }
 }
 
-export function cacheDecision(hit: boolean, version: number): TraceDecision {
+export function cacheDecision(_record: TraceRecord, hit: boolean, version: number): TraceDecision {
   return hit
     ? { step: 'cache', outcome: 'hit', spec: 'mock: response cache (the same request at the same state version)', summary: `answered from the response cache (state version ${version}); validation and the handler did not run`, detail: { version } }
     : { step: 'cache', outcome: 'miss', spec: 'mock: response cache', summary: `not in the response cache at state version ${version}: computed`, detail: { version } }
 }
 
-export function pagingDecision(requested: Record<string, unknown>, window: PageWindow, sizeParam: string): TraceDecision {
-  const asked = requested[sizeParam]
+export function pagingDecision(_record: TraceRecord, asked: unknown, window: PageWindow): TraceDecision {
   const clamped = typeof asked === 'number' && asked !== window.pageSize
   return {
     step: 'paging',

@@ -6,6 +6,8 @@
  */
 import type { RequestHeaders } from '../pipeline/compose.ts'
 import type { RequestContext, WriteRecord } from '../context.ts'
+import type { OperationInfo } from '../../openapi/index.ts'
+import type { ConnectorActor } from '../connector/activity.ts'
 import { keyIdOf } from '../connector/activity.ts'
 import { hashString } from '../../fixtures/random.ts'
 import { serializeBody, type ApiResult } from '../respond.ts'
@@ -85,15 +87,26 @@ function shownHeaders(headers: Record<string, string> | undefined): Record<strin
 /** keyIdOf's id for a key the world does not know, without keeping it (a fuzzer sends many). */
 const unknownKeyId = (key: string): string => `key_${hashString(`shoptwin-key/${key}`).toString(16).padStart(8, '0')}`
 
-/** One request's trace as the pipeline fills it. */
+/** A decision, or how to make it when the trace is read, from what the step had (see decide). */
+export type DecisionBuilder<A = any, B = any> = (record: TraceRecord, a: A, b: B) => TraceDecision
+
+/**
+ * One request's trace as the pipeline fills it. Kept for the next `size` requests, so it holds few
+ * objects: a decision is a builder and its (at most two) arguments, the values the step already had,
+ * made into text only when the trace is read. (Eager decisions, objects and strings per step, made
+ * the collector's work several times that of an untraced cached answer.)
+ */
 export class TraceRecord {
-  readonly id: string
-  readonly decisions: TraceDecision[] = []
+  readonly #n: number
   readonly via: TraceSummary['via']
   readonly method: string
-  readonly operationId: string | null
+  /** The operation called and the one whose handler answers (null when none matched). */
+  readonly calledOp: OperationInfo | undefined
+  readonly op: OperationInfo | undefined
   status = 0
   durationMs = 0
+  /** builder or decision, a, b; builder or decision, a, b; ... */
+  readonly #steps: unknown[] = []
   #store: Store
   #now: Date
   #url: URL
@@ -102,32 +115,83 @@ export class TraceRecord {
   // Until the answer: then only the caller's redacted id is kept (a context holds the world of its time).
   #ctx: Pick<RequestContext, 'apiKey' | 'connector'> | undefined
   #key: string | null = null
+  /** The connection of a connector call. */
+  connector: ConnectorActor | undefined
   #started = performance.now()
   #answerHeaders: Record<string, string> | undefined
   #answerText: string | undefined
   #answerBytes: Uint8Array | undefined
+  /** The `error` of an error answer. */
+  error: string | undefined
 
-  constructor(store: Store, request: { method: string; url: URL; headers: RequestHeaders; bodyText: string; now: Date }, operationId: string | null, via: TraceSummary['via'], ctx?: RequestContext) {
-    this.id = String(++lastId)
+  constructor(store: Store, request: { method: string; url: URL; headers: RequestHeaders; bodyText: string; now: Date }, via: TraceSummary['via'], ctx?: RequestContext) {
+    this.#n = ++lastId
     this.#store = store
     this.method = request.method
     this.#url = request.url
     this.#headers = request.headers
     this.#bodyText = request.bodyText
     this.#now = request.now
-    this.operationId = operationId
     this.via = via
     this.#ctx = ctx
+    this.calledOp = ctx?.calledOp
+    this.op = ctx?.op
+    this.connector = ctx?.connector
   }
 
-  /** Records one decision of a step. */
-  decide(decision: TraceDecision): void {
-    this.decisions.push(decision)
+  get id(): string {
+    return String(this.#n)
+  }
+
+  /** The trace's number (ids are its decimal text). */
+  get n(): number {
+    return this.#n
+  }
+
+  get operationId(): string | null {
+    return this.calledOp?.operationId ?? null
+  }
+
+  get path(): string {
+    return this.#url.pathname
+  }
+
+  /** The caller's redacted id (`key_1a2b3c4d`, or the connection), once the answer is known. */
+  get key(): string | null {
+    return this.#key
+  }
+
+  /** The `x-shop-id` sent, trimmed. */
+  get shopId(): string | null {
+    return this.#headers.get('x-shop-id')?.trim() ?? null
+  }
+
+  /**
+   * Records one decision of a step: a TraceDecision (a constant, or one made on a rare path), or a
+   * builder and its arguments, called when the trace is read. A builder must only read what stays as
+   * it was (records of the world, a decision object the step made, numbers, strings).
+   */
+  decide(decision: TraceDecision): void
+  decide<A, B>(build: DecisionBuilder<A, B>, a: A, b: B): void
+  decide<A>(build: DecisionBuilder<A, undefined>, a: A): void
+  decide(build: TraceDecision | DecisionBuilder, a?: unknown, b?: unknown): void {
+    this.#steps.push(build, a, b)
+  }
+
+  /** The decisions, in order, as data. */
+  get decisions(): TraceDecision[] {
+    const out: TraceDecision[] = []
+    const steps = this.#steps
+    for (let i = 0; i < steps.length; i += 3) {
+      const step = steps[i] as TraceDecision | DecisionBuilder
+      out.push(typeof step === 'function' ? step(this, steps[i + 1], steps[i + 2]) : step)
+    }
+    return out
   }
 
   /** Runs the handler with this record receiving the named writes it makes (handlers are synchronous, so the attribution is exact). */
   handler<T>(name: string, specSection: string, run: () => T): T {
-    this.decide({ step: 'handler', outcome: 'ran', spec: specSection || 'Endpoints', summary: `ran the ${name} handler`, detail: { handler: name } })
+    this.decide(handlerDecision, name, specSection)
     const previous = this.#store.current
     this.#store.current = this
     try {
@@ -146,23 +210,22 @@ export class TraceRecord {
     this.#ctx = undefined
     this.status = result.dropConnection ? 0 : result.status
     this.#answerHeaders = result.headers
+    const headers = { ...result.headers, [TRACE_HEADER]: String(this.#n) }
     let out: ApiResult
     if (result.rawBytes) {
       this.#answerBytes = result.rawBytes
-      out = { status: result.status, rawBytes: result.rawBytes, headers: { ...result.headers, [TRACE_HEADER]: this.id } }
+      out = { status: result.status, rawBytes: result.rawBytes, headers }
     } else {
       const text = result.status === 204 ? '' : serializeBody(result)
       this.#answerText = text
-      out = { status: result.status, rawBody: text, headers: { ...result.headers, [TRACE_HEADER]: this.id } }
+      out = { status: result.status, rawBody: text, headers }
     }
     if (result.dropConnection) out.dropConnection = true
-    const error = !result.dropConnection && result.status >= 400 ? (result as { body?: { error?: unknown } }).body?.error : undefined
-    this.decide({
-      step: 'answer',
-      outcome: result.dropConnection ? 'dropped' : String(result.status),
-      spec: result.status >= 400 ? 'Errors' : 'Endpoints: Conventions',
-      summary: result.dropConnection ? 'dropped the connection without an answer' : `answered ${result.status}${typeof error === 'string' ? `: ${error}` : ''}`,
-    })
+    else if (result.status >= 400) {
+      const error = (result as { body?: { error?: unknown } }).body?.error
+      if (typeof error === 'string') this.error = error
+    }
+    this.#steps.push(answerDecision, undefined, undefined)
     this.#store.push(this)
     return out
   }
@@ -195,6 +258,29 @@ export class TraceRecord {
   }
 }
 
+function operationDecision(record: TraceRecord): TraceDecision {
+  const { calledOp, op } = record
+  if (!calledOp || !op) return { step: 'operation', outcome: 'matched', spec: 'Endpoints', summary: `${record.method} ${record.path}` }
+  const alias = calledOp !== op
+  return {
+    step: 'operation',
+    outcome: 'matched',
+    spec: alias ? `Versioning; ${op.specSection || 'Endpoints: Conventions 4'}` : calledOp.specSection || 'Endpoints: Conventions 8',
+    summary: `${record.method} ${record.path} is ${calledOp.operationId} (permission ${calledOp.permission})${alias ? `, an alias of ${op.operationId}` : ''}`,
+    detail: { operationId: calledOp.operationId, permission: calledOp.permission, path: calledOp.path, ...(alias ? { aliasOf: op.operationId } : {}) },
+  }
+}
+
+function handlerDecision(_record: TraceRecord, name: string, specSection: string): TraceDecision {
+  return { step: 'handler', outcome: 'ran', spec: specSection || 'Endpoints', summary: `ran the ${name} handler`, detail: { handler: name } }
+}
+
+function answerDecision(record: TraceRecord): TraceDecision {
+  const { status } = record
+  if (status === 0) return { step: 'answer', outcome: 'dropped', spec: 'mock: certify-client adversity', summary: 'dropped the connection without an answer' }
+  return { step: 'answer', outcome: String(status), spec: status >= 400 ? 'Errors' : 'Endpoints: Conventions', summary: `answered ${status}${record.error !== undefined ? `: ${record.error}` : ''}` }
+}
+
 interface Store extends TraceStore {
   current: TraceRecord | undefined
   push(record: TraceRecord): void
@@ -207,11 +293,17 @@ export function createTraceStore({ enabled = true, size = 1000 }: TraceStoreOpti
   /** Where the next trace goes. */
   let head = 0
   let count = 0
-  const byId = new Map<string, TraceRecord>()
   const listeners = new Set<(summary: TraceSummary) => void>()
 
   const newestFirst = function* (): Generator<TraceRecord> {
     for (let i = 1; i <= count; i++) yield ring[(head - i + size) % size]!
+  }
+  /** The record of an id (a scan from the newest: reads are rare, and concurrent requests finish out of order). */
+  const find = (id: string): TraceRecord | undefined => {
+    if (!/^\d{1,15}$/.test(id)) return undefined
+    const n = Number(id)
+    for (const record of newestFirst()) if (record.n === n) return record
+    return undefined
   }
 
   const store: Store = {
@@ -223,28 +315,18 @@ export function createTraceStore({ enabled = true, size = 1000 }: TraceStoreOpti
     capacity: size,
     begin(ctx, via = ctx.connector ? 'mcp' : 'rest') {
       if (!store.enabled) return undefined
-      const record = new TraceRecord(store, ctx, ctx.calledOp.operationId, via, ctx)
-      const alias = ctx.calledOp !== ctx.op
-      record.decide({
-        step: 'operation',
-        outcome: 'matched',
-        spec: alias ? `Versioning; ${ctx.op.specSection || 'Endpoints: Conventions 4'}` : ctx.calledOp.specSection || 'Endpoints: Conventions 8',
-        summary: `${ctx.method} ${ctx.url.pathname} is ${ctx.calledOp.operationId} (permission ${ctx.calledOp.permission})${alias ? `, an alias of ${ctx.op.operationId}` : ''}`,
-        detail: { operationId: ctx.calledOp.operationId, permission: ctx.calledOp.permission, path: ctx.calledOp.path, ...(alias ? { aliasOf: ctx.op.operationId } : {}) },
-      })
+      const record = new TraceRecord(store, ctx, via, ctx)
+      record.decide(operationDecision, undefined)
       return record
     },
     unmatched(request, reason, result) {
       if (!store.enabled) return result
-      const record = new TraceRecord(store, request, null, 'rest')
+      const record = new TraceRecord(store, request, 'rest')
       record.decide(reason)
       return record.finish(result)
     },
     push(record) {
-      const old = ring[head]
-      if (old) byId.delete(old.id)
       ring[head] = record
-      byId.set(record.id, record)
       head = (head + 1) % size
       if (count < size) count++
       if (listeners.size) {
@@ -253,7 +335,7 @@ export function createTraceStore({ enabled = true, size = 1000 }: TraceStoreOpti
       }
     },
     get(id) {
-      return byId.get(String(id))?.toJSON()
+      return find(String(id))?.toJSON()
     },
     last() {
       return count ? ring[(head - 1 + size) % size]!.toJSON() : undefined
@@ -262,7 +344,7 @@ export function createTraceStore({ enabled = true, size = 1000 }: TraceStoreOpti
       const out: TraceSummary[] = []
       const afterId = after === undefined ? 0 : Number(after)
       for (const record of newestFirst()) {
-        if (Number(record.id) <= afterId) break
+        if (record.n <= afterId) continue
         if (limit !== undefined && out.length >= limit) break
         const s = record.summary()
         if (shop && s.shop !== shop) continue
@@ -294,7 +376,6 @@ export function createTraceStore({ enabled = true, size = 1000 }: TraceStoreOpti
       ring = new Array(size)
       head = 0
       count = 0
-      byId.clear()
     },
   }
   const ref = new WeakRef<TraceStore>(store)
