@@ -92,13 +92,21 @@ function events(state: MockState, req: IncomingMessage, res: ServerResponse): vo
   send('state', consoleState(state))
   let pending: TraceSummary[] = []
   let dropped = 0
-  const unsubscribe = state.traces.subscribe((summary) => {
-    pending.push(summary)
-    if (pending.length > MAX_PENDING) {
-      dropped += pending.length - MAX_PENDING
-      pending = pending.slice(-MAX_PENDING)
-    }
-  })
+  const unsubscribe = state.traces.subscribe(
+    (summary) => {
+      pending.push(summary)
+      if (pending.length > MAX_PENDING) {
+        dropped += pending.length - MAX_PENDING
+        pending = pending.slice(-MAX_PENDING)
+      }
+    },
+    // A reset empties the traces: every open page starts its list again.
+    () => {
+      pending = []
+      dropped = 0
+      send('exchanges', { exchanges: [], dropped: 0, backlog: true })
+    },
+  )
   const server = (req.socket as { server?: { listening: boolean } }).server
   const flush = setInterval(() => {
     // The server is closing: end the stream so the close need not wait for the page to leave.

@@ -49,8 +49,8 @@ export interface TraceStore {
   list(filter?: TraceFilter): TraceSummary[]
   /** The trace of an answer (a fetch Response, its headers, or the header's value). */
   explain(response: Response | { headers: Headers | Record<string, string> } | string): Trace | undefined
-  /** Calls `listener` with each finished trace's summary; returns the unsubscribe. */
-  subscribe(listener: (summary: TraceSummary) => void): () => void
+  /** Calls `listener` with each finished trace's summary, and `onClear` when the traces are emptied (reset); returns the unsubscribe. */
+  subscribe(listener: (summary: TraceSummary) => void, onClear?: () => void): () => void
   /** Attributes a named write of an area state to the request whose handler is running. */
   noteWrite(write: WriteRecord): void
   clear(): void
@@ -294,6 +294,7 @@ export function createTraceStore({ enabled = true, size = 1000 }: TraceStoreOpti
   let head = 0
   let count = 0
   const listeners = new Set<(summary: TraceSummary) => void>()
+  const clearListeners = new Set<() => void>()
 
   const newestFirst = function* (): Generator<TraceRecord> {
     for (let i = 1; i <= count; i++) yield ring[(head - i + size) % size]!
@@ -359,9 +360,13 @@ export function createTraceStore({ enabled = true, size = 1000 }: TraceStoreOpti
       const id = traceIdOf(response)
       return id === null ? undefined : store.get(id)
     },
-    subscribe(listener) {
+    subscribe(listener, onClear) {
       listeners.add(listener)
-      return () => listeners.delete(listener)
+      if (onClear) clearListeners.add(onClear)
+      return () => {
+        listeners.delete(listener)
+        if (onClear) clearListeners.delete(onClear)
+      }
     },
     noteWrite(write) {
       store.current?.decide({
@@ -376,6 +381,7 @@ export function createTraceStore({ enabled = true, size = 1000 }: TraceStoreOpti
       ring = new Array(size)
       head = 0
       count = 0
+      for (const onClear of clearListeners) onClear()
     },
   }
   const ref = new WeakRef<TraceStore>(store)

@@ -92,7 +92,11 @@ function App() {
     source.onerror = () => setConnected(false)
     source.addEventListener('exchanges', (event) => {
       const { exchanges, dropped: lost, backlog } = JSON.parse((event as MessageEvent).data) as { exchanges: TraceSummary[]; dropped: number; backlog?: boolean }
-      if (backlog) rows.current = []
+      if (backlog) {
+        // The whole list again (on connecting, and after a reset emptied the traces).
+        rows.current = []
+        setDropped(0)
+      }
       const all = rows.current
       const lastId = all.length ? Number(all[all.length - 1]!.id) : 0
       for (const row of exchanges) if (Number(row.id) > lastId) all.push(row)
