@@ -161,6 +161,15 @@ describe('traces: each kind of decision appears in the trace of a request that m
     expect(failures).toContain('sort_direction must be one of "asc", "desc"')
   })
 
+  it('validation: a big body is summarised in the trace (bounded memory) and not validated twice', async () => {
+    const res = await post('/affiliate/crm/list', { page_size: 'ten', search: 'x'.repeat(200_000) })
+    expect(res.status).toBe(400)
+    const trace = explain(res)!
+    expect(trace.request.body).toMatchObject({ truncated: true, length: expect.any(Number) })
+    expect(((trace.request.body as { start: string }).start).length).toBeLessThanOrEqual(1024)
+    expect(decision(trace, 'validation', 'failed').detail!.failures).toEqual([((await res.json()) as { error: string }).error])
+  })
+
   it('fault: the injected fault, its route and what is left of it', async () => {
     state.admin.addFault({ route: 'getShopSps', status: 503, count: 2 })
     const res = await fetch(`${BASE}/shop/sps`, { headers: headers() })

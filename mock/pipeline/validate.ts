@@ -105,7 +105,7 @@ export const validate = (): Step =>
       const root = op.hasBody ? 'body' : 'query'
       const message = messageOf(validateInput.errors![0], root)
       // The trace lists every failing field; the answer keeps naming the first.
-      ctx.trace?.decide(validationDecision(op.hasBody ? allFailures(state.contract, `${op.operationId}:body`, op.requestSchema!, input, root, messageOf) : allFailures(state.contract, `${op.operationId}:query`, querySchema(op), input, root, messageOf), message))
+      ctx.trace?.decide(validationDecision(op.hasBody ? allFailures(state.contract, `${op.operationId}:body`, op.requestSchema!, input, ctx.bodyText.length, root, messageOf) : allFailures(state.contract, `${op.operationId}:query`, querySchema(op), input, ctx.url.search.length, root, messageOf), message))
       throw apiError(400, message)
     }
     ctx.trace?.decide(validationPassed)

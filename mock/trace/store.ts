@@ -62,13 +62,20 @@ let lastId = 0
 const stores = new Set<WeakRef<TraceStore>>()
 const forget = typeof FinalizationRegistry === 'undefined' ? undefined : new FinalizationRegistry<WeakRef<TraceStore>>((ref) => stores.delete(ref))
 
-// Answers are kept whole up to this size; beyond it the trace holds their start (the journal's bound).
+// Bodies are kept whole up to this size; beyond it the trace holds their start only, copied at once
+// (the journal's bound): a ring of 1,000 traces of 5 MB bodies would hold 5 GB.
 const MAX_BODY = 64 * 1024
 const utf8 = new TextDecoder()
+const encoder = new TextEncoder()
 
-function parsed(text: string): unknown {
+/** What a trace keeps of a body: itself, or a summary holding a copy of its start (a slice would keep the whole string alive). */
+function kept(text: string): string | { truncated: true; length: number; start: string } {
+  return text.length > MAX_BODY ? { truncated: true, length: text.length, start: utf8.decode(encoder.encode(text.slice(0, 1024))) } : text
+}
+
+function parsed(text: string | { truncated: true }): unknown {
+  if (typeof text !== 'string') return text
   if (!text) return null
-  if (text.length > MAX_BODY) return { truncated: true, length: text.length, start: text.slice(0, 1024) }
   try {
     return JSON.parse(text)
   } catch {
@@ -111,7 +118,7 @@ export class TraceRecord {
   #now: Date
   #url: URL
   #headers: RequestHeaders
-  #bodyText: string
+  #bodyText: ReturnType<typeof kept>
   // Until the answer: then only the caller's redacted id is kept (a context holds the world of its time).
   #ctx: Pick<RequestContext, 'apiKey' | 'connector'> | undefined
   #key: string | null = null
@@ -119,7 +126,7 @@ export class TraceRecord {
   connector: ConnectorActor | undefined
   #started = performance.now()
   #answerHeaders: Record<string, string> | undefined
-  #answerText: string | undefined
+  #answerText: ReturnType<typeof kept> | undefined
   #answerBytes: Uint8Array | undefined
   /** The `error` of an error answer. */
   error: string | undefined
@@ -130,7 +137,7 @@ export class TraceRecord {
     this.method = request.method
     this.#url = request.url
     this.#headers = request.headers
-    this.#bodyText = request.bodyText
+    this.#bodyText = kept(request.bodyText)
     this.#now = request.now
     this.via = via
     this.#ctx = ctx
@@ -213,12 +220,15 @@ export class TraceRecord {
     const headers = { ...result.headers, [TRACE_HEADER]: String(this.#n) }
     let out: ApiResult
     if (result.rawBytes) {
-      this.#answerBytes = result.rawBytes
+      // A big cached answer is summarised too: the cache may drop it while the ring still holds the trace.
+      if (result.rawBytes.length > MAX_BODY) this.#answerText = { truncated: true, length: result.rawBytes.length, start: utf8.decode(result.rawBytes.subarray(0, 1024)) }
+      else this.#answerBytes = result.rawBytes
       out = { status: result.status, rawBytes: result.rawBytes, headers }
     } else {
       const text = result.status === 204 ? '' : serializeBody(result)
-      this.#answerText = text
-      out = { status: result.status, rawBody: text, headers }
+      this.#answerText = kept(text)
+      // `body` stays for callers of OperationRoute.run that read it; what is sent is `rawBody`.
+      out = result.body === undefined ? { status: result.status, rawBody: text, headers } : { status: result.status, body: result.body, rawBody: text, headers }
     }
     if (result.dropConnection) out.dropConnection = true
     else if (result.status >= 400) {

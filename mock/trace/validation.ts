@@ -8,11 +8,18 @@ import { ContractValidators, describeAjvError, type Contract, type JsonSchema } 
 
 const allErrorValidators = new WeakMap<Contract, ContractValidators>()
 
-/** The messages of every error of `schema` on `input` (deduplicated, in ajv's order). */
-export function allFailures(contract: Contract, key: string, schema: JsonSchema, input: unknown, root: string, describe: (error: ErrorObject, root: string) => string = describeAjvError): string[] {
+/** Most failures listed (a generated body can fail on every item of a long array). */
+const MAX_FAILURES = 50
+/** Bodies past this size are not validated again: the answer's first failure is what the trace shows. */
+const MAX_INPUT_CHARS = 64 * 1024
+
+/** The messages of every error of `schema` on `input` (deduplicated, in ajv's order, at most 50); [] when the input is too large to go over again. */
+export function allFailures(contract: Contract, key: string, schema: JsonSchema, input: unknown, size: number, root: string, describe: (error: ErrorObject, root: string) => string = describeAjvError): string[] {
   let validators = allErrorValidators.get(contract)
   if (!validators) allErrorValidators.set(contract, (validators = new ContractValidators(contract.doc, { allErrors: true })))
+  if (size > MAX_INPUT_CHARS) return []
   const check = validators.compile(key, schema)
   if (check(input)) return []
-  return [...new Set((check.errors ?? []).filter((e) => e.keyword !== 'if' && e.keyword !== 'anyOf' && e.keyword !== 'oneOf').map((e) => describe(e, root)))]
+  const failures = [...new Set((check.errors ?? []).filter((e) => e.keyword !== 'if' && e.keyword !== 'anyOf' && e.keyword !== 'oneOf').map((e) => describe(e, root)))]
+  return failures.length > MAX_FAILURES ? [...failures.slice(0, MAX_FAILURES), `... ${failures.length - MAX_FAILURES} more`] : failures
 }
