@@ -98,6 +98,6 @@ export const journal = (): Step => {
     const result = await next()
     entry.status = result.status
     entry.durationMs = Math.round((performance.now() - started) * 1000) / 1000
-    return trace ? trace.finish(result) : result
+    return trace ? trace.finish(result, entry.durationMs) : result
   }
 }

@@ -124,7 +124,6 @@ export class TraceRecord {
   #key: string | null = null
   /** The connection of a connector call. */
   connector: ConnectorActor | undefined
-  #started = performance.now()
   #answerHeaders: Record<string, string> | undefined
   #answerText: ReturnType<typeof kept> | undefined
   #answerBytes: Uint8Array | undefined
@@ -208,16 +207,17 @@ export class TraceRecord {
     }
   }
 
-  /** The answer is known: records it and returns it with its trace header (the body serialized once, here, and sent as such). */
-  finish(result: ApiResult): ApiResult {
-    this.durationMs = Math.round((performance.now() - this.#started) * 1000) / 1000
+  /** The answer is known (`durationMs`: the journal's measure of the request): records it and returns it with its trace header (the body serialized once, here, and sent as such). */
+  finish(result: ApiResult, durationMs = 0): ApiResult {
+    this.durationMs = durationMs
     const ctx = this.#ctx
     const sentKey = ctx?.apiKey || ctx?.connector ? null : this.#headers.get('x-api-key')
     this.#key = ctx?.connector ? ctx.connector.connection_id : ctx?.apiKey ? keyIdOf(ctx.apiKey.key) : sentKey ? unknownKeyId(sentKey) : null
     this.#ctx = undefined
     this.status = result.dropConnection ? 0 : result.status
     this.#answerHeaders = result.headers
-    const headers = { ...result.headers, [TRACE_HEADER]: String(this.#n) }
+    const headers: Record<string, string> = { ...result.headers }
+    headers[TRACE_HEADER] = String(this.#n)
     let out: ApiResult
     if (result.rawBytes) {
       // A big cached answer is summarised too: the cache may drop it while the ring still holds the trace.
