@@ -73,6 +73,14 @@ function kept(text: string): string | { truncated: true; length: number; start: 
   return text.length > MAX_BODY ? { truncated: true, length: text.length, start: utf8.decode(encoder.encode(text.slice(0, 1024))) } : text
 }
 
+// A cached answer is sent again and again: its summary is made once.
+const summaries = new WeakMap<Uint8Array, { truncated: true; length: number; start: string }>()
+function summaryOf(bytes: Uint8Array): { truncated: true; length: number; start: string } {
+  let summary = summaries.get(bytes)
+  if (!summary) summaries.set(bytes, (summary = { truncated: true, length: bytes.length, start: utf8.decode(bytes.subarray(0, 1024)) }))
+  return summary
+}
+
 function parsed(text: string | { truncated: true }): unknown {
   if (typeof text !== 'string') return text
   if (!text) return null
@@ -221,7 +229,7 @@ export class TraceRecord {
     let out: ApiResult
     if (result.rawBytes) {
       // A big cached answer is summarised too: the cache may drop it while the ring still holds the trace.
-      if (result.rawBytes.length > MAX_BODY) this.#answerText = { truncated: true, length: result.rawBytes.length, start: utf8.decode(result.rawBytes.subarray(0, 1024)) }
+      if (result.rawBytes.length > MAX_BODY) this.#answerText = summaryOf(result.rawBytes)
       else this.#answerBytes = result.rawBytes
       out = { status: result.status, rawBytes: result.rawBytes, headers }
     } else {
