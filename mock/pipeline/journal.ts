@@ -94,7 +94,7 @@ export const journal = (): Step => {
     if (ctx.bodyText !== lastBody) lastBody = ctx.bodyText
     const entry = ctx.state.journal.record(new LazyEntry(ctx, lastBody))
     // The request's trace (mock/trace): its decisions, and the `x-shoptwin-trace` header on the answer.
-    const trace = (ctx.trace = ctx.state.traces.begin(ctx))
+    const trace = (ctx.trace = ctx.state.traces.begin(ctx, lastBody))
     const result = await next()
     entry.status = result.status
     entry.durationMs = Math.round((performance.now() - started) * 1000) / 1000

@@ -40,7 +40,8 @@ export interface TraceStore {
   readonly size: number
   readonly capacity: number
   /** A record for a request entering the pipeline (undefined when tracing is off). */
-  begin(ctx: RequestContext, via?: TraceSummary['via']): TraceRecord | undefined
+  /** `bodyText`: the request body as the journal keeps it (a repeated body shared with the last one). */
+  begin(ctx: RequestContext, bodyText?: string): TraceRecord | undefined
   /** A request no operation matched (the standalone server's 404): its trace, and the answer with its header. */
   unmatched(request: { method: string; url: URL; headers: RequestHeaders; bodyText: string; now: Date }, reason: TraceDecision, result: ApiResult): ApiResult
   get(id: string): Trace | undefined
@@ -124,7 +125,9 @@ export class TraceRecord {
   readonly #steps: unknown[] = []
   #store: Store
   #now: Date
-  #url: URL
+  // The path and query rather than the URL: a trace lives for the next `size` requests (as the journal's entries).
+  #path: string
+  #search: string
   #headers: RequestHeaders
   #bodyText: ReturnType<typeof kept>
   // Until the answer: then only the caller's redacted id is kept (a context holds the world of its time).
@@ -138,13 +141,14 @@ export class TraceRecord {
   /** The `error` of an error answer. */
   error: string | undefined
 
-  constructor(store: Store, request: { method: string; url: URL; headers: RequestHeaders; bodyText: string; now: Date }, via: TraceSummary['via'], ctx?: RequestContext) {
+  constructor(store: Store, request: { method: string; url: URL; headers: RequestHeaders; bodyText: string; now: Date }, via: TraceSummary['via'], ctx?: RequestContext, bodyText = request.bodyText) {
     this.#n = ++lastId
     this.#store = store
     this.method = request.method
-    this.#url = request.url
+    this.#path = request.url.pathname
+    this.#search = request.url.search
     this.#headers = request.headers
-    this.#bodyText = kept(request.bodyText)
+    this.#bodyText = kept(bodyText)
     this.#now = request.now
     this.via = via
     this.#ctx = ctx
@@ -167,7 +171,7 @@ export class TraceRecord {
   }
 
   get path(): string {
-    return this.#url.pathname
+    return this.#path
   }
 
   /** The caller's redacted id (`key_1a2b3c4d`, or the connection), once the answer is known. */
@@ -253,8 +257,8 @@ export class TraceRecord {
       id: this.id,
       time: this.#now.toISOString(),
       method: this.method,
-      path: this.#url.pathname,
-      query: this.#url.search,
+      path: this.#path,
+      query: this.#search,
       operationId: this.operationId,
       status: this.status,
       shop: this.#headers.get('x-shop-id'),
@@ -270,7 +274,7 @@ export class TraceRecord {
     return {
       ...summary,
       decisions: this.decisions,
-      request: { method: this.method, url: `${this.#url.pathname}${this.#url.search}`, headers: redactHeaders(this.#headers), body: parsed(this.#bodyText) },
+      request: { method: this.method, url: `${this.#path}${this.#search}`, headers: redactHeaders(this.#headers), body: parsed(this.#bodyText) },
       response: { status: this.status, headers: { ...shownHeaders(this.#answerHeaders), [TRACE_HEADER]: this.id }, body: parsed(text) },
     }
   }
@@ -332,9 +336,9 @@ export function createTraceStore({ enabled = true, size = 1000 }: TraceStoreOpti
       return count
     },
     capacity: size,
-    begin(ctx, via = ctx.connector ? 'mcp' : 'rest') {
+    begin(ctx, bodyText = ctx.bodyText) {
       if (!store.enabled) return undefined
-      const record = new TraceRecord(store, ctx, via, ctx)
+      const record = new TraceRecord(store, ctx, ctx.connector ? 'mcp' : 'rest', ctx, bodyText)
       record.decide(operationDecision, undefined)
       return record
     },
