@@ -17,7 +17,7 @@
  * against Prism.
  *
  * Options: BENCH_DURATION (s, default 10), BENCH_CONNECTIONS (default 50), BENCH_SCALES
- * (default "small,default,large"), BENCH_SECTIONS (default "table,startup,certification,proxy,sweep": the
+ * (default "small,default,large"), BENCH_SECTIONS (default "table,startup,certification,proxy,trace,sweep,store": the
  * sections to run; the ✓/✗ lines of issue 8 need the first two). Only loopback addresses are used.
  */
 import { writeFileSync, mkdtempSync } from 'node:fs'
@@ -30,7 +30,7 @@ import { API_KEY, headersFor, load as loadTarget, peakRssMb, start, stop, type L
 const duration = Number(process.env.BENCH_DURATION ?? 10)
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 50)
 const scales = (process.env.BENCH_SCALES ?? 'small,default,large').split(',')
-const sections = new Set((process.env.BENCH_SECTIONS ?? 'table,startup,certification,proxy,sweep,store').split(','))
+const sections = new Set((process.env.BENCH_SECTIONS ?? 'table,startup,certification,proxy,trace,sweep,store').split(','))
 
 /** The targets of the main table (the certification pair is measured apart). */
 type Measured = 'bare' | 'prism' | 'shoptwin' | 'uncached'
@@ -110,6 +110,11 @@ async function main(): Promise<void> {
   if (sections.has('proxy')) {
     console.log('\nshoptwin proxy (issue 27): through the proxy (no --inject) and through `prism proxy`, vs direct to the same shoptwin')
     for (const line of await proxyCost(operations, shopId)) console.log(line)
+  }
+
+  if (sections.has('trace')) {
+    console.log('\ntraces (issue 28): throughput on cached reads with tracing on (the default) vs --trace off')
+    for (const line of await traceCost(operations.slice(1, 3), shopId)) console.log(line)
   }
 
   if (sections.has('sweep')) {
@@ -227,6 +232,34 @@ async function proxyCost(ops: Operation[], shopId: string): Promise<string[]> {
     lines.unshift(`peak RSS under load (MB): upstream ${peakRssMb(upstream.child.pid)}, shoptwin proxy ${peakRssMb(proxy.child.pid)}, prism proxy ${peakRssMb(prism.child.pid)}`)
   } finally {
     for (const t of [prism, proxy, upstream]) await stop(t)
+  }
+  return lines
+}
+
+/**
+ * req/s of cached reads with tracing on over off; goal >= 0.9. Both servers run side by side and are
+ * loaded in turn, twice each (on, off, on, off), so drift on a shared machine hits both; the best of
+ * each pair is compared.
+ */
+async function traceCost(ops: Operation[], shopId: string): Promise<string[]> {
+  const lines: string[] = []
+  const on = await start('shoptwin')
+  const off = await start('untraced')
+  try {
+    for (const op of ops) {
+      const rps = { on: [] as number[], off: [] as number[] }
+      for (const target of [on, off]) await load(target, op, shopId, 3)
+      for (let round = 0; round < 2; round++) {
+        rps.on.push((await load(on, op, shopId, duration)).rps)
+        rps.off.push((await load(off, op, shopId, duration)).rps)
+      }
+      const best = { on: Math.max(...rps.on), off: Math.max(...rps.off) }
+      const ratio = best.on / best.off
+      lines.push(`${ratio >= 0.9 ? '✓' : '✗'} ${op.name} (cached): ${best.on} req/s traced, ${best.off} with --trace off, ratio ${ratio.toFixed(2)} (goal >= 0.9; runs on ${rps.on.join(', ')}, off ${rps.off.join(', ')})`)
+    }
+  } finally {
+    await stop(on)
+    await stop(off)
   }
   return lines
 }

@@ -18,7 +18,7 @@ export const HOST = '127.0.0.1'
 export const API_KEY = 'demo-key'
 
 export interface Target {
-  name: 'bare' | 'prism' | 'shoptwin' | 'uncached' | 'certify-on' | 'certify-off' | 'proxy' | 'prism-proxy'
+  name: 'bare' | 'prism' | 'shoptwin' | 'uncached' | 'untraced' | 'certify-on' | 'certify-off' | 'proxy' | 'prism-proxy'
   child: ChildProcess
   url: string
 }
@@ -64,8 +64,8 @@ export async function waitFor200(url: string, timeoutMs = 60_000): Promise<numbe
 
 function spawnServer(name: Target['name'], port: number, extra: string[] = []): ChildProcess {
   const args =
-    name === 'shoptwin' || name === 'uncached'
-      ? [join(root, 'mock/cli.ts'), 'serve', '--port', String(port), '--host', HOST, '--scale', 'default', '--rate-limit', 'off', ...(name === 'uncached' ? ['--response-cache', 'off'] : []), ...extra]
+    name === 'shoptwin' || name === 'uncached' || name === 'untraced'
+      ? [join(root, 'mock/cli.ts'), 'serve', '--port', String(port), '--host', HOST, '--scale', 'default', '--rate-limit', 'off', ...(name === 'uncached' ? ['--response-cache', 'off'] : []), ...(name === 'untraced' ? ['--trace', 'off'] : []), ...extra]
       : name === 'certify-on' || name === 'certify-off'
         ? [join(root, 'bench/certify-server.ts'), String(port), HOST, name === 'certify-on' ? 'on' : 'off']
         : name === 'proxy'

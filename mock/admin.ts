@@ -7,6 +7,7 @@ import { http, type HttpHandler } from 'msw'
 import type { AdminAction } from './context.ts'
 import { methodFallback } from './method-fallback.ts'
 import { pathMethods } from './methods.ts'
+import { createConsoleHandlers } from './console/routes.ts'
 import { apiError, toResponse, type ApiResult } from './respond.ts'
 import type { MockState } from './state.ts'
 import type { Fault, FaultInput } from './stores/faults.ts'
@@ -142,6 +143,9 @@ export function adminMethods(admin: Admin): Array<[path: string, method: string]
     ['/__admin/world', 'GET'],
     ['/__admin/state', 'GET'],
     ['/__admin/metrics', 'GET'],
+    ['/__admin/traces', 'GET'],
+    ['/__admin/traces/{id}', 'GET'],
+    ['/__admin/console', 'GET'],
     ...admin.actions().map((a): [string, string] => [`/__admin/${a}`, 'POST']),
   ]
 }
@@ -179,6 +183,7 @@ export function createAdminHandlers(state: MockState, { baseUrl = '' }: { baseUr
     http.get(at('/state'), () => answer(() => state.inspect())),
     // What an operator scrapes: the store, the log's head, this replica's lag and the store's round trip.
     http.get(at('/metrics'), () => answer(() => state.twin.metrics())),
+    ...createConsoleHandlers(state, { baseUrl }),
     http.post(at('/*'), async ({ request }) => {
       const name = new URL(request.url).pathname.replace(/^.*?\/__admin\//, '')
       // A path of the control API's own that takes no POST (`/__admin/world`) is the fallback's 405.

@@ -29,6 +29,7 @@ const SERVE: CommandSpec = {
     today: { value: 'YYYY-MM-DD', help: 'the world\'s last day', default: 'the clock\'s date', check: checks.date },
     'rate-limit': { value: 'on|off', help: '10 requests/s per key and shop, as the service', default: 'on', check: checks.onOff },
     'response-cache': { value: 'on|off', help: 'answer identical reads again until any write, control-API call or clock move', default: 'on', check: checks.onOff },
+    trace: { value: 'on|off', help: 'every answer carries x-shoptwin-trace and its trace is kept (GET /__admin/traces/<id>; the console is /__admin/console)', default: 'on', check: checks.onOff },
     strict: { help: 'freeze the world: a handler editing it in place throws' },
     'remote-admin': { help: 'allow the control API (/__admin/) from other hosts than loopback' },
     store: { value: 'URL', help: 'share the twin between replicas on a Redis-compatible server: redis://HOST:PORT[/DB] or unix:///path/redis.sock (or SHOPTWIN_STORE)', default: 'in memory', check: checks.storeUrl },
@@ -134,6 +135,7 @@ async function serve(args: string[]): Promise<number> {
       rateLimits: { ...(flags.perSecond ? { perSecond: flags.perSecond } : {}), ...(flags.perDay ? { perDay: flags.perDay } : {}) },
       // Over HTTP every change goes through a request, so the cache is exact: on unless turned off.
       responseCache: isOn(values['response-cache'], true),
+      trace: isOn(values.trace, true),
       strict: values.strict === true,
       // On a shared store, the twin's settings (resolved when it was created) win.
       ...(shared
@@ -169,7 +171,7 @@ async function serve(args: string[]): Promise<number> {
   }
   const { state } = mock
   const lines = [
-    `shoptwin mock listening on ${url}  (seed ${state.seed}, scale ${state.scale}, today ${state.today}, rate limit ${state.rateLimit ? 'on' : 'off'}, response cache ${state.responseCache ? 'on' : 'off'})`,
+    `shoptwin mock listening on ${url}  (seed ${state.seed}, scale ${state.scale}, today ${state.today}, rate limit ${state.rateLimit ? 'on' : 'off'}, response cache ${state.responseCache ? 'on' : 'off'}, tracing ${state.traces.enabled ? 'on' : 'off'})`,
     ...(shared ? [`Shared twin '${twinName}' on ${shared.store} (${shared.created ? 'created' : 'joined'}; log head ${state.twin.head}; metrics: ${url}/__admin/metrics)`] : []),
     '',
     'API keys (x-api-key):',
@@ -179,7 +181,8 @@ async function serve(args: string[]): Promise<number> {
     ...state.world.shops.map((s) => `  ${s.shop_id}  ${s.shop_name} (${s.plan}${s.is_active ? '' : ', inactive'})`),
     '',
     `Try: curl -s ${url}/shop/sps -H 'x-api-key: ${state.world.apiKeys[0]?.key}' -H 'x-shop-id: ${state.world.shops[0]?.shop_id}'`,
-    `Control API: ${url}/__admin/  (reset, clock, faults, requests, world)`,
+    `Control API: ${url}/__admin/  (reset, clock, faults, requests, world, traces, metrics)`,
+    `Console:     ${url}/__admin/console  (live exchanges and their traces, clock, faults, limits, state)`,
     '',
     'Assistant connector (OAuth 2.1 + MCP, same world; mock/connector/README.md):',
     `  MCP endpoint  ${url}/mcp`,

@@ -10,6 +10,7 @@ import type { ApiKeyRecord, ShopRecord, World } from './world.ts'
 import type { PageWindow } from './pipeline/paging.ts'
 import type { RequestHeaders } from './pipeline/compose.ts'
 import type { ConnectorActor } from './connector/activity.ts'
+import type { TraceRecord } from './trace/store.ts'
 
 export type { ApiResult } from './respond.ts'
 
@@ -50,6 +51,8 @@ export interface RequestContext {
   input: Record<string, unknown>
   /** For operations with `x-paging`: the page window after clamps and the depth cap. */
   page: PageWindow | undefined
+  /** The request's trace while tracing is on (mock/trace): steps record their decisions with `ctx.trace?.decide(...)`. */
+  trace?: TraceRecord
 }
 
 /** An operation's behaviour. Return `{ status, body }`, or return/throw `apiError(status, message)`. */

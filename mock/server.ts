@@ -16,6 +16,8 @@ import { apiError, serializeBody, toResponse, type ApiResult } from './respond.t
 import { createMockState, type MockState, type MockStateOptions } from './state.ts'
 import { redactHeaders } from './stores/journal.ts'
 import { StoreUnavailable } from './twin/ops.ts'
+import { noOperation } from './trace/unmatched.ts'
+import { serveConsole } from './console/serve.ts'
 
 /** The origin requests are rebuilt on before they reach the handlers. */
 const INTERNAL_ORIGIN = 'http://shoptwin.internal'
@@ -101,7 +103,7 @@ const CORS_HEADERS: Record<string, string> = {
   'access-control-allow-origin': '*',
   'access-control-allow-headers': 'content-type, x-api-key, x-shop-id, idempotency-key, prefer',
   'access-control-allow-methods': 'GET, POST, DELETE, OPTIONS',
-  'access-control-expose-headers': 'retry-after, idempotent-replayed',
+  'access-control-expose-headers': 'retry-after, idempotent-replayed, x-shoptwin-trace',
 }
 
 /** True for 127.0.0.0/8 and ::1 (also IPv4-mapped). */
@@ -266,6 +268,7 @@ export function createServer({ state = undefined, stateOptions, remoteAdmin = fa
       }
       const request = new Request(`${INTERNAL_ORIGIN}${rawUrl}`, { method, headers: fetchHeaders(req.headers), body: body && body.length ? new Uint8Array(body) : undefined })
       if (admin) {
+        if (serveConsole(mockState, req, res, path)) return
         return await sharedTwin(mockState, method, path, async () => {
           const response = await getResponse(adminHandlers, request)
           return send(res, response ?? toResponse(apiError(404, `No control API route at ${req.method} ${path}`)))
@@ -277,7 +280,8 @@ export function createServer({ state = undefined, stateOptions, remoteAdmin = fa
       else if (route) response = await getResponse([route.handler], request)
       if (!response) {
         journalUnrouted(req, path, 404)
-        return sendResult(res, apiError(404, `No operation at ${req.method} ${path}`))
+        const result = apiError(404, `No operation at ${req.method} ${path}`)
+        return sendResult(res, mockState.traces.unmatched({ method, url: new URL(`${INTERNAL_ORIGIN}${rawUrl}`), headers, bodyText: textOf(body), now: mockState.clock.now() }, noOperation(mockState.contract, method, path), result))
       }
       await send(res, response)
     } catch (error) {

@@ -21,6 +21,7 @@ import { createIdempotencyStore, type IdempotencyStore, type IdempotencyStoreOpt
 import { createJournal, type Journal } from './stores/journal.ts'
 import { createRateLimiter, type RateLimiter, type RateLimiterOptions } from './stores/rate-limiter.ts'
 import { createResponseCache, type ResponseCache, type ResponseCacheOptions } from './stores/response-cache.ts'
+import { createTraceStore, type TraceStore, type TraceStoreOptions } from './trace/store.ts'
 import { buildWorld, type ShopRecord, type World } from './world.ts'
 import { worldAt } from '../fixtures/as-of.ts'
 
@@ -45,6 +46,11 @@ export interface MockStateOptions {
   rateLimits?: RateLimiterOptions
   /** Most journal entries kept (default 1000). */
   journalSize?: number
+  /**
+   * A trace of every answer, named by its `x-shoptwin-trace` header (mock/trace): `true` (default),
+   * `false` (no trace, no header: `shoptwin serve --trace off`), or `{ size }`, the traces kept (default 1000).
+   */
+  trace?: boolean | TraceStoreOptions
   /**
    * Serve identical cacheable reads again from a cache emptied by every possible write, control-API
    * call and clock move (default false; the standalone server turns it on). Not for code that edits
@@ -102,6 +108,8 @@ export interface MockState {
   readonly idempotency: IdempotencyStore
   readonly rateLimiter: RateLimiter
   readonly journal: Journal
+  /** The traces of the last answers (`state.traces.last()`, `.get(id)`, `.explain(response)`); `state.traces.enabled = false` turns tracing off. */
+  readonly traces: TraceStore
   readonly faults: FaultStore
   /** The assistant connector's clients, connections, tokens and the activity log (mock/connector; replaced by reset). */
   readonly connector: ConnectorStore
@@ -145,6 +153,8 @@ export interface MockState {
    * and reports the write to `onWrite`. In strict mode the input must be plain data.
    */
   write<T, W extends Record<string, AreaWrite<T>>, K extends keyof W & string>(definition: AreaState<T, W>, name: K, input: WriteInput<W, K>): WriteResult<W, K>
+  /** The area states made so far (read-only views for the console). */
+  areaStates(): ReadonlyArray<{ area: string; state: unknown }>
   /** A shop of the account by id (undefined for unknown and foreign shops). */
   findShop(shopId: string): ShopRecord | undefined
   /** A fresh world (same seed unless given) and empty stores; the clock and the flags stay. */
@@ -249,6 +259,7 @@ export function createMockState(options: MockStateOptions = {}): MockState {
     void state.idempotency.clear()
     void state.rateLimiter.clear()
     state.journal.clear()
+    state.traces.clear()
     faultStore.clear()
   }
   const areaStateOf = <T>(definition: AreaState<T, any>): T => {
@@ -357,6 +368,7 @@ export function createMockState(options: MockStateOptions = {}): MockState {
     get journal() {
       return twin.journal ?? memoryJournal
     },
+    traces: createTraceStore(options.trace === undefined || options.trace === true ? {} : options.trace === false ? { enabled: false } : options.trace),
     faults,
     responseCache: cache,
     get version() {
@@ -389,8 +401,14 @@ export function createMockState(options: MockStateOptions = {}): MockState {
       }
       changed()
       logged({ kind: 'write', area: definition.area, name, input })
-      options.onWrite?.({ area: definition.area, name, input, version })
+      const record = { area: definition.area, name, input, version }
+      options.onWrite?.(record)
+      state.traces.noteWrite(record)
       return result as any
+    },
+    areaStates() {
+      currentWorld()
+      return [...areaStates].map(([definition, value]) => ({ area: definition.area, state: value }))
     },
     findShop(shopId) {
       return generated.shops.find((s) => s.shop_id === shopId)

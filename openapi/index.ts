@@ -208,9 +208,10 @@ export class ContractValidators {
   readonly doc: OpenApiDocument
   private cache = new Map<string, ValidateFunction>()
 
-  constructor(doc: OpenApiDocument) {
+  /** `allErrors`: report every failure, not the first (the mock's traces; the answers name the first). */
+  constructor(doc: OpenApiDocument, { allErrors = false }: { allErrors?: boolean } = {}) {
     this.doc = doc
-    this.ajv = new Ajv2020({ allErrors: false, strict: false, validateFormats: true, coerceTypes: false })
+    this.ajv = new Ajv2020({ allErrors, strict: false, validateFormats: true, coerceTypes: false })
     addFormats(this.ajv)
     this.ajv.addSchema({ $id: CONTRACT_ID, components: { schemas: doc.components.schemas } })
   }

@@ -35,7 +35,7 @@ const CORS: Record<string, string> = {
   'access-control-allow-origin': '*',
   'access-control-allow-headers': 'authorization, content-type, mcp-protocol-version, mcp-session-id, last-event-id',
   'access-control-allow-methods': 'GET, POST, DELETE, OPTIONS',
-  'access-control-expose-headers': 'www-authenticate, mcp-session-id, mcp-protocol-version',
+  'access-control-expose-headers': 'www-authenticate, mcp-session-id, mcp-protocol-version, x-shoptwin-trace',
 }
 
 const LOOPBACK_HOST = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\])(:\d+)?$/i

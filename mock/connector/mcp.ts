@@ -14,6 +14,7 @@ import type { MockState } from '../state.ts'
 import type { ApiKeyRecord } from '../world.ts'
 import type { Connection, ConnectorUser } from './store.ts'
 import { connectorTools, type ConnectorTool } from './tools.ts'
+import { TRACE_HEADER } from '../trace/types.ts'
 
 const INTERNAL_ORIGIN = 'http://shoptwin.internal'
 
@@ -53,6 +54,7 @@ function toolResult(result: ApiResult): CallToolResult {
   const headers = result.headers ?? {}
   if (headers['idempotent-replayed'] === 'true') meta['shoptwin/idempotent-replayed'] = true
   if (headers['retry-after']) meta['shoptwin/retry-after'] = Number(headers['retry-after'])
+  if (headers[TRACE_HEADER]) meta['shoptwin/trace'] = headers[TRACE_HEADER]
   return {
     content: [{ type: 'text', text }],
     ...(body && typeof body === 'object' && !Array.isArray(body) ? { structuredContent: body as Record<string, unknown> } : {}),
@@ -79,7 +81,8 @@ export function createMcpEndpoint(state: MockState, { log }: { log?: (error: unk
     return toolResult({ status, body: { error: message } })
   }
 
-  async function callTool(principal: ConnectorPrincipal, name: string, args: Record<string, unknown>): Promise<CallToolResult> {
+  /** Runs one tool call through the REST pipeline; `traces` receives the trace id of its answer. */
+  async function callTool(principal: ConnectorPrincipal, name: string, args: Record<string, unknown>, traces?: string[]): Promise<CallToolResult> {
     const { connection, user } = principal
     const tool = connectorTools(state.contract).find((t) => t.name === name)
     const shopArg = typeof args.shop_id === 'string' ? args.shop_id : null
@@ -131,6 +134,8 @@ export function createMcpEndpoint(state: MockState, { log }: { log?: (error: unk
         connector: { connection_id: connection.connection_id, client_id: connection.client_id, client_name: connection.client_name },
       }),
     )
+    const trace = result.headers?.[TRACE_HEADER]
+    if (trace) traces?.push(trace)
     return toolResult(result)
   }
 
@@ -144,6 +149,7 @@ export function createMcpEndpoint(state: MockState, { log }: { log?: (error: unk
       },
     )
     const principalOf = (extra: { authInfo?: AuthInfo }) => extra.authInfo?.extra?.principal as ConnectorPrincipal
+    const tracesOf = (extra: { authInfo?: AuthInfo }) => extra.authInfo?.extra?.traces as string[] | undefined
     server.setRequestHandler(ListToolsRequestSchema, (_, extra) => {
       const { connection } = principalOf(extra)
       return {
@@ -158,7 +164,7 @@ export function createMcpEndpoint(state: MockState, { log }: { log?: (error: unk
           })),
       }
     })
-    server.setRequestHandler(CallToolRequestSchema, (req, extra) => callTool(principalOf(extra), req.params.name, (req.params.arguments ?? {}) as Record<string, unknown>))
+    server.setRequestHandler(CallToolRequestSchema, (req, extra) => callTool(principalOf(extra), req.params.name, (req.params.arguments ?? {}) as Record<string, unknown>, tracesOf(extra)))
     return server
   }
 
@@ -172,7 +178,13 @@ export function createMcpEndpoint(state: MockState, { log }: { log?: (error: unk
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true })
     await server.connect(transport)
     try {
-      return await transport.handleRequest(request, { authInfo: { ...principal.authInfo, extra: { principal } } })
+      // The tool calls of this request name their traces here: the answer carries them in x-shoptwin-trace.
+      const traces: string[] = []
+      const response = await transport.handleRequest(request, { authInfo: { ...principal.authInfo, extra: { principal, traces } } })
+      if (!traces.length) return response
+      const headers = new Headers(response.headers)
+      headers.set(TRACE_HEADER, traces.join(', '))
+      return new Response(response.body, { status: response.status, statusText: response.statusText, headers })
     } finally {
       await server.close()
       if (idle.length < 16) idle.push(server)

@@ -8,6 +8,7 @@ import type { OperationInfo } from '../../openapi/index.ts'
 import { apiError, isApiError, serializeBody, type ApiResult } from '../respond.ts'
 import type { MockState } from '../state.ts'
 import type { Awaitable, Next, RequestContext, Step } from './compose.ts'
+import { adversityDecision } from '../trace/decisions.ts'
 
 /** One request of a certification session, as the client rules read it. */
 export interface RecordedRequest {
@@ -126,6 +127,7 @@ function certified(ctx: RequestContext, session: Session, next: Next): Awaitable
   const entry = entryOf(ctx, session)
   entries.set(ctx, entry)
   const adversity = hooks.adversity(entry, ctx.calledOp)
+  if (adversity) ctx.trace?.decide(adversityDecision(adversity))
   if (adversity?.kind === 'slow') {
     entry.injected = adversity.situation
     slow.set(ctx, adversity.ms)

@@ -34,7 +34,7 @@ export function requestContext(
   request: Pick<RequestContext, 'method' | 'headers' | 'url' | 'params' | 'bodyText'> & Partial<Pick<RequestContext, 'apiKey' | 'connector'>>,
 ): RequestContext {
   const now = state.clock.now()
-  return { state, world: state.world, op, calledOp, now, today: now.toISOString().slice(0, 10), shop: undefined, input: {}, page: undefined, apiKey: undefined, ...request }
+  return { state, world: state.world, op, calledOp, now, today: now.toISOString().slice(0, 10), shop: undefined, input: {}, page: undefined, apiKey: undefined, trace: undefined, ...request }
 }
 
 export type Awaitable<T> = T | Promise<T>

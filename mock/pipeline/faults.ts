@@ -1,6 +1,7 @@
 import { apiError, type ApiResult } from '../respond.ts'
 import type { Fault } from '../stores/faults.ts'
 import type { Next, Step } from './compose.ts'
+import { faultDecision } from '../trace/decisions.ts'
 
 // A plain timer rather than node:timers, so the handlers also run in the browser (setupWorker).
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
@@ -12,7 +13,11 @@ export const faults = (): Step =>
     if (!ctx.state.faults.peek(ctx.calledOp)) return next()
     // Taking a fault counts it down, a change of the twin's state: a write of its own on a shared store.
     const taken = ctx.state.exclusive(() => ctx.state.faults.take(ctx.calledOp))
-    return taken instanceof Promise ? taken.then((fault) => (fault ? withFault(fault, next) : next())) : taken ? withFault(taken, next) : next()
+    const apply = (fault: Fault | undefined) => {
+      if (fault) ctx.trace?.decide(faultDecision(fault))
+      return fault ? withFault(fault, next) : next()
+    }
+    return taken instanceof Promise ? taken.then(apply) : apply(taken)
   }
 
 async function withFault(fault: Fault, next: Next): Promise<ApiResult> {

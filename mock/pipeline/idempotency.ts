@@ -9,6 +9,7 @@ import type { IdempotencyStore } from '../stores/idempotency.ts'
 import { apiError, isApiError, serializeBody, type ApiResult } from '../respond.ts'
 import { refreshContext, type Next, type RequestContext, type Step } from './compose.ts'
 import { INVALID_IDEMPOTENCY_KEY } from './validate.ts'
+import { idempotencyCompleted, idempotencyDecision, idempotencyNoKey, idempotencyRefused, idempotencyReleased } from '../trace/decisions.ts'
 
 export const KEY_PATTERN = /^[A-Za-z0-9-]{1,128}$/
 export const IN_FLIGHT_MESSAGE = messages.idempotencyInFlight
@@ -20,19 +21,26 @@ export const idempotency = (): Step =>
     if (!ctx.calledOp.idempotent && !ctx.op.idempotent) return next()
     const key = ctx.headers.get('idempotency-key')
     // spec: Idempotency: the header is optional; without it the endpoint behaves normally.
-    return key === null ? next() : withKey(ctx, key, next)
+    return key === null ? (ctx.trace?.decide(idempotencyNoKey), next()) : withKey(ctx, key, next)
   }
 
 async function withKey(ctx: RequestContext, key: string, next: Next): Promise<ApiResult> {
-  if (!KEY_PATTERN.test(key)) throw apiError(400, INVALID_IDEMPOTENCY_KEY)
+  if (!KEY_PATTERN.test(key)) {
+    ctx.trace?.decide(idempotencyRefused('format', key, INVALID_IDEMPOTENCY_KEY))
+    throw apiError(400, INVALID_IDEMPOTENCY_KEY)
+  }
   const store = ctx.state.idempotency
   const shopId = ctx.shop?.shop_id ?? '-'
 
-  const claim = await store.claim(shopId, key)
+  const claim = await store.claim(shopId, key, ctx.trace?.id)
+  ctx.trace?.decide(idempotencyDecision, key, claim)
   if (claim.kind === 'in-flight') throw apiError(409, IN_FLIGHT_MESSAGE)
   if (claim.kind === 'replay') {
     const { entry } = claim
-    if (entry.permission !== undefined && entry.permission !== ctx.op.permission) throw apiError(400, keyUsedElsewhere(entry.permission))
+    if (entry.permission !== undefined && entry.permission !== ctx.op.permission) {
+      ctx.trace?.decide(idempotencyRefused('elsewhere', key, keyUsedElsewhere(entry.permission)))
+      throw apiError(400, keyUsedElsewhere(entry.permission))
+    }
     return { status: entry.responseStatus!, rawBody: entry.rawBody!, headers: { ...entry.headers, 'idempotent-replayed': 'true' } }
   }
 
@@ -42,6 +50,7 @@ async function withKey(ctx: RequestContext, key: string, next: Next): Promise<Ap
     return await keyed(ctx, store, shopId, key, next)
   } catch (error) {
     await Promise.resolve(store.release(shopId, key)).catch(() => {})
+    ctx.trace?.decide(idempotencyReleased(key, 'exception'))
     throw error
   }
 }
@@ -60,10 +69,12 @@ function keyed(ctx: RequestContext, store: IdempotencyStore, shopId: string, key
     // spec: Idempotency: 5xx responses are not cached, so a retry can succeed.
     if (result.status >= 500) {
       await store.release(shopId, key)
+      ctx.trace?.decide(idempotencyReleased(key, result.status))
       return result
     }
     const rawBody = serializeBody(result)
     await store.complete(shopId, key, { status: result.status, rawBody, headers: result.headers, permission: ctx.op.permission })
+    ctx.trace?.decide(idempotencyCompleted, key, result.status)
     return { status: result.status, rawBody, headers: result.headers }
   })
 }

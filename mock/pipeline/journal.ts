@@ -93,9 +93,11 @@ export const journal = (): Step => {
     const started = performance.now()
     if (ctx.bodyText !== lastBody) lastBody = ctx.bodyText
     const entry = ctx.state.journal.record(new LazyEntry(ctx, lastBody))
+    // The request's trace (mock/trace): its decisions, and the `x-shoptwin-trace` header on the answer.
+    const trace = (ctx.trace = ctx.state.traces.begin(ctx, lastBody))
     const result = await next()
     entry.status = result.status
     entry.durationMs = Math.round((performance.now() - started) * 1000) / 1000
-    return result
+    return trace ? trace.finish(result, entry.durationMs) : result
   }
 }

@@ -6,6 +6,7 @@
 import type { OperationInfo } from '../../openapi/index.ts'
 import { apiError } from '../respond.ts'
 import type { Step } from './compose.ts'
+import { pagingDecision } from '../trace/decisions.ts'
 
 export const DEFAULT_DEPTH_CAP = 10_000
 
@@ -57,5 +58,6 @@ export function paginate<T>(rows: readonly T[], window: PageWindow): { rows: T[]
 export const paging = (): Step =>
   function paging(ctx, next) {
     ctx.page = pageWindow(ctx.calledOp, ctx.input)
+    if (ctx.page) ctx.trace?.decide(pagingDecision, ctx.input[ctx.calledOp.paging!.sizeParam], ctx.page)
     return next()
   }

@@ -2,6 +2,7 @@ import type { OperationInfo } from '../../openapi/index.ts'
 import { messages } from '../messages.ts'
 import { apiError } from '../respond.ts'
 import type { Step } from './compose.ts'
+import { preferDecision } from '../trace/decisions.ts'
 
 /**
  * The message a `Prefer: code=NNN` response carries: the one the real code path answers with
@@ -40,5 +41,6 @@ export const prefer = (): Step =>
     if (!match) return next()
     const status = Number(match[1])
     if (status < 400 || !ctx.calledOp.statuses.includes(status)) return next()
+    ctx.trace?.decide(preferDecision(status))
     return apiError(status, preferredMessage(ctx.calledOp, status, ctx.state.rateLimiter.perSecond), status === 429 ? { 'retry-after': '1' } : undefined)
   }

@@ -1,7 +1,8 @@
 import { messages } from '../messages.ts'
 import { apiError } from '../respond.ts'
 import type { RateDecision } from '../stores/rate-limiter.ts'
-import type { Next, Step } from './compose.ts'
+import type { Next, RequestContext, Step } from './compose.ts'
+import { rateLimitDecision, rateLimitOff } from '../trace/decisions.ts'
 
 /**
  * spec: Limits: 10 requests per second and 1,000,000 per day per key, measured per shop; the
@@ -9,13 +10,17 @@ import type { Next, Step } from './compose.ts'
  */
 export const rateLimit = (): Step =>
   function rateLimit(ctx, next) {
-    if (!ctx.state.rateLimit || !ctx.apiKey) return next()
+    if (!ctx.state.rateLimit || !ctx.apiKey) {
+      if (ctx.apiKey) ctx.trace?.decide(rateLimitOff)
+      return next()
+    }
     const decision = ctx.state.rateLimiter.take(ctx.apiKey.key, ctx.shop?.shop_id ?? '-')
     // In memory the decision is at hand; a shared store's comes back from one round trip.
-    return decision instanceof Promise ? decision.then((d) => decide(d, next)) : decide(decision, next)
+    return decision instanceof Promise ? decision.then((d) => decide(ctx, d, next)) : decide(ctx, decision, next)
   }
 
-function decide(decision: RateDecision, next: Next) {
+function decide(ctx: RequestContext, decision: RateDecision, next: Next) {
+  ctx.trace?.decide(rateLimitDecision, decision)
   if (!decision.allowed) {
     throw apiError(429, messages.tooManyRequests(decision.window, decision.limit), { 'retry-after': String(decision.retryAfterSeconds) })
   }

@@ -17,6 +17,7 @@ import { serializeBody } from '../respond.ts'
 import type { MockState } from '../state.ts'
 import { DAY_MS } from '../../fixtures/days.ts'
 import { refreshContext, type Next, type RequestContext, type Step } from './compose.ts'
+import { cacheDecision } from '../trace/decisions.ts'
 
 /** True when the handler dispatch will run is the one its area declared cacheable (not a replacement). */
 function isCacheable(ctx: RequestContext): boolean {
@@ -32,7 +33,9 @@ export const responseCache = (): Step =>
     // The clock's date as its UTC day number (formatting the date costs more than the rest of the key).
     const day = Math.floor(ctx.now.getTime() / DAY_MS)
     const request = `${ctx.calledOp.operationId}\u0000${ctx.apiKey?.key ?? ''}\u0000${ctx.shop?.shop_id ?? ''}\u0000${day}\u0000${ctx.method}\u0000${ctx.url.search}`
-    return cache.get(request, ctx.bodyText) ?? remember(ctx.state, request, ctx.bodyText, next)
+    const hit = cache.get(request, ctx.bodyText)
+    ctx.trace?.decide(cacheDecision, hit !== undefined, ctx.state.version)
+    return hit ?? remember(ctx.state, request, ctx.bodyText, next)
   }
 
 /** Runs the rest of the pipeline and keeps a 200, unless the state's version moved meanwhile. */

@@ -9,6 +9,8 @@ import { messages } from '../messages.ts'
 import { apiError } from '../respond.ts'
 import type { Step } from './compose.ts'
 import { coerceQueryValues, parseQuery, schemaResolver } from './query.ts'
+import { validationDecision, validationPassed } from '../trace/decisions.ts'
+import { allFailures } from '../trace/validation.ts'
 
 export const MISSING_DATE_RANGE = messages.missingDateRange
 export const INVALID_IDEMPOTENCY_KEY = messages.invalidIdempotencyKey
@@ -116,8 +118,9 @@ export const validate = (): Step =>
       const check = validators.compile(`${op.operationId}:param:${p.name}`, p.schema)
       if (value === undefined || !check(value)) {
         // spec: Idempotency: the key path segment must match ^[A-Za-z0-9-]{1,128}$.
-        if (op.path.startsWith('/idempotency/')) throw apiError(400, INVALID_IDEMPOTENCY_KEY)
-        throw apiError(400, check.errors?.[0] ? describeAjvError(check.errors[0], p.name) : `${p.name} is required`)
+        const message = op.path.startsWith('/idempotency/') ? INVALID_IDEMPOTENCY_KEY : check.errors?.[0] ? describeAjvError(check.errors[0], p.name) : `${p.name} is required`
+        ctx.trace?.decide(validationDecision([], message))
+        throw apiError(400, message)
       }
     }
 
@@ -129,9 +132,13 @@ export const validate = (): Step =>
         try {
           parsed = JSON.parse(ctx.bodyText)
         } catch (error) {
+          ctx.trace?.decide(validationDecision([], `Malformed JSON body: ${(error as Error).message}`))
           throw apiError(400, `Malformed JSON body: ${(error as Error).message}`)
         }
-        if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw apiError(400, 'body must be a JSON object')
+        if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+          ctx.trace?.decide(validationDecision([], 'body must be a JSON object'))
+          throw apiError(400, 'body must be a JSON object')
+        }
         input = parsed as Record<string, unknown>
       }
       validateInput = validators.requestBody(op)
@@ -156,8 +163,13 @@ export const validate = (): Step =>
     }
 
     if (validateInput && !validateInput(input)) {
-      throw apiError(400, messageOf(validateInput.errors![0], op.hasBody ? 'body' : 'query'))
+      const root = op.hasBody ? 'body' : 'query'
+      const message = messageOf(validateInput.errors![0], root)
+      // The trace lists every failing field; the answer keeps naming the first.
+      ctx.trace?.decide(validationDecision(op.hasBody ? allFailures(state.contract, `${op.operationId}:body`, op.requestSchema!, input, ctx.bodyText.length, root, messageOf) : allFailures(state.contract, `${op.operationId}:query`, querySchema(op), input, ctx.url.search.length, root, messageOf), message))
+      throw apiError(400, message)
     }
+    ctx.trace?.decide(validationPassed)
     ctx.input = input
     return next()
   }

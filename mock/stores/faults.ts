@@ -38,6 +38,8 @@ export interface FaultStore {
   /** The fault `take` would take, without taking it. */
   peek(match: FaultMatch): Fault | undefined
   list(): Fault[]
+  /** Removes one fault; false when there is none with this id. */
+  remove?(id: number): boolean
   clear(): void
 }
 
@@ -69,6 +71,11 @@ export function createFaultStore(): FaultStore {
     },
     list() {
       return faults.map((f) => ({ ...f }))
+    },
+    remove(id) {
+      const before = faults.length
+      faults = faults.filter((f) => f.id !== id)
+      return faults.length < before
     },
     clear() {
       faults = []

@@ -14,6 +14,8 @@ export interface IdempotencyEntry {
   expiresAt?: number
   /** The operation (`POST /automations/create`) whose answer this is: a replay serves only it. */
   permission?: string
+  /** The trace of the request that claimed the key (mock/trace), when tracing is on. */
+  trace?: string
 }
 
 export interface IdempotencyStoreOptions {
@@ -27,7 +29,7 @@ export interface IdempotencyStoreOptions {
 
 export type IdempotencyClaim =
   | { kind: 'started' }
-  | { kind: 'in-flight' }
+  | { kind: 'in-flight'; trace?: string }
   | { kind: 'replay'; entry: IdempotencyEntry }
 
 /**
@@ -35,8 +37,8 @@ export type IdempotencyClaim =
  * answers asynchronously, and completes a record in the same commit as the write it answers.
  */
 export interface IdempotencyStore {
-  /** Starts a request with this key, or tells that one is in flight or completed. */
-  claim(shopId: string, key: string): IdempotencyClaim | Promise<IdempotencyClaim>
+  /** Starts a request with this key (`trace`: its trace id, kept as the holder), or tells that one is in flight or completed. */
+  claim(shopId: string, key: string, trace?: string): IdempotencyClaim | Promise<IdempotencyClaim>
   /** The first request finished with a cacheable response. */
   complete(shopId: string, key: string, response: { status: number; rawBody: string; headers?: Record<string, string>; permission?: string }): void | Promise<void>
   /** The first request failed (5xx or exception): the key is free again. */
@@ -46,11 +48,13 @@ export interface IdempotencyStore {
   /** Records held (in memory; -1 where the store does not count them). */
   readonly size: number
   clear(): void | Promise<void>
+  /** The live records, oldest first (the console reads them). */
+  list?(): Array<{ shopId: string; key: string; entry: IdempotencyEntry }>
 }
 
 /** The in-memory store answers at once. */
 export interface MemoryIdempotencyStore extends IdempotencyStore {
-  claim(shopId: string, key: string): IdempotencyClaim
+  claim(shopId: string, key: string, trace?: string): IdempotencyClaim
   complete(shopId: string, key: string, response: { status: number; rawBody: string; headers?: Record<string, string>; permission?: string }): void
   release(shopId: string, key: string): void
   lookup(shopId: string, key: string): IdempotencyEntry | undefined
@@ -90,23 +94,24 @@ export function createIdempotencyStore(clock: Clock, { ttlMs = 24 * 60 * 60 * 10
   }
 
   return {
-    claim(shopId, key) {
+    claim(shopId, key, trace) {
       const now = clock.nowMs()
       const entry = get(shopId, key, now)
       if (entry?.status === 'completed') return { kind: 'replay', entry }
-      if (entry?.status === 'processing') return { kind: 'in-flight' }
+      if (entry?.status === 'processing') return entry.trace === undefined ? { kind: 'in-flight' } : { kind: 'in-flight', trace: entry.trace }
       const id = idOf(shopId, key)
       records.delete(id)
-      records.set(id, { status: 'processing', startedAt: now })
+      records.set(id, trace === undefined ? { status: 'processing', startedAt: now } : { status: 'processing', startedAt: now, trace })
       sweep(now)
       return { kind: 'started' }
     },
     complete(shopId, key, response) {
       const now = clock.nowMs()
       const id = idOf(shopId, key)
-      const startedAt = records.get(id)?.startedAt ?? now
+      const held = records.get(id)
+      const startedAt = held?.startedAt ?? now
       records.delete(id)
-      records.set(id, { status: 'completed', startedAt, responseStatus: response.status, rawBody: response.rawBody, headers: response.headers, expiresAt: now + ttlMs, permission: response.permission })
+      records.set(id, { status: 'completed', startedAt, responseStatus: response.status, rawBody: response.rawBody, headers: response.headers, expiresAt: now + ttlMs, permission: response.permission, ...(held?.trace !== undefined && { trace: held.trace }) })
       sweep(now)
     },
     release(shopId, key) {
@@ -117,6 +122,13 @@ export function createIdempotencyStore(clock: Clock, { ttlMs = 24 * 60 * 60 * 10
     },
     get size() {
       return records.size
+    },
+    list() {
+      const now = clock.nowMs()
+      return [...records].filter(([, entry]) => live(entry, now)).map(([id, entry]) => {
+        const [shopId = '', key = ''] = id.split('\u0000')
+        return { shopId, key, entry }
+      })
     },
     clear() {
       records.clear()

@@ -11,12 +11,27 @@ export interface RateLimiterOptions {
 }
 
 /** A refusal names the window that is full and that window's limit (the message says it). */
-export type RateDecision = { allowed: true } | { allowed: false; retryAfterSeconds: number; window: 'second' | 'day'; limit: number }
+export type RateDecision = ({ allowed: true } | { allowed: false; retryAfterSeconds: number; window: 'second' | 'day'; limit: number }) & RateCounts
+
+/** The (key, shop) counter after the decision, as traces show it. */
+export interface RateCounts {
+  /** Requests counted in the sliding second (this one included when allowed). */
+  secondCount: number
+  /** The oldest of them (epoch ms; now when none). */
+  windowStart: number
+  perSecond: number
+  perDay: number
+  dayCount: number
+  /** The UTC day the day counter counts. */
+  day: string
+}
 
 export interface RateLimiter {
   /** Counts the request if it is allowed (a shared store answers asynchronously). */
   take(apiKey: string, shopId: string): RateDecision | Promise<RateDecision>
   clear(): void | Promise<void>
+  /** The counters of every (key, shop) pair tracked, as of the clock's now (the console reads them; the key as given to take). */
+  list?(): Array<{ apiKey: string; shopId: string } & Omit<RateCounts, 'perSecond' | 'perDay'>>
   /** (key, shop) pairs with counters (in memory; -1 where the store does not count them). */
   readonly trackedPairs: number
   /** Requests accepted per second for one (key, shop). */
@@ -68,17 +83,25 @@ export function createRateLimiter(clock: Clock, { perSecond = 10, perDay = 1_000
       while (u.recent.length && u.recent[u.recent.length - 1] > now) u.recent.pop()
       if (u.dayCount >= perDay) {
         const midnight = Date.parse(`${today}T00:00:00Z`) + 86_400_000
-        return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil((midnight - now) / 1000)), window: 'day', limit: perDay }
+        return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil((midnight - now) / 1000)), window: 'day', limit: perDay, secondCount: u.recent.length, windowStart: u.recent[0] ?? now, perSecond, perDay, dayCount: u.dayCount, day: today }
       }
       if (u.recent.length >= perSecond) {
-        return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil((u.recent[0] + 1000 - now) / 1000)), window: 'second', limit: perSecond }
+        return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil((u.recent[0] + 1000 - now) / 1000)), window: 'second', limit: perSecond, secondCount: u.recent.length, windowStart: u.recent[0]!, perSecond, perDay, dayCount: u.dayCount, day: today }
       }
       u.recent.push(now)
       u.dayCount++
-      return { allowed: true }
+      return { allowed: true, secondCount: u.recent.length, windowStart: u.recent[0]!, perSecond, perDay, dayCount: u.dayCount, day: today }
     },
     clear() {
       usage.clear()
+    },
+    list() {
+      const now = clock.nowMs()
+      return [...usage].map(([id, u]) => {
+        const [apiKey = '', shopId = ''] = id.split('\u0000')
+        const recent = u.recent.filter((t) => now - t < 1000 && t <= now)
+        return { apiKey, shopId, secondCount: recent.length, windowStart: recent[0] ?? now, dayCount: u.day === new Date(now).toISOString().slice(0, 10) ? u.dayCount : 0, day: u.day }
+      })
     },
     get trackedPairs() {
       return usage.size

@@ -106,7 +106,7 @@ export function twinKeys(name: string) {
 }
 
 type Commands = Redis & {
-  twinRateLimit(recent: string, day: string, now: number, perSecond: number, perDay: number, midnight: number): Promise<[number, string?, number?]>
+  twinRateLimit(recent: string, day: string, now: number, perSecond: number, perDay: number, midnight: number): Promise<[number, string, number, number, number, number]>
   twinClaim(record: string, index: string, now: number, inFlightMs: number, maxRecords: number): Promise<string[]>
   twinCommit(...args: Array<string | number>): Promise<number[]>
   twinRelease(lease: string, token: string): Promise<number>
@@ -463,9 +463,10 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
         const midnight = Date.parse(`${day}T00:00:00Z`) + 86_400_000
         const perSecond = Number.isFinite(config.perSecond) ? config.perSecond : Number.MAX_SAFE_INTEGER
         const perDay = Number.isFinite(config.perDay) ? config.perDay : Number.MAX_SAFE_INTEGER
-        const [allowed, window, retryAfter] = await redis.twinRateLimit(keys.rateRecent(gen, keyId, shopId), keys.rateDay(gen, keyId, shopId, day), t, perSecond, perDay, midnight)
-        if (allowed === 1) return { allowed: true } as RateDecision
-        return { allowed: false, retryAfterSeconds: Number(retryAfter), window: window as 'second' | 'day', limit: window === 'day' ? config.perDay : config.perSecond }
+        const [allowed, window, retryAfter, secondCount, windowStart, dayCount] = await redis.twinRateLimit(keys.rateRecent(gen, keyId, shopId), keys.rateDay(gen, keyId, shopId, day), t, perSecond, perDay, midnight)
+        const counts = { secondCount: Number(secondCount), windowStart: Number(windowStart), perSecond: config.perSecond, perDay: config.perDay, dayCount: Number(dayCount), day }
+        if (allowed === 1) return { allowed: true, ...counts }
+        return { allowed: false, retryAfterSeconds: Number(retryAfter), window: window as 'second' | 'day', limit: window === 'day' ? config.perDay : config.perSecond, ...counts }
       }),
     // A reset starts a new generation in the commit that logs it.
     clear: () => {},

@@ -10,16 +10,13 @@ export const GC_MS = 2 * 86_400_000
 /**
  * spec: Limits: 10 per second (a sliding one-second window) and 1,000,000 per day, per key and shop.
  * KEYS: recent (list of accepted instants), day (counter of the twin's UTC day).
- * ARGV: now, perSecond, perDay, next midnight (ms). Returns {1} or {0, window, retryAfterSeconds}.
+ * ARGV: now, perSecond, perDay, next midnight (ms). Returns {allowed 1|0, window, retryAfterSeconds, secondCount, windowStart, dayCount}.
  */
 export const RATE_LIMIT = `
 local now = tonumber(ARGV[1])
 local perSecond = tonumber(ARGV[2])
 local perDay = tonumber(ARGV[3])
 local dayCount = tonumber(redis.call('GET', KEYS[2]) or '0')
-if dayCount >= perDay then
-  return {0, 'day', math.max(1, math.ceil((tonumber(ARGV[4]) - now) / 1000))}
-end
 local keep = {}
 for _, t in ipairs(redis.call('LRANGE', KEYS[1], 0, -1)) do
   local v = tonumber(t)
@@ -27,8 +24,12 @@ for _, t in ipairs(redis.call('LRANGE', KEYS[1], 0, -1)) do
   if now - v < 1000 and v <= now then table.insert(keep, v) end
 end
 table.sort(keep)
+local oldest = keep[1] or now
+if dayCount >= perDay then
+  return {0, 'day', math.max(1, math.ceil((tonumber(ARGV[4]) - now) / 1000)), #keep, oldest, dayCount}
+end
 if #keep >= perSecond then
-  return {0, 'second', math.max(1, math.ceil((keep[1] + 1000 - now) / 1000))}
+  return {0, 'second', math.max(1, math.ceil((keep[1] + 1000 - now) / 1000)), #keep, oldest, dayCount}
 end
 table.insert(keep, now)
 redis.call('DEL', KEYS[1])
@@ -36,7 +37,7 @@ for _, v in ipairs(keep) do redis.call('RPUSH', KEYS[1], string.format('%d', v))
 redis.call('PEXPIRE', KEYS[1], ${GC_MS})
 redis.call('INCR', KEYS[2])
 redis.call('PEXPIRE', KEYS[2], ${GC_MS})
-return {1}
+return {1, '', 0, #keep, keep[1], dayCount + 1}
 `
 
 /**
