@@ -192,15 +192,26 @@ export function describeAjvError(error: ErrorObject, root = 'body'): string {
 
 /** Validators for requests and responses of every operation, compiled once. */
 export class ContractValidators {
-  readonly ajv: Ajv2020
   readonly doc: OpenApiDocument
   private cache = new Map<string, ValidateFunction>()
+  private instance: Ajv2020 | undefined
 
   constructor(doc: OpenApiDocument) {
     this.doc = doc
-    this.ajv = new Ajv2020({ allErrors: false, strict: false, validateFormats: true, coerceTypes: false })
-    addFormats(this.ajv)
-    this.ajv.addSchema({ $id: CONTRACT_ID, components: { schemas: doc.components.schemas } })
+  }
+
+  /**
+   * The ajv instance holding the contract's schemas, made on first use: a server starts without it.
+   * The schemas are not checked against JSON Schema's meta-schema here (compiling that costs more than
+   * the rest): the contract's own tests validate the document.
+   */
+  get ajv(): Ajv2020 {
+    if (!this.instance) {
+      this.instance = new Ajv2020({ allErrors: false, strict: false, validateFormats: true, coerceTypes: false, validateSchema: false })
+      addFormats(this.instance)
+      this.instance.addSchema({ $id: CONTRACT_ID, components: { schemas: this.doc.components.schemas } })
+    }
+    return this.instance
   }
 
   /** Compiles (once) a schema taken from the document; its `#/components/schemas/...` refs resolve. */
