@@ -37,7 +37,7 @@ describe('startup: built on first use, the same as built at once', () => {
     expect(Object.isFrozen(view.creators[0])).toBe(true)
   })
 
-  it('serve: the first answer (GET /health) builds no shop and loads neither the MCP SDK nor zod; the connector still answers', async () => {
+  it('serve: the first answer (GET /health) builds no shop and loads neither the MCP SDK, zod nor ajv; the connector still answers', async () => {
     // A child process, so that the modules it loads are its own.
     const script = `
       import module from 'node:module'
@@ -47,7 +47,7 @@ describe('startup: built on first use, the same as built at once', () => {
       const mock = createServer({ stateOptions: { seed: 42, scale: 'default' } })
       const url = await mock.listen(0, '127.0.0.1')
       const health = await fetch(url + '/health')
-      const heavy = () => loaded.filter((u) => /@modelcontextprotocol|\\/zod\\//.test(u)).length
+      const heavy = () => loaded.filter((u) => /@modelcontextprotocol|\\/zod\\/|\\/ajv/.test(u)).length
       const before = { status: health.status, heavy: heavy(), unbuiltShops: mock.state.world.shops.filter((s) => typeof Object.getOwnPropertyDescriptor(mock.state.world.shopData, s.shop_id).get === 'function').length, shops: mock.state.world.shops.length }
       const mcp = await fetch(url + '/mcp', { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer nope' }, body: '{}' })
       await mcp.arrayBuffer()
