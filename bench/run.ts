@@ -6,9 +6,9 @@
  * peak RSS of each server process (VmHWM); the ratios shoptwin/bare and shoptwin/Prism. shoptwin runs
  * as `npm start` runs it, with its response cache (identical reads answered again until any write,
  * control-API call or clock move); a second shoptwin with `--response-cache off` gives the figures
- * without it. Then the startup time (spawn → first 200 on /health, median of 5), the time to the first
- * answer from the main shop (shoptwin builds a shop's data on its first use) and world generation time
- * per scale (every shop built).
+ * without it. Then the startup time (bench/startup.ts: spawn → first 200 on /health, 5 cold starts of
+ * the sources, the built package and Prism), the time to the first answer from the main shop (shoptwin
+ * builds a shop's data on its first use) and world generation time per scale (every shop built).
  *
  * Then `shoptwin proxy` (no --inject) and `prism proxy` in front of one shoptwin, against that
  * shoptwin direct: req/s ratios and p50 (issue 27: the proxy at >= 0.7 of direct, p50 at most +1 ms).
@@ -20,10 +20,12 @@
  * (default "small,default,large"), BENCH_SECTIONS (default "table,startup,certification,proxy,trace,sweep,store": the
  * sections to run; the ✓/✗ lines of issue 8 need the first two). Only loopback addresses are used.
  */
-import { writeFileSync, mkdtempSync } from 'node:fs'
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { sharedStoreBench } from './shared-store.ts'
+import { fileURLToPath } from 'node:url'
+import { measureStartup, startupTable } from './startup.ts'
 import { printSweep, sweep } from './sweep.ts'
 import { API_KEY, headersFor, load as loadTarget, peakRssMb, start, stop, type Load, type Operation, type Target } from './targets.ts'
 
@@ -66,26 +68,13 @@ async function main(): Promise<void> {
 
   const startup: Record<string, number> = {}
   if (sections.has('startup')) {
-    const firstShopAnswer: Record<string, number> = {}
-    const crmList = operations[1]!
-    for (const name of ['shoptwin', 'prism'] as const) {
-      const times: number[] = []
-      const firstAnswers: number[] = []
-      for (let i = 0; i < 5; i++) {
-        const t = await start(name)
-        times.push(t.startupMs)
-        // The main shop's first answer: shoptwin builds the shop's data then.
-        const asked = performance.now()
-        const res = await fetch(`${t.url}${crmList.path}`, { method: 'POST', headers: headersFor(shopId), body: JSON.stringify(crmList.body) })
-        await res.arrayBuffer()
-        firstAnswers.push(t.startupMs + performance.now() - asked)
-        await stop(t)
-      }
-      startup[name] = Math.round(median(times))
-      firstShopAnswer[name] = Math.round(median(firstAnswers))
-    }
-    console.log('startup, spawn to first 200 on /health, median of 5 (ms):', startup)
-    console.log(`spawn to the first answer of ${crmList.name} on the main shop, median of 5 (ms):`, firstShopAnswer)
+    // bench/startup.ts (npm run bench:startup): cold starts, interleaved; the served build when dist/ is there.
+    const built = existsSync(join(fileURLToPath(new URL('..', import.meta.url)), 'dist/mock/cli.js'))
+    const results = await measureStartup(built ? ['source', 'built', 'prism'] : ['source', 'prism'], 5)
+    console.log(`startup, spawn to first answer, 5 cold starts per target${built ? '' : ' (no dist/: npm run build for the served build)'}:`)
+    for (const line of startupTable(results)) console.log(line)
+    startup.shoptwin = Math.round(median(results.get(built ? 'built' : 'source')!.map((r) => r.firstAnswerMs)))
+    startup.prism = Math.round(median(results.get('prism')!.map((r) => r.firstAnswerMs)))
 
     const generation: Record<string, number> = {}
     for (const scale of scales) {
@@ -281,6 +270,7 @@ function verdicts(measured: Array<{ op: Operation; byTarget: Record<Target['name
   const stats = measured.find((m) => m.op.path === '/shop/stats')!.byTarget
   out.push(line(stats.shoptwin.p50 <= 5, `POST /shop/stats all keys p50 ≤ 5 ms: ${stats.shoptwin.p50} ms`))
   out.push(line(startup.shoptwin! < startup.prism!, `startup faster than Prism's: ${startup.shoptwin} ms vs ${startup.prism} ms`))
+  out.push(line(startup.shoptwin! <= 500, `startup to the first answer at most 0.5 s (issue 25), median: ${startup.shoptwin} ms`))
   out.push(line(rss.shoptwin! < rss.prism!, `peak RSS under load below Prism's: ${rss.shoptwin} MB vs ${rss.prism} MB`))
   return out
 }

@@ -35,7 +35,7 @@ export interface Operation {
   freshIdempotencyKey?: boolean
 }
 
-function freePort(): Promise<number> {
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const srv = createNetServer()
     srv.listen(0, HOST, () => {

@@ -1,6 +1,7 @@
 /**
  * `shoptwin conformance`: certifies a target server against the contract and the behavioural rules.
- * Exit codes: 0 every MUST rule passed; 1 one failed; 2 bad usage or an unreachable target.
+ * Exit codes: 0 every MUST rule passed; 1 one failed; 2 bad usage or an unreachable target. The rules
+ * run in this process (runner/run-rules.ts).
  */
 import { mkdir, writeFile } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
@@ -14,6 +15,7 @@ import { htmlReport } from './reporters/html.ts'
 import { jsonReport } from './reporters/json.ts'
 import { junitReport } from './reporters/junit.ts'
 import { createTerminalReporter } from './reporters/terminal.ts'
+import { runSelectedRules } from './runner/run-rules.ts'
 import type { RunOptions } from './types.ts'
 
 export const USAGE = `usage: shoptwin conformance --base-url URL --api-key KEY --shop-id ID [options]
@@ -191,9 +193,7 @@ export async function main(argv: string[]): Promise<number> {
   const terminal = createTerminalReporter()
   const startedAt = new Date()
   terminal.start(redactText(options.baseUrl, secrets), selectRules(options.rules).length)
-  // The runner loads vitest: only when rules run, so --help and --list need nothing beyond the CLI.
-  const { runWithVitest } = await import('./runner/vitest.ts')
-  const { outcomes, runErrors } = await runWithVitest(options, (o) => terminal.outcome(o), (ruleId, message) => terminal.waiting(ruleId, message))
+  const { outcomes, runErrors } = await runSelectedRules(options, { onOutcome: (o) => terminal.outcome(o), onProgress: (ruleId, message) => terminal.waiting(ruleId, message) })
   const report = buildReport(loadContract(), options, outcomes, runErrors.map((e) => redactText(e, secrets)), startedAt)
   report.commandLine = commandLineOf(argv, secrets)
   const written = options.reportDir ? await writeReports(report, resolve(options.reportDir), secrets) : []

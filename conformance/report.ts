@@ -52,7 +52,7 @@ export interface RunReport {
   rulesSelected: string[]
   outcomes: RuleOutcome[]
   coverage: CoverageEntry[]
-  /** Errors vitest reported outside any rule. */
+  /** Errors outside any rule's outcome (a rejection no rule awaited). */
   runErrors: string[]
   summary: { total: number; passed: number; failed: number; errored: number; skipped: number; mustFailed: number; shouldFailed: number; warnings: number; exercised: number; operations: number }
   /**

@@ -7,6 +7,8 @@
  *   const state = createMockState({ seed: 42, rateLimit: false })
  *   await setupWorker(...createHandlers(state, { baseUrl: 'https://api.example.com' })).start()
  */
+// First: hands the contract's validators the bundled ajv.
+import '../openapi/browser.ts'
 export { createMockState, type MockState, type MockStateOptions, type MockStateSnapshot } from './state.ts'
 export { createHandlers, createOperationRoutes, toMswPath, type HandlersOptions } from './handlers.ts'
 export { createAdminHandlers, type Admin } from './admin.ts'

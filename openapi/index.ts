@@ -5,8 +5,7 @@
  */
 // First: on a Node older than engines.node, one line and exit (openapi/node-version.ts).
 import './node-version.ts'
-import { Ajv2020, type ValidateFunction, type ErrorObject } from 'ajv/dist/2020.js'
-import addFormatsModule from 'ajv-formats'
+import type { Ajv2020, ValidateFunction, ErrorObject } from 'ajv/dist/2020.js'
 // The bundled contract as a JSON module (written beside openapi.yaml by `npm run build:openapi`), so
 // that this module needs no Node built-in and runs in the browser too (MSW's setupWorker).
 import bundledDocument from './openapi.json' with { type: 'json' }
@@ -15,8 +14,32 @@ export type { paths, components, operations, PagedOperationId } from './types.ts
 // The stat-key table the contract's enums are built from (spec: POST /shop/stats): the mock computes every key of it.
 export { STAT_KEYS, CHARTLESS_STAT_KEYS, type StatKey } from './src/areas/stats.ts'
 
-// ajv-formats is CommonJS; under NodeNext its default import is the module object.
-const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule) as unknown as (ajv: Ajv2020) => Ajv2020
+/** What the validators need of ajv: its JSON Schema 2020-12 class and ajv-formats. */
+export interface AjvModules {
+  Ajv2020: typeof Ajv2020
+  addFormats: (ajv: Ajv2020) => unknown
+}
+
+let ajvProvided: AjvModules | undefined
+
+/** Hands the validators ajv where Node's require is not there (the browser entries do, with the bundled one). */
+export function provideAjv(modules: AjvModules): void {
+  ajvProvided = modules
+}
+
+/**
+ * ajv and ajv-formats, loaded on the first validation. In Node through require (both are CommonJS),
+ * which is synchronous: a server start does not load their ~90 modules (npm run bench:startup).
+ */
+function ajvModules(): AjvModules {
+  if (ajvProvided) return ajvProvided
+  const nodeModule = globalThis.process?.getBuiltinModule?.('node:module')
+  if (!nodeModule) throw new Error('shoptwin/openapi: ajv is not loaded here: import shoptwin/openapi (or shoptwin/mock) through its browser entry, or call provideAjv')
+  const require = nodeModule.createRequire(import.meta.url)
+  const formats = require('ajv-formats') as { default?: AjvModules['addFormats'] } & AjvModules['addFormats']
+  ajvProvided = { Ajv2020: (require('ajv/dist/2020.js') as { Ajv2020: typeof Ajv2020 }).Ajv2020, addFormats: formats.default ?? formats }
+  return ajvProvided
+}
 
 export type JsonSchema = Record<string, unknown>
 export type OpenApiDocument = {
@@ -204,16 +227,30 @@ export function describeAjvError(error: ErrorObject, root = 'body'): string {
 
 /** Validators for requests and responses of every operation, compiled once. */
 export class ContractValidators {
-  readonly ajv: Ajv2020
   readonly doc: OpenApiDocument
   private cache = new Map<string, ValidateFunction>()
+  private instance: Ajv2020 | undefined
+  private readonly allErrors: boolean
 
   /** `allErrors`: report every failure, not the first (the mock's traces; the answers name the first). */
   constructor(doc: OpenApiDocument, { allErrors = false }: { allErrors?: boolean } = {}) {
     this.doc = doc
-    this.ajv = new Ajv2020({ allErrors, strict: false, validateFormats: true, coerceTypes: false })
-    addFormats(this.ajv)
-    this.ajv.addSchema({ $id: CONTRACT_ID, components: { schemas: doc.components.schemas } })
+    this.allErrors = allErrors
+  }
+
+  /**
+   * The ajv instance holding the contract's schemas, made on first use: a server starts without it.
+   * The schemas are not checked against JSON Schema's meta-schema here (compiling that costs more than
+   * the rest): the contract's own tests validate the document.
+   */
+  get ajv(): Ajv2020 {
+    if (!this.instance) {
+      const { Ajv2020, addFormats } = ajvModules()
+      this.instance = new Ajv2020({ allErrors: this.allErrors, strict: false, validateFormats: true, coerceTypes: false, validateSchema: false })
+      addFormats(this.instance)
+      this.instance.addSchema({ $id: CONTRACT_ID, components: { schemas: this.doc.components.schemas } })
+    }
+    return this.instance
   }
 
   /** Compiles (once) a schema taken from the document; its `#/components/schemas/...` refs resolve. */

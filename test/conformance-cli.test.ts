@@ -1,6 +1,6 @@
 /**
  * The CLI as CI and partners run it: exit codes 0/1/2, a one-line reason on bad usage or an
- * unreachable target, vitest started through its Node API in a child process, live progress,
+ * unreachable target, the rules run in the child process (no vitest at run time), live progress,
  * and the three reports with every API key redacted.
  */
 import { spawn } from 'node:child_process'
@@ -19,7 +19,7 @@ const root = fileURLToPath(new URL('..', import.meta.url))
 const KEYS = ['demo-key', 'demo-enterprise-key', 'demo-limited-key']
 const READ_RULES = 'auth.missing-shop-header,auth.invalid-shop-id,idempotency.key-format,idempotency.unknown-key,auth.missing-key'
 
-/** Runs `main(argv)` of conformance/cli.ts in a child Node process (vitest cannot nest in a worker). */
+/** Runs `main(argv)` of conformance/cli.ts in a child Node process, as the bin does. */
 function runCli(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   const script = `const { main } = await import(${JSON.stringify(join(root, 'conformance/cli.ts'))}); process.exitCode = await main(process.argv.slice(1))`
   return new Promise((resolve, reject) => {

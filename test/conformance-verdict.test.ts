@@ -92,21 +92,3 @@ describe('conformance verdicts (issue 14: honest verdicts)', () => {
     expect(html).toContain('class="badge not-certified"')
   })
 })
-
-describe('terminal progress (issue 14)', () => {
-  it('[i/n] before each rule line, and a line while a rule waits, carried from the worker by the collector', async () => {
-    const { createTerminalReporter } = await import('../conformance/reporters/terminal.ts')
-    const { OutcomeCollector, PROGRESS_MARK } = await import('../conformance/runner/collector.ts')
-    const lines: string[] = []
-    const terminal = createTerminalReporter({ write: (s) => lines.push(s), color: false })
-    terminal.start('https://staging.example.com', 54)
-    const collector = new OutcomeCollector({ onProgress: (id, message) => terminal.waiting(id, message) })
-    collector.onUserConsoleLog({ content: `${PROGRESS_MARK}${JSON.stringify({ ruleId: 'halo.refreshing-then-ok', message: 'waiting for the storefront build, 12 s of 60 s' })}\n` })
-    collector.onUserConsoleLog({ content: 'a rule\'s own console output is not progress\n' })
-    terminal.outcome(outcome('auth.missing-key', 'pass'))
-    expect(lines.slice(1)).toEqual([
-      '[ 1/54] halo.refreshing-then-ok: waiting for the storefront build, 12 s of 60 s\n',
-      '[ 1/54] PASS auth.missing-key [MUST] 5 ms\n',
-    ])
-  })
-})

@@ -22,7 +22,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 const run = promisify(execFile)
 const root = fileURLToPath(new URL('..', import.meta.url))
-const pkg = (await import('../package.json', { with: { type: 'json' } })).default as { peerDependencies: Record<string, string>; dependencies: Record<string, string> }
+const pkg = (await import('../package.json', { with: { type: 'json' } })).default as { peerDependencies: Record<string, string>; dependencies: Record<string, string>; devDependencies: Record<string, string> }
 let dir: string
 let node22: string
 
@@ -138,7 +138,7 @@ describe('shoptwin installed in a client project (issue 14)', () => {
     await writeFile(join(dir, 'app.mjs'), PLAIN_NODE)
     await writeFile(join(dir, 'client.ts'), TYPED_CLIENT)
     await writeFile(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { target: 'ES2023', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, skipLibCheck: false, noEmit: true, lib: ['ES2023', 'DOM'], types: ['node'] }, include: ['client.ts'] }))
-    await sh('npm', ['install', '--no-audit', '--no-fund', `./${tarball}`, `msw@${pkg.peerDependencies.msw}`, `vitest@${pkg.dependencies.vitest}`, 'typescript@^5.9', 'openapi-fetch@^0.17', '@types/node@^24', 'node@22'])
+    await sh('npm', ['install', '--no-audit', '--no-fund', `./${tarball}`, `msw@${pkg.peerDependencies.msw}`, `vitest@${pkg.devDependencies.vitest}`, 'typescript@^5.9', 'openapi-fetch@^0.17', '@types/node@^24', 'node@22'])
     node22 = join(dir, 'node_modules', 'node', 'bin', 'node')
   }, 600_000)
   afterAll(async () => {
@@ -225,5 +225,35 @@ describe('shoptwin installed in a client project (issue 14)', () => {
     const out = join(dir, `world-${nodeOf() === node22 ? 22 : 24}`)
     await sh(nodeOf(), [bin, 'fixtures', '--seed', '1', '--scale', 'small', '--today', '2026-11-20', '--out', out])
     expect(await readdir(out)).toContain('shops.json')
+  }, 120_000)
+
+  it('conformance runs in process from the installed package: vitest is no dependency, nothing is written under node_modules/shoptwin (issue 25)', async () => {
+    const installed = join(dir, 'node_modules', 'shoptwin')
+    const manifest = JSON.parse(await readFile(join(installed, 'package.json'), 'utf8')) as { dependencies: Record<string, string> }
+    expect(Object.keys(manifest.dependencies)).not.toContain('vitest')
+    const files = async () => (await readdir(installed, { recursive: true })).sort()
+    const before = await files()
+    const bin = join(installed, 'bin', 'shoptwin.mjs')
+    const child = spawn(process.execPath, [bin, 'serve', '--port', '0', '--scale', 'small', '--rate-limit', 'off'], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] })
+    try {
+      const url = await new Promise<string>((resolve, reject) => {
+        let text = ''
+        child.stdout.on('data', (chunk) => {
+          text += chunk
+          const match = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(text)
+          if (match) resolve(match[1]!)
+        })
+        child.once('exit', (code) => reject(new Error(`serve exited with ${code}: ${text}`)))
+      })
+      const shops = (await (await fetch(`${url}/account/shops`, { headers: { 'x-api-key': 'demo-key' } })).json()) as { data: Array<{ shop_id: string; is_active: boolean }> }
+      const shopId = shops.data.find((s) => s.is_active)!.shop_id
+      const report = join(dir, 'conformance-report')
+      const out = await sh(process.execPath, [bin, 'conformance', '--base-url', url, '--api-key', 'demo-key', '--shop-id', shopId, '--rules', 'auth.missing-shop-header,idempotency.key-format', '--rps', '50', '--report-dir', report])
+      expect(out).toMatch(/\[1\/3\] PASS auth\.missing-shop-header/)
+      expect((await readdir(report)).sort()).toEqual(['junit.xml', 'report.html', 'report.json'])
+    } finally {
+      child.kill('SIGTERM')
+    }
+    expect(await files()).toEqual(before)
   }, 120_000)
 })

@@ -1,6 +1,6 @@
 import type { RuleOutcome } from '../types.ts'
 
-/** One paragraph saying why a rule did not pass (for vitest's error and the JUnit message). */
+/** One paragraph saying why a rule did not pass (the JUnit message, the mock test's error). */
 export function describeOutcome(outcome: RuleOutcome): string {
   if (outcome.status === 'error') return `error: ${outcome.reason ?? 'unknown'}`
   if (outcome.status === 'skip') return `skipped: ${outcome.reason ?? ''}`

@@ -2,6 +2,7 @@
  * Runs one rule against the target: builds the context a rule sees, records every exchange with
  * its schema findings, runs the rule's clean-ups whatever happened, and returns the outcome.
  */
+import { AsyncLocalStorage } from 'node:async_hooks'
 import { randomBytes } from 'node:crypto'
 import { loadContract, type Contract, type OperationInfo } from '../../openapi/index.ts'
 import { createClient, curlFor, redactHeaders, redactText, TargetUnreachable, type Client, type OutgoingRequest } from '../client.ts'
@@ -23,7 +24,7 @@ export interface RunEnvironment {
   secrets: string[]
   keyVariables: Map<string, string>
   nextSeq: () => number
-  /** Where a waiting rule's progress goes (the vitest worker forwards it to the terminal). */
+  /** Where a waiting rule's progress goes (the runner hands it to the terminal). */
   onProgress?: (ruleId: string, message: string) => void
 }
 
@@ -45,6 +46,12 @@ export function findOperation(contract: Contract, name: string): OperationInfo |
 }
 
 class Skip extends Error {}
+
+/** The rule ran past its time limit: its own requests and waits stop; its clean-ups still run. */
+class RuleTimedOut extends Error {}
+
+/** Set while a rule's clean-ups run: their requests go out even after the rule timed out. */
+const cleaningUp = new AsyncLocalStorage<true>()
 
 function serializeQuery(query: Record<string, unknown>): string {
   const params = new URLSearchParams()
@@ -113,9 +120,22 @@ export async function exchange(env: RunEnvironment, ruleId: string, op: Operatio
   return { reply: { status: final.status, headers: final.headers, text: final.text, json, exchange: all[all.length - 1], op }, all }
 }
 
-/** Runs one rule to its outcome. Never throws except when the target is unreachable. */
-export async function runRule(rule: Rule, env: RunEnvironment): Promise<RuleOutcome> {
+export interface RuleLimits {
+  /** Longest run of the rule (clean-ups not counted); past it the outcome is an error. Default: none. */
+  timeoutMs?: number
+}
+
+/**
+ * Runs one rule to its outcome. Never throws except when the target is unreachable. Past
+ * `limits.timeoutMs` the rule is an error (`timed out after N s`), keeping what it recorded until
+ * then; its next request or wait throws, so it stops there, and its clean-ups run.
+ */
+export async function runRule(rule: Rule, env: RunEnvironment, limits: RuleLimits = {}): Promise<RuleOutcome> {
   const started = performance.now()
+  let timedOut: RuleTimedOut | undefined
+  const stopIfTimedOut = () => {
+    if (timedOut && !cleaningUp.getStore()) throw timedOut
+  }
   const failures: Failure[] = []
   const warnings: Failure[] = []
   const exchanges: Exchange[] = []
@@ -142,8 +162,11 @@ export async function runRule(rule: Rule, env: RunEnvironment): Promise<RuleOutc
     return found
   }
   const request: RuleContext['request'] = async (target, options = {}) => {
+    stopIfTimedOut()
     const operation = typeof target === 'string' ? op(target) : target
     const { reply, all } = await exchange(env, rule.id, operation, options)
+    // An answer that arrives after the time limit is not the rule's any more.
+    stopIfTimedOut()
     exchanges.push(...all)
     env.history.push(...all)
     return reply
@@ -162,15 +185,16 @@ export async function runRule(rule: Rule, env: RunEnvironment): Promise<RuleOutc
       if (!env.options.limitedApiKey) throw new Skip('no --limited-api-key')
       return env.options.limitedApiKey
     },
+    // After the time limit the outcome is settled: nothing the rule still reports counts.
     fail(failure) {
-      failures.push(redactFailure(rule.id, failure, env.secrets))
+      if (!timedOut) failures.push(redactFailure(rule.id, failure, env.secrets))
     },
     warn(failure) {
-      warnings.push(redactFailure(rule.id, failure, env.secrets))
+      if (!timedOut) warnings.push(redactFailure(rule.id, failure, env.secrets))
     },
     history: () => env.history,
     check(ok, failure) {
-      if (!ok) failures.push(redactFailure(rule.id, failure, env.secrets))
+      if (!ok && !timedOut) failures.push(redactFailure(rule.id, failure, env.secrets))
       return ok
     },
     skip(reason) {
@@ -182,26 +206,44 @@ export async function runRule(rule: Rule, env: RunEnvironment): Promise<RuleOutc
     name(what) {
       return `conformance-${what}-${randomBytes(4).toString('hex')}`
     },
-    quiet: () => env.client.quiet(),
-    sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+    quiet: async () => {
+      stopIfTimedOut()
+      await env.client.quiet()
+    },
+    sleep: async (ms) => {
+      stopIfTimedOut()
+      await new Promise((resolve) => setTimeout(resolve, ms))
+      stopIfTimedOut()
+    },
     progress: (message) => env.onProgress?.(rule.id, message),
     facts: createFacts(env.factCache, request),
   }
 
-  let result: RuleOutcome
-  try {
+  const run = async () => {
     if (rule.writes && !env.options.allowWrites) throw new Skip('writes without --allow-writes')
     await rule.run(t)
+  }
+  let timer: NodeJS.Timeout | undefined
+  const deadline = new Promise<never>((_, reject) => {
+    if (limits.timeoutMs === undefined) return
+    const seconds = +(limits.timeoutMs / 1000).toFixed(3)
+    timer = setTimeout(() => reject((timedOut = new RuleTimedOut(`timed out after ${seconds} s (${rule.timeoutSeconds === undefined ? '--rule-timeout' : "the rule's own limit"})`))), limits.timeoutMs)
+  })
+  let result: RuleOutcome
+  try {
+    await Promise.race([run(), deadline])
     result = outcome(failures.length ? 'fail' : 'pass')
   } catch (error) {
-    if (error instanceof Skip) result = outcome(failures.length ? 'fail' : 'skip', error.message)
+    if (error instanceof RuleTimedOut) result = outcome('error', error.message)
+    else if (error instanceof Skip) result = outcome(failures.length ? 'fail' : 'skip', error.message)
     else if (error instanceof TargetUnreachable) throw error
     else result = outcome('error', error instanceof Error ? error.message : String(error))
   } finally {
+    clearTimeout(timer)
     // spec-independent: resources a rule created are removed whatever happened.
     for (const fn of cleanups.reverse()) {
       try {
-        await fn()
+        await cleaningUp.run(true, fn)
       } catch {
         // a failed clean-up is visible in the recorded exchanges
       }

@@ -4,9 +4,8 @@
  * allows. A tool call runs the operation's REST pipeline (validation, rate limit, idempotency, plan and
  * tier gates, the area handler, the activity log) with the connection's grant in place of a key.
  */
-import { Server } from '@modelcontextprotocol/sdk/server/index.js'
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'
-import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js'
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js'
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js'
 import { createPipeline, requestContext, type RequestHeaders } from '../pipeline/index.ts'
 import { serializeBody, type ApiResult } from '../respond.ts'
@@ -17,6 +16,20 @@ import { connectorTools, type ConnectorTool } from './tools.ts'
 import { TRACE_HEADER } from '../trace/types.ts'
 
 const INTERNAL_ORIGIN = 'http://shoptwin.internal'
+
+/**
+ * The SDK, loaded on the first MCP request: with zod it is some 170 modules, a third of what a
+ * server start would load, and most servers never see an assistant.
+ */
+const loadSdk = async () => {
+  const [{ Server }, { WebStandardStreamableHTTPServerTransport }, { CallToolRequestSchema, ListToolsRequestSchema }] = await Promise.all([
+    import('@modelcontextprotocol/sdk/server/index.js'),
+    import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'),
+    import('@modelcontextprotocol/sdk/types.js'),
+  ])
+  return { Server, WebStandardStreamableHTTPServerTransport, CallToolRequestSchema, ListToolsRequestSchema }
+}
+let sdk: ReturnType<typeof loadSdk> | undefined
 
 /** Who a valid access token speaks for. */
 export interface ConnectorPrincipal {
@@ -140,7 +153,7 @@ export function createMcpEndpoint(state: MockState, { log }: { log?: (error: unk
   }
 
   /** A Server whose handlers find the principal of each request in its auth info. */
-  function createMcpServer(): Server {
+  function createMcpServer({ Server, CallToolRequestSchema, ListToolsRequestSchema }: Awaited<ReturnType<typeof loadSdk>>): Server {
     const server = new Server(
       { name: 'shoptwin-connector', title: 'Shop Analytics assistant connector (shoptwin)', version: '1.0.0' },
       {
@@ -174,8 +187,9 @@ export function createMcpEndpoint(state: MockState, { log }: { log?: (error: unk
 
   /** Answers one MCP request (POST, GET or DELETE on the endpoint) for an authenticated principal. */
   async function handle(request: Request, principal: ConnectorPrincipal): Promise<Response> {
-    const server = idle.pop() ?? createMcpServer()
-    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true })
+    const loaded = await (sdk ??= loadSdk())
+    const server = idle.pop() ?? createMcpServer(loaded)
+    const transport = new loaded.WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true })
     await server.connect(transport)
     try {
       // The tool calls of this request name their traces here: the answer carries them in x-shoptwin-trace.
