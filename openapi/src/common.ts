@@ -113,7 +113,12 @@ export const methodNotAllowedResponse: Schema = {
   headers: {
     Allow: { description: 'The methods the path takes, e.g. `GET, HEAD, OPTIONS` (RFC 9110 10.2.1).', required: true, schema: str({ minLength: 1 }) },
   },
-  content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+  content: {
+    'application/json': {
+      schema: { $ref: '#/components/schemas/Error' },
+      examples: { trace: { summary: 'TRACE /shop/sps (the mock\'s answer)', value: { error: 'Method TRACE is not implemented by this server, nor allowed on /shop/sps; allowed: GET, HEAD, OPTIONS' } } },
+    },
+  },
   'x-inferred': true,
 }
 
