@@ -145,7 +145,6 @@ export function adminMethods(admin: Admin): Array<[path: string, method: string]
     ['/__admin/metrics', 'GET'],
     ['/__admin/traces', 'GET'],
     ['/__admin/traces/{id}', 'GET'],
-    ['/__admin/console', 'GET'],
     ...admin.actions().map((a): [string, string] => [`/__admin/${a}`, 'POST']),
   ]
 }

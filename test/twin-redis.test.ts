@@ -47,7 +47,7 @@ describe('stores: one contract, in memory and on Redis (issue 23, item 1)', () =
       const decisions = []
       for (let i = 0; i < 12; i++) decisions.push(await state.rateLimiter.take('demo-key', 'shop-a'))
       expect(decisions.filter((d) => d.allowed)).toHaveLength(10)
-      expect(decisions[10]).toEqual({ allowed: false, retryAfterSeconds: 1, window: 'second', limit: 10 })
+      expect(decisions[10]).toMatchObject({ allowed: false, retryAfterSeconds: 1, window: 'second', limit: 10, secondCount: 10 })
       expect((await state.rateLimiter.take('demo-key', 'shop-b')).allowed).toBe(true)
       await state.exclusive(() => state.clock.advance(1000))
       expect((await state.rateLimiter.take('demo-key', 'shop-a')).allowed).toBe(true)
