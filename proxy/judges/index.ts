@@ -14,6 +14,7 @@ export const passiveJudges = (): PassiveJudge[] => [...authJudges(), ...idempote
 
 /** The rules traffic alone cannot decide: what each would need that a passive observer does not have. */
 export const NOT_PASSIVE: Record<string, string> = {
+  'http.undocumented-methods': 'needs requests with methods the paths do not document, which a client under test does not send',
   'auth.ads-plan-gate': 'needs to know which shops are on an active paid plan (the suite reads it, then calls the ads on an inactive shop)',
   'auth.enterprise-allowed': 'needs to know which key is an Enterprise key',
   'auth.enterprise-refused': 'needs to know which key is a standard key',
