@@ -288,12 +288,13 @@ describe('control API: faults, journal, loopback (issue 4: the mock\'s clock and
     const headers = { 'x-api-key': 'demo-key', 'x-shop-id': mainShop.shop_id }
     const added = await fetch(`${baseUrl}/__admin/faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ route: 'GET /shop/sps', latency_ms: 80, count: 1 }) })
     expect(added.status).toBe(201)
-    let started = performance.now()
+    const started = performance.now()
     expect((await raw(op, headers)).status).toBe(200)
     expect(performance.now() - started).toBeGreaterThanOrEqual(75)
-    started = performance.now()
+    // The next request is not delayed: the fault was counted down to nothing (no wall-clock upper bound,
+    // which a loaded machine breaks).
+    expect(((await (await fetch(`${baseUrl}/__admin/faults`)).json()) as { faults: unknown[] }).faults).toEqual([])
     expect((await raw(op, headers)).status).toBe(200)
-    expect(performance.now() - started).toBeLessThan(75)
   })
 
   it('journal: every secret header is redacted, a mistyped key and a refused request included (issue 4: GET /__admin/requests)', async () => {
