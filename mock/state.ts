@@ -224,6 +224,13 @@ export function createMockState(options: MockStateOptions = {}): MockState {
       logged({ kind: 'fault', action: 'take', match: { operationId: match.operationId, permission: match.permission, path: match.path } })
       return fault
     },
+    remove(id) {
+      if (!faultStore.list().some((f) => f.id === id)) return false
+      beforeChange()
+      faultStore.remove!(id)
+      logged({ kind: 'fault', action: 'remove', id })
+      return true
+    },
     peek: (match: FaultMatch) => faultStore.peek(match),
     list: () => faultStore.list(),
     clear() {
@@ -349,6 +356,7 @@ export function createMockState(options: MockStateOptions = {}): MockState {
           case 'fault':
             if (op.action === 'add') faultStore.add(op.input)
             else if (op.action === 'take') faultStore.take(op.match)
+            else if (op.action === 'remove') faultStore.remove!(op.id)
             else faultStore.clear()
             changed()
             break

@@ -39,11 +39,11 @@ const automation = (title: string) => ({ title, message_type: 'dm', outreach_aud
 const actions: Record<string, (t: Twin, n: number) => Promise<unknown>> = {
   createDashboard: (t, n) => t.call('POST', '/dashboards/create', { name: `Board ${n}` }),
   renameDashboard: async (t, n) => {
-    const boards = JSON.parse((await t.call('POST', '/dashboards/list', {})).text).data.dashboards as Array<{ id: string }>
+    const boards = (JSON.parse((await t.call('POST', '/dashboards/list', {})).text).data?.dashboards ?? []) as Array<{ id: string }>
     if (boards[0]) await t.call('POST', '/dashboards/update', { dashboard_id: boards[0].id, name: `Renamed ${n}` })
   },
   deleteDashboard: async (t) => {
-    const boards = JSON.parse((await t.call('POST', '/dashboards/list', {})).text).data.dashboards as Array<{ id: string }>
+    const boards = (JSON.parse((await t.call('POST', '/dashboards/list', {})).text).data?.dashboards ?? []) as Array<{ id: string }>
     if (boards.at(-1)) await t.call('DELETE', '/dashboards/delete', { dashboard_id: boards.at(-1)!.id })
   },
   createAutomation: (t, n) => t.call('POST', '/automations/create', automation(`Auto ${n}`), n % 2 ? { 'idempotency-key': `key-${n % 3}` } : {}),
@@ -67,6 +67,10 @@ const actions: Record<string, (t: Twin, n: number) => Promise<unknown>> = {
     await t.call('POST', '/dashboards/list', {})
   },
   clearFaults: async (t) => t.state.admin.clearFaults(),
+  removeFault: async (t, n) => {
+    const fault = t.state.admin.addFault({ route: 'getShopSps', status: 500, count: (n % 3) + 1 })
+    t.state.faults.remove?.(fault.id)
+  },
   haloConfigAndRead: async (t, n) => {
     await t.state.admin.run('halo/config', { refresh_ms: 1000 + n })
     await t.call('POST', '/halo-effect', { date_range: { from: '2026-02-01', to: '2026-03-01' } })

@@ -21,6 +21,7 @@ export type TwinOp =
   | { kind: 'reset'; seed: number; scale: string; today: string; fixedToday: boolean; at: number; hard?: true }
   | { kind: 'fault'; action: 'add'; input: FaultInput; threw?: true }
   | { kind: 'fault'; action: 'take'; match: FaultMatch }
+  | { kind: 'fault'; action: 'remove'; id: number }
   | { kind: 'fault'; action: 'clear' }
 
 /** An operation with its place in the log (1, 2, ...; per twin, across replicas). */
