@@ -244,8 +244,11 @@ export function createServer({ state = undefined, stateOptions, remoteAdmin = fa
       if (connectorRefusal) return await send(res, withCors(connectorRefusal))
       const refusal = methodRefusal(req.method ?? 'GET', path, allow)
       if (refusal) {
-        if (!admin && !connectorPath) journalUnrouted(req, path, refusal.status)
-        return sendResult(res, refusal)
+        if (admin || connectorPath) return sendResult(res, refusal)
+        journalUnrouted(req, path, refusal.status)
+        // A method the path does not take: its trace says which it takes (as for a path no operation has).
+        const method = req.method ?? 'GET'
+        return sendResult(res, mockState.traces.unmatched({ method, url: new URL(`${INTERNAL_ORIGIN}${rawUrl}`), headers: nodeHeaders(req.headers), bodyText: '', now: mockState.clock.now() }, noOperation(mockState.contract, method, path), refusal))
       }
       // HEAD is answered as GET; node leaves the body out.
       const method = req.method === 'HEAD' && !connectorPath ? 'GET' : (req.method ?? 'GET')

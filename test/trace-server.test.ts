@@ -52,7 +52,8 @@ describe('traces: bounded, switchable, over HTTP', () => {
     const base = await mock.listen(0, '127.0.0.1')
     try {
       const wrongMethod = await fetch(`${base}/lists/create`, { method: 'DELETE', headers: headers(mock.state.world.shops[0]!.shop_id) })
-      expect(wrongMethod.status).toBe(404)
+      // issue 24: a documented path called with another method is a 405 (with Allow); its trace says why.
+      expect(wrongMethod.status).toBe(405)
       const d1 = decision(mock.state.traces.explain(wrongMethod), 'operation', 'none')
       expect(d1.summary).toBe('/lists/create is served for POST only, not DELETE')
       const unknown = await fetch(`${base}/lists/nothing`)
