@@ -39,6 +39,12 @@ const pageSizeLimits: PassiveJudge = {
     }
     if (!success(o)) return
     t.exercised(o)
+    // A clamped size is served as the clamp, and a list that echoes its page size echoes that (spec: Limits: "clamp 1-100").
+    const body = o.json as { page_size?: unknown; data?: { page_size?: unknown } } | undefined
+    const echoed = body?.data?.page_size ?? body?.page_size
+    if (p.paging.mode === 'clamp' && p.asked !== undefined && typeof echoed === 'number' && echoed !== p.served) {
+      t.fail(o, { message: `${p.paging.sizeParam} ${p.asked} is served clamped to ${p.served}`, expected: `page_size ${p.served}`, received: `page_size ${echoed} — ${describeObserved(o, 120)}` })
+    }
     const rows = rowsOf(o.json).length
     if (rows > p.served) t.fail(o, { message: `a page of ${p.paging.sizeParam} ${p.asked ?? `${p.size} (default)`} holds at most ${p.served} rows`, expected: `<= ${p.served} rows`, received: `${rows} rows — ${describeObserved(o, 120)}` })
   },
