@@ -8,52 +8,13 @@
  * Goals (issue 23): reads ≥ 0.5 of in-memory req/s; write p50 at most 1 ms above in-memory; startup
  * with 10,000 logged writes ready within 5 s. Only loopback and a unix socket are used.
  */
-import { spawn } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { createConnection } from 'node:net'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+// The tests' own redis-server on a unix socket in a temp dir (Debian's, as .ci/run installs it).
+import { redisCommand, startRedis } from '../test/support/redis.ts'
 import { API_KEY, headersFor, load, start, stop, type Operation, type Target } from './targets.ts'
 
 const duration = Number(process.env.BENCH_DURATION ?? 10)
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 50)
 const logged = Number(process.env.BENCH_LOGGED_WRITES ?? 10_000)
-
-/** Sends one Redis command over the socket (RESP), returns the raw reply. */
-function redisCommand(socket: string, ...args: string[]): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const c = createConnection(socket)
-    let out = ''
-    c.on('data', (d) => {
-      out += d
-      if (out.endsWith('\r\n')) {
-        c.end()
-        resolve(out)
-      }
-    })
-    c.on('error', reject)
-    c.write(`*${args.length}\r\n${args.map((a) => `$${Buffer.byteLength(a)}\r\n${a}\r\n`).join('')}`)
-  })
-}
-
-async function startRedis() {
-  const dir = mkdtempSync(join(tmpdir(), 'shoptwin-bench-redis-'))
-  const socket = join(dir, 'redis.sock')
-  const child = spawn('redis-server', ['--port', '0', '--unixsocket', socket, '--dir', dir, '--appendonly', 'yes', '--save', ''], { stdio: 'ignore' })
-  for (let i = 0; i < 500; i++) {
-    if (await redisCommand(socket, 'PING').then((r) => r.startsWith('+PONG'), () => false)) break
-    await new Promise((r) => setTimeout(r, 20))
-  }
-  return {
-    url: `unix://${socket}`,
-    socket,
-    async stop() {
-      child.kill('SIGTERM')
-      await new Promise((r) => child.once('exit', r))
-      rmSync(dir, { recursive: true, force: true })
-    },
-  }
-}
 
 export async function sharedStoreBench(): Promise<void> {
   const redis = await startRedis()
