@@ -3,8 +3,10 @@ import { defineConfig } from 'vitest/config'
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts', '{openapi,fixtures,mock,conformance}/**/*.test.ts'],
-    // The replicas' multi-process proofs run with `npm run test:replicas` (vitest.replicas.config.ts).
-    exclude: ['test/replicas/**', '**/node_modules/**'],
+    // Longer suites have their own scripts, which .ci/run also runs: the replicas' multi-process proofs
+    // (`npm run test:replicas`) and the install from a git clone, which installs the whole toolchain
+    // (`npm run test:install`).
+    exclude: ['test/replicas/**', 'test/consumer-install.test.ts', '**/node_modules/**'],
     globalSetup: ['test/global-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
