@@ -139,11 +139,13 @@ describe('three replicas on Redis behind a balancer (issue 23, item 3)', () => {
       const total = count(2000)
       let done = 0
       let kills = 0
+      const KILLS = 10
       const killer = (async () => {
-        // Terminates: at most 10 kills, each after a share of the writes is done.
-        while (kills < 10 && done < total) {
-          await new Promise((r) => setTimeout(r, 50))
-          if (done < ((kills + 1) * total) / 11) continue
+        // Terminates: ten kills, each after a share of the writes is done (the writers wait for the
+        // last kills before their last share, so every kill lands while writes are going on).
+        while (kills < KILLS) {
+          await new Promise((r) => setTimeout(r, 20))
+          if (done < ((kills + 1) * total) / (KILLS + 2)) continue
           const i = kills % t.replicas.length
           t.replicas[i]!.signal('SIGKILL')
           kills++
@@ -151,6 +153,7 @@ describe('three replicas on Redis behind a balancer (issue 23, item 3)', () => {
           t.balancer.upstreams[i] = t.replicas[i]!.url
         }
       })()
+      const lastShare = Math.floor((total * (KILLS + 1)) / (KILLS + 2))
       const write = async (n: number) => {
         // Terminates: a write that meets 409 moves the twin's clock past the in-flight window (what
         // waiting 60 s would do), so a claim left by a killed replica frees itself.
@@ -164,15 +167,14 @@ describe('three replicas on Redis behind a balancer (issue 23, item 3)', () => {
       }
       const workers = Array.from({ length: 8 }, async (_, w) => {
         for (let n = w; n < total; n += 8) {
+          if (n >= lastShare) await killer
           await write(n)
           done++
         }
       })
       await Promise.all(workers)
       await killer
-      // At the issue's count the ten kills land between writes; a scaled-down run may finish first.
-      expect(kills).toBe(SCALE >= 1 ? 10 : kills)
-      expect(kills).toBeGreaterThan(0)
+      expect(kills).toBe(KILLS)
       expect(new Set(await automationTitles(t.balancer.url, t.shop, 'kill-')).size).toBe(total)
       expect(await automationTitles(t.balancer.url, t.shop, 'kill-')).toHaveLength(total)
       await call(t.balancer.url, 'POST', '/__admin/clock', undefined, { advance_ms: 61_000 })
