@@ -201,6 +201,7 @@ interface Counters {
   caughtUp: number
   commands: number
   activityFlushes: number
+  activityEntries: number
 }
 
 /** The TwinStore of one replica (MockStateOptions.twin). */
@@ -214,7 +215,7 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
   let gen = 0
   let dirty = true
   let rttMs = 0
-  const counters: Counters = { commits: 0, refusedCommits: 0, rebuilds: 0, storeErrors: 0, leaseWaitMs: 0, caughtUp: 0, commands: 0, activityFlushes: 0 }
+  const counters: Counters = { commits: 0, refusedCommits: 0, rebuilds: 0, storeErrors: 0, leaseWaitMs: 0, caughtUp: 0, commands: 0, activityFlushes: 0, activityEntries: 0 }
   // Every command this replica sends is one round trip (no auto-pipelining): counted for the metrics.
   const send = redis.sendCommand.bind(redis)
   redis.sendCommand = ((...args: Parameters<typeof send>) => {
@@ -440,7 +441,9 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
         store_errors: counters.storeErrors,
         lease_wait_ms_total: counters.leaseWaitMs,
         operations_caught_up: counters.caughtUp,
+        // Commands sent, activity appends included (a pipeline of them is one round trip: activity_flushes).
         store_commands: counters.commands,
+        activity_entries: counters.activityEntries,
         activity_flushes: counters.activityFlushes,
       }
     },
@@ -518,6 +521,7 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
     const batch = pending
     pending = []
     counters.activityFlushes++
+    counters.activityEntries += batch.length
     const pipeline = redis.pipeline()
     for (const entry of batch) (pipeline as unknown as Commands).twinActivity(keys.activity, keys.activityId, entry, ACTIVITY_MAX)
     return pipeline.exec().then(
