@@ -3,6 +3,7 @@
  * `const listX = defineHandler('listX', (ctx) => ...)` and export `handlers: { listX }`; AreaHandler
  * is the untyped form the registry and the pipeline hold.
  */
+import type { TakenAhead } from './twin/store.ts'
 import type { Contract, OperationInfo, operations, PagedOperationId } from '../openapi/index.ts'
 import type { ApiResult } from './respond.ts'
 import type { MockState } from './state.ts'
@@ -53,6 +54,8 @@ export interface RequestContext {
   page: PageWindow | undefined
   /** The request's trace while tracing is on (mock/trace): steps record their decisions with `ctx.trace?.decide(...)`. */
   trace?: TraceRecord
+  /** A rate-limit slot a shared store took with the request's catch-up (mock/pipeline/twin-sync.ts), for the rate-limit step. */
+  takenAhead?: { apiKey: string; shopId: string; taken: TakenAhead }
 }
 
 /** An operation's behaviour. Return `{ status, body }`, or return/throw `apiError(status, message)`. */

@@ -24,8 +24,8 @@ afterAll(async () => {
 })
 
 /** A mock state on the test's Redis, as a replica of twin `name` (a fresh twin name per test unless given). */
-async function replica(name = `t${++twins}`, options: { rateLimit?: boolean } = {}): Promise<MockState & { twinName: string }> {
-  const opened = await openRedisTwin(redis.url, name, { seed: 42, scale: 'small', today: '2026-03-10', ...(options.rateLimit !== undefined ? { rateLimit: options.rateLimit } : {}), createdAt: Date.parse(NOW), clock: { frozenAt: Date.parse(NOW), offset: 0 } }, { log: () => {} })
+async function replica(name = `t${++twins}`, options: { rateLimit?: boolean; holdWriteMs?: number } = {}): Promise<MockState & { twinName: string }> {
+  const opened = await openRedisTwin(redis.url, name, { seed: 42, scale: 'small', today: '2026-03-10', ...(options.rateLimit !== undefined ? { rateLimit: options.rateLimit } : {}), createdAt: Date.parse(NOW), clock: { frozenAt: Date.parse(NOW), offset: 0 } }, { log: () => {}, holdWriteMs: options.holdWriteMs ?? 0 })
   const state = createMockState({ seed: 42, scale: 'small', today: '2026-03-10', now: NOW, rateLimit: opened.config.rateLimit, createdAt: opened.config.createdAt, twin: opened.attach })
   await opened.start()
   return Object.assign(state, { twinName: name })
@@ -51,6 +51,18 @@ describe('stores: one contract, in memory and on Redis (issue 23, item 1)', () =
       expect((await state.rateLimiter.take('demo-key', 'shop-b')).allowed).toBe(true)
       await state.exclusive(() => state.clock.advance(1000))
       expect((await state.rateLimiter.take('demo-key', 'shop-a')).allowed).toBe(true)
+      await state.twin.close()
+    })
+
+    it(`${kind}: a request refused before the rate limit (its key's route) does not count: 10 allowed requests still pass in that second`, async () => {
+      const state = await make()
+      const shop = state.world.shops[0]!.shop_id
+      const limited = fetchOf(state, 'demo-limited-key')
+      // spec: Authentication 3: a call outside the key's routes returns 403 (refused before the limit counts it).
+      for (let i = 0; i < 5; i++) expect((await limited('POST', '/dashboards/list', {}, shop)).status).toBe(403)
+      const statuses = []
+      for (let i = 0; i < 11; i++) statuses.push((await limited('GET', '/shop/sps', undefined, shop)).status)
+      expect(statuses).toEqual([...Array(10).fill(200), 429])
       await state.twin.close()
     })
 
@@ -130,6 +142,54 @@ describe('one twin on Redis, in one process (issue 23, item 2)', () => {
     const list = JSON.parse((await fetchOf(b)('POST', '/automations/list', {}, shop)).text) as { data: { automations?: Array<{ title: string }>; results?: Array<{ title: string }> } }
     const titles = JSON.stringify(list)
     for (let round = 0; round < 5; round++) expect(titles.split(`"Once ${round}"`).length - 1).toBe(1)
+    await closeAll(a, b)
+  })
+
+  it('a read costs one store round trip when nothing changed, rate limit on: the catch-up and the rate limit go in one script', async () => {
+    const a = await replica()
+    const shop = a.world.shops[0]!.shop_id
+    const f = fetchOf(a)
+    const metrics = async () => (await a.twin.metrics()) as { store_commands: number; rate_limit_with_catch_up: number; activity_entries: number }
+    await f('GET', '/shop/sps', undefined, shop)
+    const first = await metrics()
+    const before = await metrics()
+    const own = before.store_commands - first.store_commands
+    for (let i = 0; i < 5; i++) expect((await f('GET', '/shop/sps', undefined, shop)).status).toBe(200)
+    const after = await metrics()
+    expect(after.rate_limit_with_catch_up - before.rate_limit_with_catch_up).toBe(5)
+    expect(after.store_commands - before.store_commands - own - (after.activity_entries - before.activity_entries)).toBe(5)
+    await closeAll(a)
+  })
+
+  it('a burst of writes on one replica takes the lease once and commits each in order; another replica that asks gets it before the burst ends', async () => {
+    const a = await replica(undefined, { rateLimit: false })
+    const b = await replica(a.twinName)
+    type LeaseMetrics = { lease_acquisitions: number; writes_under_held_lease: number; commits: number }
+    const before = (await a.twin.metrics()) as LeaseMetrics
+    const order: string[] = []
+    const burst = Array.from({ length: 20 }, (_, i) => Promise.resolve(a.exclusive(() => a.admin.setClock({ advance_ms: 1000 }))).then(() => order.push(`a${i}`)))
+    await Promise.all(burst)
+    const after = (await a.twin.metrics()) as LeaseMetrics
+    expect(after.lease_acquisitions - before.lease_acquisitions).toBe(1)
+    expect(after.writes_under_held_lease - before.writes_under_held_lease).toBe(19)
+    expect(after.commits - before.commits).toBe(20)
+    await b.sync()
+    expect(b.clock.now().toISOString()).toBe('2026-03-10T12:00:20.000Z')
+
+    // A long burst on a replica of A's (each write held 1 ms, so the burst lasts and others can ask)
+    // while B writes once: B is let in when it asks, not after the burst's last write.
+    const slow = await replica(a.twinName, { holdWriteMs: 1 })
+    order.length = 0
+    const long = Array.from({ length: 180 }, (_, i) => Promise.resolve(slow.exclusive(() => slow.admin.setClock({ advance_ms: 1000 }))).then(() => order.push(`a${i}`)))
+    await expect.poll(() => order.length, { interval: 1 }).toBeGreaterThanOrEqual(5)
+    const one = Promise.resolve(b.exclusive(() => b.admin.setClock({ advance_ms: 1000 }))).then(() => order.push('b'))
+    await Promise.all([...long, one])
+    expect(order.indexOf('b')).toBeLessThan(order.indexOf('a179'))
+    await slow.twin.close()
+    await a.sync()
+    await b.sync()
+    expect(a.clock.now().toISOString()).toBe('2026-03-10T12:03:21.000Z')
+    expect(b.clock.now().toISOString()).toBe(a.clock.now().toISOString())
     await closeAll(a, b)
   })
 

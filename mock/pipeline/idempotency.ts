@@ -8,6 +8,7 @@ import { messages } from '../messages.ts'
 import type { IdempotencyStore } from '../stores/idempotency.ts'
 import { apiError, isApiError, serializeBody, type ApiResult } from '../respond.ts'
 import { refreshContext, type Next, type RequestContext, type Step } from './compose.ts'
+import { StoreUnavailable } from '../twin/ops.ts'
 import { INVALID_IDEMPOTENCY_KEY } from './validate.ts'
 import { idempotencyCompleted, idempotencyDecision, idempotencyNoKey, idempotencyRefused, idempotencyReleased } from '../trace/decisions.ts'
 
@@ -49,6 +50,8 @@ async function withKey(ctx: RequestContext, key: string, next: Next): Promise<Ap
   try {
     return await keyed(ctx, store, shopId, key, next)
   } catch (error) {
+    // A commit that may have landed keeps its claim: the retry meets 409 in flight, then the record.
+    if (error instanceof StoreUnavailable && error.outcomeUnknown) throw error
     await Promise.resolve(store.release(shopId, key)).catch(() => {})
     ctx.trace?.decide(idempotencyReleased(key, 'exception'))
     throw error

@@ -14,7 +14,15 @@ export const rateLimit = (): Step =>
       if (ctx.apiKey) ctx.trace?.decide(rateLimitOff)
       return next()
     }
-    const decision = ctx.state.rateLimiter.take(ctx.apiKey.key, ctx.shop?.shop_id ?? '-')
+    const shopId = ctx.shop?.shop_id ?? '-'
+    const ahead = ctx.takenAhead
+    if (ahead) {
+      // Taken with the catch-up (twin-sync.ts): used if it is this request's pair (else given back there).
+      ctx.takenAhead = undefined
+      if (ahead.apiKey === ctx.apiKey.key && ahead.shopId === shopId) return decide(ctx, ahead.taken.decision, next)
+      if (ahead.taken.decision.allowed) ahead.taken.giveBack()
+    }
+    const decision = ctx.state.rateLimiter.take(ctx.apiKey.key, shopId)
     // In memory the decision is at hand; a shared store's comes back from one round trip.
     return decision instanceof Promise ? decision.then((d) => decide(ctx, d, next)) : decide(ctx, decision, next)
   }

@@ -51,8 +51,11 @@ export const writeVersion = (): Step =>
     // A read that writes after all (a halo snapshot, an event's ordinal) is run again as a write on a
     // shared store, which refuses the change before it is made (mock/twin/).
     if (isCacheable(ctx)) return ctx.state.twin.shared ? ctx.state.readOrWrite(next) : next()
-    return ctx.state.exclusive(() => {
-      if (ctx.state.twin.shared) refreshContext(ctx)
+    if (!ctx.state.twin.shared) return changingAround(ctx.state, next)
+    // Any other operation runs first as a read (most are: lists, reports, stats): only one that
+    // changes something takes the write lease, refused at its first change and run again under it.
+    return ctx.state.readOrWrite(() => {
+      refreshContext(ctx)
       return changingAround(ctx.state, next)
     })
   }

@@ -40,4 +40,13 @@ export class NeedsExclusive extends Error {
 /** Thrown when the shared store cannot be reached or refused this replica's commit: the answer is a 503. */
 export class StoreUnavailable extends Error {
   readonly status = 503
+  /**
+   * The store went away while a commit was on its way: it may have landed. The idempotency claim is
+   * then kept (in flight for the spec's 60 s, or completed by that commit), never freed for a second run.
+   */
+  readonly outcomeUnknown: boolean
+  constructor(message: string, { outcomeUnknown = false }: { outcomeUnknown?: boolean } = {}) {
+    super(message)
+    this.outcomeUnknown = outcomeUnknown
+  }
 }

@@ -12,8 +12,15 @@ import type { Awaitable } from '../pipeline/compose.ts'
 import type { ActivityStore } from '../stores/activity.ts'
 import type { IdempotencyStore } from '../stores/idempotency.ts'
 import type { Journal } from '../stores/journal.ts'
-import type { RateLimiter } from '../stores/rate-limiter.ts'
+import type { RateDecision, RateLimiter } from '../stores/rate-limiter.ts'
 import type { LoggedOp, TwinOp } from './ops.ts'
+
+/** A rate-limit slot taken with the catch-up, before the request reached the rate limit. */
+export interface TakenAhead {
+  decision: RateDecision
+  /** Gives the slot back (the request was refused before the rate limit, which would not have counted it). */
+  giveBack(): void
+}
 
 export interface TwinStore {
   /** 'memory', or the shared store's kind ('redis'). */
@@ -30,6 +37,12 @@ export interface TwinStore {
   readonly idempotency?: IdempotencyStore
   readonly activity?: ActivityStore
   readonly journal?: Journal
+  /**
+   * A shared store's catch-up that also takes the rate limit's slot of (key, shop) in the same round
+   * trip, when nothing changed since this replica's last look; undefined when something did (the state
+   * has caught up: take as usual).
+   */
+  readonly syncTaking?: (apiKey: string, shopId: string) => Promise<TakenAhead | undefined>
   /** The last operation's place in the log. */
   readonly head: number
   /** What an operator scrapes (`GET /__admin/metrics`). */

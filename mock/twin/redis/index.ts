@@ -28,8 +28,8 @@ import type { ActivityStore } from '../../stores/activity.ts'
 import type { IdempotencyClaim, IdempotencyEntry, IdempotencyStore } from '../../stores/idempotency.ts'
 import type { RateDecision, RateLimiter } from '../../stores/rate-limiter.ts'
 import { NeedsExclusive, StoreUnavailable, type TwinOp } from '../ops.ts'
-import type { TwinStore } from '../store.ts'
-import { ACTIVITY_RECORD, COMMIT, IDEMPOTENCY_CLAIM, RATE_LIMIT, RELEASE, RENEW } from './scripts.ts'
+import type { TakenAhead, TwinStore } from '../store.ts'
+import { ACQUIRE, ACTIVITY_RECORD, COMMIT, IDEMPOTENCY_CLAIM, RATE_LIMIT, RATE_REFUND, RELEASE, RENEW, SYNC_RATE_LIMIT } from './scripts.ts'
 
 /** What makes replicas one twin: resolved once, stored with it, adopted by every replica. */
 export interface TwinConfig {
@@ -96,6 +96,7 @@ export function twinKeys(name: string) {
     log: `${p}log`,
     gen: `${p}gen`,
     lease: `${p}lease`,
+    wanted: `${p}lease:wanted`,
     activity: `${p}activity`,
     activityId: `${p}activity:id`,
     rateRecent: (gen: number, keyId: string, shop: string) => `${p}g${gen}:rl:${keyId}:${shop}`,
@@ -107,6 +108,9 @@ export function twinKeys(name: string) {
 
 type Commands = Redis & {
   twinRateLimit(recent: string, day: string, now: number, perSecond: number, perDay: number, midnight: number): Promise<[number, string, number, number, number, number]>
+  twinSyncRateLimit(head: string, gen: string, recent: string, day: string, applied: number, expectedGen: number, now: number, perSecond: number, perDay: number, midnight: number): Promise<[number, number, number?, string?, number?, number?, number?, number?]>
+  twinRefund(recent: string, day: string, instant: string): Promise<number>
+  twinAcquire(lease: string, head: string, gen: string, wanted: string, token: string, ms: number, replica: string): Promise<[number, number?, number?]>
   twinClaim(record: string, index: string, now: number, inFlightMs: number, maxRecords: number): Promise<string[]>
   twinCommit(...args: Array<string | number>): Promise<number[]>
   twinRelease(lease: string, token: string): Promise<number>
@@ -141,8 +145,11 @@ export async function connectRedis(url: string, { log = (line: string) => consol
     connectedOnce = true
   })
   redis.defineCommand('twinRateLimit', { numberOfKeys: 2, lua: RATE_LIMIT })
+  redis.defineCommand('twinSyncRateLimit', { numberOfKeys: 4, lua: SYNC_RATE_LIMIT })
+  redis.defineCommand('twinRefund', { numberOfKeys: 2, lua: RATE_REFUND })
+  redis.defineCommand('twinAcquire', { numberOfKeys: 4, lua: ACQUIRE })
   redis.defineCommand('twinClaim', { numberOfKeys: 2, lua: IDEMPOTENCY_CLAIM })
-  redis.defineCommand('twinCommit', { numberOfKeys: 5, lua: COMMIT })
+  redis.defineCommand('twinCommit', { numberOfKeys: 6, lua: COMMIT })
   redis.defineCommand('twinRelease', { numberOfKeys: 1, lua: RELEASE })
   redis.defineCommand('twinRenew', { numberOfKeys: 1, lua: RENEW })
   redis.defineCommand('twinActivity', { numberOfKeys: 2, lua: ACTIVITY_RECORD })
@@ -202,6 +209,9 @@ interface Counters {
   commands: number
   activityFlushes: number
   activityEntries: number
+  leases: number
+  heldWrites: number
+  takenWithSync: number
 }
 
 /** The TwinStore of one replica (MockStateOptions.twin). */
@@ -215,7 +225,7 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
   let gen = 0
   let dirty = true
   let rttMs = 0
-  const counters: Counters = { commits: 0, refusedCommits: 0, rebuilds: 0, storeErrors: 0, leaseWaitMs: 0, caughtUp: 0, commands: 0, activityFlushes: 0, activityEntries: 0 }
+  const counters: Counters = { commits: 0, refusedCommits: 0, rebuilds: 0, storeErrors: 0, leaseWaitMs: 0, caughtUp: 0, commands: 0, activityFlushes: 0, activityEntries: 0, leases: 0, heldWrites: 0, takenWithSync: 0 }
   // Every command this replica sends is one round trip (no auto-pipelining): counted for the metrics.
   const send = redis.sendCommand.bind(redis)
   redis.sendCommand = ((...args: Parameters<typeof send>) => {
@@ -224,9 +234,8 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
   }) as typeof send
   const keeper = new Worker(new URL(`./lease-keeper${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url), { workerData: { options: connectionOf(redis), lease: keys.lease } })
   keeper.unref()
-  // One catch-up at a time applies entries in order; one write at a time per replica asks for the lease.
+  // One catch-up at a time applies entries in order.
   let applying: Promise<void> = Promise.resolve()
-  let writing: Promise<unknown> = Promise.resolve()
 
   /** A store error becomes a 503 (StoreUnavailable); what this replica holds may be behind, so it rebuilds next time. */
   const guard = async <T>(run: () => Promise<T>): Promise<T> => {
@@ -276,112 +285,165 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
       if (dirty || seenHead > applied) await applyUpTo(seenHead)
     })
 
-  const acquireLease = async (token: string) => {
+  /**
+   * The lease, held across a burst of this replica's writes: taken once (one round trip that also
+   * returns the head to catch up to), kept while more writes wait here, handed over when another
+   * replica asks for it (seen in a commit's answer) or when none waits.
+   */
+  let held: string | null = null
+  let wanted = false
+  let waiting = 0
+
+  const acquireLease = async () => {
+    const token = randomUUID()
     const started = Date.now()
     let wait = 0.2
     // Terminates: the deadline bounds the loop.
     for (;;) {
-      if ((await redis.set(keys.lease, token, 'PX', leaseMs, 'NX')) === 'OK') break
+      const [taken, head, g] = await redis.twinAcquire(keys.lease, keys.head, keys.gen, keys.wanted, token, leaseMs, replica)
+      if (taken === 1) {
+        seenHead = Number(head)
+        gen = Number(g)
+        break
+      }
       if (Date.now() - started > leaseWaitMs) throw new StoreUnavailable('The twin is busy: no write lease within the wait; retry shortly')
       await new Promise((resolve) => setTimeout(resolve, wait * (0.5 + Math.random())))
       wait = Math.min(wait * 2, 10)
     }
     counters.leaseWaitMs += Date.now() - started
+    counters.leases++
+    held = token
+    wanted = false
+    // A live replica keeps its lease while it writes, from a thread of its own (lease-keeper.ts); a
+    // stalled one (SIGSTOP) cannot, and is fenced out.
+    keeper.postMessage({ token, ms: leaseMs })
+    try {
+      await applyUpTo(seenHead)
+    } catch (error) {
+      handOver()
+      throw error
+    }
   }
 
-  const commit = async (t: Tx, expected: number) => {
+  /** Gives the lease up (after the commits already sent, on the same connection). */
+  const handOver = (refused = false) => {
+    if (held === null) return
+    const token = held
+    held = null
+    keeper.postMessage({ token: null })
+    if (refused) void redis.twinRelease(keys.lease, token).catch(() => {})
+  }
+
+  /**
+   * Sends the commit of one write (its operations and idempotency record) without waiting: the next
+   * write of the burst runs meanwhile, on top of it, and its commit follows on the same connection.
+   * Resolves when the store has it; a refusal (the lease ran out, say while the replica was stopped)
+   * refuses every commit after it too, and the replica rebuilds from the log.
+   */
+  const commit = (t: Tx, keep: boolean): Promise<void> => {
     if (t.ops.length === 0 && !t.record) {
-      await redis.twinRelease(keys.lease, t.token)
-      return
+      if (!keep) return redis.twinRelease(keys.lease, t.token).then(() => {})
+      return Promise.resolve()
     }
+    const expected = applied
+    // What this replica holds is the log's, plus the writes whose commits are on their way.
+    applied += t.ops.length
     const reset = t.ops.some((op) => op.kind === 'reset') ? '1' : '0'
     const r = t.record
-    const result = await redis.twinCommit(
-      keys.lease,
-      keys.head,
-      keys.log,
-      keys.gen,
-      r?.key ?? keys.lease,
-      t.token,
-      expected,
-      reset,
-      r ? '1' : '0',
-      r?.status ?? 0,
-      r?.rawBody ?? '',
-      r?.headers ?? '',
-      r?.permission ?? '',
-      r?.expiresAt ?? 0,
-      r?.startedAt ?? 0,
-      ...t.ops.map((op) => JSON.stringify(op)),
-    )
-    if (result[0]! < 0) {
-      counters.refusedCommits++
-      dirty = true
-      log(`shoptwin: replica ${replica} lost its write lease on twin '${name}' (${result[0] === -1 ? 'it ran out' : 'the log moved'}); rebuilding from the log`)
-      throw new StoreUnavailable(`This replica lost its write lease before it could commit (${result[0] === -1 ? 'the lease ran out' : 'the log moved'}); nothing was written; retry`)
-    }
-    counters.commits++
-    applied = seenHead = result[0]!
-    gen = result[1]!
+    return redis
+      .twinCommit(
+        keys.lease,
+        keys.head,
+        keys.log,
+        keys.gen,
+        r?.key ?? keys.lease,
+        keys.wanted,
+        t.token,
+        expected,
+        reset,
+        r ? '1' : '0',
+        r?.status ?? 0,
+        r?.rawBody ?? '',
+        r?.headers ?? '',
+        r?.permission ?? '',
+        r?.expiresAt ?? 0,
+        r?.startedAt ?? 0,
+        keep ? '1' : '0',
+        ...t.ops.map((op) => JSON.stringify(op)),
+      )
+      .then((result) => {
+        if (result[0]! < 0) {
+          counters.refusedCommits++
+          if (!dirty) log(`shoptwin: replica ${replica} lost its write lease on twin '${name}' (${result[0] === -1 ? 'it ran out' : 'the log moved'}); rebuilding from the log`)
+          dirty = true
+          handOver(true)
+          throw new StoreUnavailable(`This replica lost its write lease before it could commit (${result[0] === -1 ? 'the lease ran out' : 'the log moved'}); nothing was written; retry`)
+        }
+        counters.commits++
+        seenHead = Math.max(seenHead, result[0]!)
+        gen = result[1]!
+        if (result[2] === 1) wanted = true
+      })
   }
 
   type Outcome<T> = { ok: true; value: T } | { ok: false; error: unknown }
+  let turn: Promise<void> = Promise.resolve()
 
   /** Runs a write under the lease and commits what it logged (even when it threw: it changed what it logged). */
   const exclusive = <T>(run: () => T | Promise<T>): T | Promise<T> => {
     if (tx.getStore()) return run()
-    // Store errors become 503 (guard); the write's own outcome, an answer or an error, passes through as it is.
-    const write = writing.then(() =>
-      guard(async () => {
-        const t: Tx = { token: randomUUID(), ops: [] }
-        // A rebuild (after a refused commit) takes a while: done before the lease, not under it.
-        if (dirty) await catchUp()
-        await acquireLease(t.token)
-        // A live replica keeps its lease while its write runs, from a thread of its own (lease-keeper.ts);
-        // a stalled one (SIGSTOP) cannot, and is fenced out.
-        keeper.postMessage({ token: t.token, ms: leaseMs })
-        try {
-          return await underLease(t, run)
-        } finally {
-          keeper.postMessage({ token: null })
-        }
-      }),
-    )
-    writing = write.catch(() => {})
-    return write.then((outcome) => {
-      if (!outcome.ok) throw outcome.error
-      return outcome.value
-    })
+    waiting++
+    const previous = turn
+    let pass!: () => void
+    turn = new Promise<void>((resolve) => (pass = resolve))
+    return previous
+      .then(() => {
+        waiting--
+        return inTurn(run, pass)
+      })
+      .then((outcome) => {
+        if (!outcome.ok) throw outcome.error
+        return outcome.value
+      })
   }
 
-  async function underLease<T>(t: Tx, run: () => T | Promise<T>): Promise<Outcome<T>> {
-    let outcome: Outcome<T>
-    let expected: number
+  /** One write in this replica's turn; `pass` lets the next one run (once this one's commit is sent). */
+  async function inTurn<T>(run: () => T | Promise<T>, pass: () => void): Promise<Outcome<T>> {
     try {
-      const [head, g] = await redis.mget(keys.head, keys.gen)
-      seenHead = Number(head ?? 0)
-      gen = Number(g ?? 0)
-      await applyUpTo(seenHead)
-      expected = applied
+      let committed: Promise<void>
+      let outcome: Outcome<T>
+      // Store errors become 503 (guard); the write's own outcome, an answer or an error, passes through as it is.
+      await guard(async () => {
+        // A rebuild (after a refused commit) takes a while: done before the lease, not under it.
+        if (dirty && held === null) await catchUp()
+        if (held === null) await acquireLease()
+        else counters.heldWrites++
+      })
+      const t: Tx = { token: held!, ops: [] }
       try {
         outcome = { ok: true, value: await tx.run(t, run) }
       } catch (error) {
         outcome = { ok: false, error }
       }
-    } catch (error) {
-      await redis.twinRelease(keys.lease, t.token).catch(() => {})
-      throw error
+      if (holdWriteMs > 0) await new Promise((resolve) => setTimeout(resolve, holdWriteMs))
+      const keep = waiting > 0 && !wanted && !dirty
+      committed = commit(t, keep).catch((error: unknown) => {
+        // Not known to be committed: what this replica holds may differ from the log.
+        dirty = true
+        handOver(true)
+        if (error instanceof StoreUnavailable) throw error
+        counters.storeErrors++
+        throw new StoreUnavailable(`The shared state store went away while this write was committed (${(error as Error).message}): it may have been written; retry with the same Idempotency-Key`, { outcomeUnknown: true })
+      })
+      if (!keep) handOver()
+      // A reset starts a new generation of records and counters: the next write needs its number.
+      if (t.ops.some((op) => op.kind === 'reset')) await committed
+      pass()
+      await committed
+      return outcome
+    } finally {
+      pass()
     }
-    if (holdWriteMs > 0) await new Promise((resolve) => setTimeout(resolve, holdWriteMs))
-    try {
-      await commit(t, expected)
-    } catch (error) {
-      // Not known to be committed: what this replica holds may differ from the log.
-      dirty = true
-      await redis.twinRelease(keys.lease, t.token).catch(() => {})
-      throw error
-    }
-    return outcome
   }
 
   const store: TwinStore & { attach(s: MockState): void; replica: string } = {
@@ -414,6 +476,7 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
       return applied
     },
     rateLimiter: undefined as unknown as RateLimiter,
+    syncTaking: undefined as unknown as TwinStore['syncTaking'],
     idempotency: undefined as unknown as IdempotencyStore,
     activity: undefined as unknown as ActivityStore,
     async metrics() {
@@ -440,6 +503,11 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
         rebuilds: counters.rebuilds,
         store_errors: counters.storeErrors,
         lease_wait_ms_total: counters.leaseWaitMs,
+        // Leases taken, and writes that found the lease still held from the one before (a burst).
+        lease_acquisitions: counters.leases,
+        writes_under_held_lease: counters.heldWrites,
+        // Reads whose catch-up and rate limit went in one round trip.
+        rate_limit_with_catch_up: counters.takenWithSync,
         operations_caught_up: counters.caughtUp,
         // Commands sent, activity appends included (a pipeline of them is one round trip: activity_flushes).
         store_commands: counters.commands,
@@ -461,18 +529,58 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
     take: (apiKey, shopId) =>
       guard(async () => {
         const t = now()
-        const day = new Date(t).toISOString().slice(0, 10)
-        const keyId = keyIdOf(apiKey)
-        const midnight = Date.parse(`${day}T00:00:00Z`) + 86_400_000
-        const perSecond = Number.isFinite(config.perSecond) ? config.perSecond : Number.MAX_SAFE_INTEGER
-        const perDay = Number.isFinite(config.perDay) ? config.perDay : Number.MAX_SAFE_INTEGER
+        const { keyId, day, midnight, perSecond, perDay } = windowOf(apiKey, t)
         const [allowed, window, retryAfter, secondCount, windowStart, dayCount] = await redis.twinRateLimit(keys.rateRecent(gen, keyId, shopId), keys.rateDay(gen, keyId, shopId, day), t, perSecond, perDay, midnight)
-        const counts = { secondCount: Number(secondCount), windowStart: Number(windowStart), perSecond: config.perSecond, perDay: config.perDay, dayCount: Number(dayCount), day }
-        if (allowed === 1) return { allowed: true, ...counts }
-        return { allowed: false, retryAfterSeconds: Number(retryAfter), window: window as 'second' | 'day', limit: window === 'day' ? config.perDay : config.perSecond, ...counts }
+        return decisionOf(allowed, window, retryAfter, secondCount, windowStart, dayCount, day)
       }),
     // A reset starts a new generation in the commit that logs it.
     clear: () => {},
+  }
+
+  /** A request's catch-up and its rate limit in one round trip, when nothing changed (else it catches up and takes nothing). */
+  const syncTaking = (apiKey: string, shopId: string) =>
+    guard(async (): Promise<TakenAhead | undefined> => {
+      if (dirty || held !== null) {
+        await catchUp()
+        return undefined
+      }
+      const t = now()
+      const { keyId, day, midnight, perSecond, perDay } = windowOf(apiKey, t)
+      const recent = keys.rateRecent(gen, keyId, shopId)
+      const dayKey = keys.rateDay(gen, keyId, shopId, day)
+      const started = performance.now()
+      const r = await redis.twinSyncRateLimit(keys.head, keys.gen, recent, dayKey, applied, gen, t, perSecond, perDay, midnight)
+      rttMs = rttMs === 0 ? performance.now() - started : rttMs * 0.9 + (performance.now() - started) * 0.1
+      seenHead = Number(r[0])
+      if (r.length === 2) {
+        gen = Number(r[1])
+        await applyUpTo(seenHead)
+        return undefined
+      }
+      counters.takenWithSync++
+      const [, , allowed, window, retryAfter, secondCount, windowStart, dayCount] = r
+      return {
+        decision: decisionOf(allowed!, window!, retryAfter!, secondCount!, windowStart!, dayCount!, day),
+        // The instant is the one the script pushed: removing it gives the slot back.
+        giveBack: () => void redis.twinRefund(recent, dayKey, String(t)).catch(() => counters.storeErrors++),
+      }
+    })
+
+  function windowOf(apiKey: string, t: number) {
+    const day = new Date(t).toISOString().slice(0, 10)
+    return {
+      keyId: keyIdOf(apiKey),
+      day,
+      midnight: Date.parse(`${day}T00:00:00Z`) + 86_400_000,
+      perSecond: Number.isFinite(config.perSecond) ? config.perSecond : Number.MAX_SAFE_INTEGER,
+      perDay: Number.isFinite(config.perDay) ? config.perDay : Number.MAX_SAFE_INTEGER,
+    }
+  }
+
+  function decisionOf(allowed: number, window: string, retryAfter: number, secondCount: number, windowStart: number, dayCount: number, day: string): RateDecision {
+    const counts = { secondCount: Number(secondCount), windowStart: Number(windowStart), perSecond: config.perSecond, perDay: config.perDay, dayCount: Number(dayCount), day }
+    if (allowed === 1) return { allowed: true, ...counts }
+    return { allowed: false, retryAfterSeconds: Number(retryAfter), window: window as 'second' | 'day', limit: window === 'day' ? config.perDay : config.perSecond, ...counts }
   }
 
   const TTL_MS = 24 * 60 * 60 * 1000
@@ -542,7 +650,7 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
         return entries.map(([, fields]) => ({ id: Number(fields[1]), ...(JSON.parse(fields[3]!) as Omit<ActivityEntry, 'id'>) }))
       }),
   }
-  Object.assign(store, { rateLimiter, idempotency, activity })
+  Object.assign(store, { rateLimiter, idempotency, activity, syncTaking })
   return store
 }
 

@@ -9,35 +9,64 @@ export const GC_MS = 2 * 86_400_000
 
 /**
  * spec: Limits: 10 per second (a sliding one-second window) and 1,000,000 per day, per key and shop.
- * KEYS: recent (list of accepted instants), day (counter of the twin's UTC day).
- * ARGV: now, perSecond, perDay, next midnight (ms). Returns {allowed 1|0, window, retryAfterSeconds, secondCount, windowStart, dayCount}.
+ * `take(recent, day, now, perSecond, perDay, midnight)`: recent is the list of accepted instants, day
+ * the counter of the twin's UTC day, midnight the next one (ms). Returns {allowed 1|0, window,
+ * retryAfterSeconds, secondCount, windowStart, dayCount}.
  */
-export const RATE_LIMIT = `
-local now = tonumber(ARGV[1])
-local perSecond = tonumber(ARGV[2])
-local perDay = tonumber(ARGV[3])
-local dayCount = tonumber(redis.call('GET', KEYS[2]) or '0')
-local keep = {}
-for _, t in ipairs(redis.call('LRANGE', KEYS[1], 0, -1)) do
-  local v = tonumber(t)
-  -- A clock set back must not leave future instants blocking the window.
-  if now - v < 1000 and v <= now then table.insert(keep, v) end
+const TAKE = `
+local function take(recent, day, now, perSecond, perDay, midnight)
+  local dayCount = tonumber(redis.call('GET', day) or '0')
+  local keep = {}
+  for _, t in ipairs(redis.call('LRANGE', recent, 0, -1)) do
+    local v = tonumber(t)
+    -- A clock set back must not leave future instants blocking the window.
+    if now - v < 1000 and v <= now then table.insert(keep, v) end
+  end
+  table.sort(keep)
+  local oldest = keep[1] or now
+  if dayCount >= perDay then
+    return {0, 'day', math.max(1, math.ceil((midnight - now) / 1000)), #keep, oldest, dayCount}
+  end
+  if #keep >= perSecond then
+    return {0, 'second', math.max(1, math.ceil((keep[1] + 1000 - now) / 1000)), #keep, oldest, dayCount}
+  end
+  table.insert(keep, now)
+  redis.call('DEL', recent)
+  for _, v in ipairs(keep) do redis.call('RPUSH', recent, string.format('%d', v)) end
+  redis.call('PEXPIRE', recent, ${GC_MS})
+  redis.call('INCR', day)
+  redis.call('PEXPIRE', day, ${GC_MS})
+  return {1, '', 0, #keep, keep[1], dayCount + 1}
 end
-table.sort(keep)
-local oldest = keep[1] or now
-if dayCount >= perDay then
-  return {0, 'day', math.max(1, math.ceil((tonumber(ARGV[4]) - now) / 1000)), #keep, oldest, dayCount}
-end
-if #keep >= perSecond then
-  return {0, 'second', math.max(1, math.ceil((keep[1] + 1000 - now) / 1000)), #keep, oldest, dayCount}
-end
-table.insert(keep, now)
-redis.call('DEL', KEYS[1])
-for _, v in ipairs(keep) do redis.call('RPUSH', KEYS[1], string.format('%d', v)) end
-redis.call('PEXPIRE', KEYS[1], ${GC_MS})
-redis.call('INCR', KEYS[2])
-redis.call('PEXPIRE', KEYS[2], ${GC_MS})
-return {1, '', 0, #keep, keep[1], dayCount + 1}
+`
+
+/** The rate limit's take alone. KEYS: recent, day. ARGV: now, perSecond, perDay, next midnight (ms). */
+export const RATE_LIMIT = `${TAKE}
+return take(KEYS[1], KEYS[2], tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]))
+`
+
+/**
+ * A request's catch-up and its rate limit in one round trip: when the log's head and the generation
+ * are still what the replica has applied, the slot is taken (the replica's clock is the twin's, as
+ * nothing changed); otherwise nothing is taken and the head is returned, to catch up first.
+ * KEYS: head, gen, recent, day. ARGV: applied, gen, now, perSecond, perDay, next midnight (ms).
+ * Returns {head, gen, allowed 1|0, window, retryAfterSeconds, secondCount, windowStart, dayCount} or {head, gen}.
+ */
+export const SYNC_RATE_LIMIT = `${TAKE}
+local head = tonumber(redis.call('GET', KEYS[1]) or '0')
+local gen = tonumber(redis.call('GET', KEYS[2]) or '0')
+if head ~= tonumber(ARGV[1]) or gen ~= tonumber(ARGV[2]) then return {head, gen} end
+local r = take(KEYS[3], KEYS[4], tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6]))
+return {head, gen, r[1], r[2], r[3], r[4], r[5], r[6]}
+`
+
+/**
+ * Gives back a slot taken ahead of a request that did not reach the rate limit after all (refused
+ * before it: its key's route, its shop). KEYS: recent, day. ARGV: the instant taken.
+ */
+export const RATE_REFUND = `
+if redis.call('LREM', KEYS[1], 1, ARGV[1]) == 1 and tonumber(redis.call('GET', KEYS[2]) or '0') > 0 then redis.call('DECR', KEYS[2]) end
+return 1
 `
 
 /**
@@ -73,15 +102,17 @@ return {'started'}
  * to, appends its operations; the idempotency record of the request they answer is completed in the
  * same step, so the side effect and its record appear together or not at all. A reset starts a new
  * generation of records and counters (the old ones are left to expire).
- * KEYS: lease, head, log, gen, idempotency record (or the lease again when none), channel-less.
- * ARGV: token, expected head, reset (0/1), has record (0/1), status, rawBody, headers, permission, expiresAt, startedAt, op...
- * Returns {head, gen} or {-1} (lease lost) or {-2, head} (the log moved: another writer was fenced in).
+ * The lease is kept when the replica has more writes queued (their commits follow on the same
+ * connection), unless another replica asked for it (`wanted`, returned so the holder hands it over).
+ * KEYS: lease, head, log, gen, idempotency record (or the lease again when none), wanted.
+ * ARGV: token, expected head, reset (0/1), has record (0/1), status, rawBody, headers, permission, expiresAt, startedAt, keep lease (0/1), op...
+ * Returns {head, gen, wanted 0|1} or {-1} (lease lost) or {-2, head} (the log moved: another writer was fenced in).
  */
 export const COMMIT = `
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return {-1} end
 local head = tonumber(redis.call('GET', KEYS[2]) or '0')
 if head ~= tonumber(ARGV[2]) then return {-2, head} end
-for i = 11, #ARGV do
+for i = 12, #ARGV do
   head = head + 1
   redis.call('XADD', KEYS[3], string.format('%d', head) .. '-0', 'op', ARGV[i])
 end
@@ -92,8 +123,25 @@ if ARGV[4] == '1' then
   redis.call('HSET', KEYS[5], 'status', 'completed', 'responseStatus', ARGV[5], 'rawBody', ARGV[6], 'headers', ARGV[7], 'permission', ARGV[8], 'expiresAt', ARGV[9], 'startedAt', ARGV[10])
   redis.call('PEXPIRE', KEYS[5], ${GC_MS})
 end
-redis.call('DEL', KEYS[1])
-return {head, gen}
+if ARGV[11] ~= '1' then redis.call('DEL', KEYS[1]) end
+return {head, gen, redis.call('EXISTS', KEYS[6])}
+`
+
+/**
+ * Takes the write lease, or queues for it: one round trip. A replica that finds the lease taken says it
+ * wants it (`wanted`, its id, for a second); the holder hands it over after its next commit, and
+ * until then only that replica may take it, so a replica with a long burst of writes cannot keep it.
+ * KEYS: lease, head, gen, wanted. ARGV: token, ms, replica.
+ * Returns {1, head, gen} (taken: the log's head to catch up to) or {0}.
+ */
+export const ACQUIRE = `
+local w = redis.call('GET', KEYS[4])
+if (not w or w == ARGV[3]) and redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
+  if w then redis.call('DEL', KEYS[4]) end
+  return {1, tonumber(redis.call('GET', KEYS[2]) or '0'), tonumber(redis.call('GET', KEYS[3]) or '0')}
+end
+if not w then redis.call('SET', KEYS[4], ARGV[3], 'PX', 1000) elseif w == ARGV[3] then redis.call('PEXPIRE', KEYS[4], 1000) end
+return {0}
 `
 
 /** Releases the lease if this replica still holds it. KEYS: lease. ARGV: token. */
