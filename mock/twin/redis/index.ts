@@ -29,7 +29,7 @@ import type { IdempotencyClaim, IdempotencyEntry, IdempotencyStore } from '../..
 import type { RateDecision, RateLimiter } from '../../stores/rate-limiter.ts'
 import { NeedsExclusive, StoreUnavailable, type TwinOp } from '../ops.ts'
 import type { TakenAhead, TwinStore } from '../store.ts'
-import { ACQUIRE, ACTIVITY_RECORD, COMMIT, IDEMPOTENCY_CLAIM, RATE_LIMIT, RATE_REFUND, RELEASE, RENEW, SYNC_RATE_LIMIT } from './scripts.ts'
+import { ACQUIRE, ACTIVITY_RECORD, CLAIM_AND_ACQUIRE, COMMIT, IDEMPOTENCY_CLAIM, RATE_LIMIT, RATE_REFUND, RELEASE, RENEW, SYNC_RATE_LIMIT } from './scripts.ts'
 
 /** What makes replicas one twin: resolved once, stored with it, adopted by every replica. */
 export interface TwinConfig {
@@ -97,6 +97,8 @@ export function twinKeys(name: string) {
     gen: `${p}gen`,
     lease: `${p}lease`,
     wanted: `${p}lease:wanted`,
+    /** A channel, not a key: each commit publishes the new head there (the hash tag keeps it on the twin's node). */
+    news: `${p}news`,
     activity: `${p}activity`,
     activityId: `${p}activity:id`,
     rateRecent: (gen: number, keyId: string, shop: string) => `${p}g${gen}:rl:${keyId}:${shop}`,
@@ -112,6 +114,7 @@ type Commands = Redis & {
   twinRefund(recent: string, day: string, instant: string): Promise<number>
   twinAcquire(lease: string, head: string, gen: string, wanted: string, token: string, ms: number, replica: string): Promise<[number, number?, number?]>
   twinClaim(record: string, index: string, now: number, inFlightMs: number, maxRecords: number): Promise<string[]>
+  twinClaimAndAcquire(record: string, index: string, lease: string, head: string, gen: string, wanted: string, now: number, inFlightMs: number, maxRecords: number, token: string, ms: number, replica: string): Promise<Array<string | number>>
   twinCommit(...args: Array<string | number>): Promise<number[]>
   twinRelease(lease: string, token: string): Promise<number>
   twinRenew(lease: string, token: string, ms: number): Promise<number>
@@ -149,7 +152,8 @@ export async function connectRedis(url: string, { log = (line: string) => consol
   redis.defineCommand('twinRefund', { numberOfKeys: 2, lua: RATE_REFUND })
   redis.defineCommand('twinAcquire', { numberOfKeys: 4, lua: ACQUIRE })
   redis.defineCommand('twinClaim', { numberOfKeys: 2, lua: IDEMPOTENCY_CLAIM })
-  redis.defineCommand('twinCommit', { numberOfKeys: 6, lua: COMMIT })
+  redis.defineCommand('twinClaimAndAcquire', { numberOfKeys: 6, lua: CLAIM_AND_ACQUIRE })
+  redis.defineCommand('twinCommit', { numberOfKeys: 7, lua: COMMIT })
   redis.defineCommand('twinRelease', { numberOfKeys: 1, lua: RELEASE })
   redis.defineCommand('twinRenew', { numberOfKeys: 1, lua: RENEW })
   redis.defineCommand('twinActivity', { numberOfKeys: 2, lua: ACTIVITY_RECORD })
@@ -211,6 +215,8 @@ interface Counters {
   activityEntries: number
   leases: number
   heldWrites: number
+  pushes: number
+  caughtUpByPush: number
   takenWithSync: number
 }
 
@@ -225,7 +231,7 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
   let gen = 0
   let dirty = true
   let rttMs = 0
-  const counters: Counters = { commits: 0, refusedCommits: 0, rebuilds: 0, storeErrors: 0, leaseWaitMs: 0, caughtUp: 0, commands: 0, activityFlushes: 0, activityEntries: 0, leases: 0, heldWrites: 0, takenWithSync: 0 }
+  const counters: Counters = { commits: 0, refusedCommits: 0, rebuilds: 0, storeErrors: 0, leaseWaitMs: 0, caughtUp: 0, commands: 0, activityFlushes: 0, activityEntries: 0, leases: 0, heldWrites: 0, takenWithSync: 0, pushes: 0, caughtUpByPush: 0 }
   // Every command this replica sends is one round trip (no auto-pipelining): counted for the metrics.
   const send = redis.sendCommand.bind(redis)
   redis.sendCommand = ((...args: Parameters<typeof send>) => {
@@ -291,8 +297,27 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
    * replica asks for it (seen in a commit's answer) or when none waits.
    */
   let held: string | null = null
+  /** Taken with a keyed write's claim, for that write (not yet used by one). */
+  let freshLease = false
   let wanted = false
   let waiting = 0
+
+  // The push: each commit publishes the new head; a replica not writing applies what is new at once,
+  // so a request's own check of the head (which read-your-writes needs) finds nothing left to fetch.
+  const listener = new Redis({ ...connectionOf(redis), lazyConnect: false, maxRetriesPerRequest: null, retryStrategy: (times) => Math.min(50 * times, 1000) })
+  listener.on('error', () => {})
+  listener.subscribe(keys.news).catch(() => {})
+  listener.on('message', (_channel: string, message: string) => {
+    counters.pushes++
+    const head = Number(message)
+    if (head > seenHead) seenHead = head
+    if (dirty || held !== null || head <= applied) return
+    const before = applied
+    applyUpTo(head).then(
+      () => (counters.caughtUpByPush += applied - before),
+      () => {},
+    )
+  })
 
   const acquireLease = async () => {
     const token = randomUUID()
@@ -302,16 +327,20 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
     for (;;) {
       const [taken, head, g] = await redis.twinAcquire(keys.lease, keys.head, keys.gen, keys.wanted, token, leaseMs, replica)
       if (taken === 1) {
-        seenHead = Number(head)
-        gen = Number(g)
-        break
+        counters.leaseWaitMs += Date.now() - started
+        return leaseTaken(token, Number(head), Number(g))
       }
       if (Date.now() - started > leaseWaitMs) throw new StoreUnavailable('The twin is busy: no write lease within the wait; retry shortly')
       await new Promise((resolve) => setTimeout(resolve, wait * (0.5 + Math.random())))
       wait = Math.min(wait * 2, 10)
     }
-    counters.leaseWaitMs += Date.now() - started
+  }
+
+  /** The lease is this replica's from now: it keeps it alive and catches up to the head it was given. */
+  const leaseTaken = async (token: string, head: number, g: number) => {
     counters.leases++
+    seenHead = head
+    gen = g
     held = token
     wanted = false
     // A live replica keeps its lease while it writes, from a thread of its own (lease-keeper.ts); a
@@ -320,7 +349,7 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
     try {
       await applyUpTo(seenHead)
     } catch (error) {
-      handOver()
+      handOver(true)
       throw error
     }
   }
@@ -330,6 +359,7 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
     if (held === null) return
     const token = held
     held = null
+    freshLease = false
     keeper.postMessage({ token: null })
     if (refused) void redis.twinRelease(keys.lease, token).catch(() => {})
   }
@@ -358,6 +388,7 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
         keys.gen,
         r?.key ?? keys.lease,
         keys.wanted,
+        keys.news,
         t.token,
         expected,
         reset,
@@ -417,6 +448,7 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
         // A rebuild (after a refused commit) takes a while: done before the lease, not under it.
         if (dirty && held === null) await catchUp()
         if (held === null) await acquireLease()
+        else if (freshLease) freshLease = false
         else counters.heldWrites++
       })
       const t: Tx = { token: held!, ops: [] }
@@ -509,6 +541,9 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
         // Reads whose catch-up and rate limit went in one round trip.
         rate_limit_with_catch_up: counters.takenWithSync,
         operations_caught_up: counters.caughtUp,
+        // Heads heard on the twin's channel, and the operations applied on hearing them (before a request asked).
+        pushes_received: counters.pushes,
+        operations_caught_up_by_push: counters.caughtUpByPush,
         // Commands sent, activity appends included (a pipeline of them is one round trip: activity_flushes).
         store_commands: counters.commands,
         activity_entries: counters.activityEntries,
@@ -517,6 +552,7 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
     },
     async close() {
       await keeper.terminate()
+      listener.disconnect()
       await redis.quit().catch(() => redis.disconnect())
     },
   }
@@ -590,10 +626,29 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
     size: -1,
     claim: (shopId, key) =>
       guard(async (): Promise<IdempotencyClaim> => {
-        const r = await redis.twinClaim(keys.idem(gen, shopId, key), keys.idemIndex(gen), now(), IN_FLIGHT_MS, MAX_RECORDS)
-        if (r[0] === 'started') return { kind: 'started' }
-        if (r[0] === 'in-flight') return { kind: 'in-flight' }
-        return { kind: 'replay', entry: entryOf(r[1]!, r[2]!, r[3]!, r[4]!, r[5]!, r[6]!) }
+        const record = keys.idem(gen, shopId, key)
+        // The write that starts will want the lease next: asked for in the same round trip when no
+        // other write of this replica holds or waits for it.
+        if (held !== null || waiting > 0 || dirty) return claimAnswer(await redis.twinClaim(record, keys.idemIndex(gen), now(), IN_FLIGHT_MS, MAX_RECORDS))
+        const token = randomUUID()
+        const r = await redis.twinClaimAndAcquire(record, keys.idemIndex(gen), keys.lease, keys.head, keys.gen, keys.wanted, now(), IN_FLIGHT_MS, MAX_RECORDS, token, leaseMs, replica)
+        if (r[0] === 'started' && r[1] === 1) {
+          try {
+            await leaseTaken(token, Number(r[2]), Number(r[3]))
+          } catch (error) {
+            await redis.del(record).catch(() => {})
+            throw error
+          }
+          freshLease = true
+          // The write follows at once; should it not (a caller that only claims), the lease goes back.
+          setTimeout(() => {
+            if (freshLease && held === token && waiting === 0) {
+              freshLease = false
+              handOver(true)
+            }
+          }, 100).unref()
+        }
+        return claimAnswer(r.map(String))
       }),
     complete(shopId, key, response) {
       const t = tx.getStore()
@@ -658,6 +713,12 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
 function connectionOf(redis: Redis): RedisOptions {
   const { host, port, path, db, username, password, tls } = redis.options
   return { ...(path ? { path } : { host, port }), db, ...(username ? { username } : {}), ...(password ? { password } : {}), ...(tls ? { tls } : {}) }
+}
+
+function claimAnswer(r: string[]): IdempotencyClaim {
+  if (r[0] === 'started') return { kind: 'started' }
+  if (r[0] === 'in-flight') return { kind: 'in-flight' }
+  return { kind: 'replay', entry: entryOf(r[1]!, r[2]!, r[3]!, r[4]!, r[5]!, r[6]!) }
 }
 
 function entryOf(responseStatus: string, rawBody: string, headers: string, permission: string, startedAt: string, expiresAt: string): IdempotencyEntry {

@@ -76,25 +76,30 @@ return 1
  * KEYS: record, index. ARGV: now, inFlightMs, maxRecords.
  * Returns {'started'} | {'in-flight'} | {'replay', responseStatus, rawBody, headers, permission, startedAt, expiresAt}.
  */
-export const IDEMPOTENCY_CLAIM = `
-local now = tonumber(ARGV[1])
-local r = redis.call('HMGET', KEYS[1], 'status', 'startedAt', 'expiresAt', 'responseStatus', 'rawBody', 'headers', 'permission')
-if r[1] == 'completed' and tonumber(r[3]) > now then
-  return {'replay', r[4], r[5], r[6] or '', r[7] or '', r[2], r[3]}
+const CLAIM = `
+local function claim(record, index, now, inFlightMs, maxRecords)
+  local r = redis.call('HMGET', record, 'status', 'startedAt', 'expiresAt', 'responseStatus', 'rawBody', 'headers', 'permission')
+  if r[1] == 'completed' and tonumber(r[3]) > now then
+    return {'replay', r[4], r[5], r[6] or '', r[7] or '', r[2], r[3]}
+  end
+  if r[1] == 'processing' and now - tonumber(r[2]) < inFlightMs then
+    return {'in-flight'}
+  end
+  redis.call('DEL', record)
+  redis.call('HSET', record, 'status', 'processing', 'startedAt', string.format('%d', now))
+  redis.call('PEXPIRE', record, ${GC_MS})
+  redis.call('ZADD', index, now, record)
+  local over = redis.call('ZCARD', index) - maxRecords
+  if over > 0 then
+    local old = redis.call('ZPOPMIN', index, over)
+    for i = 1, #old, 2 do if old[i] ~= record then redis.call('DEL', old[i]) end end
+  end
+  return {'started'}
 end
-if r[1] == 'processing' and now - tonumber(r[2]) < tonumber(ARGV[2]) then
-  return {'in-flight'}
-end
-redis.call('DEL', KEYS[1])
-redis.call('HSET', KEYS[1], 'status', 'processing', 'startedAt', string.format('%d', now))
-redis.call('PEXPIRE', KEYS[1], ${GC_MS})
-redis.call('ZADD', KEYS[2], now, KEYS[1])
-local over = redis.call('ZCARD', KEYS[2]) - tonumber(ARGV[3])
-if over > 0 then
-  local old = redis.call('ZPOPMIN', KEYS[2], over)
-  for i = 1, #old, 2 do if old[i] ~= KEYS[1] then redis.call('DEL', old[i]) end end
-end
-return {'started'}
+`
+
+export const IDEMPOTENCY_CLAIM = `${CLAIM}
+return claim(KEYS[1], KEYS[2], tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]))
 `
 
 /**
@@ -104,7 +109,9 @@ return {'started'}
  * generation of records and counters (the old ones are left to expire).
  * The lease is kept when the replica has more writes queued (their commits follow on the same
  * connection), unless another replica asked for it (`wanted`, returned so the holder hands it over).
- * KEYS: lease, head, log, gen, idempotency record (or the lease again when none), wanted.
+ * The new head is published on the twin's channel: every replica hears of it and catches up at once
+ * (each still checks the head before it answers).
+ * KEYS: lease, head, log, gen, idempotency record (or the lease again when none), wanted, channel.
  * ARGV: token, expected head, reset (0/1), has record (0/1), status, rawBody, headers, permission, expiresAt, startedAt, keep lease (0/1), op...
  * Returns {head, gen, wanted 0|1} or {-1} (lease lost) or {-2, head} (the log moved: another writer was fenced in).
  */
@@ -124,6 +131,7 @@ if ARGV[4] == '1' then
   redis.call('PEXPIRE', KEYS[5], ${GC_MS})
 end
 if ARGV[11] ~= '1' then redis.call('DEL', KEYS[1]) end
+redis.call('PUBLISH', KEYS[7], head)
 return {head, gen, redis.call('EXISTS', KEYS[6])}
 `
 
@@ -134,14 +142,35 @@ return {head, gen, redis.call('EXISTS', KEYS[6])}
  * KEYS: lease, head, gen, wanted. ARGV: token, ms, replica.
  * Returns {1, head, gen} (taken: the log's head to catch up to) or {0}.
  */
-export const ACQUIRE = `
-local w = redis.call('GET', KEYS[4])
-if (not w or w == ARGV[3]) and redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
-  if w then redis.call('DEL', KEYS[4]) end
-  return {1, tonumber(redis.call('GET', KEYS[2]) or '0'), tonumber(redis.call('GET', KEYS[3]) or '0')}
+const ACQUIRE_LEASE = `
+local function acquire(lease, head, gen, wanted, token, ms, replica)
+  local w = redis.call('GET', wanted)
+  if (not w or w == replica) and redis.call('SET', lease, token, 'NX', 'PX', ms) then
+    if w then redis.call('DEL', wanted) end
+    return {1, tonumber(redis.call('GET', head) or '0'), tonumber(redis.call('GET', gen) or '0')}
+  end
+  if not w then redis.call('SET', wanted, replica, 'PX', 1000) elseif w == replica then redis.call('PEXPIRE', wanted, 1000) end
+  return {0}
 end
-if not w then redis.call('SET', KEYS[4], ARGV[3], 'PX', 1000) elseif w == ARGV[3] then redis.call('PEXPIRE', KEYS[4], 1000) end
-return {0}
+`
+
+export const ACQUIRE = `${ACQUIRE_LEASE}
+return acquire(KEYS[1], KEYS[2], KEYS[3], KEYS[4], ARGV[1], ARGV[2], ARGV[3])
+`
+
+/**
+ * A keyed write's claim and, when it starts and the lease is free, the lease too: one round trip
+ * where two would be. KEYS: record, index, lease, head, gen, wanted.
+ * ARGV: now, inFlightMs, maxRecords, token, ms, replica.
+ * Returns the claim's answer; a start that took the lease is {'started', 1, head, gen}.
+ */
+export const CLAIM_AND_ACQUIRE = `${CLAIM}
+${ACQUIRE_LEASE}
+local c = claim(KEYS[1], KEYS[2], tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]))
+if c[1] ~= 'started' then return c end
+local l = acquire(KEYS[3], KEYS[4], KEYS[5], KEYS[6], ARGV[4], ARGV[5], ARGV[6])
+if l[1] == 1 then return {'started', 1, l[2], l[3]} end
+return c
 `
 
 /** Releases the lease if this replica still holds it. KEYS: lease. ARGV: token. */
