@@ -151,7 +151,7 @@ describe('one twin on Redis, in one process (issue 23, item 2)', () => {
     const shop = a.world.shops[0]!.shop_id
     await fetchOf(a)('POST', '/dashboards/create', { name: 'Heard' }, shop)
     await a.exclusive(() => a.admin.setClock({ advance_ms: 5000 }))
-    await expect.poll(() => b.twin.head, { interval: 5 }).toBe(a.twin.head)
+    await expect.poll(() => b.twin.head, { interval: 5, timeout: 10_000 }).toBe(a.twin.head)
     expect(((await b.twin.metrics()) as { operations_caught_up_by_push: number }).operations_caught_up_by_push).toBeGreaterThan(0)
     expect(b.clock.now().toISOString()).toBe('2026-03-10T12:00:05.000Z')
     await closeAll(a, b)

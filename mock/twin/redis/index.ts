@@ -306,7 +306,10 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
   // so a request's own check of the head (which read-your-writes needs) finds nothing left to fetch.
   const listener = new Redis({ ...connectionOf(redis), lazyConnect: false, maxRetriesPerRequest: null, retryStrategy: (times) => Math.min(50 * times, 1000) })
   listener.on('error', () => {})
-  listener.subscribe(keys.news).catch(() => {})
+  const listening = listener.subscribe(keys.news).then(
+    () => {},
+    () => {},
+  )
   listener.on('message', (_channel: string, message: string) => {
     counters.pushes++
     const head = Number(message)
@@ -478,7 +481,8 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
     }
   }
 
-  const store: TwinStore & { attach(s: MockState): void; replica: string } = {
+  const store: TwinStore & { attach(s: MockState): void; replica: string; listening: Promise<void> } = {
+    listening,
     kind: 'redis',
     shared: true,
     replica,
@@ -750,6 +754,7 @@ export async function openRedisTwin(url: string, name: string, flags: ReplicaFla
       },
       /** Replays the log (the replica is then the twin as it is). */
       start: async () => {
+        await twin.listening
         await twin.sync()
       },
     }
