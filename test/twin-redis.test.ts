@@ -157,12 +157,34 @@ describe('one twin on Redis, in one process (issue 23, item 2)', () => {
     await closeAll(a, b)
   })
 
+  it('a claim made while a write of the same replica asks for the lease does not take it (the write would wait on its own replica)', async () => {
+    const a = await replica(undefined, { rateLimit: false })
+    const slow = await replica(a.twinName, { holdWriteMs: 200 })
+    const shop = a.world.shops[0]!.shop_id
+    const held = Promise.resolve(slow.exclusive(() => slow.admin.setClock({ advance_ms: 1 })))
+    await expect.poll(async () => (await a.twin.metrics() as { lease_acquisitions: number }).lease_acquisitions === 0 && (await slow.twin.metrics() as { lease_acquisitions: number }).lease_acquisitions === 1).toBe(true)
+    // A's write asks for the lease (slow holds it) ...
+    const waiting = Promise.resolve(a.exclusive(() => a.admin.setClock({ advance_ms: 1 })))
+    // ... and a claim on A comes right when slow lets the lease go.
+    await held
+    expect(await a.idempotency.claim(shop, 'claimed-meanwhile')).toEqual({ kind: 'started' })
+    // The claim's write queues behind (as the idempotency step does).
+    const keyed = Promise.resolve(a.exclusive(() => a.admin.setClock({ advance_ms: 1 })))
+    await waiting
+    await keyed
+    await a.sync()
+    expect(a.clock.now().toISOString()).toBe('2026-03-10T12:00:00.003Z')
+    await closeAll(a, slow)
+  }, 30_000)
+
   it('a read costs one store round trip when nothing changed, rate limit on: the catch-up and the rate limit go in one script', async () => {
     const a = await replica()
     const shop = a.world.shops[0]!.shop_id
     const f = fetchOf(a)
     const metrics = async () => (await a.twin.metrics()) as { store_commands: number; rate_limit_with_catch_up: number; activity_entries: number }
     await f('GET', '/shop/sps', undefined, shop)
+    // Its activity entry sent (entries go in batches a few ms later), so the counts below are the reads'.
+    await a.activity.entries()
     const first = await metrics()
     const before = await metrics()
     const own = before.store_commands - first.store_commands

@@ -102,7 +102,9 @@ export async function startBalancer(upstreams: string[]): Promise<Balancer> {
     req.on('data', (c: Buffer) => chunks.push(c))
     req.on('end', () => forward(req, res, Buffer.concat(chunks), balancer.upstreams.length))
   })
-  server.keepAliveTimeout = 1000
+  // Longer than a client's own idle timeout (undici: 4 s), so the balancer never closes a connection
+  // the client is about to reuse (the client would see 'other side closed' on a POST it cannot retry).
+  server.keepAliveTimeout = 65_000
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
   balancer.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
   balancer.close = () =>

@@ -217,6 +217,7 @@ interface Counters {
   heldWrites: number
   pushes: number
   caughtUpByPush: number
+  heldForTest: number
   takenWithSync: number
 }
 
@@ -231,7 +232,7 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
   let gen = 0
   let dirty = true
   let rttMs = 0
-  const counters: Counters = { commits: 0, refusedCommits: 0, rebuilds: 0, storeErrors: 0, leaseWaitMs: 0, caughtUp: 0, commands: 0, activityFlushes: 0, activityEntries: 0, leases: 0, heldWrites: 0, takenWithSync: 0, pushes: 0, caughtUpByPush: 0 }
+  const counters: Counters = { commits: 0, refusedCommits: 0, rebuilds: 0, storeErrors: 0, leaseWaitMs: 0, caughtUp: 0, commands: 0, activityFlushes: 0, activityEntries: 0, leases: 0, heldWrites: 0, takenWithSync: 0, pushes: 0, caughtUpByPush: 0, heldForTest: 0 }
   // Every command this replica sends is one round trip (no auto-pipelining): counted for the metrics.
   const send = redis.sendCommand.bind(redis)
   redis.sendCommand = ((...args: Parameters<typeof send>) => {
@@ -299,6 +300,10 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
   let held: string | null = null
   /** Taken with a keyed write's claim, for that write (not yet used by one). */
   let freshLease = false
+  /** A claim's round trip that may bring the lease is on its way. */
+  let leaseComing: Promise<void> | null = null
+  /** A write of this replica is asking for the lease. */
+  let acquiring = false
   let wanted = false
   let waiting = 0
 
@@ -323,19 +328,24 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
   })
 
   const acquireLease = async () => {
-    const token = randomUUID()
+    const token = `${replica}:${randomUUID()}`
     const started = Date.now()
     let wait = 0.2
-    // Terminates: the deadline bounds the loop.
-    for (;;) {
-      const [taken, head, g] = await redis.twinAcquire(keys.lease, keys.head, keys.gen, keys.wanted, token, leaseMs, replica)
-      if (taken === 1) {
-        counters.leaseWaitMs += Date.now() - started
-        return leaseTaken(token, Number(head), Number(g))
+    acquiring = true
+    try {
+      // Terminates: the deadline bounds the loop.
+      for (;;) {
+        const [taken, head, g] = await redis.twinAcquire(keys.lease, keys.head, keys.gen, keys.wanted, token, leaseMs, replica)
+        if (taken === 1) {
+          counters.leaseWaitMs += Date.now() - started
+          return await leaseTaken(token, Number(head), Number(g))
+        }
+        if (Date.now() - started > leaseWaitMs) throw new StoreUnavailable('The twin is busy: no write lease within the wait; retry shortly')
+        await new Promise((resolve) => setTimeout(resolve, wait * (0.5 + Math.random())))
+        wait = Math.min(wait * 2, 10)
       }
-      if (Date.now() - started > leaseWaitMs) throw new StoreUnavailable('The twin is busy: no write lease within the wait; retry shortly')
-      await new Promise((resolve) => setTimeout(resolve, wait * (0.5 + Math.random())))
-      wait = Math.min(wait * 2, 10)
+    } finally {
+      acquiring = false
     }
   }
 
@@ -448,6 +458,7 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
       let outcome: Outcome<T>
       // Store errors become 503 (guard); the write's own outcome, an answer or an error, passes through as it is.
       await guard(async () => {
+        if (leaseComing) await leaseComing
         // A rebuild (after a refused commit) takes a while: done before the lease, not under it.
         if (dirty && held === null) await catchUp()
         if (held === null) await acquireLease()
@@ -460,7 +471,11 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
       } catch (error) {
         outcome = { ok: false, error }
       }
-      if (holdWriteMs > 0) await new Promise((resolve) => setTimeout(resolve, holdWriteMs))
+      if (holdWriteMs > 0) {
+        // Said, so a test stops the replica here and not in a round trip.
+        log(`shoptwin: replica ${replica} holds write ${++counters.heldForTest} for ${holdWriteMs} ms before its commit (SHOPTWIN_HOLD_WRITE_MS)`)
+        await new Promise((resolve) => setTimeout(resolve, holdWriteMs))
+      }
       const keep = waiting > 0 && !wanted && !dirty
       committed = commit(t, keep).catch((error: unknown) => {
         // Not known to be committed: what this replica holds may differ from the log.
@@ -633,24 +648,33 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
         const record = keys.idem(gen, shopId, key)
         // The write that starts will want the lease next: asked for in the same round trip when no
         // other write of this replica holds or waits for it.
-        if (held !== null || waiting > 0 || dirty) return claimAnswer(await redis.twinClaim(record, keys.idemIndex(gen), now(), IN_FLIGHT_MS, MAX_RECORDS))
-        const token = randomUUID()
-        const r = await redis.twinClaimAndAcquire(record, keys.idemIndex(gen), keys.lease, keys.head, keys.gen, keys.wanted, now(), IN_FLIGHT_MS, MAX_RECORDS, token, leaseMs, replica)
-        if (r[0] === 'started' && r[1] === 1) {
-          try {
-            await leaseTaken(token, Number(r[2]), Number(r[3]))
-          } catch (error) {
-            await redis.del(record).catch(() => {})
-            throw error
-          }
-          freshLease = true
-          // The write follows at once; should it not (a caller that only claims), the lease goes back.
-          setTimeout(() => {
-            if (freshLease && held === token && waiting === 0) {
-              freshLease = false
-              handOver(true)
+        if (held !== null || waiting > 0 || dirty || leaseComing || acquiring) return claimAnswer(await redis.twinClaim(record, keys.idemIndex(gen), now(), IN_FLIGHT_MS, MAX_RECORDS))
+        const token = `${replica}:${randomUUID()}`
+        let settle!: () => void
+        // Until its answer is here, no other write of this replica asks for the lease (it would wait on itself).
+        leaseComing = new Promise<void>((resolve) => (settle = resolve))
+        let r: Array<string | number>
+        try {
+          r = await redis.twinClaimAndAcquire(record, keys.idemIndex(gen), keys.lease, keys.head, keys.gen, keys.wanted, now(), IN_FLIGHT_MS, MAX_RECORDS, token, leaseMs, replica)
+          if (r[0] === 'started' && r[1] === 1) {
+            try {
+              await leaseTaken(token, Number(r[2]), Number(r[3]))
+            } catch (error) {
+              await redis.del(record).catch(() => {})
+              throw error
             }
-          }, 100).unref()
+            freshLease = true
+            // The write follows at once; should it not (a caller that only claims), the lease goes back.
+            setTimeout(() => {
+              if (freshLease && held === token && waiting === 0) {
+                freshLease = false
+                handOver(true)
+              }
+            }, 100).unref()
+          }
+        } finally {
+          leaseComing = null
+          settle()
         }
         return claimAnswer(r.map(String))
       }),

@@ -149,6 +149,9 @@ local function acquire(lease, head, gen, wanted, token, ms, replica)
     if w then redis.call('DEL', wanted) end
     return {1, tonumber(redis.call('GET', head) or '0'), tonumber(redis.call('GET', gen) or '0')}
   end
+  -- Tokens start with the replica's id: one that holds the lease itself does not ask for it.
+  local holder = redis.call('GET', lease)
+  if holder and string.sub(holder, 1, #replica + 1) == replica .. ':' then return {0} end
   if not w then redis.call('SET', wanted, replica, 'PX', 1000) elseif w == replica then redis.call('PEXPIRE', wanted, 1000) end
   return {0}
 end
