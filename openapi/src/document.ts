@@ -112,6 +112,7 @@ function parameterObject(param: QueryParam, location: 'query' | 'path', example?
   const out: Schema = { name: param.name, in: location, ...(param.json ? { content: { 'application/json': { schema: param.schema, ...examples } } } : { schema: param.schema, ...examples }) }
   if (location === 'path' || param.required) out.required = true
   if (param.description) out.description = param.description
+  if (param.nestedBrackets) out['x-nested-brackets'] = true
   if (param.json) return out
   if (param.style === 'deepObject') {
     out.style = 'deepObject'

@@ -87,12 +87,6 @@ export const exclusions: readonly Exclusion[] = [
     answer: /recipients are required to send/,
     reason: 'a send without recipients in the request goes to the campaign\'s stored recipients; a campaign stored without any is refused (400, inferred; the operation\'s description says it): the schema cannot know what is stored. An empty `recipients` with a send is in the schema (if/then) and checked',
   },
-  {
-    kind: 'positive-400',
-    operation: 'listSparkCodesGet',
-    answer: /search_params\.[a-z_]+ must be (object|string|one of)/,
-    reason: `${OPEN}: search_params travels as JSON text (content: application/json), while a generator following only deepObject rules sends search_params[status]=[] or search_params[auth_time]={...}; the twin reads the bracketed values as text, not JSON`,
-  },
 ]
 
 /** The exclusion that lets a finding pass, if any. */
