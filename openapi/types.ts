@@ -628,7 +628,7 @@ export interface paths {
         put?: never;
         /**
          * Update a creator brief by brief_id (Scale plan)
-         * @description Body and response not shown; inferred. 404 for an unknown brief_id; 403 below the Scale plan.
+         * @description Body and response not shown; inferred. 404 for an unknown brief_id; 403 below the Scale plan. The brief's stored type decides which fields apply, as on create (spec: "Creator briefs: static (`video_mode` `manual` picks videos; `auto` shows the shop's top videos) or dynamic (per product, generated live)"): a static brief takes `video_mode`/`video_ids` and refuses `product_id` (400 `product_id is only for dynamic briefs`), a dynamic one takes `product_id` and refuses `video_mode`/`video_ids` (400 `video_mode and video_ids are only for static briefs`); a static brief left in `manual` needs videos, given or stored (400). What holds whatever the type is in the schema: `product_id` never comes with `video_mode` or videos, and `auto` takes no videos (inferred).
          */
         post: operations["updateCreatorBrief"];
         delete?: never;
@@ -3130,7 +3130,7 @@ export interface components {
         };
         /** @description A widget to add: only stat and stat-chart can be created; another type returns 400. */
         DashboardWidgetInput: components["schemas"]["DashboardStatWidgetInput"] | components["schemas"]["DashboardStatChartWidgetInput"];
-        /** @description An entry of the complete widget list of update: entries with a known id keep that widget; entries without a known id are new stat widgets. */
+        /** @description An entry of the complete widget list of update: entries with a known id keep that widget (of its stored type: the other type's fields, a type change, or any change to a widget the API cannot edit are 400); entries without a known id are new stat widgets (`stat` unless typed, with their stat key(s)). */
         DashboardWidgetUpdateEntry: {
             /** @description A known widget id keeps that widget (of any type); its stat fields may change. */
             id?: string;
@@ -3165,7 +3165,7 @@ export interface components {
                 /** @enum {string} */
                 chart?: "line" | "bar";
             };
-        };
+        } & (unknown & unknown & unknown & unknown & unknown);
         /** @description A board's numbers: the filters applied and each widget's stat entries. */
         DashboardData: {
             dashboard: {
@@ -5681,7 +5681,7 @@ export interface operations {
                     video_mode?: "manual" | "auto";
                     video_ids?: string[];
                     product_id?: string;
-                };
+                } & (unknown & unknown & unknown);
             };
         };
         responses: {

@@ -12,7 +12,7 @@ import { createHandlers, createMockState } from '../mock/index.ts'
 const BASE = 'https://api.example.com'
 const state = createMockState({ seed: 42, now: '2026-03-10T12:00:00.000Z', rateLimit: false })
 const server = setupServer(...createHandlers(state, { baseUrl: BASE }))
-beforeAll(() => server.listen({ onUnhandledRequest: 'error' }))
+beforeAll(() => server.listen({ onUnhandledFrame: 'error' }))
 afterAll(() => server.close())
 const shop = state.world.shops.find((s) => s.plan === 'scale' && s.is_active)!
 const headers = { 'x-api-key': 'demo-enterprise-key', 'x-shop-id': shop.shop_id, 'content-type': 'application/json' }

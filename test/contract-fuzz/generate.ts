@@ -116,7 +116,8 @@ export function parseQuery(contract: Contract, params: ParamSpec[], text: string
   /** Nested brackets read back as the contract describes them: objects by key, arrays by `[]` or index, leaves typed by their schema. */
   const fromBrackets = (entries: Array<{ path: string[]; raw: string }>, schema: JsonSchema): unknown => {
     const s = resolve(schema)
-    if (entries.every((e) => e.path.length === 0)) return entries.length === 1 ? coerce(s, entries[0]!.raw) : entries.map((e) => coerce(s, e.raw))
+    // A leaf: an array-only field's values are its items (`p[ids]=a`, repeated or not), as a form-exploded array.
+    if (entries.every((e) => e.path.length === 0)) return typeOf(s) === 'array' ? entries.map((e) => coerce((s.items as JsonSchema) ?? {}, e.raw)) : entries.length === 1 ? coerce(s, entries[0]!.raw) : entries.map((e) => coerce(s, e.raw))
     const branches = [s, ...(((s.anyOf ?? s.oneOf) as JsonSchema[] | undefined) ?? []).map(resolve)]
     const groups = new Map<string, Array<{ path: string[]; raw: string }>>()
     for (const e of entries) groups.set(e.path[0] ?? '', [...(groups.get(e.path[0] ?? '') ?? []), { path: e.path.slice(1), raw: e.raw }])

@@ -111,7 +111,12 @@ function stringArbitrary(s: JsonSchema, name: string, { today, hints, awkward }:
   if (s.format === 'date') return fc.integer({ min: -420, max: 10 }).map((d) => new Date(todayMs + d * DAY_MS).toISOString().slice(0, 10))
   if (s.format === 'date-time') return fc.integer({ min: -420 * 24, max: 48 }).map((h) => new Date(todayMs + h * 3_600_000).toISOString())
   if (s.format === 'email') return fc.emailAddress()
-  if (typeof s.pattern === 'string') return fc.stringMatching(new RegExp(s.pattern as string))
+  if (typeof s.pattern === 'string') {
+    // A hinted id that fits the pattern (a shop_id of the world) as often as made-up text.
+    const re = new RegExp(s.pattern as string)
+    const fitting = hintFor(hints, name)?.filter((v) => re.test(v))
+    return fitting?.length ? fc.oneof({ arbitrary: fc.constantFrom(...fitting), weight: 3 }, { arbitrary: fc.stringMatching(re), weight: 1 }) : fc.stringMatching(re)
+  }
   const minLength = typeof s.minLength === 'number' ? s.minLength : 0
   const maxLength = Math.max(minLength, Math.min(typeof s.maxLength === 'number' ? s.maxLength : 24, 24))
   const fitting = (awkward ?? []).filter((t) => t.length >= minLength && t.length <= maxLength)

@@ -816,13 +816,21 @@ export const outreach: Area = {
       tag: TAG,
       specSection: `${ABSENT}: Creator briefs`,
       summary: 'Update a creator brief by brief_id (Scale plan)',
-      description: 'Body and response not shown; inferred. 404 for an unknown brief_id; 403 below the Scale plan.',
-      requestBody: byId('brief_id', {
-        title: nonBlankText(),
-        video_mode: enumOf(BRIEF_VIDEO_MODES),
-        video_ids: arr(str()),
-        product_id: str({ minLength: 1 }),
-      }),
+      description:
+        'Body and response not shown; inferred. 404 for an unknown brief_id; 403 below the Scale plan. The brief\'s stored type decides which fields apply, as on create (spec: "Creator briefs: static (`video_mode` `manual` picks videos; `auto` shows the shop\'s top videos) or dynamic (per product, generated live)"): a static brief takes `video_mode`/`video_ids` and refuses `product_id` (400 `product_id is only for dynamic briefs`), a dynamic one takes `product_id` and refuses `video_mode`/`video_ids` (400 `video_mode and video_ids are only for static briefs`); a static brief left in `manual` needs videos, given or stored (400). What holds whatever the type is in the schema: `product_id` never comes with `video_mode` or videos, and `auto` takes no videos (inferred).',
+      requestBody: {
+        allOf: [
+          { not: { required: ['product_id', 'video_mode'] } },
+          { if: { required: ['product_id'] }, then: { properties: { video_ids: { maxItems: 0 } } } },
+          { if: { properties: { video_mode: { const: 'auto' } }, required: ['video_mode'] }, then: { properties: { video_ids: { maxItems: 0 } } } },
+        ],
+        ...byId('brief_id', {
+          title: nonBlankText(),
+          video_mode: enumOf(BRIEF_VIDEO_MODES),
+          video_ids: arr(str()),
+          product_id: str({ minLength: 1 }),
+        }),
+      },
       planGate: 'scale',
       idempotent: true,
       inferred: true,
