@@ -12,10 +12,20 @@
  * - no 5xx on anything;
  * - schema: every answer is documented for its operation and validates against its declared response;
  * - methods: each path with a method it does not document gets 405, Allow and an `{error}` valid
- *   against the contract's MethodNotAllowed.
+ *   against the contract's MethodNotAllowed;
+ * - links (stateful): every OpenAPI link of a success answer is followed (test/contract-fuzz/links.ts):
+ *   a source request (a create) is sent, its answer and request fill the linked operation's
+ *   parameters and body (get/update/delete with the returned id), the rest generated; the linked
+ *   request, and one with a violation, get the checks above; a 404 for a value the answer just gave
+ *   is a finding;
+ * - MCP: a client registers, signs in and consents to every tool (OAuth 2.0 code + PKCE), then calls
+ *   each tool (`tools/call` on /mcp) with arguments generated from its inputSchema: no 5xx, a JSON-RPC
+ *   answer, `isError` exactly for a refusal, the tool's answer valid against its operation's response
+ *   (and outputSchema where declared), valid arguments not refused with 400, invalid ones refused.
  *
  * Seeded: CONTRACT_FUZZ_SEED (printed), CONTRACT_FUZZ_RUNS requests of each kind per operation
- * (`npm run fuzz:contract` runs more). A finding prints a curl line to replay it against
+ * (`npm run fuzz:contract` runs more), CONTRACT_FUZZ_LINK_RUNS sources per link (RUNS/6),
+ * CONTRACT_FUZZ_TOOL_RUNS calls of each kind per tool (RUNS/3). A finding prints a curl line to replay it against
  * `npm start -- --rate-limit off` (the world of the same seed and --today).
  */
 import { request as httpRequest, Agent } from 'node:http'
@@ -30,7 +40,7 @@ import { applyViolation, checkerOf, negativeArbitrary, positiveArbitrary, violat
 import { applyLink, contractLinks, type LinkSource } from './links.ts'
 import { schemaArbitrary } from '../support/fuzz.ts'
 import { connectorTools } from '../../mock/connector/tools.ts'
-import { consent, createBrowser, pkcePair } from '../connector-helpers.ts'
+import { connectorAccessToken, tokenCommand } from './mcp-token.ts'
 
 const SEED = Number(process.env.CONTRACT_FUZZ_SEED ?? 20261124)
 /** Requests of each kind (positive, negative) per operation. */
@@ -277,26 +287,17 @@ describe('contract fuzz: requests generated from the contract alone (issue 24, i
 
   it('MCP: tools/call with a token from the OAuth flow, arguments generated from each tool\'s inputSchema', { timeout: 600_000 }, async () => {
     const start = findings.length
-    // The OAuth flow as a client makes it (RFC 7591 registration, PKCE, consent to the shop and every tool).
-    const redirect = 'http://127.0.0.1:9/contract-fuzz'
-    const registered = await fetch(`${base}/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ client_name: 'contract fuzz', redirect_uris: [redirect] }) })
-    const { client_id } = (await registered.json()) as { client_id: string }
+    // The OAuth flow as a client makes it (test/contract-fuzz/mcp-token.ts; the same from the shell for the curl lines).
     const user = state.connector.data.users.find((u) => u.account_id === shop.account_id)!
     const tools = connectorTools(contract)
-    const { verifier, challenge } = pkcePair()
-    const authorize = new URL(`${base}/oauth/authorize`)
-    for (const [k, v] of Object.entries({ response_type: 'code', client_id, redirect_uri: redirect, state: 'fuzz', code_challenge: challenge, code_challenge_method: 'S256' })) authorize.searchParams.set(k, v)
-    const back = await consent(createBrowser(), authorize.href, { email: user.email, password: user.password, shops: [shop.shop_id], tools: tools.map((t) => t.name) })
-    const tokenAnswer = await fetch(`${base}/oauth/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ grant_type: 'authorization_code', code: back.searchParams.get('code')!, code_verifier: verifier, client_id, redirect_uri: redirect }).toString() })
-    expect(tokenAnswer.status).toBe(200)
-    const { access_token } = (await tokenAnswer.json()) as { access_token: string }
+    const access_token = await connectorAccessToken(base, user)
     const mcpHeaders = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${access_token}` }
     let rpcId = 0
     const rpc = async (method: string, params: unknown) => {
       const body = JSON.stringify({ jsonrpc: '2.0', id: ++rpcId, method, params })
       const answer = await send('POST', '/mcp', mcpHeaders, body)
       sent++
-      return { answer, body, curl: curlOf('POST', '/mcp', { ...mcpHeaders, authorization: 'Bearer <access token from the OAuth flow>' }, body) }
+      return { answer, body, curl: curlOf('POST', '/mcp', { ...mcpHeaders, authorization: 'Bearer TOKEN' }, body).replace("'authorization: Bearer TOKEN'", `"authorization: Bearer ${tokenCommand(user.email)}"`) }
     }
     const listed = await rpc('tools/list', {})
     const declared = ((parseJson(listed.answer.text) as { result?: { tools?: Array<{ name: string; inputSchema: JsonSchema; outputSchema?: JsonSchema }> } })?.result?.tools ?? [])

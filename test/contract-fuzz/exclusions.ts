@@ -2,14 +2,16 @@
  * Every exclusion of the generative contract check (test/contract-fuzz/contract-fuzz.test.ts), in
  * one place, each with its reason. An exclusion lets one kind of finding pass for one operation:
  *
- * - `positive-400`: a request valid by the contract's schemas refused with 400. Allowed only where the
- *   spec states a rule in words that JSON Schema cannot carry (a cross-field rule, a reference to the
- *   world), or where the contract and the twin disagree and issue 24 item 2 (the contract side,
- *   helper 24b) settles which is right;
+ * - `positive-400`: a request valid by the contract's schemas refused with 400 (by the API, or by an MCP
+ *   tool, judged under the tool's operation). Allowed only where the spec (or the RFC the connector
+ *   follows) states a rule in words that JSON Schema cannot carry: a rule over two parameters, a
+ *   reference to the world or to stored state; the refusal is then named in the operation's
+ *   description or a declared response, so it is reachable from the contract;
  * - `negative-accepted`: a request the contract's schemas refuse, answered with a success;
  * - `schema`: an answer that does not validate against its declared response.
  *
- * "contract disagreement, see issue 24 item 2": the lead removes these once 24b's branch is merged.
+ * A disagreement between the contract and the twin is never an exclusion: it is settled from the spec
+ * (issue 24; the helper notes list each with the spec line that decided it).
  */
 
 export type FindingKind = 'positive-400' | 'negative-accepted' | 'schema'
@@ -24,10 +26,6 @@ export interface Exclusion {
   violation?: RegExp
   reason: string
 }
-
-const DISAGREEMENT = 'contract disagreement, see issue 24 item 2'
-/** A disagreement the contract does not settle yet: each is listed, open, in issue 24's note. */
-const OPEN = 'contract disagreement still open (issue 24)'
 
 export const exclusions: readonly Exclusion[] = [
   // ---- rules the spec states in words, which the schemas cannot carry ---------------------------
@@ -110,7 +108,7 @@ export const exclusions: readonly Exclusion[] = [
     answer: /^<!doctype html>/i,
     reason: 'RFC 6749 4.1.2.1: an unknown client_id or redirect_uri (or an unknown pending request) is shown to the user as an error page, never redirected; the schema cannot know the registered clients',
   },
-  // ---- contract disagreements still open after issue 24's contract changes (in the issue's note) ----
+  // ---- state the schema cannot know ------------------------------------------------------------
   {
     kind: 'positive-400',
     operation: 'updateEmailCampaign',
@@ -130,4 +128,3 @@ export function exclusionFor(kind: FindingKind, operationId: string, answerText:
   )
 }
 
-export { DISAGREEMENT }
