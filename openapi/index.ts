@@ -65,6 +65,8 @@ export interface ParameterInfo {
   style?: string
   /** The value travels as JSON text (`content: application/json` instead of a style), for nested objects. */
   json?: boolean
+  /** With `json`: the value may also travel as nested brackets (`x-nested-brackets`: `p[a][from]=x&p[b][]=y`). */
+  nestedBrackets?: boolean
 }
 
 /** One operation of the contract, with what the mock and the conformance suite need to know. */
@@ -146,7 +148,7 @@ export function indexOperations(doc: OpenApiDocument): OperationInfo[] {
           .map((p) => {
             const jsonSchema = (p.content as Record<string, { schema: JsonSchema }> | undefined)?.['application/json']?.schema
             const info: ParameterInfo = { name: p.name as string, in: where as ParameterInfo['in'], required: Boolean(p.required), schema: jsonSchema ?? (p.schema as JsonSchema), style: p.style as string | undefined }
-            return jsonSchema ? { ...info, json: true } : info
+            return jsonSchema ? { ...info, json: true, ...(p['x-nested-brackets'] === true ? { nestedBrackets: true } : {}) } : info
           })
       // Exact statuses; a range key (`5XX`) is looked up by responseKeyOf.
       const statuses = Object.keys(op.responses).filter((k) => /^\d{3}$/.test(k)).map(Number)

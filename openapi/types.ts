@@ -628,7 +628,7 @@ export interface paths {
         put?: never;
         /**
          * Update a creator brief by brief_id (Scale plan)
-         * @description Body and response not shown; inferred. 404 for an unknown brief_id; 403 below the Scale plan.
+         * @description Body and response not shown; inferred. 404 for an unknown brief_id; 403 below the Scale plan. The brief's stored type decides which fields apply, as on create (spec: "Creator briefs: static (`video_mode` `manual` picks videos; `auto` shows the shop's top videos) or dynamic (per product, generated live)"): a static brief takes `video_mode`/`video_ids` and refuses `product_id` (400 `product_id is only for dynamic briefs`), a dynamic one takes `product_id` and refuses `video_mode`/`video_ids` (400 `video_mode and video_ids are only for static briefs`); a static brief left in `manual` needs videos, given or stored (400). What holds whatever the type is in the schema: `product_id` never comes with `video_mode` or videos, and `auto` takes no videos (inferred).
          */
         post: operations["updateCreatorBrief"];
         delete?: never;
@@ -776,7 +776,7 @@ export interface paths {
         put?: never;
         /**
          * Create an email campaign
-         * @description Body and response not shown; inferred. `title` is required (inferred; 400 `title is required`). With `send_now: true` the emails go out at once and count in the `emails_sent` stat; sending needs `recipients` (400 otherwise), and a sender, list, group or handle the shop does not have is refused with 400.
+         * @description Body and response not shown; inferred. `title` is required (inferred; 400 `title is required`). With `send_now: true` (or `status: sent`) the emails go out at once and count in the `emails_sent` stat; sending needs `recipients` with at least one of handles, list or group_id (inferred; 400 `recipients are required to send: handles, list or group_id`, the body's `if`/`then`), and a sender, list, group or handle the shop does not have is refused with 400.
          */
         post: operations["createEmailCampaign"];
         delete?: never;
@@ -816,7 +816,7 @@ export interface paths {
         put?: never;
         /**
          * Update an email campaign by campaign_id
-         * @description Body and response not shown; inferred. 404 for an unknown campaign_id. A campaign already sent cannot be changed: 400 (inferred). A sender, list, group or handle the shop does not have: 400.
+         * @description Body and response not shown; inferred. 404 for an unknown campaign_id. A campaign already sent cannot be changed: 400 (inferred). A sender, list, group or handle the shop does not have: 400. Sending (`send_now: true` or `status: sent`) goes to the request's `recipients`, else the campaign's stored ones; with neither (an empty `recipients`, or none given to a campaign created without them): 400 `recipients are required to send: handles, list or group_id` (inferred).
          */
         post: operations["updateEmailCampaign"];
         delete?: never;
@@ -1900,7 +1900,7 @@ export interface components {
         };
         /** @description Client metadata (RFC 7591 2). */
         ClientRegistrationRequest: {
-            /** @description https, or http on a loopback host (127.0.0.1, [::1], localhost); no fragment. */
+            /** @description https, or http on a loopback host (127.0.0.1, [::1], localhost); no fragment (RFC 6749 3.1.2; OAuth 2.1; RFC 8252 7.3). The pattern says it for generators: `https://` with a host name (letters, digits, single hyphens; a last label not all digits) or an IPv4 address, or `http://` with a loopback host; an optional port; then a path or query without `#`. */
             redirect_uris: string[];
             client_name?: string;
             /**
@@ -3130,7 +3130,7 @@ export interface components {
         };
         /** @description A widget to add: only stat and stat-chart can be created; another type returns 400. */
         DashboardWidgetInput: components["schemas"]["DashboardStatWidgetInput"] | components["schemas"]["DashboardStatChartWidgetInput"];
-        /** @description An entry of the complete widget list of update: entries with a known id keep that widget; entries without a known id are new stat widgets. */
+        /** @description An entry of the complete widget list of update: entries with a known id keep that widget (of its stored type: the other type's fields, a type change, or any change to a widget the API cannot edit are 400); entries without a known id are new stat widgets (`stat` unless typed, with their stat key(s)). */
         DashboardWidgetUpdateEntry: {
             /** @description A known widget id keeps that widget (of any type); its stat fields may change. */
             id?: string;
@@ -3165,7 +3165,7 @@ export interface components {
                 /** @enum {string} */
                 chart?: "line" | "bar";
             };
-        };
+        } & (unknown & unknown & unknown & unknown & unknown);
         /** @description A board's numbers: the filters applied and each widget's stat entries. */
         DashboardData: {
             dashboard: {
@@ -3865,7 +3865,7 @@ export interface operations {
                 sort_by?: "created_at" | "ended_at" | "budget_per_day" | "spend" | "revenue" | "orders" | "roas" | "active" | "campaign_id" | "video_id" | "handle";
                 sort_direction?: "ASC" | "DESC";
                 format?: "json" | "csv";
-                columns?: string[];
+                columns?: ("session_id" | "rule_id" | "rule_name" | "campaign_id" | "campaign_name" | "video_id" | "product_id" | "handle" | "title" | "url" | "video_link" | "budget_per_day" | "spend" | "revenue" | "orders" | "roas" | "active" | "created_at" | "ended_at" | "exit_reason" | "view_count" | "like_count" | "comment_count" | "video_gmv" | "ctr" | "units_sold" | "post_time")[];
                 csv_limit?: number;
             };
             header: {
@@ -4215,7 +4215,7 @@ export interface operations {
                 sort_by?: "created_at" | "campaign_id" | "video_id" | "handle" | "rule_name";
                 sort_direction?: "ASC" | "DESC";
                 format?: "json" | "csv";
-                columns?: string[];
+                columns?: ("video_id" | "campaign_id" | "campaign_name" | "product_ids" | "handle" | "title" | "url" | "video_link" | "rule_id" | "rule_name" | "reason" | "created_at" | "view_count" | "like_count" | "comment_count" | "video_gmv" | "units_sold" | "ctr" | "post_time")[];
                 csv_limit?: number;
             };
             header: {
@@ -5681,7 +5681,7 @@ export interface operations {
                     video_mode?: "manual" | "auto";
                     video_ids?: string[];
                     product_id?: string;
-                };
+                } & (unknown & unknown & unknown);
             };
         };
         responses: {
@@ -6095,7 +6095,7 @@ export interface operations {
                      * @enum {string}
                      */
                     status?: "draft" | "sent";
-                };
+                } & unknown;
             };
         };
         responses: {
@@ -6200,7 +6200,7 @@ export interface operations {
                      * @enum {string}
                      */
                     status?: "draft" | "sent";
-                };
+                } & unknown;
             };
         };
         responses: {
@@ -6600,7 +6600,7 @@ export interface operations {
                 granularity?: components["schemas"]["Grain"];
                 include_top_videos?: boolean;
                 format?: "json" | "csv";
-                columns?: string[];
+                columns?: ("date" | "platform_views" | "platform_gmv" | "storefront_revenue" | "marketplace_revenue" | "off_platform_revenue")[];
                 csv_limit?: number;
             };
             header: {
@@ -8212,7 +8212,7 @@ export interface operations {
                 page_offset?: number;
                 include_total?: boolean;
                 just_count?: boolean;
-                /** @description Sort and search filters as JSON text (`search_params={"handle":"ab","shared_time":{"from":"2026-01-01","to":"2026-01-31"}}`, URL-encoded). The same filters may be sent inline instead (spec: "search filters may also be sent inline at top level"): `handle=ab&shared_time[from]=2026-01-01&shared_time[to]=2026-01-31`, or the flat `shared_time_from`/`shared_time_to`. One-level keys (`search_params[handle]=ab`) are accepted too. */
+                /** @description Sort and search filters as JSON text (`search_params={"handle":"ab","shared_time":{"from":"2026-01-01","to":"2026-01-31"}}`, URL-encoded). The same filters may be sent inline instead (spec: "search filters may also be sent inline at top level"): `handle=ab&shared_time[from]=2026-01-01&shared_time[to]=2026-01-31`, or the flat `shared_time_from`/`shared_time_to`. Or as nested brackets, deepObject carried on to nested objects and arrays (the form qs, Rails and PHP write, and what a generator that reads `schema` and `style: deepObject` but not `content` sends): `search_params[handle]=ab&search_params[shared_time][from]=2026-01-01&search_params[shared_time][to]=2026-01-31&search_params[status][]=DELIVERING&search_params[status][]=LEARNING`; an array's items as `[]`, `[0]`, `[1]`, or the key repeated. The server reads it into the same structure as the JSON text, with the same validation and the same error messages. */
                 search_params?: string;
                 sort_by?: "gmv" | "ad_spend" | "roi" | "cpa" | "shared_time" | "created_at" | "auth_start_time" | "auth_end_time" | "post_time" | "status";
                 sort_direction?: "ASC" | "DESC";
@@ -8441,7 +8441,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Tag name, 1-60 characters, case preserved (`VIP` and `vip` differ). */
+                    /** @description Tag name, 1-60 characters, case preserved (`VIP` and `vip` differ). Must not be blank (trimmed by the server; inferred). */
                     tag: string;
                     handles: string[];
                 };
@@ -8529,7 +8529,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Tag name, 1-60 characters, case preserved (`VIP` and `vip` differ). */
+                    /** @description Tag name, 1-60 characters, case preserved (`VIP` and `vip` differ). Must not be blank (trimmed by the server; inferred). */
                     tag: string;
                     handles: string[];
                 };
@@ -8850,7 +8850,7 @@ export interface operations {
                 sort_by?: "created_at" | "ended_at" | "budget_per_day" | "spend" | "revenue" | "orders" | "roas" | "active" | "campaign_id" | "video_id" | "handle";
                 sort_direction?: "ASC" | "DESC";
                 format?: "json" | "csv";
-                columns?: string[];
+                columns?: ("session_id" | "rule_id" | "rule_name" | "campaign_id" | "campaign_name" | "video_id" | "product_id" | "handle" | "title" | "url" | "video_link" | "budget_per_day" | "spend" | "revenue" | "orders" | "roas" | "active" | "created_at" | "ended_at" | "exit_reason" | "view_count" | "like_count" | "comment_count" | "video_gmv" | "ctr" | "units_sold" | "post_time")[];
                 csv_limit?: number;
             };
             header: {
@@ -9200,7 +9200,7 @@ export interface operations {
                 sort_by?: "created_at" | "campaign_id" | "video_id" | "handle" | "rule_name";
                 sort_direction?: "ASC" | "DESC";
                 format?: "json" | "csv";
-                columns?: string[];
+                columns?: ("video_id" | "campaign_id" | "campaign_name" | "product_ids" | "handle" | "title" | "url" | "video_link" | "rule_id" | "rule_name" | "reason" | "created_at" | "view_count" | "like_count" | "comment_count" | "video_gmv" | "units_sold" | "ctr" | "post_time")[];
                 csv_limit?: number;
             };
             header: {

@@ -137,6 +137,7 @@ describe('Prism proxy --errors agrees that the connector answers as its contract
     const seen = [
       await send('GET', '/.well-known/oauth-authorization-server'),
       await send('GET', '/.well-known/oauth-protected-resource/mcp'),
+      // An http redirect URI off loopback breaks the contract's pattern (issue 24): Prism refuses it itself (422), as a client generated from the contract would.
       await send('POST', '/oauth/register', { 'content-type': 'application/json' }, JSON.stringify({ redirect_uris: ['http://evil.example/cb'] })),
       await send('POST', '/oauth/token', form, new URLSearchParams({ grant_type: 'authorization_code', code: 'code_unknown', code_verifier: 'v'.repeat(43), redirect_uri: 'https://assistant.example.org/callback', client_id }).toString()),
       await send('POST', '/oauth/token', form, new URLSearchParams({ grant_type: 'refresh_token', refresh_token: 'stw_rt_unknown', client_id: 'unknown-client' }).toString()),
@@ -144,7 +145,7 @@ describe('Prism proxy --errors agrees that the connector answers as its contract
     ]
     expect(registered.status).toBe(201)
     expect(seen.map((s) => s.call)).toEqual([
-      'GET /.well-known/oauth-authorization-server → 200', 'GET /.well-known/oauth-protected-resource/mcp → 200', 'POST /oauth/register → 400',
+      'GET /.well-known/oauth-authorization-server → 200', 'GET /.well-known/oauth-protected-resource/mcp → 200', 'POST /oauth/register → 422',
       'POST /oauth/token → 400', 'POST /oauth/token → 401', 'POST /oauth/revoke → 200',
     ])
     expect(seen.flatMap((s) => s.violations.map((v) => `${s.call}: ${v}`))).toEqual([])

@@ -298,6 +298,22 @@ describe('connector consent scoping and MCP errors', () => {
     expect(answer.body!.result.content[0].text).toBe(await rest.text())
     expect(answer.body!.result._meta['shoptwin/status']).toBe(rest.status)
   })
+  it('a tool refuses arguments its inputSchema does not take, where the API never sees their type (path parameter, key, GET arguments, blank shop_id)', async () => {
+    const { access } = await tokensFor({ tools: ['getIdempotencyRecord', 'listAccountActivity', 'createGroup'] })
+    const cases: Array<[string, Record<string, unknown>, string]> = [
+      ['getIdempotencyRecord', { shop_id: shopA!.shop_id, key: 12345 }, 'key must be string'],
+      ['createGroup', { shop_id: shopA!.shop_id, idempotency_key: 7, name: 'G' }, 'idempotency_key must be string'],
+      ['listAccountActivity', { page_size: 'ten' }, 'page_size must be integer'],
+      ['getIdempotencyRecord', { shop_id: '', key: 'k-1' }, 'Missing shop_id argument (the shop to act on)'],
+    ]
+    for (const [name, args, error] of cases) {
+      const answer = await rpc(access, 'tools/call', { name, arguments: args })
+      expect(answer.body!.result).toMatchObject({ isError: true, structuredContent: { error }, _meta: { 'shoptwin/status': 400 } })
+    }
+    // The path parameter's format is the API's to refuse, with the spec's message.
+    const badKey = await rpc(access, 'tools/call', { name: 'getIdempotencyRecord', arguments: { shop_id: shopA!.shop_id, key: 'not a key!' } })
+    expect(badKey.body!.result.structuredContent).toEqual({ error: 'Invalid idempotency key format' })
+  })
   it.each([
     ['not JSON', '{"jsonrpc": "2.0", "id": 1, "method": '],
     ['not JSON-RPC', '{"hello": "world"}'],

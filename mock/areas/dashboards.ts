@@ -653,7 +653,30 @@ const updateRules: InputNormalizer = (input, _op, contract) => {
   }
   checkNewWidgets(contract, input, 'add_widgets')
   checkStatKeys(input, 'widgets')
+  checkUpdateEntries(input)
   return input
+}
+
+/**
+ * The rules of update's `widgets` entries that hold whatever the board holds (the contract's
+ * DashboardWidgetUpdateEntry `allOf`), with the twin's messages rather than the schema's `not`: a
+ * typed entry takes its type's fields; an entry without `id` is a new widget with its stat key(s).
+ */
+function checkUpdateEntries(input: Record<string, unknown>): void {
+  const list: unknown = input.widgets
+  if (!Array.isArray(list)) return
+  list.forEach((w: unknown, i) => {
+    if (!w || typeof w !== 'object' || Array.isArray(w)) return
+    const entry = w as WidgetInput
+    const type = entry.type ?? (entry.id === undefined ? 'stat' : undefined)
+    if (type !== 'stat' && type !== 'stat-chart') return
+    const path = `widgets[${i}]`
+    assertOwnFields(entry, type, path)
+    if (entry.id !== undefined) return
+    const config = (entry.config ?? {}) as { statKey?: unknown; statKeys?: unknown }
+    if (type === 'stat' && entry.stat_key === undefined && config.statKey === undefined) throw apiError(400, `${path}.stat_key is required for a stat widget (or config.statKey)`)
+    if (type === 'stat-chart' && entry.stat_keys === undefined && config.statKeys === undefined) throw apiError(400, `${path}.stat_keys is required for a stat-chart widget (or config.statKeys)`)
+  })
 }
 
 export const dashboards: AreaModule = {

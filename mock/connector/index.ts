@@ -10,6 +10,7 @@ import type { MockState } from '../state.ts'
 import { createMcpEndpoint, type ConnectorPrincipal } from './mcp.ts'
 import { connectorUrls, createAuthorizationServer, jsonResponse, type ConnectorUrls } from './oauth.ts'
 import { digest } from './secrets.ts'
+import { own } from './store.ts'
 
 export { connectorUrls, type ConnectorUrls } from './oauth.ts'
 export { connectorTools, type ConnectorTool } from './tools.ts'
@@ -115,10 +116,10 @@ export function createConnector(state: MockState, { baseUrl, log = (e) => consol
     const match = /^Bearer\s+([A-Za-z0-9\-._~+/]+=*)$/i.exec(header.trim())
     if (!match) return unauthorized('The Authorization header must be "Bearer <access token>"')
     const data = state.connector.data
-    const token = data.tokens[await digest(match[1]!)]
+    const token = own(data.tokens, await digest(match[1]!))
     if (!token || token.kind !== 'access') return unauthorized('Unknown access token')
-    const family = data.families[token.family_id]!
-    const connection = data.connections[family.connection_id]
+    const family = own(data.families, token.family_id)!
+    const connection = own(data.connections, family.connection_id)
     if (token.revoked_at || family.revoked_at || !connection || connection.revoked_at) return unauthorized('The access token was revoked')
     if (Date.parse(token.expires_at) <= state.clock.now().getTime()) return unauthorized('The access token expired')
     if (family.resource !== null && family.resource.replace(/\/$/, '') !== urls.mcp) return unauthorized(`The access token is for another resource (${family.resource})`)

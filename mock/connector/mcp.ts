@@ -12,7 +12,7 @@ import { serializeBody, type ApiResult } from '../respond.ts'
 import type { MockState } from '../state.ts'
 import type { ApiKeyRecord } from '../world.ts'
 import type { Connection, ConnectorUser } from './store.ts'
-import { connectorTools, type ConnectorTool } from './tools.ts'
+import { argumentProblem, connectorTools, type ConnectorTool } from './tools.ts'
 import { TRACE_HEADER } from '../trace/types.ts'
 
 const INTERNAL_ORIGIN = 'http://shoptwin.internal'
@@ -105,6 +105,8 @@ export function createMcpEndpoint(state: MockState, { log }: { log?: (error: unk
       if (shopArg === null || shopArg.trim() === '') return refuse(principal, tool, name, null, 400, MCP_MESSAGES.missingShop)
       if (!connection.shops.some((s) => s.toLowerCase() === shopArg.trim().toLowerCase())) return refuse(principal, tool, name, shopArg, 403, MCP_MESSAGES.shopNotAllowed)
     }
+    const problem = argumentProblem(state.contract, tool, args)
+    if (problem) return refuse(principal, tool, name, shopArg, 400, problem)
     const { op } = tool
     const headers: Record<string, string> = { 'content-type': 'application/json' }
     if (tool.shopArgument) headers['x-shop-id'] = shopArg!

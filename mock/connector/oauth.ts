@@ -8,7 +8,7 @@ import { describeAjvError } from '../../openapi/index.ts'
 import type { MockState } from '../state.ts'
 import { chosenShops, chosenTools, connectionsPage, consentPage, errorPage, signInPage } from './pages.ts'
 import { digest, newId, newSecret, s256 } from './secrets.ts'
-import { connectionEnded, ConnectorOperationError, type AuthorizationRequest, type ConnectorClient, type ConnectorUser } from './store.ts'
+import { connectionEnded, ConnectorOperationError, own, type AuthorizationRequest, type ConnectorClient, type ConnectorUser } from './store.ts'
 import { connectorTools } from './tools.ts'
 
 /** Lifetimes on the mock clock. */
@@ -142,7 +142,7 @@ export function createAuthorizationServer(state: MockState, urls: ConnectorUrls)
   async function sessionUser(request: Request): Promise<ConnectorUser | undefined> {
     const cookie = cookieOf(request, SESSION_COOKIE)
     if (!cookie) return undefined
-    const session = store().data.sessions[await digest(cookie)]
+    const session = own(store().data.sessions, await digest(cookie))
     if (!session || Date.parse(session.expires_at) <= state.clock.now().getTime()) return undefined
     return store().data.users.find((u) => u.user_id === session.user_id)
   }
@@ -216,7 +216,7 @@ export function createAuthorizationServer(state: MockState, urls: ConnectorUrls)
   }
 
   function renderConsent(requestId: string, pending: AuthorizationRequest, user: ConnectorUser, options: { error?: string; checked?: { shops: string[]; tools: string[] }; status?: number } = {}): Response {
-    const client = store().data.clients[pending.client_id]!
+    const client = own(store().data.clients, pending.client_id)!
     return html(
       options.status ?? 200,
       consentPage({ action: urls.authorize, requestId, client, redirectUri: pending.redirect_uri, user, shops: accountShops(user), tools: tools(), ...(options.checked ? { checked: options.checked } : {}), ...(options.error ? { error: options.error } : {}) }),
@@ -230,15 +230,15 @@ export function createAuthorizationServer(state: MockState, urls: ConnectorUrls)
     const user = await sessionUser(request)
     const pendingId = q.get('request_id')
     if (pendingId) {
-      const pending = store().data.requests[await digest(pendingId)]
+      const pending = own(store().data.requests, await digest(pendingId))
       if (!pending || Date.parse(pending.expires_at) <= state.clock.now().getTime()) return html(400, errorPage('Request expired', 'This authorization request is unknown, expired or already answered.'))
-      if (!user || user.user_id !== pending.user_id) return html(200, signInPage({ action: urls.signIn, fields: { request_id: pendingId }, client: store().data.clients[pending.client_id]! }))
+      if (!user || user.user_id !== pending.user_id) return html(200, signInPage({ action: urls.signIn, fields: { request_id: pendingId }, client: own(store().data.clients, pending.client_id)! }))
       return renderConsent(pendingId, pending, user)
     }
     // Errors before the redirect URI is known to be the client's are shown, never redirected (RFC 6749 4.1.2.1).
     const clientId = q.get('client_id')
     if (!clientId) return html(400, errorPage('Invalid request', 'client_id is missing'))
-    const client = store().data.clients[clientId]
+    const client = own(store().data.clients, clientId)
     if (!client) return html(400, errorPage('Unknown application', 'No application is registered with this client_id'))
     const givenUri = q.get('redirect_uri')
     if (givenUri === null && client.redirect_uris.length !== 1) return html(400, errorPage('Invalid request', 'redirect_uri is missing'))
@@ -278,8 +278,8 @@ export function createAuthorizationServer(state: MockState, urls: ConnectorUrls)
     const email = (form.get('email') ?? '').trim().toLowerCase()
     const user = store().data.users.find((u) => u.email.toLowerCase() === email && u.password === form.get('password'))
     const fields: Record<string, string> = requestId ? { request_id: requestId } : { next: 'connections' }
-    const pending = requestId ? store().data.requests[await digest(requestId)] : undefined
-    const client = pending ? store().data.clients[pending.client_id] : undefined
+    const pending = requestId ? own(store().data.requests, await digest(requestId)) : undefined
+    const client = pending ? own(store().data.clients, pending.client_id) : undefined
     if (!user) return html(401, signInPage({ action: urls.signIn, fields, ...(client ? { client } : {}), error: 'Email or password is not right' }))
     const session = newSecret('ses_')
     try {
@@ -297,7 +297,7 @@ export function createAuthorizationServer(state: MockState, urls: ConnectorUrls)
     const form = await formOf(request)
     const requestId = form.get('request_id') ?? ''
     const requestHash = await digest(requestId)
-    const pending = store().data.requests[requestHash]
+    const pending = own(store().data.requests, requestHash)
     if (!pending || Date.parse(pending.expires_at) <= state.clock.now().getTime()) return html(400, errorPage('Request expired', 'This authorization request is unknown, expired or already answered.'))
     const user = await sessionUser(request)
     // The answer counts only from the browser that signed in for this request (no cross-site posting).
@@ -336,7 +336,7 @@ export function createAuthorizationServer(state: MockState, urls: ConnectorUrls)
     if (grant !== 'authorization_code' && grant !== 'refresh_token') return oauthError('unsupported_grant_type', `grant_type ${grant} is not supported`)
     const clientId = form.get('client_id')
     if (!clientId) return oauthError('invalid_request', 'client_id is required (public clients identify themselves with it)')
-    if (!store().data.clients[clientId]) return oauthError('invalid_client', 'Unknown client_id')
+    if (!own(store().data.clients, clientId)) return oauthError('invalid_client', 'Unknown client_id')
     try {
       if (grant === 'authorization_code') {
         const code = form.get('code')
@@ -346,7 +346,7 @@ export function createAuthorizationServer(state: MockState, urls: ConnectorUrls)
         if (!verifier) return oauthError('invalid_request', 'code_verifier is required (PKCE)')
         if (!PKCE_PART.test(verifier)) return oauthError('invalid_request', 'code_verifier must be 43-128 characters of [A-Za-z0-9-._~]')
         const codeHash = await digest(code)
-        const stored = store().data.codes[codeHash]
+        const stored = own(store().data.codes, codeHash)
         if (!redirectUri) return oauthError('invalid_request', 'redirect_uri is required')
         const resource = form.get('resource')
         if (stored && !stored.used_at && stored.client_id === clientId) {
@@ -377,7 +377,7 @@ export function createAuthorizationServer(state: MockState, urls: ConnectorUrls)
     if (!tokenValue) return oauthError('invalid_request', 'token is required')
     const clientId = form.get('client_id')
     if (!clientId) return oauthError('invalid_request', 'client_id is required')
-    if (!store().data.clients[clientId]) return oauthError('invalid_client', 'Unknown client_id')
+    if (!own(store().data.clients, clientId)) return oauthError('invalid_client', 'Unknown client_id')
     store().apply('revokeToken', { token_hash: await digest(tokenValue), client_id: clientId, now: nowIso() })
     return new Response(null, { status: 200, headers: NO_STORE })
   }
@@ -399,7 +399,7 @@ export function createAuthorizationServer(state: MockState, urls: ConnectorUrls)
     const user = await sessionUser(request)
     if (!user) return html(403, errorPage('Not signed in', 'Sign in to manage your connections.'))
     const id = (await formOf(request)).get('connection_id') ?? ''
-    const connection = store().data.connections[id]
+    const connection = own(store().data.connections, id)
     if (!connection || connection.user_id !== user.user_id) return html(404, errorPage('Unknown connection', 'No such connection on your account.'))
     store().apply('revokeConnection', { connection_id: id, now: nowIso() })
     return redirect(urls.connections, {}, 303)

@@ -155,10 +155,19 @@ const refuse = (code: string, message: string): never => {
 }
 
 function revokeFamily(data: ConnectorData, familyId: string, at: string, reason: string): void {
-  const family = data.families[familyId]
+  const family = own(data.families, familyId)
   if (!family || family.revoked_at) return
   family.revoked_at = at
   family.revoked_reason = reason
+}
+
+/**
+ * The record stored under `key`, if any. The connector's records are plain objects keyed by values a
+ * request names (client_id, connection_id): `clients["toString"]` would find Object.prototype's
+ * method, so a lookup reads own properties only.
+ */
+export function own<T>(records: Readonly<Record<string, T>>, key: string): T | undefined {
+  return Object.hasOwn(records, key) ? records[key] : undefined
 }
 
 /**
@@ -178,13 +187,13 @@ export function connectionEnded(data: ConnectorData, connection: Connection): { 
 export const connectorOperations = {
   registerClient(data: ConnectorData, input: ConnectorClient): ConnectorClient {
     data.clients[input.client_id] = { ...input, redirect_uris: [...input.redirect_uris] }
-    return data.clients[input.client_id]!
+    return own(data.clients, input.client_id)!
   },
 
   startAuthorization(data: ConnectorData, input: AuthorizationRequest): AuthorizationRequest {
-    if (!data.clients[input.client_id]) refuse('invalid_client', 'Unknown client_id')
+    if (!own(data.clients, input.client_id)) refuse('invalid_client', 'Unknown client_id')
     data.requests[input.request_hash] = { ...input }
-    return data.requests[input.request_hash]!
+    return own(data.requests, input.request_hash)!
   },
 
   /** A user signed in (credentials checked by the caller): a session, and the pending request (if any) becomes theirs. */
@@ -192,7 +201,7 @@ export const connectorOperations = {
     if (!data.users.some((u) => u.user_id === input.user_id)) refuse('access_denied', 'Unknown user')
     if (input.request_hash) liveRequest(data, input.request_hash, input.now).user_id = input.user_id
     data.sessions[input.session_hash] = { session_hash: input.session_hash, user_id: input.user_id, created_at: input.now, expires_at: input.expires_at }
-    return data.sessions[input.session_hash]!
+    return own(data.sessions, input.session_hash)!
   },
 
   /** The user allowed: the client's connection takes the consent (created, or updated if live), and a code is issued. */
@@ -203,7 +212,7 @@ export const connectorOperations = {
     const request = liveRequest(data, input.request_hash, input.now)
     if (!request.user_id) refuse('login_required', 'Sign in first')
     const user = data.users.find((u) => u.user_id === request.user_id)!
-    const client = data.clients[request.client_id] ?? refuse('invalid_client', 'Unknown client_id')
+    const client = own(data.clients, request.client_id) ?? refuse('invalid_client', 'Unknown client_id')
     let connection = Object.values(data.connections).find((c) => c.user_id === user.user_id && c.client_id === client.client_id && !c.revoked_at)
     if (connection) {
       connection.shops = [...input.shops]
@@ -258,7 +267,7 @@ export const connectorOperations = {
     data: ConnectorData,
     input: { code_hash: string; client_id: string; redirect_uri: string; family_id: string; access_hash: string; refresh_hash: string; now: string; access_expires_at: string; refresh_expires_at: string },
   ): { family: TokenFamily; connection: Connection } {
-    const code = data.codes[input.code_hash] ?? refuse('invalid_grant', 'Unknown authorization code')
+    const code = own(data.codes, input.code_hash) ?? refuse('invalid_grant', 'Unknown authorization code')
     if (code.used_at) {
       if (code.family_id) revokeFamily(data, code.family_id, input.now, 'authorization code reused')
       refuse('invalid_grant', 'Authorization code already used')
@@ -266,7 +275,7 @@ export const connectorOperations = {
     if (code.client_id !== input.client_id) refuse('invalid_grant', 'Authorization code was issued to another client')
     if (code.redirect_uri !== input.redirect_uri) refuse('invalid_grant', 'redirect_uri does not match the authorization request')
     if (Date.parse(code.expires_at) <= Date.parse(input.now)) refuse('invalid_grant', 'Authorization code expired')
-    const connection = data.connections[code.connection_id]
+    const connection = own(data.connections, code.connection_id)
     if (!connection || connection.revoked_at) refuse('invalid_grant', 'The connection was revoked')
     code.used_at = input.now
     code.family_id = input.family_id
@@ -281,9 +290,9 @@ export const connectorOperations = {
     data: ConnectorData,
     input: { refresh_hash: string; client_id: string; access_hash: string; new_refresh_hash: string; now: string; access_expires_at: string; refresh_expires_at: string },
   ): { family: TokenFamily } {
-    const token = data.tokens[input.refresh_hash]
+    const token = own(data.tokens, input.refresh_hash)
     if (!token || token.kind !== 'refresh') return refuse('invalid_grant', 'Unknown refresh token')
-    const family = data.families[token.family_id]!
+    const family = own(data.families, token.family_id)!
     if (family.client_id !== input.client_id) refuse('invalid_grant', 'Refresh token was issued to another client')
     if (token.used_at) {
       revokeFamily(data, family.family_id, input.now, 'refresh token reused')
@@ -291,7 +300,7 @@ export const connectorOperations = {
     }
     if (family.revoked_at || token.revoked_at) refuse('invalid_grant', 'Refresh token revoked')
     if (Date.parse(token.expires_at) <= Date.parse(input.now)) refuse('invalid_grant', 'Refresh token expired')
-    const connection = data.connections[family.connection_id]
+    const connection = own(data.connections, family.connection_id)
     if (!connection || connection.revoked_at) refuse('invalid_grant', 'The connection was revoked')
     token.used_at = input.now
     addTokens(data, { family_id: family.family_id, access_hash: input.access_hash, refresh_hash: input.new_refresh_hash, now: input.now, access_expires_at: input.access_expires_at, refresh_expires_at: input.refresh_expires_at })
@@ -300,9 +309,9 @@ export const connectorOperations = {
 
   /** RFC 7009: an access token alone, or a refresh token with its whole family. Unknown tokens and other clients' are left alone. */
   revokeToken(data: ConnectorData, input: { token_hash: string; client_id: string; now: string }): { revoked: boolean } {
-    const token = data.tokens[input.token_hash]
+    const token = own(data.tokens, input.token_hash)
     if (!token) return { revoked: false }
-    const family = data.families[token.family_id]!
+    const family = own(data.families, token.family_id)!
     if (family.client_id !== input.client_id) return { revoked: false }
     if (token.kind === 'refresh') revokeFamily(data, family.family_id, input.now, 'revoked by the client')
     else token.revoked_at ??= input.now
@@ -311,7 +320,7 @@ export const connectorOperations = {
 
   /** The user's revocation: the connection and every token issued under it, at once. */
   revokeConnection(data: ConnectorData, input: { connection_id: string; now: string }): Connection {
-    const connection = data.connections[input.connection_id] ?? refuse('not_found', `No connection ${input.connection_id}`)
+    const connection = own(data.connections, input.connection_id) ?? refuse('not_found', `No connection ${input.connection_id}`)
     if (!connection.revoked_at) {
       connection.revoked_at = input.now
       for (const family of Object.values(data.families)) if (family.connection_id === connection.connection_id) revokeFamily(data, family.family_id, input.now, 'connection revoked')
@@ -328,7 +337,7 @@ export const connectorOperations = {
   },
 
   touchConnection(data: ConnectorData, input: { connection_id: string; now: string }): void {
-    const connection = data.connections[input.connection_id]
+    const connection = own(data.connections, input.connection_id)
     if (connection) connection.last_used_at = input.now
   },
 
@@ -344,7 +353,7 @@ export const connectorOperations = {
 } as const
 
 function liveRequest(data: ConnectorData, hash: string, now: string): AuthorizationRequest {
-  const request = data.requests[hash] ?? refuse('invalid_request', 'This authorization request is unknown or already answered; start again from the application')
+  const request = own(data.requests, hash) ?? refuse('invalid_request', 'This authorization request is unknown or already answered; start again from the application')
   if (Date.parse(request.expires_at) <= Date.parse(now)) {
     delete data.requests[hash]
     refuse('invalid_request', 'This authorization request expired; start again from the application')

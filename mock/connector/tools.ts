@@ -4,7 +4,7 @@
  * x-shop-id header), `idempotency_key` (the Idempotency-Key header, where the operation has it) and
  * any path parameter. Schemas are self-contained: component references become `$defs`.
  */
-import type { Contract, OperationInfo } from '../../openapi/index.ts'
+import { describeAjvError, type Contract, type OperationInfo } from '../../openapi/index.ts'
 
 type JsonSchema = Record<string, unknown>
 
@@ -23,6 +23,8 @@ export interface ConnectorTool {
 }
 
 const READ_PREFIXES = ['list', 'get', 'search']
+/** The keywords of a request body's schema that constrain several of its fields together. */
+const BODY_RULES = ['allOf', 'anyOf', 'oneOf', 'not', 'if', 'then', 'else'] as const
 const COMPONENT_REF = '#/components/schemas/'
 
 const catalogs = new WeakMap<Contract, ConnectorTool[]>()
@@ -41,7 +43,7 @@ function toolOf(contract: Contract, op: OperationInfo): ConnectorTool {
   const required: string[] = []
   const shopArgument = op.auth === 'key+shop'
   if (shopArgument) {
-    properties.shop_id = { type: 'string', description: 'The shop to act on (shop_id from listAccountShops; one of the shops this connection may use).' }
+    properties.shop_id = { type: 'string', minLength: 1, pattern: '\\S', description: 'The shop to act on (shop_id from listAccountShops; one of the shops this connection may use). Not blank: without it the tool answers 400 (Missing shop_id argument).' }
     required.push('shop_id')
   }
   for (const p of op.pathParams) {
@@ -57,6 +59,9 @@ function toolOf(contract: Contract, op: OperationInfo): ConnectorTool {
   collectDefs(request, components, defs)
   const inputSchema: ConnectorTool['inputSchema'] = { type: 'object', properties, ...(required.length ? { required } : {}) }
   if (request.additionalProperties === false) inputSchema.additionalProperties = false
+  // The body's rules over several fields (a date range in one of two spellings, static vs dynamic briefs,
+  // fields that exclude each other) hold for the arguments too: the same names at the same level.
+  for (const key of BODY_RULES) if (request[key] !== undefined) inputSchema[key] = rewriteRefs(request[key])
   if (Object.keys(defs).length) inputSchema.$defs = defs
   const operation = op.operation as unknown as { summary?: string; description?: string }
   const description = [operation.summary ?? op.summary, operation.description, `Same as ${op.permission} (spec: ${op.specSection}).`].filter(Boolean).join('\n\n')
@@ -92,4 +97,26 @@ function collectDefs(schema: unknown, components: Record<string, JsonSchema>, de
       }
     } else collectDefs(v, components, defs)
   }
+}
+
+/**
+ * What is wrong with the arguments that do not travel in a request body (so the API's body validation
+ * never sees their types): `shop_id`, `idempotency_key`, path parameters, and every argument of a GET
+ * operation (they become query text, where `5` and `"5"` look alike). Checked against the tool's own
+ * inputSchema, so a tool refuses what it declares it does not take (a number for the idempotency key).
+ */
+export function argumentProblem(contract: Contract, tool: ConnectorTool, args: Record<string, unknown>): string | undefined {
+  const outside = new Set(['shop_id', 'idempotency_key', ...tool.op.pathParams.map((p) => p.name)])
+  const all = tool.op.method === 'GET'
+  const pathParams = new Set(tool.op.pathParams.map((p) => p.name))
+  // A path parameter's type only: its format is the API's to refuse, with the spec's message (`Invalid idempotency key format`).
+  const properties = Object.fromEntries(
+    Object.entries((tool.inputSchema.properties ?? {}) as Record<string, JsonSchema>)
+      .filter(([name]) => all || outside.has(name))
+      .map(([name, s]) => [name, pathParams.has(name) ? { type: s.type ?? 'string' } : s]),
+  )
+  const schema = JSON.parse(JSON.stringify({ ...tool.inputSchema, properties, required: undefined, $defs: undefined, allOf: undefined, anyOf: undefined, oneOf: undefined, not: undefined, if: undefined, then: undefined, else: undefined }).replaceAll('"#/$defs/', `"${COMPONENT_REF}`))
+  const validate = contract.validators.compile(`connector-tool:${tool.name}:arguments`, schema)
+  const given = Object.fromEntries(Object.entries(args).filter(([name]) => all || outside.has(name)))
+  return validate(given) ? undefined : describeAjvError(validate.errors![0]!, 'arguments')
 }

@@ -62,33 +62,76 @@ function jsonValue(text: string): unknown {
   }
 }
 
+/** `obj[key] = value` as an own property, whatever the key (`__proto__` included). */
+function setOwn(obj: Record<string, unknown>, key: string, value: unknown): void {
+  Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true })
+}
+
+/** The branch of `schema` (itself, or one of its anyOf/oneOf) that has the type. */
+function branchOfType(schema: JsonSchema, type: 'object' | 'array', resolve: Resolve): JsonSchema | undefined {
+  const s = resolve(schema)
+  if (typesOf(s).includes(type) || (type === 'object' && s.properties)) return s
+  return ((s.anyOf ?? s.oneOf) as JsonSchema[] | undefined)?.map(resolve).find((b) => typesOf(b).includes(type) || (type === 'object' && b.properties))
+}
+
+/** One query value under a bracketed key: the segments after the parameter's name (`a[b][]` → ['b', '']). */
+interface Bracketed {
+  path: string[]
+  value: string
+}
+
+/**
+ * Bracketed keys into the value they describe, typed by the schema at each place: `p[a][from]=x` an
+ * object in an object, `p[a][]=x`, `p[a][0]=x` or a repeated `p[a]=x` an array, a leaf coerced as a
+ * query value. This is deepObject carried on to nested objects and arrays, the form the common query
+ * string libraries (qs, Rails, PHP) write; OpenAPI defines deepObject for one level only.
+ */
+function fromBrackets(entries: readonly Bracketed[], schema: JsonSchema, resolve: Resolve): unknown {
+  const direct = entries.filter((e) => e.path.length === 0).map((e) => e.value)
+  const children = new Map<string, Bracketed[]>()
+  for (const e of entries) if (e.path.length > 0) children.set(e.path[0]!, [...(children.get(e.path[0]!) ?? []), { path: e.path.slice(1), value: e.value }])
+  if (children.size === 0) return coerceQueryValues(direct, schema, resolve)
+  const arraySchema = branchOfType(schema, 'array', resolve)
+  const objectSchema = branchOfType(schema, 'object', resolve)
+  const indexed = [...children.keys()].every((k) => k === '' || /^\d+$/.test(k))
+  if (indexed && (arraySchema || !objectSchema)) {
+    const items = ((arraySchema?.items as JsonSchema | undefined) ?? {})
+    const out: unknown[] = direct.map((v) => coerceQueryValues([v], items, resolve))
+    for (const [key, group] of [...children].sort(([a], [b]) => (a === '' ? Infinity : Number(a)) - (b === '' ? Infinity : Number(b)))) {
+      if (key === '') out.push(...group.map((e) => fromBrackets([e], items, resolve)))
+      else out.push(fromBrackets(group, items, resolve))
+    }
+    return out
+  }
+  const props = ((objectSchema?.properties ?? {}) as Record<string, JsonSchema>)
+  const obj: Record<string, unknown> = {}
+  for (const [key, group] of children) {
+    const sub = Object.hasOwn(props, key) ? props[key]! : undefined
+    setOwn(obj, key, sub ? fromBrackets(group, sub, resolve) : group.every((e) => e.path.length === 0) ? group[group.length - 1]!.value : fromBrackets(group, {}, resolve))
+  }
+  return obj
+}
+
 /** The query as an input object, using the operation's declared parameters for shapes and types. */
 export function parseQuery(search: URLSearchParams, params: ParameterInfo[], resolve: Resolve): Record<string, unknown> {
   const grouped = new Map<string, string[]>()
-  const nested = new Map<string, Map<string, string[]>>()
+  const nested = new Map<string, Bracketed[]>()
   for (const [rawKey, value] of search) {
-    const deep = /^([^[\]]+)\[([^[\]]*)\]$/.exec(rawKey)
-    if (deep) {
-      const inner = nested.get(deep[1]) ?? new Map<string, string[]>()
-      nested.set(deep[1], inner)
-      inner.set(deep[2], [...(inner.get(deep[2]) ?? []), value])
-    } else {
-      grouped.set(rawKey, [...(grouped.get(rawKey) ?? []), value])
-    }
+    const deep = /^([^[\]]+)((?:\[[^[\]]*\])+)$/.exec(rawKey)
+    if (deep) nested.set(deep[1]!, [...(nested.get(deep[1]!) ?? []), { path: [...deep[2]!.matchAll(/\[([^[\]]*)\]/g)].map((m) => m[1]!), value }])
+    else grouped.set(rawKey, [...(grouped.get(rawKey) ?? []), value])
   }
   const declared = new Map(params.map((p) => [p.name, p]))
   const out: Record<string, unknown> = {}
   for (const [name, values] of grouped) {
     const p = declared.get(name)
-    if (p?.json) out[name] = jsonValue(values[values.length - 1])
-    else out[name] = p ? coerceQueryValues(values, p.schema, resolve) : values.length === 1 ? values[0] : values
+    if (p?.json) setOwn(out, name, jsonValue(values[values.length - 1]!))
+    else setOwn(out, name, p ? coerceQueryValues(values, p.schema, resolve) : values.length === 1 ? values[0] : values)
   }
-  for (const [name, inner] of nested) {
-    const schema = resolve(declared.get(name)?.schema ?? {})
-    const props = (schema.properties ?? {}) as Record<string, JsonSchema>
-    const obj: Record<string, unknown> = {}
-    for (const [sub, values] of inner) obj[sub] = props[sub] ? coerceQueryValues(values, props[sub], resolve) : values[values.length - 1]
-    out[name] = obj
+  for (const [name, entries] of nested) {
+    const p = declared.get(name)
+    // An undeclared name's one-level keys stay text, as before; a declared one is read by its schema.
+    setOwn(out, name, fromBrackets(entries, p?.schema ?? { type: 'object' }, resolve))
   }
   return out
 }

@@ -23,6 +23,21 @@ export const CONNECTOR_SERVER = {
 }
 
 const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` })
+
+/**
+ * A redirect URI the connector registers: https anywhere, http only on a loopback host, no fragment
+ * (RFC 6749 3.1.2; RFC 8252 7.3), as a pattern so that a generator keeps to it. Hosts are kept to what
+ * every URL parser reads alike: DNS labels of letters, digits and single hyphens (so no `xn--` label
+ * a parser must decode) with a last label that is not a number, or a dotted IPv4 address; a port 0-65535.
+ */
+const OCTET = '(?:25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])'
+const PORT = '(?::(?:6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5][0-9]{4}|[0-9]{1,4}))?'
+const LABEL = '[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*'
+const LAST_LABEL = '[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*'
+export const REDIRECT_URI_PATTERN = `^(?:https://(?:(?:${LABEL}\\.)*${LAST_LABEL}|(?:${OCTET}\\.){3}${OCTET})|http://(?:127\\.0\\.0\\.1|\\[::1\\]|localhost))${PORT}(?:[/?][^#\\s]*)?$`
+
+/** Parameters sent without a value are treated as omitted (RFC 6749 3.1): a required OAuth field is not empty. */
+const oauthValue = (extra: Schema = {}): Schema => str({ minLength: 1, ...extra })
 const FORM = 'application/x-www-form-urlencoded'
 const NO_STORE_HEADERS = { 'Cache-Control': { description: '`no-store` (RFC 6749 5.1).', schema: str() } }
 const LOCATION = (description: string): Record<string, Schema> => ({ Location: { description, required: true, schema: str({ format: 'uri' }) } })
@@ -73,7 +88,11 @@ export const connectorDoorSchemas: Record<string, Schema> = {
   ),
   ClientRegistrationRequest: obj(
     {
-      redirect_uris: arr(str({ format: 'uri' }), { minItems: 1, description: 'https, or http on a loopback host (127.0.0.1, [::1], localhost); no fragment.' }),
+      redirect_uris: arr(str({ format: 'uri', pattern: REDIRECT_URI_PATTERN }), {
+        minItems: 1,
+        description:
+          'https, or http on a loopback host (127.0.0.1, [::1], localhost); no fragment (RFC 6749 3.1.2; OAuth 2.1; RFC 8252 7.3). The pattern says it for generators: `https://` with a host name (letters, digits, single hyphens; a last label not all digits) or an IPv4 address, or `http://` with a loopback host; an optional port; then a path or query without `#`.',
+      }),
       client_name: str({ maxLength: 100 }),
       token_endpoint_auth_method: enumOf(['none'], { description: 'Public clients only (PKCE, no secret).' }),
       grant_types: arr(enumOf(['authorization_code', 'refresh_token'])),
@@ -124,11 +143,11 @@ export const connectorDoorSchemas: Record<string, Schema> = {
   TokenRequest: {
     oneOf: [
       obj(
-        { grant_type: enumOf(['authorization_code']), code: str(), code_verifier: str({ pattern: '^[A-Za-z0-9\\-._~]{43,128}$' }), redirect_uri: str({ format: 'uri' }), client_id: str(), resource: str({ format: 'uri' }) },
+        { grant_type: enumOf(['authorization_code']), code: oauthValue(), code_verifier: str({ pattern: '^[A-Za-z0-9\\-._~]{43,128}$' }), redirect_uri: str({ format: 'uri' }), client_id: oauthValue(), resource: str({ format: 'uri' }) },
         { required: ['grant_type', 'code', 'code_verifier', 'redirect_uri', 'client_id'], description: 'Code + PKCE verifier (RFC 6749 4.1.3; RFC 7636 4.5; RFC 8707 resource).' },
       ),
       obj(
-        { grant_type: enumOf(['refresh_token']), refresh_token: str(), client_id: str(), resource: str({ format: 'uri' }) },
+        { grant_type: enumOf(['refresh_token']), refresh_token: oauthValue(), client_id: oauthValue(), resource: str({ format: 'uri' }) },
         { required: ['grant_type', 'refresh_token', 'client_id'], description: 'Refresh (RFC 6749 6): the refresh token is rotated; a spent one revokes its grant.' },
       ),
     ],
@@ -153,7 +172,7 @@ export const connectorDoorSchemas: Record<string, Schema> = {
     { required: ['error'], description: 'A refused token request (RFC 6749 5.2; `invalid_target` from RFC 8707).', inferred: true },
   ),
   RevocationRequest: obj(
-    { token: str(), token_type_hint: enumOf(['access_token', 'refresh_token']), client_id: str() },
+    { token: oauthValue(), token_type_hint: enumOf(['access_token', 'refresh_token']), client_id: oauthValue() },
     { required: ['token', 'client_id'], description: 'RFC 7009 2.1: an access token, or a refresh token (which revokes its grant).', inferred: true },
   ),
   RevocationError: obj(

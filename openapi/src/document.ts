@@ -112,6 +112,7 @@ function parameterObject(param: QueryParam, location: 'query' | 'path', example?
   const out: Schema = { name: param.name, in: location, ...(param.json ? { content: { 'application/json': { schema: param.schema, ...examples } } } : { schema: param.schema, ...examples }) }
   if (location === 'path' || param.required) out.required = true
   if (param.description) out.description = param.description
+  if (param.nestedBrackets) out['x-nested-brackets'] = true
   if (param.json) return out
   if (param.style === 'deepObject') {
     out.style = 'deepObject'
@@ -148,9 +149,12 @@ function csvColumnsOf(rowSchema: string, schemas: Record<string, Schema>): strin
 function withCsvColumns(body: Schema, columns: string[]): Schema {
   const properties = { ...(body.properties as Record<string, Schema>) }
   if (!properties.columns) throw new Error('a CSV operation\'s body has no columns field')
-  properties.columns = { ...properties.columns, items: { type: 'string', enum: columns } }
+  properties.columns = columnsSchema(properties.columns, columns)
   return { ...body, properties }
 }
+
+/** A `columns` field (body or query) whose items are the export's columns. */
+const columnsSchema = (schema: Schema, columns: string[]): Schema => ({ ...schema, items: { type: 'string', enum: columns } })
 
 function operationObject(op: OperationSpec, tag: string, schemas: Record<string, Schema>, operations: readonly OperationSpec[]): Schema {
   const auth = op.auth ?? 'key+shop'
@@ -163,7 +167,12 @@ function operationObject(op: OperationSpec, tag: string, schemas: Record<string,
   const { request } = example
   const valueOf = (values: Record<string, unknown> | undefined, name: string) => (values && name in values ? { summary: example.summary, value: values[name] } : undefined)
   for (const p of op.pathParams ?? []) parameters.push(parameterObject(p, 'path', valueOf(request.path, p.name)))
-  for (const p of op.query ?? []) parameters.push(parameterObject(p, 'query', valueOf(request.query, p.name)))
+  // A GET form of a CSV export lists its columns as the POST body does (spec: Conventions 5, "`columns` (fields to export)").
+  const csvColumns = op.success.csv ? csvColumnsOf(op.success.csv, schemas) : undefined
+  for (const p of op.query ?? []) {
+    const param = csvColumns && p.name === 'columns' ? { ...p, schema: columnsSchema(p.schema, csvColumns) } : p
+    parameters.push(parameterObject(param, 'query', valueOf(request.query, p.name)))
+  }
 
   if (example.response.status !== op.success.status) throw new Error(`${op.operationId}: the recorded example answered ${example.response.status}, not ${op.success.status}`)
   const success: Schema = {

@@ -86,6 +86,11 @@ export interface QueryParam {
    * which `deepObject` leaves undefined (OpenAPI 3.1, 4.8.12.4: deepObject is for one level).
    */
   json?: boolean
+  /**
+   * With `json`: the same value is also accepted as nested brackets (`p[a][from]=x&p[b][]=y`), deepObject
+   * carried on to nested objects and arrays; said in the contract as `x-nested-brackets: true`.
+   */
+  nestedBrackets?: boolean
 }
 
 export interface OperationSpec {

@@ -24,6 +24,10 @@ export interface ParamSpec {
   required: boolean
   schema: JsonSchema
   style?: string
+  /** `content: application/json`: the value is JSON text. */
+  json?: boolean
+  /** `x-nested-brackets`: a JSON parameter also taken as nested brackets (`p[a][from]=x&p[b][]=y`). */
+  nestedBrackets?: boolean
 }
 
 /** What the generator needs of an operation, API or connector alike. */
@@ -72,12 +76,25 @@ export function paramsSchema(params: ParamSpec[]): JsonSchema {
 
 const scalarText = (v: unknown): string => (typeof v === 'string' ? v : v !== null && typeof v === 'object' ? JSON.stringify(v) : String(v))
 
-export function queryString(params: ParamSpec[], values: Record<string, unknown>): string {
+/** Nested brackets (`p[a][from]=x`, arrays as `p[a][]=x` or `p[a][0]=x`): each leaf with its key. */
+function bracketPairs(prefix: string, value: unknown, indices: boolean): Array<[string, string]> {
+  if (Array.isArray(value)) return value.flatMap((v, i) => (v !== null && typeof v === 'object' ? bracketPairs(`${prefix}[${i}]`, v, indices) : bracketPairs(`${prefix}[${indices ? i : ''}]`, v, indices)))
+  if (value !== null && typeof value === 'object') return Object.entries(value).flatMap(([k, v]) => bracketPairs(`${prefix}[${k}]`, v, indices))
+  return value === undefined ? [] : [[prefix, scalarText(value)]]
+}
+
+/**
+ * The query text of `values`. A JSON parameter travels as JSON text, or (when the contract says
+ * `x-nested-brackets` and `form` asks for it) as nested brackets, arrays with `[]` or with indices.
+ */
+export function queryString(params: ParamSpec[], values: Record<string, unknown>, form: 'json' | 'brackets' | 'indices' = 'json'): string {
   const search = new URLSearchParams()
   for (const p of params) {
     const value = values[p.name]
     if (value === undefined) continue
-    if (Array.isArray(value)) for (const v of value) search.append(p.name, scalarText(v))
+    if (p.json && p.nestedBrackets && form !== 'json' && value !== null && typeof value === 'object' && !Array.isArray(value)) for (const [k, v] of bracketPairs(p.name, value, form === 'indices')) search.append(k, v)
+    else if (p.json) search.append(p.name, JSON.stringify(value))
+    else if (Array.isArray(value)) for (const v of value) search.append(p.name, scalarText(v))
     else if (value !== null && typeof value === 'object') for (const [k, v] of Object.entries(value)) search.append(`${p.name}[${k}]`, scalarText(v))
     else search.append(p.name, scalarText(value))
   }
@@ -96,9 +113,33 @@ export function parseQuery(contract: Contract, params: ParamSpec[], text: string
     return raw
   }
   const out: Record<string, unknown> = {}
+  /** Nested brackets read back as the contract describes them: objects by key, arrays by `[]` or index, leaves typed by their schema. */
+  const fromBrackets = (entries: Array<{ path: string[]; raw: string }>, schema: JsonSchema): unknown => {
+    const s = resolve(schema)
+    // A leaf: an array-only field's values are its items (`p[ids]=a`, repeated or not), as a form-exploded array.
+    if (entries.every((e) => e.path.length === 0)) return typeOf(s) === 'array' ? entries.map((e) => coerce((s.items as JsonSchema) ?? {}, e.raw)) : entries.length === 1 ? coerce(s, entries[0]!.raw) : entries.map((e) => coerce(s, e.raw))
+    const branches = [s, ...(((s.anyOf ?? s.oneOf) as JsonSchema[] | undefined) ?? []).map(resolve)]
+    const groups = new Map<string, Array<{ path: string[]; raw: string }>>()
+    for (const e of entries) groups.set(e.path[0] ?? '', [...(groups.get(e.path[0] ?? '') ?? []), { path: e.path.slice(1), raw: e.raw }])
+    if ([...groups.keys()].every((k) => k === '' || /^\d+$/.test(k))) {
+      const items = (branches.find((b) => typeOf(b) === 'array')?.items as JsonSchema | undefined) ?? {}
+      return [...groups].sort(([a], [b]) => Number(a || Infinity) - Number(b || Infinity)).flatMap(([k, g]) => (k === '' ? g.map((e) => fromBrackets([e], items)) : [fromBrackets(g, items)]))
+    }
+    const props = (branches.find((b) => typeOf(b) === 'object')?.properties ?? {}) as Record<string, JsonSchema>
+    return Object.fromEntries([...groups].map(([k, g]) => [k, fromBrackets(g, props[k] ?? {})]))
+  }
   for (const p of params) {
     const s = resolve(p.schema)
-    if (p.style === 'deepObject') {
+    if (p.json) {
+      const bracketed = [...search].filter(([key]) => key.startsWith(`${p.name}[`)).map(([key, raw]) => ({ path: [...key.slice(p.name.length).matchAll(/\[([^\]]*)\]/g)].map((m) => m[1]!), raw }))
+      if (search.has(p.name)) {
+        try {
+          out[p.name] = JSON.parse(search.get(p.name)!)
+        } catch {
+          out[p.name] = search.get(p.name)
+        }
+      } else if (bracketed.length) out[p.name] = fromBrackets(bracketed, s)
+    } else if (p.style === 'deepObject') {
       const obj: Record<string, unknown> = {}
       for (const [key, raw] of search) {
         const m = new RegExp(`^${p.name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\[([^\\]]*)\\]$`).exec(key)
@@ -217,6 +258,8 @@ interface Parts {
   /** Whether the optional body is sent. */
   sendBody: boolean
   pick: number
+  /** How a JSON parameter travels (JSON text, or nested brackets where the contract allows them). */
+  queryForm: 'json' | 'brackets' | 'indices'
 }
 
 /** The pieces of one request, each valid as far as the value generator goes (ajv decides). */
@@ -229,6 +272,7 @@ function partsArbitrary(contract: Contract, op: FuzzOperation, options: Generate
     body: op.body ? schemaArbitrary(contract, op.body.schema, options) : fc.constant(undefined),
     sendBody: op.body?.required ? fc.constant(true) : fc.boolean(),
     pick: fc.nat(),
+    queryForm: fc.constantFrom('json' as const, 'brackets' as const, 'indices' as const),
   })
 }
 
@@ -274,7 +318,7 @@ export function positiveArbitrary(contract: Contract, op: FuzzOperation, options
     kind: 'positive' as const,
     path: fillPath(op.path, parts.path),
     pathValues: parts.path,
-    query: queryString(query, parts.query),
+    query: queryString(query, parts.query, parts.queryForm),
     headers: (op.body && parts.sendBody ? { 'content-type': op.body.mediaType } : {}) as Record<string, string>,
     ...(op.body && parts.sendBody ? { body: bodyText(op.body.mediaType, parts.body) } : {}),
   }))
@@ -303,7 +347,7 @@ export function negativeArbitrary(contract: Contract, op: FuzzOperation, options
       violation: `${where} ${v.what}`,
       path: fillPath(op.path, p),
       pathValues: p,
-      query: queryString(query, q),
+      query: queryString(query, q, parts.queryForm),
       headers: (op.body && sendBody ? { 'content-type': op.body.mediaType } : {}) as Record<string, string>,
       ...(op.body && sendBody ? { body: bodyText(op.body.mediaType, body) } : {}),
     }

@@ -12,6 +12,8 @@ export interface SchemaArbitraryOptions {
   /** The world's today (YYYY-MM-DD): generated dates fall around it. */
   today: string
   hints?: IdHints
+  /** Texts mixed into free strings: names every plain object answers to (`toString`), which trip code that looks records up by a key a request names. */
+  awkward?: readonly string[]
 }
 
 const MAX_DEPTH = 6
@@ -104,15 +106,21 @@ function mergeObjectSchemas(a: JsonSchema, b: JsonSchema): JsonSchema {
   }
 }
 
-function stringArbitrary(s: JsonSchema, name: string, { today, hints }: SchemaArbitraryOptions): fc.Arbitrary<string> {
+function stringArbitrary(s: JsonSchema, name: string, { today, hints, awkward }: SchemaArbitraryOptions): fc.Arbitrary<string> {
   const todayMs = Date.parse(`${today}T00:00:00Z`)
   if (s.format === 'date') return fc.integer({ min: -420, max: 10 }).map((d) => new Date(todayMs + d * DAY_MS).toISOString().slice(0, 10))
   if (s.format === 'date-time') return fc.integer({ min: -420 * 24, max: 48 }).map((h) => new Date(todayMs + h * 3_600_000).toISOString())
   if (s.format === 'email') return fc.emailAddress()
-  if (typeof s.pattern === 'string') return fc.stringMatching(new RegExp(s.pattern as string))
+  if (typeof s.pattern === 'string') {
+    // A hinted id that fits the pattern (a shop_id of the world) as often as made-up text.
+    const re = new RegExp(s.pattern as string)
+    const fitting = hintFor(hints, name)?.filter((v) => re.test(v))
+    return fitting?.length ? fc.oneof({ arbitrary: fc.constantFrom(...fitting), weight: 3 }, { arbitrary: fc.stringMatching(re), weight: 1 }) : fc.stringMatching(re)
+  }
   const minLength = typeof s.minLength === 'number' ? s.minLength : 0
   const maxLength = Math.max(minLength, Math.min(typeof s.maxLength === 'number' ? s.maxLength : 24, 24))
-  const free = fc.string({ minLength, maxLength })
+  const fitting = (awkward ?? []).filter((t) => t.length >= minLength && t.length <= maxLength)
+  const free = fitting.length ? fc.oneof({ arbitrary: fc.string({ minLength, maxLength }), weight: 5 }, { arbitrary: fc.constantFrom(...fitting), weight: 1 }) : fc.string({ minLength, maxLength })
   const pool = hintFor(hints, name)
   return pool ? fc.oneof({ arbitrary: fc.constantFrom(...pool), weight: 3 }, { arbitrary: free, weight: 1 }) : free
 }

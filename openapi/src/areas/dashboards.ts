@@ -57,6 +57,31 @@ const withStatKeys = (schema: Schema, topLevel: string, inConfig: string, foreig
   },
 })
 
+const STAT_FOREIGN: Array<[string, string]> = [['stat_keys', 'statKeys'], ['chart', 'chart']]
+const STAT_CHART_FOREIGN: Array<[string, string]> = [['stat_key', 'statKey'], ['style', 'style'], ['cpm', 'cpm']]
+/** None of these fields, at top level or under `config`. */
+const noneOf = (foreign: Array<[string, string]>): Schema => ({
+  not: { anyOf: [...foreign.map(([top]) => ({ required: [top] })), ...foreign.map(([, nested]) => ({ required: ['config'], properties: { config: { required: [nested] } } }))] },
+})
+/** The stat key(s) given, at top level or under `config`. */
+const someOf = (topLevel: string, inConfig: string): Schema => ({ anyOf: [{ required: [topLevel] }, { required: ['config'], properties: { config: { required: [inConfig] } } }] })
+
+/**
+ * What holds for an entry of update's complete `widgets` list whatever the board holds: a typed entry
+ * takes its type's fields only (a kept widget of the other type is refused for the type change); an
+ * entry without `id` is a new widget (`stat` unless typed), with its stat key(s). An entry naming an id
+ * follows the stored widget's type: in the description, not the schema (spec: Dashboards: update,
+ * "entries with a known `id` keep that widget and may change stat fields; entries without a known id
+ * are new stat widgets").
+ */
+const updateEntryRules: Schema[] = [
+  { if: { properties: { type: { const: 'stat' } }, required: ['type'] }, then: noneOf(STAT_FOREIGN) },
+  { if: { properties: { type: { const: 'stat-chart' } }, required: ['type'] }, then: noneOf(STAT_CHART_FOREIGN) },
+  { if: { not: { anyOf: [{ required: ['id'] }, { required: ['type'] }] } }, then: { allOf: [noneOf(STAT_FOREIGN), someOf('stat_key', 'statKey')] } },
+  { if: { properties: { type: { const: 'stat' } }, required: ['type'], not: { required: ['id'] } }, then: someOf('stat_key', 'statKey') },
+  { if: { properties: { type: { const: 'stat-chart' } }, required: ['type'], not: { required: ['id'] } }, then: someOf('stat_keys', 'statKeys') },
+]
+
 const dashboardWithId = (): Schema => body({ dashboard_id: dashboardId() }, { required: ['dashboard_id'] })
 
 const listDashboards = operation({
@@ -182,7 +207,9 @@ export const dashboards: Area = {
       },
       description: `A widget to add: only ${WIDGET_TYPES_EDITABLE.join(' and ')} can be created; another type returns 400.`,
     },
-    DashboardWidgetUpdateEntry: body(
+    DashboardWidgetUpdateEntry: {
+      allOf: updateEntryRules,
+      ...body(
       {
         id: str({ description: 'A known widget id keeps that widget (of any type); its stat fields may change.' }),
         type: enumOf(WIDGET_TYPES_EDITABLE),
@@ -195,8 +222,9 @@ export const dashboards: Area = {
         title: widgetTitle(),
         config: widgetConfigInput(),
       },
-      { description: 'An entry of the complete widget list of update: entries with a known id keep that widget; entries without a known id are new stat widgets.' },
-    ),
+      { description: 'An entry of the complete widget list of update: entries with a known id keep that widget (of its stored type: the other type\'s fields, a type change, or any change to a widget the API cannot edit are 400); entries without a known id are new stat widgets (`stat` unless typed, with their stat key(s)).' },
+      ),
+    },
     DashboardData: obj(
       {
         dashboard: obj({ id: str(), name: str() }),

@@ -60,7 +60,7 @@ const handleIn = (): Schema =>
   })
 
 /** A tag name: 1-60 characters, case preserved (`VIP` and `vip` are different tags). */
-const tagName = (): Schema => str({ minLength: 1, maxLength: 60, description: 'Tag name, 1-60 characters, case preserved (`VIP` and `vip` differ).' })
+const tagName = (): Schema => nonBlankText({ maxLength: 60, description: 'Tag name, 1-60 characters, case preserved (`VIP` and `vip` differ).' })
 
 /** `{data: {<id>: ..., deleted: true}}`, the inferred answer of the delete operations. */
 const deletedResult = (idName: string, idSchema: Schema = str()): Schema =>
@@ -121,6 +121,9 @@ const outreachFilters = obj(
   },
 )
 
+/** The group or list an audience names: not blank (the server trims it; a blank one names nothing: 400 `... needs a group_id` / `... needs a list title in list`, inferred). */
+const NAMED: Schema = { pattern: '\\S' }
+
 const outreachAudience = obj(
   {
     type: enumOf(AUDIENCE_TYPES, { description: '`new_affiliates` (filtered by `outreach_filters`), `groups` (a saved group), `list` (a list by title).' }),
@@ -137,8 +140,8 @@ const outreachAudience = obj(
 // A group audience names its group; a list audience names its list.
 Object.assign(outreachAudience, {
   allOf: [
-    { if: { properties: { type: { const: 'groups' } }, required: ['type'] }, then: { required: ['group_id'] } },
-    { if: { properties: { type: { const: 'list' } }, required: ['type'] }, then: { required: ['list'] } },
+    { if: { properties: { type: { const: 'groups' } }, required: ['type'] }, then: { required: ['group_id'], properties: { group_id: NAMED } } },
+    { if: { properties: { type: { const: 'list' } }, required: ['type'] }, then: { required: ['list'], properties: { list: NAMED } } },
   ],
 })
 
@@ -165,8 +168,8 @@ const automationFields = (): Record<string, Schema> => ({
 
 /** The bare audience form names its group or list at the top level (the server refuses it without: 400). */
 const bareAudienceRules: Schema[] = [
-  { if: { properties: { outreach_audience: { const: 'groups' } }, required: ['outreach_audience'] }, then: { required: ['group_id'] } },
-  { if: { properties: { outreach_audience: { const: 'list' } }, required: ['outreach_audience'] }, then: { required: ['list'] } },
+  { if: { properties: { outreach_audience: { const: 'groups' } }, required: ['outreach_audience'] }, then: { required: ['group_id'], properties: { group_id: NAMED } } },
+  { if: { properties: { outreach_audience: { const: 'list' } }, required: ['outreach_audience'] }, then: { required: ['list'], properties: { list: NAMED } } },
 ]
 
 const automation = obj(
@@ -215,6 +218,20 @@ const emailCampaignFields = (): Record<string, Schema> => ({
   recipients: ref('EmailRecipients'),
   send_now: bool({ description: 'true: send at once (each send counts in the `emails_sent` stat); otherwise the campaign stays a draft.' }),
   status: inferredOnly(enumOf(['draft', 'sent']), '`sent` sends the campaign like `send_now: true`; `draft` (default) keeps it unsent (inferred).'),
+})
+
+/** A send: `send_now: true` or `status: sent`. */
+const sendsNow: Schema = { anyOf: [{ properties: { send_now: { const: true } }, required: ['send_now'] }, { properties: { status: { const: 'sent' } }, required: ['status'] }] }
+const RECIPIENTS_REASON = 'an email that is sent goes to someone: sending with no recipients (no handles, list or group_id) is refused with 400 `recipients are required to send: handles, list or group_id`.'
+/**
+ * Sending needs recipients (inferred: the spec shows no email bodies, "Bodies and responses: not
+ * shown"): on create they are in the request; on update the request's, else the campaign's stored ones.
+ */
+const sendNeedsRecipients = (where: 'create' | 'update'): Schema => ({
+  if: sendsNow,
+  then: where === 'create' ? { required: ['recipients'], properties: { recipients: { minProperties: 1 } } } : { properties: { recipients: { minProperties: 1 } } },
+  'x-inferred': true,
+  'x-inferred-reason': RECIPIENTS_REASON,
 })
 
 const emailCampaign = obj(
@@ -495,11 +512,12 @@ export const outreach: Area = {
       tag: TAG,
       specSection: `${ABSENT}: Email campaigns and senders`,
       summary: 'Create an email campaign',
-      description: 'Body and response not shown; inferred. `title` is required (inferred; 400 `title is required`). With `send_now: true` the emails go out at once and count in the `emails_sent` stat; sending needs `recipients` (400 otherwise), and a sender, list, group or handle the shop does not have is refused with 400.',
-      requestBody: body(
-        { ...emailCampaignFields(), title: requiredInferred(nonBlankText(), 'a campaign is named by its title; without one the server answers 400 `title is required`.') },
-        { required: ['title'] },
-      ),
+      description:
+        'Body and response not shown; inferred. `title` is required (inferred; 400 `title is required`). With `send_now: true` (or `status: sent`) the emails go out at once and count in the `emails_sent` stat; sending needs `recipients` with at least one of handles, list or group_id (inferred; 400 `recipients are required to send: handles, list or group_id`, the body\'s `if`/`then`), and a sender, list, group or handle the shop does not have is refused with 400.',
+      requestBody: {
+        allOf: [sendNeedsRecipients('create')],
+        ...body({ ...emailCampaignFields(), title: requiredInferred(nonBlankText(), 'a campaign is named by its title; without one the server answers 400 `title is required`.') }, { required: ['title'] }),
+      },
       idempotent: true,
       inferred: true,
       success: { status: 201, schema: data(ref('EmailCampaign')) },
@@ -511,8 +529,9 @@ export const outreach: Area = {
       tag: TAG,
       specSection: `${ABSENT}: Email campaigns and senders`,
       summary: 'Update an email campaign by campaign_id',
-      description: 'Body and response not shown; inferred. 404 for an unknown campaign_id. A campaign already sent cannot be changed: 400 (inferred). A sender, list, group or handle the shop does not have: 400.',
-      requestBody: body({ campaign_id: str({ minLength: 1 }), ...emailCampaignFields() }, { required: ['campaign_id'] }),
+      description:
+        'Body and response not shown; inferred. 404 for an unknown campaign_id. A campaign already sent cannot be changed: 400 (inferred). A sender, list, group or handle the shop does not have: 400. Sending (`send_now: true` or `status: sent`) goes to the request\'s `recipients`, else the campaign\'s stored ones; with neither (an empty `recipients`, or none given to a campaign created without them): 400 `recipients are required to send: handles, list or group_id` (inferred).',
+      requestBody: { allOf: [sendNeedsRecipients('update')], ...body({ campaign_id: str({ minLength: 1 }), ...emailCampaignFields() }, { required: ['campaign_id'] }) },
       idempotent: true,
       inferred: true,
       errors: [404],
@@ -797,13 +816,21 @@ export const outreach: Area = {
       tag: TAG,
       specSection: `${ABSENT}: Creator briefs`,
       summary: 'Update a creator brief by brief_id (Scale plan)',
-      description: 'Body and response not shown; inferred. 404 for an unknown brief_id; 403 below the Scale plan.',
-      requestBody: byId('brief_id', {
-        title: nonBlankText(),
-        video_mode: enumOf(BRIEF_VIDEO_MODES),
-        video_ids: arr(str()),
-        product_id: str({ minLength: 1 }),
-      }),
+      description:
+        'Body and response not shown; inferred. 404 for an unknown brief_id; 403 below the Scale plan. The brief\'s stored type decides which fields apply, as on create (spec: "Creator briefs: static (`video_mode` `manual` picks videos; `auto` shows the shop\'s top videos) or dynamic (per product, generated live)"): a static brief takes `video_mode`/`video_ids` and refuses `product_id` (400 `product_id is only for dynamic briefs`), a dynamic one takes `product_id` and refuses `video_mode`/`video_ids` (400 `video_mode and video_ids are only for static briefs`); a static brief left in `manual` needs videos, given or stored (400). What holds whatever the type is in the schema: `product_id` never comes with `video_mode` or videos, and `auto` takes no videos (inferred).',
+      requestBody: {
+        allOf: [
+          { not: { required: ['product_id', 'video_mode'] } },
+          { if: { required: ['product_id'] }, then: { properties: { video_ids: { maxItems: 0 } } } },
+          { if: { properties: { video_mode: { const: 'auto' } }, required: ['video_mode'] }, then: { properties: { video_ids: { maxItems: 0 } } } },
+        ],
+        ...byId('brief_id', {
+          title: nonBlankText(),
+          video_mode: enumOf(BRIEF_VIDEO_MODES),
+          video_ids: arr(str()),
+          product_id: str({ minLength: 1 }),
+        }),
+      },
       planGate: 'scale',
       idempotent: true,
       inferred: true,

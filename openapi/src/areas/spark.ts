@@ -97,8 +97,9 @@ const asQueryParam = (p: QueryParam): QueryParam => {
       name: p.name,
       schema: p.schema,
       json: true,
+      nestedBrackets: true,
       description:
-        'Sort and search filters as JSON text (`search_params={"handle":"ab","shared_time":{"from":"2026-01-01","to":"2026-01-31"}}`, URL-encoded). The same filters may be sent inline instead (spec: "search filters may also be sent inline at top level"): `handle=ab&shared_time[from]=2026-01-01&shared_time[to]=2026-01-31`, or the flat `shared_time_from`/`shared_time_to`. One-level keys (`search_params[handle]=ab`) are accepted too.',
+        'Sort and search filters as JSON text (`search_params={"handle":"ab","shared_time":{"from":"2026-01-01","to":"2026-01-31"}}`, URL-encoded). The same filters may be sent inline instead (spec: "search filters may also be sent inline at top level"): `handle=ab&shared_time[from]=2026-01-01&shared_time[to]=2026-01-31`, or the flat `shared_time_from`/`shared_time_to`. Or as nested brackets, deepObject carried on to nested objects and arrays (the form qs, Rails and PHP write, and what a generator that reads `schema` and `style: deepObject` but not `content` sends): `search_params[handle]=ab&search_params[shared_time][from]=2026-01-01&search_params[shared_time][to]=2026-01-31&search_params[status][]=DELIVERING&search_params[status][]=LEARNING`; an array\'s items as `[]`, `[0]`, `[1]`, or the key repeated. The server reads it into the same structure as the JSON text, with the same validation and the same error messages.',
     }
   }
   return p
