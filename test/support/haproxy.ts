@@ -68,6 +68,9 @@ export interface ServerStat {
   current: number
   /** Sessions it served in all. */
   total: number
+  /** Requests retried after a failure on it (`wretr`), and sent to another server instead (`wredis`). */
+  retries: number
+  redispatches: number
 }
 
 export interface Haproxy {
@@ -128,7 +131,7 @@ export async function startHaproxy({ config = readmeHaproxyConfig(), replicas }:
         const servers: Record<string, ServerStat> = {}
         for (const row of rows.map((r) => r.split(','))) {
           if (at(row, 'pxname') !== 'replicas' || at(row, 'svname') === 'BACKEND') continue
-          servers[at(row, 'svname')] = { status: at(row, 'status'), current: Number(at(row, 'scur')), total: Number(at(row, 'stot')) }
+          servers[at(row, 'svname')] = { status: at(row, 'status'), current: Number(at(row, 'scur')), total: Number(at(row, 'stot')), retries: Number(at(row, 'wretr')), redispatches: Number(at(row, 'wredis')) }
         }
         return servers
       },
