@@ -133,6 +133,9 @@ export async function call(base: string, method: string, path: string, shop: str
     method,
     headers: { 'content-type': 'application/json', 'x-api-key': DEMO_KEY, ...(shop ? { 'x-shop-id': shop } : {}), ...headers },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  }).catch((error: Error) => {
+    // Which request failed, and why (fetch says only "fetch failed").
+    throw new Error(`${method} ${base}${path}: ${error.message} (${String((error.cause as Error | undefined)?.message ?? '')})`, { cause: error })
   })
   return { status: response.status, text: await response.text(), retryAfter: response.headers.get('retry-after'), replica: response.headers.get('x-shoptwin-replica') }
 }
