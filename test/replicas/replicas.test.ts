@@ -207,7 +207,12 @@ describe('three replicas on Redis behind a balancer (issue 23, item 3)', () => {
     const shop = /\n {2}([0-9a-f-]{36}) /.exec(a.output())![1]!
     try {
       const keys: string[] = []
-      for (let round = 0; round < 3; round++) {
+      let fenced = 0
+      // Terminates: ten rounds at most. A round whose stop lands while a store command of A is in flight
+      // (the catch-up right after the lease) ends in that command's timeout when A resumes, before any
+      // commit (503, nothing written either): it does not count as fenced, and another round is run.
+      for (let round = 0; fenced < 3; round++) {
+        expect(round, 'rounds without three fenced commits').toBeLessThan(10)
         const key = `fence-a-${round}`
         keys.push(key, `fence-b-${round}`)
         const stalled = call(a.url, 'POST', '/automations/create', shop, automation(key), { 'idempotency-key': key })
@@ -219,7 +224,9 @@ describe('three replicas on Redis behind a balancer (issue 23, item 3)', () => {
         a.signal('SIGCONT')
         const refused = await stalled
         expect(refused.status, refused.text).toBe(503)
-        expect(JSON.parse(refused.text).error).toMatch(/lost its write lease/)
+        const error = (JSON.parse(refused.text) as { error: string }).error
+        expect(error).toMatch(/lost its write lease|store is unavailable \(Command timed out\)/)
+        if (/lost its write lease/.test(error)) fenced++
         // The client retries with the same key: the write happens once.
         expect((await call(b.url, 'POST', '/automations/create', shop, automation(key), { 'idempotency-key': key })).status).toBe(201)
       }
