@@ -10,11 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { IN_FLIGHT_MESSAGE } from '../../mock/pipeline/idempotency.ts'
 import { checkHaproxyConfig, HAPROXY_PLACEHOLDERS, placeholdersOf, readmeHaproxyConfig, startHaproxy, type Haproxy } from '../support/haproxy.ts'
 import { redisCommand, startRedis, type TestRedis } from '../support/redis.ts'
-import { automation, automationTitles, call, firstShop, load, startReplica, type Reply, type Replica } from '../support/replicas.ts'
+import { automation, automationTitles, call, count, firstShop, FROZEN, load, type Replica, type Reply, startReplica } from '../support/replicas.ts'
 
-const SCALE = Number(process.env.REPLICAS_SCALE ?? 1)
-const count = (n: number) => Math.max(1, Math.round(n * SCALE))
-const FROZEN = '2026-05-04T10:00:00.000Z'
 /** The servers of the README's backend, in the order of its `server` lines. */
 const NAMES = ['a', 'b', 'c'] as const
 

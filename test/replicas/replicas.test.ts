@@ -5,11 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { redisCommand, startRedis, type TestRedis } from '../support/redis.ts'
-import { automation, automationTitles, call, DEMO_KEY as KEY, load, runCli, startBalancer, startReplica, type Balancer, type Replica } from '../support/replicas.ts'
+import { automation, automationTitles, type Balancer, call, count, DEMO_KEY as KEY, FROZEN, load, type Replica, runCli, startBalancer, startReplica } from '../support/replicas.ts'
 
-const SCALE = Number(process.env.REPLICAS_SCALE ?? 1)
-const count = (n: number) => Math.max(1, Math.round(n * SCALE))
-const FROZEN = '2026-05-04T10:00:00.000Z'
 
 let redis: TestRedis
 beforeAll(async () => {

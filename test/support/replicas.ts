@@ -115,6 +115,11 @@ export async function startBalancer(upstreams: string[]): Promise<Balancer> {
   return balancer
 }
 
+/** The counts, times REPLICAS_SCALE (e.g. 0.1 while developing). */
+export const count = (n: number): number => Math.max(1, Math.round(n * Number(process.env.REPLICAS_SCALE ?? 1)))
+/** The instant the replica tests freeze the twin's clock at. */
+export const FROZEN = '2026-05-04T10:00:00.000Z'
+
 /** The demo key the replica tests send. */
 export const DEMO_KEY = 'demo-key'
 const LOAD = fileURLToPath(new URL('../replicas/load.ts', import.meta.url))
