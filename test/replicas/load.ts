@@ -1,6 +1,7 @@
 /**
  * One load process of the replica tests: reads a job on stdin, sends its requests all at once, round
- * robin over the replicas' URLs, and prints the replies (status, body, Retry-After) as JSON.
+ * robin over the replicas' URLs, and prints the replies (status, body, Retry-After, and which replica
+ * answered when a balancer says so in `x-shoptwin-replica`) as JSON.
  */
 import { text } from 'node:stream/consumers'
 
@@ -25,7 +26,7 @@ const replies = await Promise.all(
       headers: { 'content-type': 'application/json', 'x-api-key': job.apiKey, 'x-shop-id': job.shop, ...job.headers },
       ...(job.body === undefined ? {} : { body: JSON.stringify(job.body) }),
     })
-    return { status: response.status, text: await response.text(), retryAfter: response.headers.get('retry-after') }
+    return { status: response.status, text: await response.text(), retryAfter: response.headers.get('retry-after'), replica: response.headers.get('x-shoptwin-replica') }
   }),
 )
 process.stdout.write(JSON.stringify(replies))

@@ -3,17 +3,10 @@
  * (issue 23, item 3). `npm run test:replicas` (which .ci/run runs); counts from the issue unless
  * REPLICAS_SCALE shrinks them (e.g. 0.1 while developing).
  */
-import { spawn } from 'node:child_process'
-import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startRedis, type TestRedis } from '../support/redis.ts'
-import { runCli, startBalancer, startReplica, type Balancer, type Replica } from '../support/replicas.ts'
+import { automation, automationTitles, type Balancer, call, count, DEMO_KEY as KEY, FROZEN, load, type Replica, runCli, startBalancer, startReplica } from '../support/replicas.ts'
 
-const SCALE = Number(process.env.REPLICAS_SCALE ?? 1)
-const count = (n: number) => Math.max(1, Math.round(n * SCALE))
-const LOAD = fileURLToPath(new URL('./load.ts', import.meta.url))
-const KEY = 'demo-key'
-const FROZEN = '2026-05-04T10:00:00.000Z'
 
 let redis: TestRedis
 beforeAll(async () => {
@@ -44,48 +37,6 @@ async function twin(name: string, args: string[] = [], env: Record<string, strin
       await balancer.close()
       await Promise.all(replicas.map((r) => r.stop()))
     },
-  }
-}
-
-interface Reply {
-  status: number
-  text: string
-  retryAfter?: string | null
-}
-
-async function call(base: string, method: string, path: string, shop: string | undefined, body?: unknown, headers: Record<string, string> = {}): Promise<Reply> {
-  const response = await fetch(`${base}${path}`, {
-    method,
-    headers: { 'content-type': 'application/json', 'x-api-key': KEY, ...(shop ? { 'x-shop-id': shop } : {}), ...headers },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  })
-  return { status: response.status, text: await response.text(), retryAfter: response.headers.get('retry-after') }
-}
-
-/** Runs `n` load processes (test/replicas/load.ts), each sending its share of the requests at once; their replies. */
-async function load(processes: number, job: { urls: string[]; method: string; path: string; shop: string; body?: unknown; count: number; headers?: Record<string, string> }): Promise<Reply[]> {
-  const runs = Array.from({ length: processes }, (_, i) => {
-    const share = Math.floor(job.count / processes) + (i < job.count % processes ? 1 : 0)
-    return new Promise<Reply[]>((resolve, reject) => {
-      const child = spawn(process.execPath, [LOAD], { stdio: ['pipe', 'pipe', 'inherit'] })
-      let out = ''
-      child.stdout.on('data', (d) => (out += d))
-      child.once('exit', (code) => (code === 0 ? resolve(JSON.parse(out) as Reply[]) : reject(new Error(`load process exited ${code}`))))
-      child.stdin.end(JSON.stringify({ ...job, apiKey: KEY, count: share, offset: i }))
-    })
-  })
-  return (await Promise.all(runs)).flat()
-}
-
-const automation = (title: string) => ({ title, message_type: 'dm', outreach_audience: { type: 'new_affiliates' }, dm_messages: [{ type: 'text', content: 'Hi [affiliate_name]' }] })
-
-async function automationTitles(base: string, shop: string, prefix: string): Promise<string[]> {
-  const titles: string[] = []
-  for (let page = 1; ; page++) {
-    const body = JSON.parse((await call(base, 'POST', '/automations/list', shop, { page_size: 100, page_number: page })).text) as { data: { results?: Array<{ title: string }>; automations?: Array<{ title: string }>; has_more?: boolean } }
-    const rows = body.data.results ?? body.data.automations ?? []
-    titles.push(...rows.map((r) => r.title).filter((t) => t.startsWith(prefix)))
-    if (!body.data.has_more || rows.length === 0) return titles
   }
 }
 
@@ -257,7 +208,8 @@ describe('three replicas on Redis behind a balancer (issue 23, item 3)', () => {
         const key = `fence-a-${round}`
         keys.push(key, `fence-b-${round}`)
         const stalled = call(a.url, 'POST', '/automations/create', shop, automation(key), { 'idempotency-key': key })
-        // A is in its write (held 2 s under the lease, its catch-up done) when it stops: it says so.
+        // A is in its write (held 2 s under the lease, its catch-up done) when it stops: it says so, so
+        // the stop never lands on a store command in flight (whose timeout would fire first on resume).
         await expect.poll(() => a.output().includes(`holds write ${round + 1} for`), { timeout: 60_000, interval: 10 }).toBe(true)
         a.signal('SIGSTOP')
         await new Promise((r) => setTimeout(r, 5000))
@@ -265,7 +217,7 @@ describe('three replicas on Redis behind a balancer (issue 23, item 3)', () => {
         a.signal('SIGCONT')
         const refused = await stalled
         expect(refused.status, refused.text).toBe(503)
-        expect(JSON.parse(refused.text).error).toMatch(/lost its write lease/)
+        expect((JSON.parse(refused.text) as { error: string }).error).toMatch(/lost its write lease/)
         // The client retries with the same key: the write happens once.
         expect((await call(b.url, 'POST', '/automations/create', shop, automation(key), { 'idempotency-key': key })).status).toBe(201)
       }

@@ -23,11 +23,13 @@ export interface ReplicaOptions {
   twin?: string
   args?: string[]
   env?: Record<string, string>
+  /** The port (default 0: any free one); a replica restarted where its balancer expects it takes its old one. */
+  port?: number
 }
 
 /** Starts a replica and waits for its banner (the log replayed, the port open). */
-export async function startReplica({ store, twin = 'default', args = [], env = {} }: ReplicaOptions): Promise<Replica> {
-  const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--store', store, '--twin', twin, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+export async function startReplica({ store, twin = 'default', args = [], env = {}, port = 0 }: ReplicaOptions): Promise<Replica> {
+  const child = spawn(process.execPath, [CLI, 'serve', '--port', String(port), '--store', store, '--twin', twin, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
   let out = ''
   child.stdout!.on('data', (d) => (out += d))
   child.stderr!.on('data', (d) => (out += d))
@@ -114,3 +116,65 @@ export async function startBalancer(upstreams: string[]): Promise<Balancer> {
     })
   return balancer
 }
+
+/** The issue's counts, times REPLICAS_SCALE (e.g. 0.1 while developing). */
+export const count = (n: number): number => Math.max(1, Math.round(n * Number(process.env.REPLICAS_SCALE ?? 1)))
+/** The instant the replica tests freeze the twin's clock at. */
+export const FROZEN = '2026-05-04T10:00:00.000Z'
+
+/** The demo key the replica tests send. */
+export const DEMO_KEY = 'demo-key'
+const LOAD = fileURLToPath(new URL('../replicas/load.ts', import.meta.url))
+
+export interface Reply {
+  status: number
+  text: string
+  retryAfter?: string | null
+  /** The replica that answered, when a balancer says so (`x-shoptwin-replica`, the README's haproxy configuration). */
+  replica?: string | null
+}
+
+/** One request with the demo key (and the shop, when given); the reply, read whole. */
+export async function call(base: string, method: string, path: string, shop: string | undefined, body?: unknown, headers: Record<string, string> = {}): Promise<Reply> {
+  const response = await fetch(`${base}${path}`, {
+    method,
+    headers: { 'content-type': 'application/json', 'x-api-key': DEMO_KEY, ...(shop ? { 'x-shop-id': shop } : {}), ...headers },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  }).catch((error: Error) => {
+    // Which request failed, and why (fetch says only "fetch failed").
+    throw new Error(`${method} ${base}${path}: ${error.message} (${String((error.cause as Error | undefined)?.message ?? '')})`, { cause: error })
+  })
+  return { status: response.status, text: await response.text(), retryAfter: response.headers.get('retry-after'), replica: response.headers.get('x-shoptwin-replica') }
+}
+
+/** Runs `n` load processes (test/replicas/load.ts), each sending its share of the requests at once; their replies. */
+export async function load(processes: number, job: { urls: string[]; method: string; path: string; shop: string; body?: unknown; count: number; headers?: Record<string, string> }): Promise<Reply[]> {
+  const runs = Array.from({ length: processes }, (_, i) => {
+    const share = Math.floor(job.count / processes) + (i < job.count % processes ? 1 : 0)
+    return new Promise<Reply[]>((resolve, reject) => {
+      const child = spawn(process.execPath, [LOAD], { stdio: ['pipe', 'pipe', 'inherit'] })
+      let out = ''
+      child.stdout!.on('data', (d) => (out += d))
+      child.once('exit', (code) => (code === 0 ? resolve(JSON.parse(out) as Reply[]) : reject(new Error(`load process exited ${code}`))))
+      child.stdin!.end(JSON.stringify({ ...job, apiKey: DEMO_KEY, count: share, offset: i }))
+    })
+  })
+  return (await Promise.all(runs)).flat()
+}
+
+/** A valid automation body (a keyed write of the spec). */
+export const automation = (title: string) => ({ title, message_type: 'dm', outreach_audience: { type: 'new_affiliates' }, dm_messages: [{ type: 'text', content: 'Hi [affiliate_name]' }] })
+
+/** The titles of a shop's automations that start with `prefix`, every page. */
+export async function automationTitles(base: string, shop: string, prefix: string): Promise<string[]> {
+  const titles: string[] = []
+  for (let page = 1; ; page++) {
+    const body = JSON.parse((await call(base, 'POST', '/automations/list', shop, { page_size: 100, page_number: page })).text) as { data: { results?: Array<{ title: string }>; automations?: Array<{ title: string }>; has_more?: boolean } }
+    const rows = body.data.results ?? body.data.automations ?? []
+    titles.push(...rows.map((r) => r.title).filter((t) => t.startsWith(prefix)))
+    if (!body.data.has_more || rows.length === 0) return titles
+  }
+}
+
+/** The first shop a replica's banner lists. */
+export const firstShop = (replica: Replica): string => /\n {2}([0-9a-f-]{36}) /.exec(replica.output())![1]!
