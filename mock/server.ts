@@ -178,13 +178,23 @@ async function send(res: ServerResponse, response: Response): Promise<void> {
 /**
  * The connector's and the control API's routes on a shared store (mock/twin/): caught up with the log
  * first; a route that may change the twin (anything but a GET of the control API or of OAuth metadata)
- * runs as one write. The REST operations do this in their pipeline. In memory: as it is.
+ * runs as one write, and its answer, read whole under the lease, is sent once the write is committed
+ * (a replica killed between its answer and its commit would otherwise lose what it said it did). The
+ * metrics answer without the store, so an operator sees a replica that lost it. The REST operations
+ * do this in their pipeline. In memory: as it is.
  */
-async function sharedTwin(state: MockState, method: string, path: string, answer: () => Promise<void>): Promise<void> {
-  if (!state.twin.shared) return answer()
+async function sharedTwin(state: MockState, method: string, path: string, answer: () => Promise<Response>): Promise<Response> {
+  if (!state.twin.shared || (method === 'GET' && path === '/__admin/metrics')) return answer()
   await state.sync()
   if (method === 'GET' && (isAdminPath(path) || path.startsWith('/.well-known/'))) return answer()
-  await state.exclusive(answer)
+  return state.exclusive(async () => whole(await answer()))
+}
+
+/** The same answer with its body read (a body still being written would outlive the write). */
+async function whole(response: Response): Promise<Response> {
+  if (response.type === 'error') return response
+  const body = response.body === null ? null : await response.arrayBuffer()
+  return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers })
 }
 
 /** An error written straight on a socket (what node's parser refuses, CONNECT): the JSON `{error}`, then the connection closes. */
@@ -266,16 +276,14 @@ export function createServer({ state = undefined, stateOptions, remoteAdmin = fa
       if (url && ownsPath(path)) {
         const base = url
         connector ??= createConnector(mockState, { baseUrl: base, ...(log ? { log } : {}) })
-        const answer = async () => send(res, await connector!.handle(new Request(`${base}${rawUrl}`, { method, headers: fetchHeaders(req.headers), body: body && body.length ? new Uint8Array(body) : undefined })))
-        return await sharedTwin(mockState, method, path, answer)
+        const answer = () => connector!.handle(new Request(`${base}${rawUrl}`, { method, headers: fetchHeaders(req.headers), body: body && body.length ? new Uint8Array(body) : undefined }))
+        return await send(res, await sharedTwin(mockState, method, path, answer))
       }
       const request = new Request(`${INTERNAL_ORIGIN}${rawUrl}`, { method, headers: fetchHeaders(req.headers), body: body && body.length ? new Uint8Array(body) : undefined })
       if (admin) {
         if (serveConsole(mockState, req, res, path)) return
-        return await sharedTwin(mockState, method, path, async () => {
-          const response = await getResponse(adminHandlers, request)
-          return send(res, response ?? toResponse(apiError(404, `No control API route at ${req.method} ${path}`)))
-        })
+        const response = await sharedTwin(mockState, method, path, async () => (await getResponse(adminHandlers, request)) ?? toResponse(apiError(404, `No control API route at ${req.method} ${path}`)))
+        return await send(res, response)
       }
 
       let response: Response | undefined

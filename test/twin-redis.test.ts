@@ -177,6 +177,29 @@ describe('one twin on Redis, in one process (issue 23, item 2)', () => {
     await closeAll(a, slow)
   }, 30_000)
 
+  it('the control API and the connector answer a change only once it is committed: the next request to another replica sees it', async () => {
+    const { createServer } = await import('../mock/server.ts')
+    // Each write held 300 ms before its commit: an answer sent before the commit would arrive first.
+    const a = await replica(undefined, { holdWriteMs: 300 })
+    const b = await replica(a.twinName)
+    const server = createServer({ state: a })
+    const url = await server.listen(0, '127.0.0.1')
+    try {
+      const moved = await fetch(`${url}/__admin/clock`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ now: '2026-04-01T00:00:00.000Z' }) })
+      expect(moved.status).toBe(200)
+      await b.sync()
+      expect(b.clock.now().toISOString()).toBe('2026-04-01T00:00:00.000Z')
+      const registered = await fetch(`${url}/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ client_name: 'Committed', redirect_uris: ['http://127.0.0.1:9/cb'] }) })
+      expect(registered.status).toBe(201)
+      const { client_id } = (await registered.json()) as { client_id: string }
+      await b.sync()
+      expect(Object.keys(b.connector.data.clients)).toContain(client_id)
+    } finally {
+      await server.close()
+      await closeAll(a, b)
+    }
+  })
+
   it('a read costs one store round trip when nothing changed, rate limit on: the catch-up and the rate limit go in one script', async () => {
     const a = await replica()
     const shop = a.world.shops[0]!.shop_id
