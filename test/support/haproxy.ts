@@ -156,7 +156,11 @@ export async function startHaproxy({ config = readmeHaproxyConfig(), replicas }:
       }
       throw new Error(`haproxy's servers were not all UP within 60 s:\n${out}`)
     })()
-    const outcome = await Promise.race([ready, exited])
+    const outcome = await Promise.race([ready, exited]).catch(async (error: Error) => {
+      // Not ready in time: stopped before the error goes up.
+      await haproxy.stop()
+      throw error
+    })
     if (outcome === true) return haproxy
     const why = typeof outcome === 'string' ? outcome : await exited
     await haproxy.stop()
