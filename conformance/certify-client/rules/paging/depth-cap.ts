@@ -11,8 +11,8 @@ function depthAsked(r: GradedRequest): number {
   return Math.max(page * size, typeof offset === 'number' ? offset + size : 0)
 }
 
-/** A request that pages: beyond the first page, or asking past a cap. A client reading first pages only never meets a cap. */
-const pages = (r: GradedRequest): boolean => r.op.paging !== undefined && (depthAsked(r) > pageOf(r)!.size || depthAsked(r) > capOf(r))
+/** A request that pages: beyond the first page, or down to a cap (or past it). A client reading only first pages shorter than the caps never meets one. */
+const pages = (r: GradedRequest): boolean => r.op.paging !== undefined && (depthAsked(r) > pageOf(r)!.size || depthAsked(r) >= capOf(r))
 
 export const depthCap: ClientRule = {
   id: 'paging.depth-cap',
@@ -20,7 +20,8 @@ export const depthCap: ClientRule = {
   spec: 'Limits: pagination depth, sample list depth; Endpoints: Conventions 6',
   level: 'MUST',
   quote: ['`page_number` (page_number x page_size must not exceed 1000)', '| Pagination depth | results stop at 10,000 rows (page_number x page_size, or repeated cursor paging); narrow with filters instead |'],
-  scope: 'paged listings read beyond their first page',
+  scope: 'paged listings read beyond their first page or down to a depth cap',
+  situations: ['a listing deeper than its cap'],
   appliesTo: pages,
   grade({ requests }) {
     const paging = requests.filter(pages)
