@@ -216,7 +216,9 @@ describe('certify-client: a client paging a listing to the end meets its depth c
     await twin?.mock.close()
   })
 
-  const paged = contract.operations.filter((op) => op.paging && !op.aliasOf)
+  // Every listing in `npm run test:certification` (CERTIFICATION_LISTINGS=all); in `npm test`, a deep one per cap and a shallow one.
+  const everyListing = process.env.CERTIFICATION_LISTINGS === 'all'
+  const paged = contract.operations.filter((op) => op.paging && !op.aliasOf && (everyListing || ['listSampleRequests', 'listCrmAffiliates', 'listSocialAds', 'listAdCampaigns'].includes(op.operationId)))
   const wide = { from: '2020-01-01', to: TODAY }
   for (const op of paged) {
     const shallow = SHALLOW_IN_CERTIFICATION_WORLD.includes(op.operationId)
