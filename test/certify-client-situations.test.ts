@@ -230,15 +230,15 @@ describe('certify-client: a client paging a listing to the end meets its depth c
       const pageParam = paging.pageParam ?? 'page_number'
       const { body } = typicalRequest(contract, op)
       const base: Record<string, unknown> = { ...body }
-      // The widest window the listing takes, so its depth is the shop's, not a month's.
-      if (base.date_range) base.date_range = wide
+      // The widest window the listing takes, so its depth is the shop's, not a month's (a shallow listing keeps its month: it is shallow either way).
+      if (base.date_range && !shallow) base.date_range = wide
       // The creatives' date_range is the legacy posted_date filter; their metrics window is performance_date.
       if (op.operationId === 'listAdCreatives') {
         delete base.date_range
         base.performance_date = wide
       }
-      if (base.search_params && typeof base.search_params === 'object') base.search_params = { ...(base.search_params as object), date_range: wide }
-      else if (op.path.startsWith('/timeseries/')) base.search_params = { date_range: wide }
+      if (!shallow && base.search_params && typeof base.search_params === 'object') base.search_params = { ...(base.search_params as object), date_range: wide }
+      else if (!shallow && op.path.startsWith('/timeseries/')) base.search_params = { date_range: wide }
       const report = await twin.certify(PROFILES.standard, async () => {
         for (let page = 1; page * size <= cap; page++) {
           const json = await callAsTheRulesSay(twin, op, shopId, { body: { ...base, [paging.sizeParam]: size, [pageParam]: page }, apiKey: op.enterprise ? twin.mock.state.world.apiKeys.find((k) => k.tier === 'enterprise')!.key : 'demo-key' })
