@@ -81,7 +81,7 @@ export async function main(argv: string[]): Promise<number> {
 
   let mock
   try {
-    mock = createServer({ stateOptions: { seed, scale: values.scale ?? 'certification', responseCache: true } })
+    mock = createServer({ stateOptions: { seed, scale: values.scale ?? String(SPEC.flags.scale!.default), responseCache: true } })
   } catch (error) {
     return usage((error as Error).message)
   }
