@@ -56,8 +56,8 @@ export interface RunReport {
   runErrors: string[]
   summary: { total: number; passed: number; failed: number; errored: number; skipped: number; mustFailed: number; shouldFailed: number; warnings: number; exercised: number; operations: number }
   /**
-   * certified: every MUST rule of the catalogue ran to its end and passed, and every operation of
-   * the contract was exercised; not certified: a MUST rule failed; passed, not certified: nothing
+   * certified: every MUST rule of the catalogue ran to its end and passed (but those `notCheckable`
+   * against this target, which the verdict names), and every operation of the contract was exercised; not certified: a MUST rule failed; passed, not certified: nothing
    * failed but the run was partial (`incomplete` says what is missing).
    */
   verdict: 'certified' | 'passed, not certified' | 'not certified'
@@ -67,6 +67,12 @@ export interface RunReport {
   complete: boolean
   /** What a partial run did not check. */
   incomplete: { mustNotRun: Array<{ id: string; reason: string }>; operationsNotExercised: string[] }
+  /**
+   * MUST rules the target's API gives no way to check (they need operations whose paths the spec does
+   * not show, and the target does not serve the contract's inferred ones). They do not keep a run from
+   * CERTIFIED; its verdict names them, so the certificate claims no more than was checked.
+   */
+  notCheckable: Array<{ id: string; reason: string }>
   exitCode: 0 | 1
   /**
    * Which front door was certified: the API (default) or the assistant connector (`--mcp-url`), whose
@@ -80,7 +86,7 @@ export interface RunReport {
 /** Why a MUST rule of the catalogue has no finished outcome in this run. */
 function notRunReason(rule: Pick<Rule, 'id' | 'level'>, outcome: RuleOutcome | undefined): string | undefined {
   if (!outcome) return 'left out by --rules'
-  return outcome.status === 'skip' ? (outcome.reason ?? 'skipped') : undefined
+  return outcome.status === 'skip' && !outcome.notCheckable ? (outcome.reason ?? 'skipped') : undefined
 }
 
 /** `no --enterprise-api-key; no --limited-api-key` from the reasons, each once. */
@@ -154,6 +160,10 @@ export function buildReport(
       const reason = notRunReason(r, byId.get(r.id))
       return reason === undefined ? [] : [{ id: r.id, reason }]
     })
+  const notCheckable = outcomes.filter((o) => o.level === 'MUST' && o.status === 'skip' && o.notCheckable).map((o) => ({ id: o.id, reason: (o.reason ?? '').replace(/^not checkable against this target: /, '') }))
+  const notCheckableText = notCheckable.length
+    ? `; ${notCheckable.length} MUST rule${notCheckable.length > 1 ? 's' : ''} not checkable against this target (${notCheckable.map((n) => n.id).join(', ')}: ${reasonsText(notCheckable.map((n) => n.reason))})`
+    : ''
   const operationsNotExercised = coverage.filter((c) => !c.exercisedBy.length).map((c) => c.operationId)
   const complete = mustNotRun.length === 0 && operationsNotExercised.length === 0 && runErrors.length === 0
   const verdict: RunReport['verdict'] = mustFailed ? 'not certified' : complete ? 'certified' : 'passed, not certified'
@@ -165,10 +175,10 @@ export function buildReport(
   ].join(', ')
   const verdictText =
     verdict === 'certified'
-      ? `CERTIFIED: every MUST rule passed, ${coverage.length}/${coverage.length} ${noun} exercised${uncheckedText}`
+      ? `CERTIFIED: every ${notCheckable.length ? 'checkable ' : ''}MUST rule passed, ${coverage.length}/${coverage.length} ${noun} exercised${uncheckedText}${notCheckableText}`
       : verdict === 'not certified'
         ? `NOT CERTIFIED: ${mustFailed} MUST rule${mustFailed > 1 ? 's' : ''} failed${complete ? '' : `; ${partial}`}`
-        : `PASSED, NOT CERTIFIED: ${partial}`
+        : `PASSED, NOT CERTIFIED: ${partial}${notCheckableText}`
   const exitCode: 0 | 1 = mustFailed || (options.requireCertified && verdict !== 'certified') ? 1 : 0
   const finishedAt = new Date()
   return {
@@ -204,6 +214,7 @@ export function buildReport(
     verdictText,
     complete,
     incomplete: { mustNotRun, operationsNotExercised },
+    notCheckable,
     exitCode,
   }
 }

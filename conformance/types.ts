@@ -87,6 +87,12 @@ export interface RuleOutcome {
   status: RuleStatus
   /** Why a rule was skipped or errored. */
   reason?: string
+  /**
+   * A skip because the target's API gives no way to observe what the rule checks: the operations it
+   * needs are ones whose paths the spec does not show, and the target does not serve the contract's
+   * inferred ones. Reported as such; it does not keep a complete run from CERTIFIED, whose verdict names it.
+   */
+  notCheckable?: boolean
   failures: Failure[]
   /** Findings reported without failing: SHOULD-level details, x-inferred schema parts. */
   warnings: Failure[]
@@ -155,6 +161,12 @@ export interface RuleContext {
   check(ok: boolean, failure: Omit<Failure, 'rule'>): boolean
   /** Stops the rule as not applicable to this target (no data, no key, writes not allowed). */
   skip(reason: string): never
+  /**
+   * Stops the rule as not checkable against this target: what it checks can only be observed through
+   * operations whose paths the spec does not show ("Paths, bodies and responses: not shown"), and the
+   * target does not serve the contract's inferred paths. `reason` says which.
+   */
+  notCheckable(reason: string): never
   /** Registers a clean-up that runs whatever happened (in reverse order). */
   cleanup(fn: () => Promise<unknown>): void
   /** A name for a resource this rule creates: `conformance-<what>-<random>`. */

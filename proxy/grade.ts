@@ -11,7 +11,7 @@ import { areaOf, type Failure, type RuleOutcome, type RunOptions } from '../conf
 import { enrich, gradeRecording, type ClientReport } from '../conformance/certify-client/grade.ts'
 import { requestBodies } from '../conformance/certify-client/rules/contract/request-bodies.ts'
 import { PROFILES, type Profile } from '../conformance/certify-client/profile.ts'
-import { haloNote, keyIdOf, type Recording } from '../conformance/certify-client/session.ts'
+import { haloNote, keyIdOf, safeJson, type Recording } from '../conformance/certify-client/session.ts'
 import type { RecordedRequest } from '../mock/pipeline/certification.ts'
 import { schemaResolver } from '../mock/pipeline/query.ts'
 import { asEvidence, Redactor, type ProxyExchange } from './exchange.ts'
@@ -96,6 +96,13 @@ export function createGrader({ upstream, contract = loadContract(), redactor = n
     const clientText = x.injected ? undefined : x.upstream?.body
     if (x.status >= 400 && clientText) note = safeError(clientText)
     else if (x.status >= 200 && x.status < 300 && clientText && x.path === '/halo-effect') note = haloNote(clientText)
+    // A paged listing's depth, where the upstream's answer counts it (total_count): paging.depth-cap's situation.
+    let listingRows: number | undefined
+    if (x.status >= 200 && x.status < 300 && clientText && x.operationId && contract.byId.get(x.operationId)?.paging) {
+      const total = safeJson(clientText)
+      const count = total?.data?.total_count ?? total?.total_count
+      if (typeof count === 'number') listingRows = count
+    }
     return {
       seq: x.seq,
       atMs: x.atMs,
@@ -115,6 +122,7 @@ export function createGrader({ upstream, contract = loadContract(), redactor = n
       replayed,
       ...(x.injected ? { injected: x.injected } : {}),
       ...(note ? { note } : {}),
+      ...(listingRows !== undefined ? { listingRows } : {}),
     }
   }
 

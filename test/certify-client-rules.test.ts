@@ -26,7 +26,8 @@ function grade(ruleId: string, requests: RecordedRequest[]) {
 
 const write = (seq: number, at: number, over: Partial<RecordedRequest> = {}) => req(seq, at, { path: '/automations/create', operationId: 'createAutomation', bodyText: '{"title":"a"}', idempotencyKey: 'k-1', status: 201, applied: true, ...over })
 const halo = (seq: number, at: number, note: string) => req(seq, at, { path: '/halo-effect', operationId: 'getHaloReport', bodyText: '{"date_range":{"from":"2026-10-01","to":"2026-10-30"}}', note })
-const samples = (seq: number, page: number, size = 100) => req(seq, seq * 200, { path: '/affiliate/samples/list', operationId: 'listSampleRequests', bodyText: JSON.stringify({ page_number: page, page_size: size }) })
+/** A sample list page; `rows`: the listing's depth as the twin recorded it (1,100: deeper than its 1,000 cap). */
+const samples = (seq: number, page: number, size = 100, rows = 1_100) => req(seq, seq * 200, { path: '/affiliate/samples/list', operationId: 'listSampleRequests', bodyText: JSON.stringify({ page_number: page, page_size: size }), listingRows: rows })
 
 describe('client rules at their boundaries', () => {
   it.each([
@@ -57,6 +58,10 @@ describe('client rules at their boundaries', () => {
     ['idempotency.key-format: 129 characters', 'idempotency.key-format', [write(1, 0, { idempotencyKey: 'a'.repeat(129) })], 'fail'],
     ['paging.depth-cap: page 10 x 100 on the sample list', 'paging.depth-cap', [samples(1, 10)], 'pass'],
     ['paging.depth-cap: page 11 x 100 on the sample list', 'paging.depth-cap', [samples(1, 11)], 'fail'],
+    ['paging.depth-cap: page 11 x 100 on a sample list of 60 rows (past the cap all the same)', 'paging.depth-cap', [samples(1, 11, 100, 60)], 'fail'],
+    ['paging.depth-cap: pages 1-2 of a sample list of 150 rows (no cap to meet)', 'paging.depth-cap', [samples(1, 1, 100, 150), samples(2, 2, 100, 150)], 'not exercised'],
+    ['paging.depth-cap: the first page only (a client that does not page)', 'paging.depth-cap', [samples(1, 1)], 'not applicable'],
+    ['paging.depth-cap: page 2 of a sample list deeper than its cap', 'paging.depth-cap', [samples(1, 2)], 'pass'],
     ['paging.page-size-max: 100 on the sample list', 'paging.page-size-max', [samples(1, 1, 100)], 'pass'],
     ['paging.page-size-max: 101 on the sample list', 'paging.page-size-max', [samples(1, 1, 101)], 'fail'],
     ['halo.poll-backoff: 1 s then 2 s', 'halo.poll-backoff', [halo(1, 0, 'refreshing'), halo(2, 1000, 'refreshing'), halo(3, 3000, 'ok')], 'pass'],

@@ -54,7 +54,7 @@ afterAll(async () => {
 const conformance = () => ['conformance', '--base-url', mock.url, '--api-key', 'demo-key', '--shop-id', mock.shopId]
 const SUBCOMMANDS: Array<{ name: string; base: () => string[]; badValue: [string, string, RegExp]; missing: string }> = [
   { name: 'serve', base: () => ['serve'], badValue: ['--port', '99999', /^shoptwin serve: --port must be a port number from 0 to 65535/], missing: '--port' },
-  { name: 'fixtures', base: () => ['fixtures', '--out', join(out, 'world')], badValue: ['--scale', 'huge', /^shoptwin fixtures: --scale must be one of small, default, large, got "huge"/], missing: '--seed' },
+  { name: 'fixtures', base: () => ['fixtures', '--out', join(out, 'world')], badValue: ['--scale', 'huge', /^shoptwin fixtures: --scale must be one of small, default, large, certification, got "huge"/], missing: '--seed' },
   { name: 'conformance', base: conformance, badValue: ['--rps', '0', /^conformance: --rps must be a positive number/], missing: '--rules' },
   { name: 'conformance --mcp-url', base: () => ['conformance', '--mcp-url', `${mock.url}/mcp`], badValue: ['--mcp-url', 'ftp://x', /^conformance: --mcp-url must be the http\(s\) URL/], missing: '--mcp-user' },
   { name: 'certify-client', base: () => ['certify-client'], badValue: ['--seed', 'x', /^shoptwin certify-client: --seed must be an integer, got "x"/], missing: '--profile' },

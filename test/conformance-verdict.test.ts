@@ -47,6 +47,24 @@ describe('conformance verdicts (issue 14: honest verdicts)', () => {
     expect(buildReport(contract, { ...options, requireCertified: true }, outcomes, [], new Date(), RULES).exitCode).toBe(1)
   })
 
+  it('CERTIFIED naming the MUST rules not checkable against the target (paths the spec does not show, not served): never a silent pass', () => {
+    const reason = 'not checkable against this target: the target serves none of the Enterprise paths the contract inferred (the spec shows none)'
+    const outcomes = everything(RULES.map((r) => (r.id === 'auth.enterprise-refused' ? outcome(r.id, 'skip', { reason, notCheckable: true }) : outcome(r.id, 'pass'))))
+    const report = buildReport(contract, options, outcomes, [], new Date(), RULES)
+    expect(report.verdict).toBe('certified')
+    expect(report.incomplete.mustNotRun).toEqual([])
+    expect(report.notCheckable).toEqual([{ id: 'auth.enterprise-refused', reason: 'the target serves none of the Enterprise paths the contract inferred (the spec shows none)' }])
+    expect(report.verdictText).toBe(
+      `CERTIFIED: every checkable MUST rule passed, ${allOperations.length}/${allOperations.length} operations exercised; 1 MUST rule not checkable against this target (auth.enterprise-refused: the target serves none of the Enterprise paths the contract inferred (the spec shows none))`,
+    )
+    // The same skip without the mark is a rule not run: the run is partial.
+    const plain = buildReport(contract, options, outcomes.map((o) => ({ ...o, notCheckable: undefined })), [], new Date(), RULES)
+    expect(plain.verdict).toBe('passed, not certified')
+    // JUnit and HTML show it as skipped, with its reason.
+    expect(junitReport(report)).toContain(`<skipped message="${reason.replace(/"/g, '&quot;')}"/>`)
+    expect(htmlReport(report)).toContain('not checkable against this target')
+  })
+
   it('PASSED, NOT CERTIFIED: every rule passed but operations were left unexercised', () => {
     const report = buildReport(contract, options, RULES.map((r) => outcome(r.id, 'pass')), [], new Date(), RULES)
     expect(report.verdictText).toBe(`PASSED, NOT CERTIFIED: 0/${allOperations.length} operations`)

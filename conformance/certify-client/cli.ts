@@ -27,7 +27,7 @@ const SPEC: CommandSpec = {
     'report-dir': { value: 'DIR', help: 'write junit.xml, report.json and report.html there', check: checks.nonEmpty },
     port: { value: 'N', help: 'the twin\'s port', default: '0, any free port', check: checks.port },
     seed: { value: 'N', help: 'orders the faults and places the 429', default: '42', check: checks.integer },
-    scale: { value: 'small|default|large', help: 'the world\'s size', default: 'default', check: checks.oneOf(['small', 'default', 'large']) },
+    scale: { value: 'certification|small|default|large', help: 'the world\'s size (certification: the default world with a main shop whose listings are deeper than their depth caps)', default: 'certification', check: checks.oneOf(['certification', 'small', 'default', 'large']) },
     'require-certified': { help: 'exit 1 for anything short of CERTIFIED' },
     'require-operations': { value: 'OP,OP', help: 'exit 1 unless the client called each of these operations (POST /automations/create or operationId; comma-separated or repeated)', multiple: true, check: checks.nonEmpty },
   },
@@ -81,7 +81,7 @@ export async function main(argv: string[]): Promise<number> {
 
   let mock
   try {
-    mock = createServer({ stateOptions: { seed, scale: values.scale ?? 'default', responseCache: true } })
+    mock = createServer({ stateOptions: { seed, scale: values.scale ?? String(SPEC.flags.scale!.default), responseCache: true } })
   } catch (error) {
     return usage((error as Error).message)
   }

@@ -2,8 +2,8 @@
  * Adversity profiles: which documented situations the twin produces for a client under
  * certification, and how often. Deterministic per seed: the seed orders the write faults and places
  * the 429, so two runs of one client with one seed meet the same situations on the same requests.
- * Every situation comes early (the 429 within a client's first three requests to a shop, the 409 on
- * its first keyed write, the 412 on its first conditional board update, `refreshing` on its first
+ * Every situation comes on its first chance (the 429 on a client's first request to each shop, the 409
+ * on its first keyed write, the 412 on its first conditional board update, `refreshing` on its first
  * halo read of any shop), so a client that makes a request of a kind meets its situation at least once.
  */
 import { readFileSync } from 'node:fs'
@@ -19,7 +19,11 @@ const WRITE_FAULTS: WriteFault[] = ['503', '500-applied', 'drop', 'drop-applied'
 
 export interface Profile {
   name: string
-  /** A 429 with Retry-After on the Nth request to a key and shop (N drawn from `after`), `times` times, `every` requests apart. */
+  /**
+   * A 429 with Retry-After on the Nth request to a key and shop (N drawn from `after`), `times` times,
+   * `every` requests apart. The presets make it the first request (`after: [1, 1]`): a client that
+   * makes one request to a shop meets it, and its retry is judged.
+   */
   burst429: { after: [number, number]; every: number; times: number; retryAfterSeconds: number }
   /** Faults on the first attempts of idempotent writes, in the order the seed shuffles them. */
   writeFaults: WriteFault[]
@@ -38,7 +42,7 @@ export interface Profile {
 export const PROFILES: Record<'standard' | 'strict', Profile> = {
   standard: {
     name: 'standard',
-    burst429: { after: [1, 3], every: 0, times: 1, retryAfterSeconds: 1 },
+    burst429: { after: [1, 1], every: 0, times: 1, retryAfterSeconds: 1 },
     writeFaults: ['503', '500-applied', 'drop-applied'],
     slowMs: 30_000,
     inFlight409: 1,
@@ -48,7 +52,7 @@ export const PROFILES: Record<'standard' | 'strict', Profile> = {
   },
   strict: {
     name: 'strict',
-    burst429: { after: [1, 3], every: 25, times: 3, retryAfterSeconds: 2 },
+    burst429: { after: [1, 1], every: 25, times: 3, retryAfterSeconds: 2 },
     writeFaults: ['503', '500-applied', 'drop', 'drop-applied', '503'],
     slowMs: 30_000,
     inFlight409: 2,

@@ -40,6 +40,14 @@ export interface ClientFailure {
  */
 export type Grade = { exercised: false; reason: string } | { exercised: true; failures: ClientFailure[]; evidence: number[] }
 
+/**
+ * A situation the twin produces under certification (the adversity schedule, or the world the session
+ * prepares) that a rule needs before it can judge anything: a 429, a write fault, a 409 in flight, a
+ * board changed before the client's update, a refreshing halo report, a listing deeper than its depth
+ * cap, an Enterprise call refused to a standard key.
+ */
+export type Situation = 'a 429' | 'a write fault' | 'a 409 in flight' | 'a board changed before the update' | 'a refreshing halo report' | 'a listing deeper than its cap' | 'an Enterprise call refused'
+
 /** A behavioural rule a client of the service must follow: one object in one file. */
 export interface ClientRule extends Provenance {
   /** `<area>.<behaviour>`, the file's path under conformance/certify-client/rules/. */
@@ -55,5 +63,11 @@ export interface ClientRule extends Provenance {
   appliesTo(request: GradedRequest): boolean
   /** What `appliesTo` selects, for the report: `dashboard updates carrying expected_updated_at`. */
   scope: string
+  /**
+   * The situations the twin must produce for the rule to be exercised ([] when the client's own
+   * requests are the situation). test/certify-client-situations.test.ts proves each is produced on a
+   * client's first applicable call.
+   */
+  situations: readonly Situation[]
   grade(t: GradingContext): Grade
 }

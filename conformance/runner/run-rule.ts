@@ -47,6 +47,9 @@ export function findOperation(contract: Contract, name: string): OperationInfo |
 
 class Skip extends Error {}
 
+/** A skip because the target's API (as the spec describes it) gives no way to observe what the rule checks. */
+class NotCheckable extends Skip {}
+
 /** The rule ran past its time limit: its own requests and waits stop; its clean-ups still run. */
 class RuleTimedOut extends Error {}
 
@@ -200,6 +203,9 @@ export async function runRule(rule: Rule, env: RunEnvironment, limits: RuleLimit
     skip(reason) {
       throw new Skip(reason)
     },
+    notCheckable(reason) {
+      throw new NotCheckable(`not checkable against this target: ${reason}`)
+    },
     cleanup(fn) {
       cleanups.push(fn)
     },
@@ -235,7 +241,7 @@ export async function runRule(rule: Rule, env: RunEnvironment, limits: RuleLimit
     result = outcome(failures.length ? 'fail' : 'pass')
   } catch (error) {
     if (error instanceof RuleTimedOut) result = outcome('error', error.message)
-    else if (error instanceof Skip) result = outcome(failures.length ? 'fail' : 'skip', error.message)
+    else if (error instanceof Skip) result = { ...outcome(failures.length ? 'fail' : 'skip', error.message), ...(error instanceof NotCheckable && !failures.length ? { notCheckable: true } : {}) }
     else if (error instanceof TargetUnreachable) throw error
     else result = outcome('error', error instanceof Error ? error.message : String(error))
   } finally {

@@ -44,6 +44,8 @@ const listCrmAffiliates = defineHandler('listCrmAffiliates', (ctx) => {
   const page = ctx.page
   const ordered = sortCrm(data, index, matching, sortBy, direction, window, page.offset + page.limit)
   const { rows } = paginate(ordered, page)
+  // Only the rows up to the page's end were ordered: the listing's depth is the matching rows'.
+  page.rows = matching.length
   const hasMore = page.offset + page.limit < Math.min(matching.length, page.depthCap)
   // spec: CRM Search returns results, has_more, page_size, page_offset at the top level. The bytes are
   // JSON.stringify({ results: rows.map(crmRow), has_more, page_size, page_offset }), built from each

@@ -195,6 +195,7 @@ const listSparkCodes = defineHandler('listSparkCodes', (ctx) => {
   const { pageSize, depthCap } = ctx.page
   const offset: number = typeof input.page_number === 'number' ? ctx.page.offset : (input.page_offset ?? 0)
   const { rows, hasMore } = paginate(sorted, { ...ctx.page, offset, limit: Math.max(0, Math.min(pageSize, depthCap - offset)) })
+  ctx.page.rows = sorted.length
   const analysisTime = analysisTimeOf(ctx.state.today, ctx.now)
   const results = rows.map((e) => toRow(ctx.world, data, e, analysisTime))
   return {

@@ -42,6 +42,8 @@ export interface RecordedRequest {
   injected?: string
   /** The error message of a 4xx/5xx answer, or what the session noted of the answer (`refreshing`). */
   note?: string
+  /** A paged listing's depth: the rows it held for the request's query before the page cut (absent when no handler paged it). */
+  listingRows?: number
 }
 
 /** What the schedule does to one request. */
@@ -158,6 +160,7 @@ function finish(ctx: RequestContext, hooks: CertificationHooks, entry: RecordedR
   const retryAfter = result.headers?.['retry-after']
   if (retryAfter !== undefined) entry.retryAfter = Number(retryAfter)
   entry.replayed = result.headers?.['idempotent-replayed'] === 'true'
+  if (ctx.page?.rows !== undefined && result.status > 0 && result.status < 400) entry.listingRows = ctx.page.rows
   if (result.status >= 400) entry.note = errorMessage(result)
   else if (hooks.note && result.status > 0) entry.note = hooks.note(ctx.calledOp, () => serializeBody(result))
   hooks.record(entry)

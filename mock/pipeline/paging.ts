@@ -21,6 +21,8 @@ export interface PageWindow {
   /** Rows this page may return: pageSize, less where the depth cap cuts the page short (0 beyond it). */
   limit: number
   depthCap: number
+  /** Rows the listing held for the request's query before the page cut (its depth), set by `paginate`. */
+  rows?: number
 }
 
 /** The page window of a request, or a 400 where the operation rejects out-of-range values. */
@@ -47,8 +49,10 @@ export function pageWindow(op: OperationInfo, input: Record<string, unknown>): P
   return { page, pageSize, offset, limit, depthCap }
 }
 
-/** The rows of one page and whether more exist (within the depth cap). */
+/** The rows of one page and whether more exist (within the depth cap); notes the listing's depth on the window. */
 export function paginate<T>(rows: readonly T[], window: PageWindow): { rows: T[]; hasMore: boolean } {
+  // The listing's depth, for client certification (did the client page a listing deeper than its cap?).
+  window.rows = rows.length
   const pageRows = rows.slice(window.offset, window.offset + window.limit)
   const end = window.offset + window.limit
   return { rows: pageRows, hasMore: end < Math.min(rows.length, window.depthCap) }

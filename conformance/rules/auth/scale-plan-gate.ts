@@ -14,7 +14,7 @@ export const scalePlanGate: Rule = {
     if (!below) return t.skip('the account has no active shop below the Scale plan')
     const list = await t.request('POST /workflows/list', { shopId: below.shop_id, body: {} })
     // The workflow paths are inferred (spec: Workflows: "Paths, bodies and responses: not shown"): a target without them says 404.
-    if (list.op.inferred && list.status === 404) return t.skip('the target does not serve the workflow paths the contract inferred (the spec shows none)')
+    if (list.op.inferred && list.status === 404) return t.notCheckable('the target does not serve the workflow paths the contract inferred (the spec shows none)')
     t.check(isSuccess(list), { operation: list.op.permission, message: 'workflow reads work below the Scale plan', expected: 'HTTP 200', received: describe(list), exchange: list.exchange })
     const workflowId = ((list.json?.data?.workflows ?? []) as Array<{ workflow_id?: string }>)[0]?.workflow_id ?? 'conformance-missing'
     const toggle = await t.request('POST /workflows/toggle', { shopId: below.shop_id, body: { workflow_id: workflowId } })

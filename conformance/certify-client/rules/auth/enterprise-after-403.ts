@@ -9,6 +9,7 @@ export const enterpriseAfter403: ClientRule = {
   quote: ['Enterprise endpoints need an Enterprise plan; a standard key is refused with an authorization error.'],
   inferred: 'the spec says a standard key is refused, not that a client must stop asking; not calling again is our reading of a tier that will not change',
   scope: 'calls to Enterprise endpoints',
+  situations: ['an Enterprise call refused'],
   appliesTo: (r) => r.op.enterprise,
   grade({ requests }) {
     const refused = requests.filter((r) => r.op.enterprise && r.status === 403)

@@ -10,6 +10,7 @@ export const inferredRequestBodies: ClientRule = {
   quote: ['Request and response bodies: not shown.'],
   inferred: 'the spec does not show these bodies ("not shown"): the contract inferred their schemas, so a body it refuses may be one the service accepts',
   scope: 'requests with a body or a query',
+  situations: [],
   appliesTo: (r) => (r.op.hasBody ? r.bodyText !== '' : r.op.query.length > 0),
   grade({ requests, contract }) {
     const findings = inputFindings(requests, contract).filter((f) => f.inferred)

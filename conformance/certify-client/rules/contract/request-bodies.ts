@@ -46,6 +46,7 @@ export const requestBodies: ClientRule = {
   level: 'MUST',
   quote: ['A machine-readable OpenAPI 3.1 description exists; each operation has a unique operationId and names the permission it needs.', 'Dates in requests are `YYYY-MM-DD`; ranges are objects `{from, to}`.'],
   scope: 'requests with a body or a query',
+  situations: [],
   appliesTo: (r) => (r.op.hasBody ? r.bodyText !== '' : r.op.query.length > 0),
   grade({ requests, contract }) {
     const checked = requests.filter(hasInput)

@@ -9,6 +9,7 @@ export const preconditionAfter412: ClientRule = {
   quote: ['| 412 | `expected_updated_at` older than the board\'s `updated_at` | re-read and reapply |', '`expected_updated_at` (if the board changed since, 412)'],
   inferred: 'the spec says "re-read and reapply", not that the reapplied update carries expected_updated_at again; dropping it overwrites the other change blindly',
   scope: 'dashboard updates carrying expected_updated_at',
+  situations: ['a board changed before the update'],
   appliesTo: (r) => r.op.operationId === 'updateDashboard' && r.input.expected_updated_at !== undefined,
   grade({ requests }) {
     const stale = requests.filter((r) => r.op.operationId === 'updateDashboard' && r.status === 412)

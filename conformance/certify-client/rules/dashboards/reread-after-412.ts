@@ -10,6 +10,7 @@ export const rereadAfter412: ClientRule = {
   level: 'MUST',
   quote: ['| 412 | `expected_updated_at` older than the board\'s `updated_at` | re-read and reapply |'],
   scope: 'dashboard updates carrying expected_updated_at',
+  situations: ['a board changed before the update'],
   appliesTo: (r) => r.op.operationId === 'updateDashboard' && r.input.expected_updated_at !== undefined,
   grade({ requests }) {
     const stale = requests.filter((r) => r.op.operationId === 'updateDashboard' && r.status === 412)

@@ -12,6 +12,7 @@ export const pollBackoff: ClientRule = {
   quote: ['No snapshot exists for the store: the first report call starts a refresh and returns this status; later calls return `ok` once built.'],
   inferred: 'the spec says later calls return ok once built and gives no polling interval: a second between polls, growing over three or more, is ours',
   scope: 'halo report reads',
+  situations: ['a refreshing halo report'],
   appliesTo: (r) => r.op.path === '/halo-effect',
   grade({ requests }) {
     const polls = requests.filter((r) => r.op.path === '/halo-effect')

@@ -10,6 +10,7 @@ export const everyCall: ClientRule = {
   level: 'MUST',
   quote: ['Every request sends `Content-Type: application/json`, `x-api-key` and `x-shop-id` (see Authentication). `GET /account/shops` needs only the key.'],
   scope: 'every request',
+  situations: [],
   appliesTo: () => true,
   grade({ requests }) {
     if (!requests.length) return notExercised('the client made no request')

@@ -12,6 +12,7 @@ export const conflictRetryLater: ClientRule = {
   quote: ['a concurrent request with the same key gets 409 for up to 60 seconds while the first is in flight'],
   inferred: 'the spec gives the in-flight window (60 s) but no delay before a retry: the 1 s minimum is ours (an immediate retry only meets the 409 again)',
   scope: 'idempotent writes carrying an Idempotency-Key',
+  situations: ['a 409 in flight'],
   appliesTo: (r) => r.op.idempotent && r.idempotencyKey !== null,
   grade({ requests }) {
     const conflicts = requests.filter((r) => r.op.idempotent && r.status === 409 && r.idempotencyKey !== null)

@@ -8,6 +8,7 @@ export const conflictRetrySameKey: ClientRule = {
   level: 'MUST',
   quote: ['a concurrent request with the same key gets 409 for up to 60 seconds while the first is in flight', '5xx responses and uncaught exceptions are not cached, so a retry can succeed.'],
   scope: 'idempotent writes carrying an Idempotency-Key',
+  situations: ['a 409 in flight'],
   appliesTo: (r) => r.op.idempotent && r.idempotencyKey !== null,
   grade({ requests }) {
     const conflicts = requests.filter((r) => r.op.idempotent && r.status === 409 && r.idempotencyKey !== null)

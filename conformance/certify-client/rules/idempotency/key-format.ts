@@ -9,6 +9,7 @@ export const keyFormat: ClientRule = {
   level: 'MUST',
   quote: ['| Idempotency | key pattern `^[A-Za-z0-9-]{1,128}$`;'],
   scope: 'requests carrying an Idempotency-Key',
+  situations: [],
   appliesTo: (r) => r.idempotencyKey !== null,
   grade({ requests }) {
     const keyed = requests.filter((r) => r.idempotencyKey !== null)

@@ -8,6 +8,7 @@ export const retrySameKey: ClientRule = {
   level: 'MUST',
   quote: ['5xx responses and uncaught exceptions are not cached, so a retry can succeed.', 'replay returns the original response identically'],
   scope: 'idempotent writes',
+  situations: ['a write fault'],
   appliesTo: (r) => r.op.idempotent,
   grade({ requests }) {
     // A write held back counts once the client retried it (it timed out); waiting it out is fine.

@@ -9,6 +9,7 @@ export const scopedReads: ClientRule = {
   quote: ['Guidance: scope reads by filters (dates, status, handles, ids) and fetch only changed records on later syncs; the API is not meant to mirror a whole dataset.'],
   inferred: 'guidance, not a requirement; two whole unfiltered scans of one listing as the threshold is ours',
   scope: 'paged listings',
+  situations: [],
   appliesTo: (r) => r.op.paging !== undefined,
   grade({ requests }) {
     const paged = requests.filter((r) => r.op.paging && r.status < 400)

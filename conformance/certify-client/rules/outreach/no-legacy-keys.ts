@@ -30,6 +30,7 @@ export const noLegacyKeys: ClientRule = {
   level: 'MUST',
   quote: ['The legacy `gmv_ranges` and `live_gmv` bucket arrays exist on old automations and must not be sent.'],
   scope: 'automation creates and updates',
+  situations: [],
   appliesTo: (r) => AUTOMATION_WRITES.has(r.op.operationId),
   grade({ requests }) {
     const writes = requests.filter((r) => AUTOMATION_WRITES.has(r.op.operationId))

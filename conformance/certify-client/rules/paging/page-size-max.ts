@@ -8,6 +8,7 @@ export const pageSizeMax: ClientRule = {
   level: 'MUST',
   quote: ['| Page sizes | slideshow list max 100; spark list max 100; campaigns list default 10, clamp 1-100; creatives list default 5, clamp 1-1000; excluded and boosted lists default 20, max 100; social campaigns, adsets, programs, program creators max 100; social ads max 1000 |', '| Sample list depth | page_number x page_size at most 1000; page_size max 100 |'],
   scope: 'paged listings',
+  situations: [],
   appliesTo: (r) => r.op.paging !== undefined,
   grade({ requests }) {
     const paged = requests.filter((r) => r.op.paging)

@@ -10,6 +10,7 @@ export const pace: ClientRule = {
   level: 'MUST',
   quote: ['| Request rate | 10 per second and 1,000,000 per day per key, measured per shop; excess gets 429 |'],
   scope: 'requests with a key and a shop',
+  situations: [],
   appliesTo: (r) => r.keyId !== null && Boolean(r.shopId),
   grade({ requests }) {
     const pairs = new Map<string, GradedRequest[]>()

@@ -8,6 +8,7 @@ export const retry429: ClientRule = {
   level: 'MUST',
   quote: ['| 429 | over 10 requests per second or 1,000,000 per day per shop | back off briefly and retry |'],
   scope: 'requests to a shop',
+  situations: ['a 429'],
   appliesTo: (r) => Boolean(r.shopId),
   grade({ requests }) {
     const limited = requests.filter((r) => r.status === 429 && r.shopId)

@@ -9,6 +9,7 @@ export const retryAfter: ClientRule = {
   quote: ['| 429 | over 10 requests per second or 1,000,000 per day per shop | back off briefly and retry |'],
   inferred: 'the spec says "back off briefly and retry" and never names a Retry-After header: waiting out Retry-After (1 s without one) is ours',
   scope: 'requests to a shop',
+  situations: ['a 429'],
   appliesTo: (r) => Boolean(r.shopId),
   grade({ requests }) {
     const limited = requests.filter((r) => r.status === 429 && r.shopId)
