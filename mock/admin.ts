@@ -3,7 +3,8 @@
  * add (`samples/arrive`). The same functions serve `state.admin.*` in-process and `/__admin/*`
  * on the standalone server.
  */
-import { http, type HttpHandler } from 'msw'
+import type { HttpHandler } from 'msw'
+import { http } from './lib/msw.ts'
 import type { AdminAction } from './context.ts'
 import { methodFallback } from './method-fallback.ts'
 import { pathMethods } from './methods.ts'

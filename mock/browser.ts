@@ -9,6 +9,10 @@
  */
 // First: hands the contract's validators the bundled ajv.
 import '../openapi/browser.ts'
+// And the handlers the bundled msw (in Node they require it on first use: mock/lib/msw.ts).
+import { getResponse, http } from 'msw'
+import { provideMsw } from './lib/msw.ts'
+provideMsw({ http, getResponse })
 export { createMockState, type MockState, type MockStateOptions, type MockStateSnapshot } from './state.ts'
 export { createHandlers, createOperationRoutes, toMswPath, type HandlersOptions } from './handlers.ts'
 export { createAdminHandlers, type Admin } from './admin.ts'

@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url'
 import { SCALES } from '../fixtures/scale.ts'
 import { checks, helpText, isOn, parseFlags, usageLine, UsageError, type CommandSpec, type FlagValues } from './cli-flags.ts'
 import { portInUseMessage } from './port-holder.ts'
+import { handleOutputErrors, keepServing } from './cli-output.ts'
 
 // Node's on-disk compile cache (os.tmpdir()/node-compile-cache; NODE_DISABLE_COMPILE_CACHE=1 turns
 // it off) keeps the type-stripped and compiled modules, so later starts skip that work. It only applies
@@ -168,6 +169,8 @@ async function serve(args: string[]): Promise<number> {
     console.error(usageLine('serve', url.message))
     return 2
   }
+  // A server serves on when nobody reads its output (mock/cli-output.ts).
+  keepServing()
   v8.setFlagsFromString('--semi-space-growth-factor=1')
   v8.setFlagsFromString('--heap-growing-percent=50')
   const { state } = mock
@@ -264,6 +267,8 @@ async function proxy(args: string[]): Promise<number> {
 
 /** Runs the CLI with `argv` (without node and the script); sets process.exitCode. */
 export async function main(argv: string[]): Promise<void> {
+  // A reader that leaves early (`| head -1`): no stack trace (mock/cli-output.ts).
+  handleOutputErrors()
   const [name, ...rest] = argv
   if (name === undefined || name === '-h' || name === '--help' || name === 'help') {
     process.stdout.write(USAGE)

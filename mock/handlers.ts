@@ -2,7 +2,8 @@
  * MSW request handlers for every operation of the contract, bound to a base URL, all answering
  * through the one pipeline. `server.use(...)` overrides single handlers as usual in MSW.
  */
-import { http, type HttpHandler } from 'msw'
+import type { HttpHandler } from 'msw'
+import { http } from './lib/msw.ts'
 import type { OperationInfo } from '../openapi/index.ts'
 import { methodFallback } from './method-fallback.ts'
 import { pathMethods } from './methods.ts'
@@ -34,7 +35,8 @@ export interface PipelineRequest {
 
 export interface OperationRoute {
   op: OperationInfo
-  handler: HttpHandler
+  /** The operation's MSW handler (made on first read). */
+  readonly handler: HttpHandler
   /** Runs the operation's pipeline on a request taken apart (the standalone server's path: no fetch Request or Response per request). */
   run(request: PipelineRequest): Promise<ApiResult>
 }
@@ -52,18 +54,27 @@ export function createOperationRoutes(state: MockState, { baseUrl, operations = 
     const method = op.method.toLowerCase() as 'get' | 'post' | 'delete'
     const run = ({ method: calledMethod, url, headers, bodyText, params = {} }: PipelineRequest): Promise<ApiResult> =>
       pipeline(requestContext(state, op, canonical, { method: calledMethod, headers, url, params, bodyText }))
-    const handler = http[method](`${base}${toMswPath(op.path)}`, async ({ request, params }) =>
-      toResponse(
-        await run({
-          method: request.method,
-          url: new URL(request.url),
-          headers: request.headers,
-          params: Object.fromEntries(Object.entries(params).map(([k, v]) => [k, Array.isArray(v) ? v.join('/') : String(v)])),
-          bodyText: method === 'get' ? '' : await request.text(),
-        }),
-      ),
-    )
-    return { op, handler, run }
+    // Made on first use: the standalone server's fast path never needs it (nor msw, mock/lib/msw.ts).
+    let handler: HttpHandler | undefined
+    const makeHandler = () =>
+      http[method](`${base}${toMswPath(op.path)}`, async ({ request, params }) =>
+        toResponse(
+          await run({
+            method: request.method,
+            url: new URL(request.url),
+            headers: request.headers,
+            params: Object.fromEntries(Object.entries(params).map(([k, v]) => [k, Array.isArray(v) ? v.join('/') : String(v)])),
+            bodyText: method === 'get' ? '' : await request.text(),
+          }),
+        ),
+      )
+    return {
+      op,
+      get handler() {
+        return (handler ??= makeHandler())
+      },
+      run,
+    }
   })
 }
 

@@ -4,7 +4,8 @@
  * with `Allow` for a method the path does not take (one no path implements too). A path the group
  * does not know passes on to the next handlers (MSW goes on when a resolver returns nothing).
  */
-import { getResponse, http, type HttpHandler } from 'msw'
+import type { HttpHandler } from 'msw'
+import { getResponse, http } from './lib/msw.ts'
 import { methodRefusal } from './methods.ts'
 import { toResponse } from './respond.ts'
 

@@ -4,9 +4,10 @@
  * more); an operation with a fixed path runs straight on node's parsed request (no fetch Request or
  * Response, no MSW matching), the others and the control API go through MSW's getResponse.
  */
-import { createServer as createHttpServer, STATUS_CODES, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import type { IncomingHttpHeaders, IncomingMessage, Server, ServerResponse } from 'node:http'
 import type { AddressInfo, Socket } from 'node:net'
-import { getResponse, type HttpHandler } from 'msw'
+import type { HttpHandler } from 'msw'
+import { getResponse } from './lib/msw.ts'
 import { adminMethods, createAdminHandlers } from './admin.ts'
 import { CONNECTOR_METHODS, connectorMethodRefusal, createConnector, ownsPath, withCors, type Connector } from './connector/index.ts'
 import { createOperationRoutes, type OperationRoute } from './handlers.ts'
@@ -18,6 +19,10 @@ import { redactHeaders } from './stores/journal.ts'
 import { StoreUnavailable } from './twin/ops.ts'
 import { noOperation } from './trace/unmatched.ts'
 import { serveConsole } from './console/serve.ts'
+
+// node:http as its CommonJS object: an ESM import of it reads every export, and its WebSocket,
+// MessageEvent and CloseEvent getters load Node's fetch (undici), some 25-60 ms of a start.
+const { createServer: createHttpServer, STATUS_CODES } = process.getBuiltinModule('node:http')
 
 /** The origin requests are rebuilt on before they reach the handlers. */
 const INTERNAL_ORIGIN = 'http://shoptwin.internal'
@@ -208,8 +213,9 @@ function rawAnswer({ status, body, headers = {} }: ReturnType<typeof apiError>):
 export function createServer({ state = undefined, stateOptions, remoteAdmin = false, routing = 'map', log }: ServerOptions = {}): MockServer {
   const mockState = state ?? createMockState(stateOptions)
   const routes = createOperationRoutes(mockState, { baseUrl: INTERNAL_ORIGIN, ...(log ? { log } : {}) })
-  const allHandlers: HttpHandler[] = routes.map((r) => r.handler)
-  const adminHandlers = createAdminHandlers(mockState, { baseUrl: INTERNAL_ORIGIN })
+  // MSW handlers, made when a request first needs them (the fast path does not: mock/lib/msw.ts).
+  let allHandlers: HttpHandler[] | undefined
+  let adminHandlers: HttpHandler[] | undefined
   const router = createRouter(routes)
   let url: string | undefined
   // The assistant connector on the same listener (`/mcp`, `/oauth/*`, `/.well-known/oauth-*`), its base URL the server's.
@@ -282,12 +288,12 @@ export function createServer({ state = undefined, stateOptions, remoteAdmin = fa
       const request = new Request(`${INTERNAL_ORIGIN}${rawUrl}`, { method, headers: fetchHeaders(req.headers), body: body && body.length ? new Uint8Array(body) : undefined })
       if (admin) {
         if (serveConsole(mockState, req, res, path)) return
-        const response = await sharedTwin(mockState, method, path, async () => (await getResponse(adminHandlers, request)) ?? toResponse(apiError(404, `No control API route at ${req.method} ${path}`)))
+        const response = await sharedTwin(mockState, method, path, async () => (await getResponse((adminHandlers ??= createAdminHandlers(mockState, { baseUrl: INTERNAL_ORIGIN })), request)) ?? toResponse(apiError(404, `No control API route at ${req.method} ${path}`)))
         return await send(res, response)
       }
 
       let response: Response | undefined
-      if (routing === 'scan') response = await getResponse(allHandlers, request)
+      if (routing === 'scan') response = await getResponse((allHandlers ??= routes.map((r) => r.handler)), request)
       else if (route) response = await getResponse([route.handler], request)
       if (!response) {
         journalUnrouted(req, path, 404)

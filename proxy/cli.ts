@@ -1,25 +1,41 @@
 /**
- * `shoptwin proxy --upstream URL [--port N] [--host H] [--report-dir DIR] [--inject standard|strict|FILE]
- * [--seed N] [--timeout SECONDS] [--fail-on must|should|never]`: runs in the foreground until SIGINT or
- * SIGTERM, a live line per exchange on a terminal (quiet when piped), then the reports and the exit
- * code: 0 unless a rule at the --fail-on level failed (1); 2 on bad usage or a port in use.
+ * `shoptwin proxy --upstream URL [options]` (`--help`: the flags' table below): runs in the foreground
+ * until SIGINT or SIGTERM, a live line per exchange on a terminal (quiet when piped), then the reports
+ * and the exit code: 0 unless a rule at the --fail-on level failed (1); 2 on bad usage or a port in
+ * use, in one line.
  */
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { parseArgs } from 'node:util'
 import { loadProfile, type Profile } from '../conformance/certify-client/profile.ts'
+import { checks, helpText, parseFlags, usageLine, UsageError, type CommandSpec } from '../mock/cli-flags.ts'
+import { keepServing } from '../mock/cli-output.ts'
+import { portInUseMessage } from '../mock/port-holder.ts'
 import type { Graded } from './grade.ts'
 import { startProxy, type ProxyReport } from './index.ts'
 import { proxyHtml, proxyJson, proxyJunit } from './reporters.ts'
 
-const USAGE = 'usage: shoptwin proxy --upstream URL [--port 4011] [--host 127.0.0.1] [--report-dir DIR] [--inject standard|strict|FILE] [--seed 42] [--timeout 30] [--fail-on must|should|never]'
+const FAIL_ON = ['must', 'should', 'never'] as const
 
-const usage = (message: string): 2 => {
-  console.error(`proxy: ${message}\n${USAGE}`)
-  return 2
+const SPEC: CommandSpec = {
+  name: 'proxy',
+  summary: 'In front of a real server: forwards every exchange, grades it (the server\'s answers and the client\'s requests) and, with --inject, produces the documented situations on the way. Runs in the foreground until Ctrl-C (SIGINT) or SIGTERM, a live line per exchange on a terminal (quiet when piped), then writes the reports.',
+  flags: {
+    upstream: { value: 'URL', help: 'the server to forward to, http:// or https:// (required)', check: (raw) => (/^https?:\/\/[^/]/i.test(raw) && URL.canParse(raw) ? undefined : 'must be an http(s) URL') },
+    port: { value: 'N', help: 'the port; 0 picks any free port (the first line says which)', default: '4011', check: checks.port },
+    host: { value: 'HOST', help: 'the address to listen on', default: '127.0.0.1', check: checks.nonEmpty },
+    'report-dir': { value: 'DIR', help: 'write report.json, junit.xml and report.html there', check: checks.nonEmpty },
+    inject: { value: 'standard|strict|FILE', help: 'produce the situations of this certify-client profile (429, 409, faults) on the way through', check: checks.nonEmpty },
+    seed: { value: 'N', help: 'orders the injected situations', default: '42', check: checks.integer },
+    timeout: { value: 'SECONDS', help: 'the upstream\'s time limit per request', default: '30', check: checks.positive },
+    'fail-on': { value: FAIL_ON.join('|'), help: 'the level of a failed rule that makes the exit code 1', default: 'must', check: (raw) => ((FAIL_ON as readonly string[]).includes(raw) ? undefined : 'must be must, should or never') },
+  },
+  notes: ['Exit 0 unless a rule at the --fail-on level failed (1); 2 on bad usage or a port in use. See README.md: the proxy.'],
 }
 
-const FAIL_ON = ['must', 'should', 'never'] as const
+const usage = (message: string): 2 => {
+  console.error(usageLine('proxy', message))
+  return 2
+}
 
 /** One line per exchange: `#12 POST /automations/create → 201 4 ms  ✓` (findings named). */
 export function liveLine({ x, findings }: Graded, color: boolean): string {
@@ -35,26 +51,22 @@ export function liveLine({ x, findings }: Graded, color: boolean): string {
 export async function main(argv: string[], { signal }: { signal?: AbortSignal } = {}): Promise<number> {
   let values: Record<string, string | undefined>
   try {
-    values = parseArgs({ args: argv, options: { upstream: { type: 'string' }, port: { type: 'string' }, host: { type: 'string' }, 'report-dir': { type: 'string' }, inject: { type: 'string' }, seed: { type: 'string' }, timeout: { type: 'string' }, 'fail-on': { type: 'string' } }, strict: true }).values as Record<string, string | undefined>
+    const parsed = parseFlags(SPEC, argv)
+    if (!parsed) {
+      process.stdout.write(helpText(SPEC))
+      return 0
+    }
+    values = parsed.values as typeof values
   } catch (error) {
-    return usage((error as Error).message)
+    if (error instanceof UsageError) return usage(error.message)
+    throw error
   }
   if (!values.upstream) return usage('--upstream URL is required')
-  let upstream: URL
-  try {
-    upstream = new URL(values.upstream)
-    if (upstream.protocol !== 'http:' && upstream.protocol !== 'https:') throw new Error(`${upstream.protocol} is not http: or https:`)
-  } catch (error) {
-    return usage(`--upstream must be an http(s) URL: ${(error as Error).message}`)
-  }
+  const upstream = new URL(values.upstream)
   const port = Number(values.port ?? 4011)
   const seed = Number(values.seed ?? 42)
   const timeout = Number(values.timeout ?? 30)
   const failOn = (values['fail-on'] ?? 'must') as ProxyReport['failOn']
-  if (!Number.isInteger(port) || port < 0 || port > 65535) return usage(`--port must be a port number, got ${values.port}`)
-  if (!Number.isInteger(seed)) return usage(`--seed must be an integer, got ${values.seed}`)
-  if (!(timeout > 0)) return usage(`--timeout must be a number of seconds above 0, got ${values.timeout}`)
-  if (!FAIL_ON.includes(failOn)) return usage(`--fail-on must be must, should or never, got ${values['fail-on']}`)
   let inject: Profile | undefined
   try {
     inject = values.inject === undefined ? undefined : loadProfile(values.inject)
@@ -79,8 +91,11 @@ export async function main(argv: string[], { signal }: { signal?: AbortSignal } 
       onExchange: live ? (graded) => process.stdout.write(`${liveLine(graded, color)}\n`) : undefined,
     })
   } catch (error) {
-    return usage(`cannot listen on ${values.host ?? '127.0.0.1'}:${port}: ${(error as Error).message}`)
+    const host = values.host ?? '127.0.0.1'
+    return usage((error as NodeJS.ErrnoException).code === 'EADDRINUSE' ? portInUseMessage(host, port) : `cannot listen on ${host}:${port}: ${(error as Error).message}`)
   }
+  // Serving: a reader gone no longer stops it (mock/cli-output.ts).
+  keepServing()
   console.log(`proxy: ${proxy.url} → ${upstreamUrl}${inject ? ` (--inject ${inject.name}, seed ${seed})` : ''}; Ctrl-C stops and writes the reports`)
 
   await new Promise<void>((resolve) => {

@@ -58,6 +58,7 @@ const SUBCOMMANDS: Array<{ name: string; base: () => string[]; badValue: [string
   { name: 'conformance', base: conformance, badValue: ['--rps', '0', /^conformance: --rps must be a positive number/], missing: '--rules' },
   { name: 'conformance --mcp-url', base: () => ['conformance', '--mcp-url', `${mock.url}/mcp`], badValue: ['--mcp-url', 'ftp://x', /^conformance: --mcp-url must be the http\(s\) URL/], missing: '--mcp-user' },
   { name: 'certify-client', base: () => ['certify-client'], badValue: ['--seed', 'x', /^shoptwin certify-client: --seed must be an integer, got "x"/], missing: '--profile' },
+  { name: 'proxy', base: () => ['proxy', '--upstream', mock.url], badValue: ['--fail-on', 'sometimes', /^shoptwin proxy: --fail-on must be must, should or never, got "sometimes"/], missing: '--seed' },
 ]
 
 describe('shoptwin <command>: --help, and one line with exit 2 for a bad flag or value', () => {
@@ -88,6 +89,9 @@ describe('shoptwin <command>: --help, and one line with exit 2 for a bad flag or
     [['serve', '--strict=yes'], /--strict takes no value/],
     [['serve', 'extra'], /unexpected argument extra/],
     [['fixtures'], /--out DIR is required/],
+    [['proxy'], /^shoptwin proxy: --upstream URL is required/],
+    [['proxy', '--upstream', 'ftp://x'], /^shoptwin proxy: --upstream must be an http\(s\) URL, got "ftp:\/\/x"/],
+    [['proxy', '--upstream', 'http://127.0.0.1:1', '--inject', '/nonexistent.json'], /^shoptwin proxy: --inject must be standard, strict or a JSON file/],
     [['nonsense'], /^shoptwin: unknown command nonsense \(commands: serve, fixtures, conformance, certify-client/],
   ])('%j: one line, exit 2', async (argv, reason) => {
     expectUsageError(await cli(argv), reason)
@@ -110,8 +114,8 @@ describe('a busy port: one line naming the process that holds it, and --port 0',
   })
   afterAll(() => new Promise<void>((resolve) => holder.close(() => resolve())))
 
-  it.each([['serve'], ['certify-client']])('%s --port <busy>', async (command) => {
-    const run = await cli([command, '--port', String(port), ...(command === 'serve' ? ['--scale', 'small'] : ['--scale', 'small'])])
+  it.each([['serve', '--scale', 'small'], ['certify-client', '--scale', 'small'], ['proxy', '--upstream', 'http://127.0.0.1:1']])('%s --port <busy>', async (command, ...rest) => {
+    const run = await cli([command, '--port', String(port), ...rest])
     expectUsageError(run, new RegExp(`port ${port} on 127\\.0\\.0\\.1 is already in use.*--port 0 for any free port`))
     // Linux: the holder is found through /proc (this test's own process holds the port).
     if (process.platform === 'linux') expect(run.stderr).toContain(`by pid ${process.pid} (`)

@@ -37,7 +37,7 @@ describe('startup: built on first use, the same as built at once', () => {
     expect(Object.isFrozen(view.creators[0])).toBe(true)
   })
 
-  it('serve: the first answer (GET /health) builds no shop and loads neither the MCP SDK, zod nor ajv; the connector still answers', async () => {
+  it('serve: the first answer (GET /health) builds no shop and loads neither the MCP SDK, zod, ajv, msw nor Node\'s fetch (undici); the control API and the connector still answer', async () => {
     // A child process, so that the modules it loads are its own.
     const script = `
       import module from 'node:module'
@@ -46,17 +46,24 @@ describe('startup: built on first use, the same as built at once', () => {
       const { createServer } = await import(${JSON.stringify(join(root, 'mock/server.ts'))})
       const mock = createServer({ stateOptions: { seed: 42, scale: 'default' } })
       const url = await mock.listen(0, '127.0.0.1')
-      const health = await fetch(url + '/health')
-      const heavy = () => loaded.filter((u) => /@modelcontextprotocol|\\/zod\\/|\\/ajv/.test(u)).length
-      const before = { status: health.status, heavy: heavy(), unbuiltShops: mock.state.world.shops.filter((s) => typeof Object.getOwnPropertyDescriptor(mock.state.world.shopData, s.shop_id).get === 'function').length, shops: mock.state.world.shops.length }
+      // node:http's CommonJS object, not fetch (which would load undici itself).
+      const http = process.getBuiltinModule('node:http')
+      const get = (path) => new Promise((resolve, reject) => http.get(url + path, (res) => { res.resume(); res.on('end', () => resolve(res.statusCode)) }).on('error', reject))
+      const status = await get('/health')
+      const heavy = () => loaded.filter((u) => /@modelcontextprotocol|\\/zod\\/|\\/ajv|\\/msw\\/|@mswjs/.test(u)).length
+      const undici = () => process.moduleLoadList.some((m) => m.includes('undici'))
+      const before = { status, heavy: heavy(), undici: undici(), unbuiltShops: mock.state.world.shops.filter((s) => typeof Object.getOwnPropertyDescriptor(mock.state.world.shopData, s.shop_id).get === 'function').length, shops: mock.state.world.shops.length }
+      // The control API goes through msw's handlers, loaded now.
+      const clock = await get('/__admin/clock')
+      const mswLoaded = loaded.some((u) => /\\/msw\\//.test(u))
       const mcp = await fetch(url + '/mcp', { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer nope' }, body: '{}' })
       await mcp.arrayBuffer()
-      console.log(JSON.stringify({ ...before, mcpStatus: mcp.status }))
+      console.log(JSON.stringify({ ...before, clock, mswLoaded, mcpStatus: mcp.status }))
       await mock.close()
     `
     const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], { cwd: root })
-    const result = JSON.parse(stdout.trim().split('\n').pop()!) as { status: number; heavy: number; unbuiltShops: number; shops: number; mcpStatus: number }
-    expect(result).toMatchObject({ status: 200, heavy: 0, unbuiltShops: result.shops, mcpStatus: 401 })
+    const result = JSON.parse(stdout.trim().split('\n').pop()!) as { status: number; heavy: number; undici: boolean; unbuiltShops: number; shops: number; clock: number; mswLoaded: boolean; mcpStatus: number }
+    expect(result).toMatchObject({ status: 200, heavy: 0, undici: false, unbuiltShops: result.shops, clock: 200, mswLoaded: true, mcpStatus: 401 })
     expect(result.shops).toBeGreaterThan(1)
   }, 60_000)
 })

@@ -11,6 +11,7 @@ import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { checks, helpText, parseFlags, usageLine, UsageError, type CommandSpec } from '../../mock/cli-flags.ts'
 import { portInUseMessage } from '../../mock/port-holder.ts'
+import { keepServing } from '../../mock/cli-output.ts'
 import { loadContract } from '../../openapi/index.ts'
 import { createServer } from '../../mock/server.ts'
 import { gradeRecording, type ClientReport } from './grade.ts'
@@ -110,6 +111,8 @@ export async function main(argv: string[]): Promise<number> {
     }
     if (code !== 0) runErrors.push(typeof code === 'number' ? `the command exited with ${code}` : code)
   } else {
+    // Serving: a reader gone no longer stops the recording (mock/cli-output.ts).
+    keepServing()
     console.log([`certify-client: twin at ${url} (profile ${profile.name}, seed ${seed}); recording until Ctrl-C or POST ${url}/__admin/certification/finish`, 'Environment for your integration:', ...Object.entries(env).map(([k, v]) => `  ${k}=${v}`)].join('\n'))
     await new Promise<void>((resolve) => {
       state.admin.register('certification/finish', () => {

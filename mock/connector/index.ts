@@ -4,7 +4,8 @@
  * routes its paths here), `createConnectorHandlers(state, { baseUrl })` gives the same as MSW handlers.
  * The flow is described in mock/connector/README.md.
  */
-import { http, type HttpHandler } from 'msw'
+import type { HttpHandler } from 'msw'
+import { http } from '../lib/msw.ts'
 import { allowedMethods } from '../methods.ts'
 import type { MockState } from '../state.ts'
 import { createMcpEndpoint, type ConnectorPrincipal } from './mcp.ts'

@@ -5,7 +5,8 @@
  * control-API calls these do not move the state's version (the response cache stays warm while the
  * console watches).
  */
-import { http, type HttpHandler } from 'msw'
+import type { HttpHandler } from 'msw'
+import { http } from '../lib/msw.ts'
 import { keyIdOf } from '../connector/activity.ts'
 import { apiError, toResponse } from '../respond.ts'
 import type { MockState } from '../state.ts'
