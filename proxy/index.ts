@@ -40,7 +40,7 @@ export interface RunningProxy {
 }
 
 export async function startProxy({ upstream, port = 0, host = '127.0.0.1', inject, seed = 42, timeoutMs, failOn = 'must', now, contract = loadContract(), commandLine, onExchange, onInject }: ProxyOptions): Promise<RunningProxy> {
-  const grader = createGrader({ upstream, contract, now })
+  const grader = createGrader({ upstream, contract, now, inject, seed })
   const startedAt = new Date(now ? now() : Date.now())
   const server = createProxyServer({
     upstream,
