@@ -21,11 +21,11 @@ import type { ClientFailure, ClientRule, Grade } from '../conformance/certify-cl
 import { withEveryFinding } from '../conformance/certify-client/support.ts'
 
 /** Requests a window owns. */
-export const WINDOW = 5_000
+export const WINDOW = 2_000
 /** The horizon around a window: the requests of this span before and after it... */
 export const CONTEXT_MS = 120_000
 /** ...but no more than this many on each side (memory stays bounded under any rate). */
-export const CONTEXT_MAX = 20_000
+export const CONTEXT_MAX = 1_000
 const KEEP = 20
 const EVIDENCE = 50
 
