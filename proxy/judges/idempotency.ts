@@ -12,8 +12,8 @@ const INVALID_KEY = 'Invalid idempotency key format'
 const UNKNOWN_KEY = 'No stored response for that key'
 const DAY_MS = 24 * 60 * 60 * 1000
 
-/** Keys remembered (the oldest forgotten first): the proxy's memory stays bounded (a replay of a forgotten key is not judged). */
-export const KEYS_KEPT = 100_000
+/** Keys remembered (the oldest forgotten first; 10,000 as the twin keeps on a shared store): the proxy's memory stays bounded (a replay of a forgotten key is not judged). */
+export const KEYS_KEPT = 10_000
 
 const digest = (text: string) => createHash('sha1').update(text).digest('base64')
 
