@@ -18,7 +18,7 @@ export const HOST = '127.0.0.1'
 export const API_KEY = 'demo-key'
 
 export interface Target {
-  name: 'bare' | 'prism' | 'shoptwin' | 'uncached' | 'untraced' | 'certify-on' | 'certify-off' | 'proxy' | 'prism-proxy'
+  name: 'bare' | 'prism' | 'shoptwin' | 'uncached' | 'untraced' | 'certify-on' | 'certify-off' | 'proxy' | 'prism-proxy' | 'tcp-pipe' | 'http-pipe'
   child: ChildProcess
   url: string
 }
@@ -70,6 +70,8 @@ function spawnServer(name: Target['name'], port: number, extra: string[] = []): 
         ? [join(root, 'bench/certify-server.ts'), String(port), HOST, name === 'certify-on' ? 'on' : 'off']
         : name === 'proxy'
         ? [join(root, 'mock/cli.ts'), 'proxy', '--upstream', extra[0]!, '--port', String(port), '--host', HOST]
+        : name === 'tcp-pipe' || name === 'http-pipe'
+        ? [join(root, 'bench/proxy-floor.ts'), name === 'tcp-pipe' ? 'tcp' : 'http', extra[0]!, String(port), HOST]
         : name === 'prism-proxy'
         ? [join(root, 'node_modules/@stoplight/prism-cli/dist/index.js'), 'proxy', join(root, 'openapi/openapi.yaml'), extra[0]!, '-p', String(port), '-h', HOST, '-v', 'silent']
         : name === 'prism'
@@ -116,6 +118,13 @@ export function bodyOf(op: Operation): string | undefined {
   return op.rawBody ?? (op.body === undefined ? undefined : JSON.stringify(op.body))
 }
 
+/** CPU time (user + system, ms) a process has used so far, from /proc (Linux). */
+export function cpuMs(pid: number | undefined): number {
+  if (!pid) return 0
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
+  return (Number(fields[11]) + Number(fields[12])) * 10
+}
+
 /** autocannon on one operation for `seconds`: req/s, p50, p99 (ms), non-2xx answers and errors. */
 export async function load(target: Target, op: Operation, shopId: string, seconds: number, connections: number) {
   const headers = { ...headersFor(shopId), ...op.headers }
@@ -133,6 +142,8 @@ export async function load(target: Target, op: Operation, shopId: string, second
   })
   return {
     rps: Math.round(result.requests.average),
+    requests: result.requests.total,
+    mean: result.latency.average,
     p50: result.latency.p50,
     p99: result.latency.p99,
     non2xx: result.non2xx,

@@ -8,17 +8,22 @@ import { loadContract, type Contract } from '../openapi/index.ts'
 import { catalogue } from '../conformance/catalogue.ts'
 import { buildReport, type RunReport } from '../conformance/report.ts'
 import { areaOf, type Failure, type RuleOutcome, type RunOptions } from '../conformance/types.ts'
-import { enrich, gradeRecording, type ClientReport } from '../conformance/certify-client/grade.ts'
+import { enrich, type ClientReport } from '../conformance/certify-client/grade.ts'
 import { requestBodies } from '../conformance/certify-client/rules/contract/request-bodies.ts'
 import { PROFILES, type Profile } from '../conformance/certify-client/profile.ts'
 import { haloNote, keyIdOf, safeJson, type Recording } from '../conformance/certify-client/session.ts'
 import type { RecordedRequest } from '../mock/pipeline/certification.ts'
+import type { GradedRequest } from '../conformance/certify-client/types.ts'
 import { schemaResolver } from '../mock/pipeline/query.ts'
 import { asEvidence, Redactor, type ProxyExchange } from './exchange.ts'
+import { createClientGrader } from './client-grading.ts'
 import { NOT_PASSIVE, passiveJudges } from './judges/index.ts'
+import { KEYS_KEPT } from './judges/idempotency.ts'
 import type { Finding, JudgeContext, Observed, PassiveJudge } from './judges/types.ts'
 
 const MAX_BODY = 64 * 1024
+/** Exchanges listed per situation and upstream failures listed (the counts go on). */
+const LISTED = 1000
 /** Findings and evidence kept per rule (the count says how many there were). */
 const KEEP = 20
 
@@ -52,6 +57,8 @@ export interface ProxyReport {
   inject: string | null
   /** The exchanges the upstream failed (no answer, a reset, a 5xx), by seq. */
   upstreamFailures: Array<{ seq: number; what: string }>
+  /** How many exchanges the upstream failed (the list above holds the first LISTED). */
+  upstreamFailureCount: number
   server: RunReport
   client: ClientReport
   /** A redacted curl for each request a client finding names (by seq): the key read from $API_KEY... */
@@ -64,18 +71,26 @@ export interface ProxyReport {
 /** The profile behind a run without --inject: nothing produced, the recording graded as it is. */
 const PASSIVE: Profile = { ...PROFILES.standard, name: 'none (no --inject)', burst429: { ...PROFILES.standard.burst429, times: 0 }, writeFaults: [], inFlight409: 0, stale412: 0 }
 
-export function createGrader({ upstream, contract = loadContract(), redactor = new Redactor(), now = Date.now }: { upstream: string; contract?: Contract; redactor?: Redactor; now?: () => number }) {
+export function createGrader({ upstream, contract = loadContract(), redactor = new Redactor(), now = Date.now, inject, seed = 42 }: { upstream: string; contract?: Contract; redactor?: Redactor; now?: () => number; inject?: Profile; seed?: number }) {
   const judges = passiveJudges()
   const rules = new Map<string, RuleState>(judges.map((judge) => [judge.rule, { judge, exercised: 0, operations: new Set(), evidence: [], failures: [], failureCount: 0, warnings: [], warningCount: 0 }]))
-  const requests: RecordedRequest[] = []
+  let recordingMeta: Omit<Recording, 'requests'> = { profile: inject ?? PASSIVE, seed, startedAt: new Date(now()).toISOString(), keys: {} }
+  const client = createClientGrader(contract, () => recordingMeta)
   const situations: Record<string, number[]> = {}
   const upstreamFailures: ProxyReport['upstreamFailures'] = []
+  let upstreamFailureCount = 0
+  /** Notes an exchange a situation was produced (or met) on: the first LISTED of each, so memory stays flat. */
+  const situation = (what: string, seq: number) => {
+    const list = (situations[what] ??= [])
+    if (list.length < LISTED) list.push(seq)
+  }
   const resolve = schemaResolver(contract.doc)
   const keyIds = new Map<string, string>()
   /** Shop and key of writes the upstream answered, to tell a replay (spec: Idempotency completed). */
   const answeredKeys = new Set<string>()
   let count = 0
   const lastAnswers = new Map<string, { raw: Buffer; text: string; json: unknown }>()
+  const lastRequests = new Map<string, { input: string; request: GradedRequest; valid: boolean }>()
 
   const keyId = (key: string) => {
     let id = keyIds.get(key)
@@ -91,15 +106,21 @@ export function createGrader({ upstream, contract = loadContract(), redactor = n
     const upstreamStatus = x.upstream?.status
     const pair = `${x.requestHeaders['x-shop-id'] ?? ''} ${idempotencyKey}`
     const replayed = idempotencyKey !== null && (x.upstream?.headers['idempotent-replayed'] === 'true' || (answeredKeys.has(pair) && x.sameKeyInFlight === undefined))
-    if (idempotencyKey !== null && upstreamStatus !== undefined && upstreamStatus < 500 && upstreamStatus !== 409 && upstreamStatus !== 429) answeredKeys.add(pair)
+    if (idempotencyKey !== null && upstreamStatus !== undefined && upstreamStatus < 500 && upstreamStatus !== 409 && upstreamStatus !== 429 && !answeredKeys.has(pair)) {
+      // The oldest forgotten first (KEYS_KEPT): a replay of a forgotten key reads as applied unless the upstream says Idempotent-Replayed.
+      if (answeredKeys.size >= KEYS_KEPT) answeredKeys.delete(answeredKeys.values().next().value!)
+      answeredKeys.add(pair)
+    }
     let note: string | undefined
-    const clientText = x.injected ? undefined : x.upstream?.body
-    if (x.status >= 400 && clientText) note = safeError(clientText)
-    else if (x.status >= 200 && x.status < 300 && clientText && x.path === '/halo-effect') note = haloNote(clientText)
+    // The answer's text is decoded only when the note needs it (an error, a halo build, a listing's depth).
+    const clientText = () => (x.injected ? undefined : x.upstream?.body)
+    if (x.status >= 400) note = safeError(clientText() ?? '')
+    else if (x.status >= 200 && x.status < 300 && x.path === '/halo-effect') note = haloNote(clientText() ?? '')
     // A paged listing's depth, where the upstream's answer counts it (total_count): paging.depth-cap's situation.
     let listingRows: number | undefined
-    if (x.status >= 200 && x.status < 300 && clientText && x.operationId && contract.byId.get(x.operationId)?.paging) {
-      const total = safeJson(clientText)
+    if (x.status >= 200 && x.status < 300 && x.operationId && contract.byId.get(x.operationId)?.paging) {
+      const text = clientText()
+      const total = text ? safeJson(text) : undefined
       const count = total?.data?.total_count ?? total?.total_count
       if (typeof count === 'number') listingRows = count
     }
@@ -131,19 +152,34 @@ export function createGrader({ upstream, contract = loadContract(), redactor = n
     count++
     redactor.learn(x.requestHeaders)
     const graded: Graded = { x, findings: [] }
-    if (x.injected) (situations[x.injected] ??= []).push(x.seq)
-    if (x.upstreamError) upstreamFailures.push({ seq: x.seq, what: x.upstreamError })
-    else if (x.upstream && x.upstream.status >= 500) upstreamFailures.push({ seq: x.seq, what: `answered ${x.upstream.status}` })
-    if (x.sameKeyInFlight !== undefined && x.upstream) (situations[`retry reached the upstream while #${x.sameKeyInFlight} was in flight: it answered ${x.upstream.status}`] ??= []).push(x.seq)
+    if (x.injected) situation(x.injected, x.seq)
+    const failure = x.upstreamError ?? (x.upstream && x.upstream.status >= 500 ? `answered ${x.upstream.status}` : undefined)
+    if (failure !== undefined && ++upstreamFailureCount <= LISTED) upstreamFailures.push({ seq: x.seq, what: failure })
+    if (x.sameKeyInFlight !== undefined && x.upstream) {
+      // issue 27: a held write's retry meets the upstream's own 409 in flight, or (an upstream that finished the first before reading the retry) its replay.
+      const status = x.upstream.status
+      situation(status === 409 ? 'retry reached the upstream while the first attempt with its key was in flight there: the upstream answered its own 409 in flight' : `retry reached the upstream while the first attempt with its key was in flight there, but the upstream answered ${status}${x.upstream.headers['idempotent-replayed'] === 'true' ? ' (a replay: it had finished the first before it read the retry)' : ''}: no 409 in flight produced`, x.seq)
+    }
     if (!x.operationId) return graded
     const entry = recorded(x)
-    requests.push(entry)
+    client.add(entry)
     if (x.upstream === undefined && x.upstreamError === undefined) return graded
-    const [request] = enrich([entry], contract, resolve)
-    if (!request) return graded
+    // A request identical to the last one of its operation (same body or query) is read as that one was.
+    const input = `${entry.bodyText}\n${entry.query}`
+    const lastRequest = lastRequests.get(entry.operationId)
+    let request: GradedRequest | undefined
+    if (lastRequest?.input === input) request = { ...lastRequest.request, ...entry }
+    else {
+      request = enrich([entry], contract, resolve)[0]
+      if (!request) return graded
+    }
     // The request against the contract, for the live line (certify-client's rule; the report grades all requests at the end).
-    const requestGrade = requestBodies.grade({ requests: [request], contract, recording: undefined as never })
-    if (requestGrade.exercised) for (const f of requestGrade.failures) graded.findings.push({ rule: `client ${requestBodies.id}`, message: f.received, failure: true })
+    if (lastRequest?.input !== input || !lastRequest.valid) {
+      const requestGrade = requestBodies.grade({ requests: [request], contract, recording: undefined as never })
+      const failures = requestGrade.exercised ? requestGrade.failures : []
+      for (const f of failures) graded.findings.push({ rule: `client ${requestBodies.id}`, message: f.received, failure: true })
+      lastRequests.set(entry.operationId, { input, request, valid: failures.length === 0 })
+    }
     // An answer identical to the last one of its operation and status (a poll, a cached read) is
     // decoded and parsed once: compared on its bytes.
     const answerKey = `${request.op.operationId} ${x.upstream?.status}`
@@ -228,16 +264,16 @@ export function createGrader({ upstream, contract = loadContract(), redactor = n
       ['Adversity', inject ? `--inject ${inject.name}, seed ${seed}` : 'none: the proxy changed nothing'],
       ['Judged passively', `${judged.length} of ${outcomes.length} rules (${exercised.length} exercised by the traffic); a rule traffic never exercised is "not exercised", never passed`],
     ]
-    const recording: Recording = { profile: inject ?? PASSIVE, seed, startedAt: startedAt.toISOString(), finishedAt: finishedAt.toISOString(), keys: {}, requests: [...requests].sort((a, b) => a.seq - b.seq) }
-    const client = gradeRecording(recording, { contract })
-    client.tool = 'shoptwin proxy'
-    client.commandLine = commandLine
-    const shouldFailed = outcomes.some((o) => o.level === 'SHOULD' && o.status === 'fail') || client.summary.shouldFailed > 0
-    const failed = failOn === 'never' ? false : server.verdict === 'not certified' || client.summary.mustFailed > 0 || (failOn === 'should' && shouldFailed)
+    recordingMeta = { profile: inject ?? PASSIVE, seed, startedAt: startedAt.toISOString(), finishedAt: finishedAt.toISOString(), keys: {} }
+    const clientReport = client.report(recordingMeta)
+    clientReport.tool = 'shoptwin proxy'
+    clientReport.commandLine = commandLine
+    const shouldFailed = outcomes.some((o) => o.level === 'SHOULD' && o.status === 'fail') || clientReport.summary.shouldFailed > 0
+    const failed = failOn === 'never' ? false : server.verdict === 'not certified' || clientReport.summary.mustFailed > 0 || (failOn === 'should' && shouldFailed)
     const keyOfId = new Map([...keyIds].map(([key, id]) => [id, key]))
-    const bySeq = new Map(requests.map((r) => [r.seq, r]))
+    const bySeq = new Map(clientReport.requests.map((r) => [r.seq, r]))
     const clientCurls: Record<number, string> = {}
-    for (const seq of client.outcomes.flatMap((o) => o.failures.flatMap((f) => f.requests)).slice(0, 200)) {
+    for (const seq of clientReport.outcomes.flatMap((o) => o.failures.flatMap((f) => f.requests)).slice(0, 200)) {
       const r = bySeq.get(seq)
       if (!r) continue
       const headers: Record<string, string> = {}
@@ -257,8 +293,9 @@ export function createGrader({ upstream, contract = loadContract(), redactor = n
       situations,
       inject: inject ? inject.name : null,
       upstreamFailures,
+      upstreamFailureCount,
       server,
-      client,
+      client: clientReport,
       clientCurls,
       failOn,
       exitCode: failed ? 1 : 0,

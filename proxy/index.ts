@@ -40,7 +40,7 @@ export interface RunningProxy {
 }
 
 export async function startProxy({ upstream, port = 0, host = '127.0.0.1', inject, seed = 42, timeoutMs, failOn = 'must', now, contract = loadContract(), commandLine, onExchange, onInject }: ProxyOptions): Promise<RunningProxy> {
-  const grader = createGrader({ upstream, contract, now })
+  const grader = createGrader({ upstream, contract, now, inject, seed })
   const startedAt = new Date(now ? now() : Date.now())
   const server = createProxyServer({
     upstream,
@@ -50,12 +50,24 @@ export async function startProxy({ upstream, port = 0, host = '127.0.0.1', injec
     injector: inject ? createInjector(inject, seed) : undefined,
     onInject,
     onExchange(x) {
-      const graded = grader.observe(x)
-      onExchange?.(graded)
+      // Graded after the answer, in batches: the next exchange is not kept waiting for a judge.
+      queue.push(x)
+      if (queue.length === 1) setImmediate(drain)
     },
   })
+  const queue: ProxyExchange[] = []
+  function drain(): void {
+    for (let i = 0; i < queue.length; i++) {
+      const graded = grader.observe(queue[i]!)
+      onExchange?.(graded)
+    }
+    queue.length = 0
+  }
   const url = await server.listen(port, host)
-  const report = () => grader.report({ proxyUrl: url, startedAt, inject, seed, failOn, commandLine })
+  const report = () => {
+    drain()
+    return grader.report({ proxyUrl: url, startedAt, inject, seed, failOn, commandLine })
+  }
   return {
     url,
     report,

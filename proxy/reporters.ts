@@ -57,7 +57,7 @@ h2.side{border-top:3px solid #1d2430;padding-top:.8rem;margin-top:2.5rem}</style
 <dl class="facts"><dt>Upstream</dt><dd><code>${esc(report.upstream)}</code></dd><dt>Proxy</dt><dd><code>${esc(report.proxyUrl)}</code></dd>
 <dt>Started</dt><dd>${esc(report.startedAt)}</dd><dt>Stopped</dt><dd>${esc(report.finishedAt)}</dd>
 <dt>Exchanges</dt><dd>${report.exchanges}</dd><dt>Adversity</dt><dd>${report.inject ? `--inject ${esc(report.inject)}: ${situations.map(([what, seqs]) => `${esc(what)} ×${seqs.length}`).join('; ') || 'nothing produced yet'}` : 'none: the proxy changed nothing'}</dd>
-<dt>Upstream failures</dt><dd>${report.upstreamFailures.length ? report.upstreamFailures.slice(0, 20).map((f) => `#${f.seq} ${esc(f.what)}`).join('; ') : 'none'}</dd>
+<dt>Upstream failures</dt><dd>${report.upstreamFailures.length ? report.upstreamFailures.slice(0, 20).map((f) => `#${f.seq} ${esc(f.what)}`).join('; ') + (report.upstreamFailureCount > 20 ? ` … (${report.upstreamFailureCount} in all)` : '') : 'none'}</dd>
 <dt>Exit</dt><dd>${report.exitCode} (--fail-on ${esc(report.failOn)})</dd>
 <dt>Credentials</dt><dd>API keys, tokens and cookies are redacted everywhere; the curl commands read the keys from <code>$API_KEY</code>, <code>$API_KEY_2</code>…, in the order the traffic first used them.</dd></dl>
 <nav class="toc"><h2>Contents</h2><ul><li><a href="#server">The server's answers</a></li><li><a href="#client">The client's behaviour</a></li></ul></nav>

@@ -43,15 +43,24 @@ const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'te'
 
 /** Headers for the next hop: hop-by-hop ones dropped (with those the Connection header names). */
 function endToEnd(headers: IncomingHttpHeaders): OutgoingHttpHeaders {
-  const named = new Set(String(headers.connection ?? '').toLowerCase().split(',').map((s) => s.trim()).filter(Boolean))
+  const connection = headers.connection
+  const named = connection ? new Set(connection.toLowerCase().split(',').map((s) => s.trim()).filter(Boolean)) : undefined
   const out: OutgoingHttpHeaders = {}
-  for (const [name, value] of Object.entries(headers)) if (value !== undefined && !HOP_BY_HOP.has(name) && !named.has(name)) out[name] = value
+  for (const name in headers) {
+    const value = headers[name]
+    if (value !== undefined && !HOP_BY_HOP.has(name) && !named?.has(name)) out[name] = value
+  }
   return out
 }
 
+/** Header values as one string each (only set-cookie comes as a list). */
 const flat = (headers: IncomingHttpHeaders): Record<string, string> => {
+  if (headers['set-cookie'] === undefined) return headers as Record<string, string>
   const out: Record<string, string> = {}
-  for (const [name, value] of Object.entries(headers)) if (value !== undefined) out[name] = Array.isArray(value) ? value.join(', ') : value
+  for (const name in headers) {
+    const value = headers[name]
+    if (value !== undefined) out[name] = Array.isArray(value) ? value.join(', ') : value
+  }
   return out
 }
 
@@ -229,15 +238,17 @@ export function createProxyServer({ upstream, contract, timeoutMs = 30_000, inje
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const started = now()
-    const url = new URL(req.url ?? '/', 'http://proxy.invalid')
-    const op = route(req.method ?? 'GET', url.pathname)
+    const target = req.url ?? '/'
+    const mark = target.indexOf('?')
+    const pathname = mark < 0 ? target : target.slice(0, mark)
+    const op = route(req.method ?? 'GET', pathname)
     const x: ProxyExchange = {
       seq: ++seq,
       atMs: started,
       durationMs: 0,
       method: req.method ?? 'GET',
-      path: url.pathname,
-      query: url.search,
+      path: pathname,
+      query: mark < 0 || mark === target.length - 1 ? '' : target.slice(mark),
       operationId: op?.operationId,
       requestHeaders: flat(req.headers),
       requestBody: '',

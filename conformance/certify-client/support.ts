@@ -6,9 +6,23 @@ export const describeRequest = (r: GradedRequest): string => `#${r.seq} ${r.meth
 
 export const notExercised = (reason: string): Grade => ({ exercised: false, reason })
 
+let listedFindings = 20
+
+/** Runs `grade` with every finding listed (the proxy grades in windows and counts findings across them itself). */
+export function withEveryFinding<T>(grade: () => T): T {
+  const before = listedFindings
+  listedFindings = Infinity
+  try {
+    return grade()
+  } finally {
+    listedFindings = before
+  }
+}
+
 /** A graded rule; at most 20 findings listed (the count says how many there were). */
 export function graded(failures: ClientFailure[], evidence: Iterable<number>): Grade {
-  const listed = failures.length > 20 ? [...failures.slice(0, 20), { message: `… and ${failures.length - 20} more like these`, expected: '', received: '', requests: [] }] : failures
+  const max = listedFindings
+  const listed = failures.length > max ? [...failures.slice(0, max), { message: `… and ${failures.length - max} more like these`, expected: '', received: '', requests: [] }] : failures
   return { exercised: true, failures: listed, evidence: [...new Set(evidence)].sort((a, b) => a - b) }
 }
 

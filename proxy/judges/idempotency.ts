@@ -3,6 +3,7 @@
  * processing, completed): what the proxy saw answered for a shop and key is what a replay and a
  * lookup must give; a request meeting its key in flight at the upstream gets 409 or the replay.
  */
+import { createHash } from 'node:crypto'
 import { KEY_PATTERN } from '../../mock/pipeline/idempotency.ts'
 import { canonicalJson } from '../../conformance/support.ts'
 import { describeObserved, type Observed, type PassiveJudge } from './types.ts'
@@ -11,12 +12,20 @@ const INVALID_KEY = 'Invalid idempotency key format'
 const UNKNOWN_KEY = 'No stored response for that key'
 const DAY_MS = 24 * 60 * 60 * 1000
 
+/** Keys remembered (the oldest forgotten first; 10,000 as the twin keeps on a shared store): the proxy's memory stays bounded (a replay of a forgotten key is not judged). */
+export const KEYS_KEPT = 10_000
+
+const digest = (text: string) => createHash('sha1').update(text).digest('base64')
+
+/** A completed write as the rules need it: its answer's digest (replays compare bytes), its body's canonical digest (lookups), an excerpt (findings). */
 interface Completed {
   seq: number
   atMs: number
   permission: string
   status: number
-  text: string
+  digest: string
+  bodyDigest: string
+  excerpt: string
 }
 
 /** Whether the answer is one the service stores for the key (spec: 5xx not cached; refusals before the key is read are not the write's). */
@@ -27,7 +36,14 @@ const keyOf = (o: Observed): string | undefined => {
   return o.op.idempotent && key !== undefined && KEY_PATTERN.test(key) ? key : undefined
 }
 
-const sameAnswer = (a: Completed, o: Observed) => a.status === o.status && a.text === o.text
+const sameAnswer = (a: Completed, o: Observed) => a.status === o.status && a.digest === digest(o.text)
+
+/** Sets `key` in a map holding at most KEYS_KEPT entries. */
+function remember<K, V>(map: Map<K, V>, key: K, value: V): V {
+  if (map.size >= KEYS_KEPT && !map.has(key)) map.delete(map.keys().next().value!)
+  map.set(key, value)
+  return value
+}
 
 export function idempotencyJudges(): PassiveJudge[] {
   /** The first stored answer per shop and key, as the proxy saw it. */
@@ -47,13 +63,13 @@ export function idempotencyJudges(): PassiveJudge[] {
       const key = keyOf(o)
       if (key === undefined) return
       const id = `${shopOf(o)} ${key}`
-      ;(shopsOfKey.get(key) ?? shopsOfKey.set(key, new Set()).get(key)!).add(shopOf(o))
+      ;(shopsOfKey.get(key) ?? remember(shopsOfKey, key, new Set())).add(shopOf(o))
       const first = completed.get(id)
       if (first && first.seq !== o.x.seq && o.x.atMs - first.atMs < DAY_MS && first.atMs + 0 <= o.x.atMs && o.x.sameKeyInFlight === undefined && first.permission === o.op.permission && o.status !== 429) {
         t.exercised(o)
-        if (!sameAnswer(first, o)) t.fail(o, { message: `a replay of the key of #${first.seq} returns the original answer byte for byte`, expected: `${first.status} ${first.text.slice(0, 200)}`, received: describeObserved(o) })
+        if (!sameAnswer(first, o)) t.fail(o, { message: `a replay of the key of #${first.seq} returns the original answer byte for byte`, expected: `${first.status} ${first.excerpt}`, received: describeObserved(o) })
       } else if (!first && stored(o)) {
-        completed.set(id, { seq: o.x.seq, atMs: o.x.atMs, permission: o.op.permission, status: o.status, text: o.text })
+        remember(completed, id, { seq: o.x.seq, atMs: o.x.atMs, permission: o.op.permission, status: o.status, digest: digest(o.text), bodyDigest: digest(canonicalJson(o.json) ?? ''), excerpt: o.text.slice(0, 200) })
       }
     },
   }
@@ -124,14 +140,8 @@ export function idempotencyJudges(): PassiveJudge[] {
       if (!first || !answeredLookup(o) || o.x.atMs < first.atMs || o.x.atMs - first.atMs > DAY_MS) return
       t.exercised(o)
       const record = o.json?.idempotency
-      let body: unknown
-      try {
-        body = JSON.parse(first.text)
-      } catch {
-        body = undefined
-      }
-      const ok = o.status === 200 && record?.status === 'completed' && record.response_status === first.status && canonicalJson(record.response_body) === canonicalJson(body)
-      if (!ok) t.fail(o, { message: `the lookup shows the completed write #${first.seq}`, expected: `200 {"idempotency": {"status": "completed", "response_status": ${first.status}, "response_body": ${first.text.slice(0, 120)}}}`, received: describeObserved(o) })
+      const ok = o.status === 200 && record?.status === 'completed' && record.response_status === first.status && digest(canonicalJson(record.response_body) ?? '') === first.bodyDigest
+      if (!ok) t.fail(o, { message: `the lookup shows the completed write #${first.seq}`, expected: `200 {"idempotency": {"status": "completed", "response_status": ${first.status}, "response_body": ${first.excerpt.slice(0, 120)}}}`, received: describeObserved(o) })
     },
   }
 
