@@ -5,8 +5,9 @@
  * a trace id one answered opens on the other (API and console feed), a clear or a reset on one holds
  * on both, and no secret reaches the store.
  */
-import { readdirSync, readFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { chromium } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createMockState, type MockState } from '../mock/index.ts'
 import { createServer, type MockServer } from '../mock/server.ts'
@@ -17,6 +18,7 @@ import { fetchOf } from './support/in-process.ts'
 import { startRedis, type TestRedis } from './support/redis.ts'
 
 const NOW = '2026-03-10T12:00:00.000Z'
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 const SECRET_KEY = 'demo-key'
 let redis: TestRedis
 let twins = 0
@@ -175,6 +177,36 @@ describe('two replicas, one journal and one set of traces', () => {
     expect(text).toContain('event: exchanges')
     controller.abort()
   })
+
+  it.skipIf(!existsSync(CHROMIUM) && !process.env.CI)("the console page on one replica lists both replicas' answers, in the order given, and opens the other's trace", async () => {
+    const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-dev-shm-usage'] })
+    try {
+      const page = await browser.newPage({ viewport: { width: 1440, height: 900 } })
+      const problems: string[] = []
+      page.on('pageerror', (e) => problems.push(String(e)))
+      await page.goto(`${urlB}/__admin/console`)
+      await page.waitForSelector('.conn.on')
+      // Alternating replicas: their ids come from blocks of their own, so they do not rise with the order.
+      const ids: string[] = []
+      for (let i = 0; i < 4; i++) ids.push((await send(i % 2 ? urlB : urlA, '/shop/sps')).headers.get('x-shoptwin-trace')!)
+      const bad = await send(urlA, '/affiliate/crm/list', { page_size: 'ten' })
+      ids.push(bad.headers.get('x-shoptwin-trace')!)
+      expect(Number(ids[1])).not.toBe(Number(ids[0]) + 1)
+      await page.waitForFunction((want) => want.every((id) => [...document.querySelectorAll('.row .id')].some((e) => e.textContent === id)), ids)
+      const shown = await page.locator('.row .id').allInnerTexts()
+      expect(shown.filter((id) => ids.includes(id))).toEqual(ids)
+      await page.locator('.row', { has: page.locator('.id', { hasText: new RegExp(`^${ids[4]}$`) }) }).click()
+      await page.waitForSelector('.decision.failed')
+      const text = await page.locator('.trace').innerText()
+      expect(text).toContain('page_size must be integer')
+      expect(text).not.toContain(SECRET_KEY)
+      mkdirSync('test-results', { recursive: true })
+      await page.screenshot({ path: 'test-results/console-shared-twin.png', fullPage: true })
+      expect(problems).toEqual([])
+    } finally {
+      await browser.close()
+    }
+  }, 60_000)
 
   it('DELETE /__admin/requests on one replica clears the journal of both; a reset on one empties journal and traces on both', async () => {
     await send(urlA, '/shop/sps')

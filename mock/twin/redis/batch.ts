@@ -41,7 +41,7 @@ export function createAppendBatch(redis: Redis, channel: string, onError: (error
   const lanes: Array<{ items: unknown[]; write: (pipeline: ChainableCommander, items: unknown[]) => void }> = []
   let queued = 0
   let timer: ReturnType<typeof setTimeout> | undefined
-  const counts = { append_flushes: 0, activity_entries: 0, journal_entries: 0, trace_entries: 0, barriers: 0, barrier_timeouts: 0 }
+  const counts = { append_flushes: 0, append_commands: 0, activity_entries: 0, journal_entries: 0, trace_entries: 0, barriers: 0, barrier_timeouts: 0 }
   const field = { activity: 'activity_entries', journal: 'journal_entries', traces: 'trace_entries' } as const
 
   const flush = async (): Promise<void> => {
@@ -57,6 +57,7 @@ export function createAppendBatch(redis: Redis, channel: string, onError: (error
       lane.items = []
       lane.write(pipeline, items)
     }
+    counts.append_commands += pipeline.length
     try {
       const results = await pipeline.exec()
       const failed = results?.find(([error]) => error)
