@@ -9,13 +9,13 @@ import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { chromium } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createMockState, type MockState } from '../mock/index.ts'
+import { createMockState, type MockState, type MockStateOptions } from '../mock/index.ts'
 import { createServer, type MockServer } from '../mock/server.ts'
 import { REDACTED, type JournalEntry } from '../mock/stores/journal.ts'
 import type { Trace, TraceSummary } from '../mock/trace/types.ts'
 import { openRedisTwin } from '../mock/twin/redis/index.ts'
 import { fetchOf } from './support/in-process.ts'
-import { startRedis, type TestRedis } from './support/redis.ts'
+import { redisCommand, startRedis, type TestRedis } from './support/redis.ts'
 
 const NOW = '2026-03-10T12:00:00.000Z'
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
@@ -30,9 +30,9 @@ afterAll(async () => {
   await redis?.stop()
 })
 
-async function replica(name = `j${++twins}`): Promise<MockState> {
+async function replica(name = `j${++twins}`, options: Pick<MockStateOptions, 'trace' | 'responseCache'> = {}): Promise<MockState> {
   const opened = await openRedisTwin(redis.url, name, { seed: 42, scale: 'small', today: '2026-03-10', rateLimit: false, createdAt: Date.parse(NOW), clock: { frozenAt: Date.parse(NOW), offset: 0 } }, { log: () => {} })
-  const state = createMockState({ seed: 42, scale: 'small', today: '2026-03-10', now: NOW, rateLimit: false, createdAt: opened.config.createdAt, twin: opened.attach })
+  const state = createMockState({ seed: 42, scale: 'small', today: '2026-03-10', now: NOW, rateLimit: false, createdAt: opened.config.createdAt, twin: opened.attach, ...options })
   await opened.start()
   return state
 }
@@ -106,6 +106,38 @@ describe('journal and traces: one contract, in memory and on Redis', () => {
   }
 })
 
+describe('traces of cached answers on Redis', () => {
+  it('a cached answer is stored once for the traces that refer to it, dropped with the last of them, and sent again when the store no longer has it', async () => {
+    const name = `cached${++twins}`
+    const state = await replica(name, { trace: { size: 4 }, responseCache: true })
+    const shop = state.world.shops[0]!.shop_id
+    const f = fetchOf(state)
+    const bodies = async () => Number((await redisCommand(redis.socket, 'HLEN', `st:{tw:${name}}:g0:tr:bodies`)).slice(1))
+    const cachedList = async () => {
+      const answer = await f('POST', '/affiliate/crm/list', { page_size: 5, page_number: 1 }, shop)
+      return { id: answer.headers.get('x-shoptwin-trace')!, text: answer.text }
+    }
+    const read = async (id: string) => (await tracesOf(state).get(id)) as Trace
+    const first = [await cachedList(), await cachedList(), await cachedList()]
+    for (const { id, text } of first) {
+      expect((await read(id)).response.body).toEqual(JSON.parse(text))
+      expect(JSON.stringify(await read(id))).toBe(JSON.stringify(state.traces.get(id)))
+    }
+    expect(await bodies()).toBe(1)
+    // Four answers of their own push the three out of the ring: their body goes with them.
+    for (let i = 0; i < 4; i++) await f('POST', '/affiliate/crm/list', { page_size: `n${i}` }, shop)
+    expect(await read(first[0]!.id)).toBeUndefined()
+    expect(await bodies()).toBe(0)
+    // The replica still took it for sent: this trace finds it gone (its answer's body is not kept), and the next one sends it again.
+    const lost = await cachedList()
+    expect((await read(lost.id)).response.body).toBeNull()
+    const again = await cachedList()
+    expect((await read(again.id)).response.body).toEqual(JSON.parse(again.text))
+    expect(await bodies()).toBe(1)
+    await state.twin.close()
+  })
+})
+
 describe('two replicas, one journal and one set of traces', () => {
   let a: MockServer
   let b: MockServer
@@ -172,8 +204,10 @@ describe('two replicas, one journal and one set of traces', () => {
     const reader = stream.body!.getReader()
     let text = ''
     const idA = (await send(urlA, '/shop/sps')).headers.get('x-shoptwin-trace')!
-    // Terminates: the feed polls every 100 ms; the test's timeout bounds the wait.
-    while (!text.includes(`"id":"${idA}"`)) text += new TextDecoder().decode((await reader.read()).value)
+    // Terminates: the feed polls every 100 ms; the deadline bounds the wait.
+    const deadline = Date.now() + 10_000
+    while (!text.includes(`"id":"${idA}"`) && Date.now() < deadline) text += new TextDecoder().decode((await reader.read()).value)
+    expect(text).toContain(`"id":"${idA}"`)
     expect(text).toContain('event: exchanges')
     controller.abort()
   })

@@ -314,17 +314,20 @@ export class TraceRecord {
   }
 
   /**
-   * The trace as a shared store keeps it (secrets redacted, as toJSON): the JSON of all but the two
-   * bodies, and the bodies as they were sent (text or bytes, not parsed and written again); a body
-   * kept as a summary is in the JSON. `storedTrace` makes the Trace again.
+   * The trace as a shared store keeps it (secrets redacted, as toJSON): its summary's JSON (what a
+   * list shows), the JSON of the rest but the two bodies, and the bodies as they were sent (text or
+   * bytes, not parsed and written again); a body kept as a summary is in the JSON. `storedTrace`
+   * makes the Trace again.
    */
   stored(): StoredTrace {
-    const { request, response, ...rest } = { ...this.summary(), decisions: this.decisions, request: { method: this.method, url: `${this.#path}${this.#search}`, headers: redactHeaders(this.#headers) }, response: { status: this.status, headers: { ...shownHeaders(this.#answerHeaders), [TRACE_HEADER]: this.id } } }
+    const request = { method: this.method, url: `${this.#path}${this.#search}`, headers: redactHeaders(this.#headers) }
+    const response = { status: this.status, headers: { ...shownHeaders(this.#answerHeaders), [TRACE_HEADER]: this.id } }
     const requestBody = this.#bodyText
     const responseBody = this.#answerBytes ?? this.#answerText ?? ''
     const summaries = { request: typeof requestBody === 'string' ? null : requestBody, response: typeof responseBody === 'object' && !(responseBody instanceof Uint8Array) ? responseBody : null }
     return {
-      meta: JSON.stringify({ ...rest, request, response, summaries }),
+      summary: JSON.stringify(this.summary()),
+      meta: JSON.stringify({ decisions: this.decisions, request, response, summaries }),
       requestBody: typeof requestBody === 'string' ? requestBody : '',
       responseBody: typeof responseBody === 'string' || responseBody instanceof Uint8Array ? responseBody : '',
     }
@@ -333,16 +336,18 @@ export class TraceRecord {
 
 /** A trace as a shared store keeps it (TraceRecord.stored). */
 export interface StoredTrace {
+  summary: string
   meta: string
   requestBody: string
   responseBody: string | Uint8Array
 }
 
 /** The Trace of a stored one (bodies parsed as toJSON does). */
-export function storedTrace(meta: string, requestBody: string, responseBody: string): Trace {
-  const { summaries, ...trace } = JSON.parse(meta) as Omit<Trace, 'request' | 'response'> & { request: Omit<Trace['request'], 'body'>; response: Omit<Trace['response'], 'body'>; summaries: { request: unknown; response: unknown } }
+export function storedTrace(summary: string, meta: string, requestBody: string, responseBody: string): Trace {
+  const { summaries, ...trace } = JSON.parse(meta) as Pick<Trace, 'decisions'> & { request: Omit<Trace['request'], 'body'>; response: Omit<Trace['response'], 'body'>; summaries: { request: unknown; response: unknown } }
   return {
-    ...trace,
+    ...(JSON.parse(summary) as TraceSummary),
+    decisions: trace.decisions,
     request: { ...trace.request, body: summaries.request ?? parsed(requestBody) },
     response: { ...trace.response, body: summaries.response ?? parsed(responseBody) },
   }

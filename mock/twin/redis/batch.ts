@@ -2,7 +2,8 @@
  * What a replica appends to the shared store on the side of its requests: the activity log, the request
  * journal and the traces. None of it is part of an answer, so a request does not wait for it: entries
  * wait a few milliseconds and go to the store together, one pipeline (one round trip) for a burst of
- * requests, whatever their kinds.
+ * requests, whatever their kinds, on a connection of their own: a request's round trip (its catch-up)
+ * never waits behind a burst's traces.
  *
  * The flush barrier makes what every replica has answered readable on any one of them: a reader of the
  * journal or the traces asks every replica (pub/sub) to send what it holds, and waits until each says
@@ -19,12 +20,22 @@ export const BARRIER_WAIT_MS = 1000
 
 export type AppendKind = 'activity' | 'journal' | 'traces'
 
+/**
+ * Adds a lane's items to the pipeline; may return what to do with the replies of the commands it
+ * added (in order; an error is an Error).
+ */
+export type LaneWrite<T> = (pipeline: ChainableCommander, items: T[]) => void | ((replies: unknown[]) => void)
+
 export interface AppendBatch {
   /**
    * A lane of appends of one kind: the function it returns queues an item; at the flush, `write` adds
    * the lane's items, in the order they came, to the pipeline that carries every lane's.
    */
-  lane<T>(kind: AppendKind, write: (pipeline: ChainableCommander, items: T[]) => void): (item: T) => void
+  lane<T>(kind: AppendKind, write: LaneWrite<T>): (item: T) => void
+  /** A Lua script the lanes call (defined on the appends' connection). */
+  define(name: string, numberOfKeys: number, lua: string): void
+  /** Both connections are up. */
+  ready(): Promise<void>
   /** Sends what waits now. */
   flush(): Promise<void>
   /** Every replica of the twin has sent what it held when this resolves (or BARRIER_WAIT_MS passed). */
@@ -38,7 +49,12 @@ export interface AppendBatch {
  * the store refused (the entries are lost: they are the record of requests, not the twin's state).
  */
 export function createAppendBatch(redis: Redis, channel: string, onError: (error: unknown) => void = () => {}): AppendBatch {
-  const lanes: Array<{ items: unknown[]; write: (pipeline: ChainableCommander, items: unknown[]) => void }> = []
+  const lanes: Array<{ items: unknown[]; write: LaneWrite<unknown> }> = []
+  const appender = redis.duplicate({ lazyConnect: true })
+  appender.on('error', () => {
+    // The main connection reports the store's state; a flush meanwhile fails and is counted.
+  })
+  const connected = appender.connect().catch(() => {})
   let queued = 0
   let timer: ReturnType<typeof setTimeout> | undefined
   const counts = { append_flushes: 0, append_commands: 0, activity_entries: 0, journal_entries: 0, trace_entries: 0, barriers: 0, barrier_timeouts: 0 }
@@ -50,18 +66,22 @@ export function createAppendBatch(redis: Redis, channel: string, onError: (error
     if (queued === 0) return
     queued = 0
     counts.append_flushes++
-    const pipeline = redis.pipeline()
+    const pipeline = appender.pipeline()
+    const handlers: Array<[from: number, to: number, handle: (replies: unknown[]) => void]> = []
     for (const lane of lanes) {
       if (!lane.items.length) continue
       const items = lane.items
       lane.items = []
-      lane.write(pipeline, items)
+      const from = pipeline.length
+      const handle = lane.write(pipeline, items)
+      if (handle) handlers.push([from, pipeline.length, handle])
     }
     counts.append_commands += pipeline.length
     try {
-      const results = await pipeline.exec()
-      const failed = results?.find(([error]) => error)
+      const results = (await pipeline.exec()) ?? []
+      const failed = results.find(([error]) => error)
       if (failed) onError(failed[0])
+      for (const [from, to, handle] of handlers) handle(results.slice(from, to).map(([error, reply]) => error ?? reply))
     } catch (error) {
       onError(error)
     }
@@ -90,8 +110,15 @@ export function createAppendBatch(redis: Redis, channel: string, onError: (error
     .catch(() => {})
 
   return {
-    lane<T>(kind: AppendKind, write: (pipeline: ChainableCommander, items: T[]) => void) {
-      const lane = { items: [] as unknown[], write: write as (pipeline: ChainableCommander, items: unknown[]) => void }
+    define(name, numberOfKeys, lua) {
+      appender.defineCommand(name, { numberOfKeys, lua })
+    },
+    async ready() {
+      await connected
+      if (appender.status !== 'ready') throw new Error(`the appends' connection is ${appender.status}`)
+    },
+    lane<T>(kind: AppendKind, write: LaneWrite<T>) {
+      const lane = { items: [] as unknown[], write: write as LaneWrite<unknown> }
       lanes.push(lane)
       const counter = field[kind]
       return (item: T) => {
@@ -133,6 +160,7 @@ export function createAppendBatch(redis: Redis, channel: string, onError: (error
     async close() {
       await flush()
       await subscriber.quit().catch(() => subscriber.disconnect())
+      await appender.quit().catch(() => appender.disconnect())
     },
   }
 }

@@ -246,6 +246,7 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
   const batch = createAppendBatch(redis, `${keys.prefix}appends`, () => {
     counters.storeErrors++
   })
+  batch.define('twinActivity', 2, ACTIVITY_RECORD)
   const shared: SharedContext = { redis, prefix: keys.prefix, generation: () => gen, sync: () => catchUp(), guard, batch }
 
   const applyUpTo = (head: number): Promise<void> => {
@@ -393,7 +394,7 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
     return outcome
   }
 
-  const store: TwinStore & { attach(s: MockState): void; replica: string; traces?: SharedTraces } = {
+  const store: TwinStore & { attach(s: MockState): void; replica: string; traces?: SharedTraces; ready(): Promise<void> } = {
     kind: 'redis',
     shared: true,
     replica,
@@ -424,6 +425,11 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
     get head() {
       return applied
     },
+    /** The appends' connection is up and the first block of trace ids taken. */
+    async ready() {
+      await batch.ready()
+      await store.traces?.ready()
+    },
     rateLimiter: undefined as unknown as RateLimiter,
     idempotency: undefined as unknown as IdempotencyStore,
     activity: undefined as unknown as ActivityStore,
@@ -452,7 +458,7 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
         store_errors: counters.storeErrors,
         lease_wait_ms_total: counters.leaseWaitMs,
         operations_caught_up: counters.caughtUp,
-        // Commands sent, appends included (activity, journal and trace entries: a pipeline of them is one round trip, append_flushes).
+        // Commands sent on the requests' connection; the appends (activity, journal and trace entries) go on their own, a pipeline per burst (append_flushes).
         store_commands: counters.commands,
         ...batch.metrics(),
         ...store.traces?.metrics(),
@@ -583,7 +589,7 @@ export async function openRedisTwin(url: string, name: string, flags: ReplicaFla
       /** Replays the log (the replica is then the twin as it is). */
       start: async () => {
         await twin.sync()
-        await twin.traces?.ready()
+        await twin.ready()
       },
     }
   } catch (error) {

@@ -62,7 +62,7 @@ function storedEntry(entry: JournalEntry, arrival: number): string {
 /** The journal of a shared twin (`max`: entries kept, as `journalSize` in memory). */
 export function createRedisJournal(ctx: SharedContext, { max = 1000 } = {}): JournalStore {
   const { redis, prefix } = ctx
-  redis.defineCommand('twinJournal', { numberOfKeys: 2, lua: JOURNAL_APPEND })
+  ctx.batch.define('twinJournal', 2, JOURNAL_APPEND)
   const listKey = (gen: number) => `${prefix}g${gen}:journal`
   const counterKey = `${prefix}journal:id`
   const wall = () => performance.timeOrigin + performance.now()

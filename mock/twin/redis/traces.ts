@@ -10,11 +10,19 @@
  * block, fetched ahead of need, never on a request's path). Were a replica to run out while the store
  * is away, it numbers on, and those traces stay its own (not sent: their numbers were not granted).
  *
+ * A cached answer is the same bytes every time it is sent: a replica sends them once, and the traces
+ * of the answers it gave from them refer to them (counted; dropped with the last trace that refers to
+ * them). Were they dropped while the replica still refers to them, the store says so and the replica
+ * sends them again from the next trace on.
+ *
  * Keys, under the twin's hash tag:
  *   g<gen>:tr:feed              the summaries, oldest first (a stream capped at the ring's capacity)
- *   g<gen>:tr:meta, :req, :res  the traces by id: all but the bodies, the request body, the answer's body
+ *   g<gen>:tr:meta, :req, :res  the traces by id: summary and all but the bodies, the request body, the answer's body
+ *   g<gen>:tr:bodies, :refs     shared answer bodies by reference, and how many traces refer to each
+ *   g<gen>:tr:bref              the reference of a trace whose answer is a shared body
  *   trace:ids                   the last number granted (ids go on after a reset, as in memory)
  */
+import { randomUUID } from 'node:crypto'
 import type { ChainableCommander } from 'ioredis'
 import { storedTrace, traceMatches, type TraceReader, type TraceRecord, type TraceSink, type TraceStore } from '../../trace/store.ts'
 import type { TraceSummary } from '../../trace/types.ts'
@@ -27,26 +35,48 @@ export const TRACE_ID_BLOCK = 1024
 export const FEED_POLL_MS = 100
 
 /**
- * Appends one trace and drops the oldest beyond the cap.
- * KEYS: feed, meta, req, res. ARGV: cap, gc ms, id, summary, meta, request body, answer body.
+ * Appends traces and drops the oldest beyond the cap.
+ * KEYS: feed, meta, req, res, bodies, refs, bref. ARGV: cap, gc ms, then per trace 8 values: id,
+ * summary, meta, request body, answer body (when not shared), reference of a shared answer body (or
+ * ''), its bytes, whether they are sent (1/0).
+ * Returns how many traces referred to a shared body the store no longer had (the replica then sends
+ * its bodies again).
  */
 export const TRACE_APPEND = `
-redis.call('XADD', KEYS[1], '*', 'i', ARGV[3], 's', ARGV[4])
-redis.call('HSET', KEYS[2], ARGV[3], ARGV[5])
-redis.call('HSET', KEYS[3], ARGV[3], ARGV[6])
-redis.call('HSET', KEYS[4], ARGV[3], ARGV[7])
+local missing = 0
+for t = 3, #ARGV, 8 do
+  local id = ARGV[t]
+  local ref = ARGV[t + 5]
+  redis.call('XADD', KEYS[1], '*', 'i', id, 's', ARGV[t + 1], 'b', ref)
+  redis.call('HSET', KEYS[2], id, ARGV[t + 1] .. '\\n' .. ARGV[t + 2])
+  redis.call('HSET', KEYS[3], id, ARGV[t + 3])
+  if ref == '' then
+    redis.call('HSET', KEYS[4], id, ARGV[t + 4])
+  else
+    if ARGV[t + 7] == '1' then redis.call('HSET', KEYS[5], ref, ARGV[t + 6]) end
+    if redis.call('HEXISTS', KEYS[5], ref) == 0 then missing = missing + 1 end
+    redis.call('HINCRBY', KEYS[6], ref, 1)
+    redis.call('HSET', KEYS[7], id, ref)
+  end
+end
 local over = redis.call('XLEN', KEYS[1]) - tonumber(ARGV[1])
 if over > 0 then
   for _, e in ipairs(redis.call('XRANGE', KEYS[1], '-', '+', 'COUNT', over)) do
-    local id = e[2][2]
-    redis.call('HDEL', KEYS[2], id)
-    redis.call('HDEL', KEYS[3], id)
-    redis.call('HDEL', KEYS[4], id)
+    local old = e[2][2]
+    local oldRef = e[2][6]
+    redis.call('HDEL', KEYS[2], old)
+    redis.call('HDEL', KEYS[3], old)
+    redis.call('HDEL', KEYS[4], old)
+    redis.call('HDEL', KEYS[7], old)
+    if oldRef and oldRef ~= '' and redis.call('HINCRBY', KEYS[6], oldRef, -1) <= 0 then
+      redis.call('HDEL', KEYS[6], oldRef)
+      redis.call('HDEL', KEYS[5], oldRef)
+    end
     redis.call('XDEL', KEYS[1], e[1])
   end
 end
-for i = 1, 4 do redis.call('PEXPIRE', KEYS[i], ARGV[2]) end
-return 1
+for i = 1, 7 do redis.call('PEXPIRE', KEYS[i], ARGV[2]) end
+return missing
 `
 
 type Appender = ChainableCommander & { twinTrace(...args: Array<string | number | Buffer>): ChainableCommander }
@@ -60,8 +90,16 @@ export interface SharedTraces extends TraceReader {
 /** The shared traces of a replica whose own trace store is `local` (its sink is set here). */
 export function createRedisTraces(ctx: SharedContext, local: TraceStore): SharedTraces {
   const { redis, prefix } = ctx
-  redis.defineCommand('twinTrace', { numberOfKeys: 4, lua: TRACE_APPEND })
-  const keys = (gen: number) => ({ feed: `${prefix}g${gen}:tr:feed`, meta: `${prefix}g${gen}:tr:meta`, req: `${prefix}g${gen}:tr:req`, res: `${prefix}g${gen}:tr:res` })
+  ctx.batch.define('twinTrace', 7, TRACE_APPEND)
+  const keys = (gen: number) => {
+    const p = `${prefix}g${gen}:tr:`
+    return { feed: `${p}feed`, meta: `${p}meta`, req: `${p}req`, res: `${p}res`, bodies: `${p}bodies`, refs: `${p}refs`, bref: `${p}bref` }
+  }
+  // The shared answer bodies this replica has sent, per generation (a reset starts with none).
+  const tag = randomUUID().slice(0, 8)
+  let bodyCount = 0
+  let sent = { gen: -1, bodies: new WeakMap<Uint8Array, string>() }
+  const sentIn = (gen: number) => (sent.gen === gen ? sent : (sent = { gen, bodies: new WeakMap() }))
   const idsKey = `${prefix}trace:ids`
   const cap = local.capacity
   let unsharedCount = 0
@@ -86,12 +124,35 @@ export function createRedisTraces(ctx: SharedContext, local: TraceStore): Shared
         fetching = undefined
       }))
 
+  // One script per burst (per generation: a reset within a burst makes two).
   const append = ctx.batch.lane<{ gen: number; record: TraceRecord }>('traces', (pipeline, items) => {
+    const byGen = new Map<number, Array<string | number | Buffer>>()
     for (const { gen, record } of items) {
-      const k = keys(gen)
+      let args = byGen.get(gen)
+      if (!args) byGen.set(gen, (args = []))
       const stored = record.stored()
       const body = stored.responseBody
-      ;(pipeline as Appender).twinTrace(k.feed, k.meta, k.req, k.res, cap, GC_MS, record.id, JSON.stringify(record.summary()), stored.meta, stored.requestBody, typeof body === 'string' ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength))
+      let inline = ''
+      let ref = ''
+      let bytes: string | Buffer = ''
+      if (typeof body === 'string') inline = body
+      else {
+        const known = sentIn(gen).bodies
+        ref = known.get(body) ?? ''
+        if (!ref) {
+          known.set(body, (ref = `${tag}.${++bodyCount}`))
+          bytes = Buffer.from(body.buffer, body.byteOffset, body.byteLength)
+        }
+      }
+      args.push(record.id, stored.summary, stored.meta, stored.requestBody, inline, ref, bytes, bytes ? 1 : 0)
+    }
+    for (const [gen, args] of byGen) {
+      const k = keys(gen)
+      ;(pipeline as Appender).twinTrace(k.feed, k.meta, k.req, k.res, k.bodies, k.refs, k.bref, cap, GC_MS, ...args)
+    }
+    // A shared body the store had dropped: every one is sent again from the next trace on.
+    return (replies) => {
+      if (replies.some((reply) => typeof reply === 'number' && reply > 0)) sent = { gen: -1, bodies: new WeakMap() }
     }
   })
 
@@ -123,12 +184,15 @@ export function createRedisTraces(ctx: SharedContext, local: TraceStore): Shared
   const summariesOf = (entries: Array<[string, string[]]>): TraceSummary[] => entries.map(([, fields]) => JSON.parse(fields[3]!) as TraceSummary)
   const find = async (id: string) => {
     const k = keys(ctx.generation())
-    const got = await redis.pipeline().hget(k.meta, id).hget(k.req, id).hget(k.res, id).exec()
-    const [meta, req, res] = (got ?? []).map(([error, value]) => {
+    const got = await redis.pipeline().hget(k.meta, id).hget(k.req, id).hget(k.res, id).hget(k.bref, id).exec()
+    const [meta, req, res, ref] = (got ?? []).map(([error, value]) => {
       if (error) throw error
       return value as string | null
     })
-    return meta ? storedTrace(meta, req ?? '', res ?? '') : undefined
+    if (!meta) return undefined
+    // Its summary, a line, then the rest (JSON has no raw line break).
+    const line = meta.indexOf('\n')
+    return storedTrace(meta.slice(0, line), meta.slice(line + 1), req ?? '', (ref ? await redis.hget(k.bodies, ref) : res) ?? '')
   }
 
   return {
