@@ -13,6 +13,7 @@ import { apiError, toResponse, type ApiResult } from './respond.ts'
 import type { MockState } from './state.ts'
 import type { Fault, FaultInput } from './stores/faults.ts'
 import type { JournalEntry } from './stores/journal.ts'
+import type { Awaitable } from './pipeline/compose.ts'
 
 export interface ClockView {
   now: string
@@ -27,8 +28,9 @@ export interface Admin {
   addFault(input: FaultInput): Fault
   faults(): Fault[]
   clearFaults(): void
-  requests(filter?: { operationId?: string; limit?: number }): JournalEntry[]
-  clearRequests(): void
+  /** Every replica's, on a shared twin (then asynchronous). */
+  requests(filter?: { operationId?: string; limit?: number }): Awaitable<JournalEntry[]>
+  clearRequests(): Awaitable<void>
   world(): { keys: Array<{ key: string; label: string; tier: string; routes: '*' | string[]; shops: '*' | string[] }>; shops: unknown[]; foreign_shops: unknown[] }
   /** Names of the extra actions (`samples/arrive`...). */
   actions(): string[]
@@ -172,13 +174,13 @@ export function createAdminHandlers(state: MockState, { baseUrl = '' }: { baseUr
     http.post(at('/faults'), async ({ request }) => answer(async () => ({ fault: admin.addFault((await jsonBody(request)) as FaultInput) }), 201)),
     http.delete(at('/faults'), () => answer(() => (admin.clearFaults(), { faults: [] }))),
     http.get(at('/requests'), ({ request }) =>
-      answer(() => {
+      answer(async () => {
         const url = new URL(request.url)
         const limit = url.searchParams.get('limit')
-        return { requests: admin.requests({ operationId: url.searchParams.get('operation') ?? undefined, limit: limit ? Number(limit) : undefined }) }
+        return { requests: await admin.requests({ operationId: url.searchParams.get('operation') ?? undefined, limit: limit ? Number(limit) : undefined }) }
       }),
     ),
-    http.delete(at('/requests'), () => answer(() => (admin.clearRequests(), { requests: [] }))),
+    http.delete(at('/requests'), () => answer(async () => (await admin.clearRequests(), { requests: [] }))),
     http.get(at('/world'), () => answer(() => admin.world())),
     http.get(at('/state'), () => answer(() => state.inspect())),
     // What an operator scrapes: the store, the log's head, this replica's lag and the store's round trip.

@@ -18,7 +18,7 @@ import { createMemoryTwinStore, type TwinStore } from './twin/store.ts'
 import type { CertificationSession } from './pipeline/certification.ts'
 import { createFaultStore, type FaultMatch, type FaultStore } from './stores/faults.ts'
 import { createIdempotencyStore, type IdempotencyStore, type IdempotencyStoreOptions } from './stores/idempotency.ts'
-import { createJournal, type Journal } from './stores/journal.ts'
+import { createJournal, type JournalStore } from './stores/journal.ts'
 import { createRateLimiter, type RateLimiter, type RateLimiterOptions } from './stores/rate-limiter.ts'
 import { createResponseCache, type ResponseCache, type ResponseCacheOptions } from './stores/response-cache.ts'
 import { createTraceStore, type TraceStore, type TraceStoreOptions } from './trace/store.ts'
@@ -107,7 +107,7 @@ export interface MockState {
   readonly contract: Contract
   readonly idempotency: IdempotencyStore
   readonly rateLimiter: RateLimiter
-  readonly journal: Journal
+  readonly journal: JournalStore
   /** The traces of the last answers (`state.traces.last()`, `.get(id)`, `.explain(response)`); `state.traces.enabled = false` turns tracing off. */
   readonly traces: TraceStore
   readonly faults: FaultStore
@@ -265,7 +265,8 @@ export function createMockState(options: MockStateOptions = {}): MockState {
     // A shared store empties its records and counters in the commit that logs the reset (mock/twin/redis/).
     void state.idempotency.clear()
     void state.rateLimiter.clear()
-    state.journal.clear()
+    // A shared journal and the shared traces start anew with the reset's generation (mock/twin/redis/).
+    memoryJournal.clear()
     state.traces.clear()
     faultStore.clear()
   }

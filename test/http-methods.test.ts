@@ -188,7 +188,7 @@ describe('methods: a real listening server, raw requests (issue 24, item 1; RFC 
 
   it('a 405 is in the request journal like a 404, with the method called', async () => {
     await send('PATCH', '/shop/sps')
-    const entry = state.admin.requests({ limit: 1 }).at(-1)!
+    const entry = (await state.admin.requests({ limit: 1 })).at(-1)!
     expect([entry.method, entry.path, entry.status, entry.operationId]).toEqual(['PATCH', '/shop/sps', 405, null])
   })
 })

@@ -299,7 +299,7 @@ describe('control API: faults, journal, loopback (issue 4: the mock\'s clock and
 
   it('journal: every secret header is redacted, a mistyped key and a refused request included (issue 4: GET /__admin/requests)', async () => {
     mutating()
-    state.admin.clearRequests()
+    await state.admin.clearRequests()
     const secret = 'sk-live-typo-4f2a9c'
     await raw(opById('getShopSps'), { 'x-api-key': secret, 'x-shop-id': mainShop.shop_id, authorization: 'Bearer tok-123', cookie: 'session=cookie-456' })
     await raw(opById('getShopSps'), { 'x-api-key': 'demo-key', 'x-shop-id': mainShop.shop_id })

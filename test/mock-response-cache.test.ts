@@ -143,10 +143,10 @@ describe('response cache (decision: identical reads are served again until anyth
   })
 
   it('cache: the journal records every request, served from the cache or not', async () => {
-    cached.state.journal.clear()
+    await cached.state.journal.clear()
     await call(cached, 'POST', '/ads/creatives', { page_size: 15 })
     await call(cached, 'POST', '/ads/creatives', { page_size: 15 })
-    const entries = cached.state.journal.entries({ operationId: 'listAdCreatives' })
+    const entries = await cached.state.journal.entries({ operationId: 'listAdCreatives' })
     expect(entries).toHaveLength(2)
     expect(entries.map((e) => [e.status, e.body])).toEqual([
       [200, { page_size: 15 }],

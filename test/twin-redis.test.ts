@@ -204,7 +204,8 @@ describe('one twin on Redis, in one process (issue 23, item 2)', () => {
     const a = await replica()
     const shop = a.world.shops[0]!.shop_id
     const f = fetchOf(a)
-    const metrics = async () => (await a.twin.metrics()) as { store_commands: number; rate_limit_with_catch_up: number; activity_entries: number }
+    // The activity, journal and trace entries go on a connection of their own (store_commands counts the requests').
+    const metrics = async () => (await a.twin.metrics()) as { store_commands: number; rate_limit_with_catch_up: number }
     await f('GET', '/shop/sps', undefined, shop)
     // Its activity entry sent (entries go in batches a few ms later), so the counts below are the reads'.
     await a.activity.entries()
@@ -214,7 +215,7 @@ describe('one twin on Redis, in one process (issue 23, item 2)', () => {
     for (let i = 0; i < 5; i++) expect((await f('GET', '/shop/sps', undefined, shop)).status).toBe(200)
     const after = await metrics()
     expect(after.rate_limit_with_catch_up - before.rate_limit_with_catch_up).toBe(5)
-    expect(after.store_commands - before.store_commands - own - (after.activity_entries - before.activity_entries)).toBe(5)
+    expect(after.store_commands - before.store_commands - own).toBe(5)
     await closeAll(a)
   })
 

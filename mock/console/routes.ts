@@ -60,7 +60,7 @@ export function limitsView(state: MockState) {
 export function createConsoleHandlers(state: MockState, { baseUrl = '' }: { baseUrl?: string } = {}): HttpHandler[] {
   const at = (p: string) => `${baseUrl.replace(/\/$/, '')}/__admin${p}`
   return [
-    http.get(at('/traces'), ({ request }) => {
+    http.get(at('/traces'), async ({ request }) => {
       const q = new URL(request.url).searchParams
       const filter: TraceFilter = {}
       for (const name of ['shop', 'key', 'status', 'operation', 'after'] as const) {
@@ -72,10 +72,11 @@ export function createConsoleHandlers(state: MockState, { baseUrl = '' }: { base
         if (!/^\d+$/.test(limit)) return toResponse(apiError(400, 'limit must be a non-negative integer'))
         filter.limit = Number(limit)
       }
-      return ok({ enabled: state.traces.enabled, capacity: state.traces.capacity, traces: state.traces.list(filter) })
+      // A shared twin's traces are every replica's (mock/twin/redis/traces.ts).
+      return ok({ enabled: state.traces.enabled, capacity: state.traces.capacity, traces: await (state.twin.traces ?? state.traces).list(filter) })
     }),
-    http.get(at('/traces/:id'), ({ params }) => {
-      const trace = state.traces.get(String(params.id))
+    http.get(at('/traces/:id'), async ({ params }) => {
+      const trace = await (state.twin.traces ?? state.traces).get(String(params.id))
       return trace ? ok(trace) : toResponse(apiError(404, `No trace ${String(params.id)} (the last ${state.traces.capacity} are kept${state.traces.enabled ? '' : '; tracing is off'})`))
     }),
     http.get(at('/console/limits'), () => ok(limitsView(state))),

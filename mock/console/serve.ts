@@ -84,29 +84,35 @@ function events(state: MockState, req: IncomingMessage, res: ServerResponse): vo
   res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', connection: 'keep-alive', ...SECURITY_HEADERS })
   // Lets the server close while a console is open: the stream does not hold the socket in keep-alive.
   res.shouldKeepAlive = false
-  const send = (event: string, data: unknown) => res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`)
+  // A shared twin's feed may answer after the page left: nothing is written then.
+  const send = (event: string, data: unknown) => void (res.writableEnded || res.destroyed || res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`))
   res.write('retry: 2000\n\n')
-  // The traces kept so far, then the live ones.
-  const backlog = state.traces.list()
-  send('exchanges', { exchanges: backlog, dropped: 0, backlog: true })
-  send('state', consoleState(state))
   let pending: TraceSummary[] = []
   let dropped = 0
-  const unsubscribe = state.traces.subscribe(
-    (summary) => {
-      pending.push(summary)
-      if (pending.length > MAX_PENDING) {
-        dropped += pending.length - MAX_PENDING
-        pending = pending.slice(-MAX_PENDING)
-      }
-    },
-    // A reset empties the traces: every open page starts its list again.
-    () => {
-      pending = []
-      dropped = 0
-      send('exchanges', { exchanges: [], dropped: 0, backlog: true })
-    },
-  )
+  // The traces kept so far, then the live ones; after a reset, the (empty) list again. On a shared
+  // twin, every replica's (mock/twin/redis/traces.ts).
+  const backlog = (rows: TraceSummary[]) => {
+    pending = []
+    dropped = 0
+    send('exchanges', { exchanges: rows, dropped: 0, backlog: true })
+  }
+  const row = (summary: TraceSummary) => {
+    pending.push(summary)
+    if (pending.length > MAX_PENDING) {
+      dropped += pending.length - MAX_PENDING
+      pending = pending.slice(-MAX_PENDING)
+    }
+  }
+  const shared = state.twin.traces
+  let unsubscribe: () => void
+  if (shared?.open) {
+    unsubscribe = shared.open(backlog, row)
+    send('state', consoleState(state))
+  } else {
+    backlog(state.traces.list())
+    send('state', consoleState(state))
+    unsubscribe = state.traces.subscribe(row, () => backlog([]))
+  }
   const server = (req.socket as { server?: { listening: boolean } }).server
   const flush = setInterval(() => {
     // The server is closing: end the stream so the close need not wait for the page to leave.

@@ -92,12 +92,15 @@ export const journal = (): Step => {
   return async function journal(ctx, next) {
     const started = performance.now()
     if (ctx.bodyText !== lastBody) lastBody = ctx.bodyText
-    const entry = ctx.state.journal.record(new LazyEntry(ctx, lastBody))
+    const store = ctx.state.journal
+    const entry = store.record(new LazyEntry(ctx, lastBody))
     // The request's trace (mock/trace): its decisions, and the `x-shoptwin-trace` header on the answer.
     const trace = (ctx.trace = ctx.state.traces.begin(ctx, lastBody))
     const result = await next()
     entry.status = result.status
     entry.durationMs = Math.round((performance.now() - started) * 1000) / 1000
+    // A shared journal sends the entry once its answer is known (mock/twin/redis/journal.ts).
+    store.finished?.(entry)
     return trace ? trace.finish(result, entry.durationMs) : result
   }
 }

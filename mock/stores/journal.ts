@@ -3,7 +3,7 @@
  * (`GET /__admin/requests`). Secrets are redacted whenever an entry is read; an entry only keeps what
  * it needs to show itself (its headers, query and body are worked out on first read).
  */
-import type { RequestHeaders } from '../pipeline/compose.ts'
+import type { Awaitable, RequestHeaders } from '../pipeline/compose.ts'
 
 export interface JournalEntry {
   id: number
@@ -21,16 +21,37 @@ export interface JournalEntry {
   durationMs?: number
 }
 
-export interface Journal {
+export interface JournalFilter {
+  operationId?: string
+  /** The newest `limit` entries matching. */
+  limit?: number
+}
+
+/**
+ * Where the journal is kept: in memory (createJournal, the default) or on a shared store, where every
+ * replica of a twin appends to one bounded list (mock/twin/redis/journal.ts). Reads may be asynchronous.
+ */
+export interface JournalStore {
   /** Stores an entry; one that carries an `id` field is kept as it is (its getters stay lazy) and numbered. */
   record(entry: Omit<JournalEntry, 'id'> | JournalEntry): JournalEntry
-  entries(filter?: { operationId?: string; limit?: number }): JournalEntry[]
-  clear(): void
+  /** The request of an entry `record` took without its status has its answer (the pipeline's journal step calls it). */
+  finished?(entry: JournalEntry): void
+  /** Oldest first. */
+  entries(filter?: JournalFilter): Awaitable<JournalEntry[]>
+  clear(): Awaitable<void>
+  /** Entries kept (-1 when the store does not know without asking). */
   readonly size: number
 }
 
+/** The in-memory journal: synchronous. */
+export interface Journal extends JournalStore {
+  entries(filter?: JournalFilter): JournalEntry[]
+  clear(): void
+}
+
 export const REDACTED = 'REDACTED'
-const SECRET_HEADERS = /^(x-api-key|authorization|proxy-authorization|cookie|set-cookie)$/i
+/** Request headers whose values are secrets: never kept, logged or sent to a shared store. */
+export const SECRET_HEADERS = /^(x-api-key|authorization|proxy-authorization|cookie|set-cookie)$/i
 
 /** Header object with secrets replaced by `REDACTED`. */
 export function redactHeaders(headers: RequestHeaders): Record<string, string> {

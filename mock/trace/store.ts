@@ -34,9 +34,43 @@ export interface TraceFilter {
   limit?: number
 }
 
+/**
+ * Where finished traces also go when the twin is shared between replicas (mock/twin/redis/traces.ts):
+ * it numbers them (ids unique across the replicas) and stores them where every replica reads them.
+ */
+export interface TraceSink {
+  nextId(): number
+  push(record: TraceRecord): void
+}
+
+/**
+ * Where the control API and the console read traces: this replica's store, or a shared one (every
+ * replica's traces; mock/twin/redis/traces.ts), whose reads are asynchronous.
+ */
+export interface TraceReader {
+  get(id: string): Trace | undefined | Promise<Trace | undefined>
+  list(filter?: TraceFilter): TraceSummary[] | Promise<TraceSummary[]>
+  /**
+   * A console's feed: `backlog` with the traces kept (again after a reset), then `row` with each new
+   * one; returns the unsubscribe. (This replica's store: TraceStore.subscribe.)
+   */
+  open?(backlog: (rows: TraceSummary[]) => void, row: (summary: TraceSummary) => void): () => void
+}
+
+/** Does a trace's summary pass a filter (shop, key, status or its class `4xx`, operation)? `after` and `limit` are the caller's. */
+export function traceMatches(s: TraceSummary, { shop, key, status, operation }: TraceFilter): boolean {
+  if (shop && s.shop !== shop) return false
+  if (key && s.key !== key) return false
+  if (status !== undefined && status !== '' && !String(s.status).startsWith(String(status).replace(/x+$/i, ''))) return false
+  if (operation && s.operationId !== operation) return false
+  return true
+}
+
 export interface TraceStore {
   /** Off: no trace is made, no header is added. */
   enabled: boolean
+  /** A shared store's sink (undefined in memory: ids are this process's, traces stay in the ring). */
+  sink: TraceSink | undefined
   readonly size: number
   readonly capacity: number
   /** A record for a request entering the pipeline (undefined when tracing is off). */
@@ -142,7 +176,7 @@ export class TraceRecord {
   error: string | undefined
 
   constructor(store: Store, request: { method: string; url: URL; headers: RequestHeaders; bodyText: string; now: Date }, via: TraceSummary['via'], ctx?: RequestContext, bodyText = request.bodyText) {
-    this.#n = ++lastId
+    this.#n = store.sink ? store.sink.nextId() : ++lastId
     this.#store = store
     this.method = request.method
     this.#path = request.url.pathname
@@ -278,6 +312,45 @@ export class TraceRecord {
       response: { status: this.status, headers: { ...shownHeaders(this.#answerHeaders), [TRACE_HEADER]: this.id }, body: parsed(text) },
     }
   }
+
+  /**
+   * The trace as a shared store keeps it (secrets redacted, as toJSON): its summary's JSON (what a
+   * list shows), the JSON of the rest but the two bodies, and the bodies as they were sent (text or
+   * bytes, not parsed and written again); a body kept as a summary is in the JSON. `storedTrace`
+   * makes the Trace again.
+   */
+  stored(): StoredTrace {
+    const request = { method: this.method, url: `${this.#path}${this.#search}`, headers: redactHeaders(this.#headers) }
+    const response = { status: this.status, headers: { ...shownHeaders(this.#answerHeaders), [TRACE_HEADER]: this.id } }
+    const requestBody = this.#bodyText
+    const responseBody = this.#answerBytes ?? this.#answerText ?? ''
+    const summaries = { request: typeof requestBody === 'string' ? null : requestBody, response: typeof responseBody === 'object' && !(responseBody instanceof Uint8Array) ? responseBody : null }
+    return {
+      summary: JSON.stringify(this.summary()),
+      meta: JSON.stringify({ decisions: this.decisions, request, response, summaries }),
+      requestBody: typeof requestBody === 'string' ? requestBody : '',
+      responseBody: typeof responseBody === 'string' || responseBody instanceof Uint8Array ? responseBody : '',
+    }
+  }
+}
+
+/** A trace as a shared store keeps it (TraceRecord.stored). */
+export interface StoredTrace {
+  summary: string
+  meta: string
+  requestBody: string
+  responseBody: string | Uint8Array
+}
+
+/** The Trace of a stored one (bodies parsed as toJSON does). */
+export function storedTrace(summary: string, meta: string, requestBody: string, responseBody: string): Trace {
+  const { summaries, ...trace } = JSON.parse(meta) as Pick<Trace, 'decisions'> & { request: Omit<Trace['request'], 'body'>; response: Omit<Trace['response'], 'body'>; summaries: { request: unknown; response: unknown } }
+  return {
+    ...(JSON.parse(summary) as TraceSummary),
+    decisions: trace.decisions,
+    request: { ...trace.request, body: summaries.request ?? parsed(requestBody) },
+    response: { ...trace.response, body: summaries.response ?? parsed(responseBody) },
+  }
 }
 
 function operationDecision(record: TraceRecord): TraceDecision {
@@ -331,6 +404,7 @@ export function createTraceStore({ enabled = true, size = 1000 }: TraceStoreOpti
 
   const store: Store = {
     enabled,
+    sink: undefined,
     current: undefined,
     get size() {
       return count
@@ -352,6 +426,7 @@ export function createTraceStore({ enabled = true, size = 1000 }: TraceStoreOpti
       ring[head] = record
       head = (head + 1) % size
       if (count < size) count++
+      store.sink?.push(record)
       if (listeners.size) {
         const summary = record.summary()
         for (const listener of listeners) listener(summary)
@@ -363,18 +438,15 @@ export function createTraceStore({ enabled = true, size = 1000 }: TraceStoreOpti
     last() {
       return count ? ring[(head - 1 + size) % size]!.toJSON() : undefined
     },
-    list({ shop, key, status, operation, after, limit } = {}) {
+    list(filter = {}) {
+      const { after, limit } = filter
       const out: TraceSummary[] = []
       const afterId = after === undefined ? 0 : Number(after)
       for (const record of newestFirst()) {
         if (record.n <= afterId) continue
         if (limit !== undefined && out.length >= limit) break
         const s = record.summary()
-        if (shop && s.shop !== shop) continue
-        if (key && s.key !== key) continue
-        if (status !== undefined && status !== '' && !String(s.status).startsWith(String(status).replace(/x+$/i, ''))) continue
-        if (operation && s.operationId !== operation) continue
-        out.push(s)
+        if (traceMatches(s, filter)) out.push(s)
       }
       return out.reverse()
     },

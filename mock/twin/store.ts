@@ -11,7 +11,8 @@
 import type { Awaitable } from '../pipeline/compose.ts'
 import type { ActivityStore } from '../stores/activity.ts'
 import type { IdempotencyStore } from '../stores/idempotency.ts'
-import type { Journal } from '../stores/journal.ts'
+import type { JournalStore } from '../stores/journal.ts'
+import type { TraceReader } from '../trace/store.ts'
 import type { RateDecision, RateLimiter } from '../stores/rate-limiter.ts'
 import type { LoggedOp, TwinOp } from './ops.ts'
 
@@ -36,7 +37,9 @@ export interface TwinStore {
   readonly rateLimiter?: RateLimiter
   readonly idempotency?: IdempotencyStore
   readonly activity?: ActivityStore
-  readonly journal?: Journal
+  readonly journal?: JournalStore
+  /** Every replica's traces (the state's own trace store collects this replica's). */
+  readonly traces?: TraceReader
   /**
    * A shared store's catch-up that also takes the rate limit's slot of (key, shop) in the same round
    * trip, when nothing changed since this replica's last look; undefined when something did (the state

@@ -76,6 +76,7 @@ interface Filter {
 
 function App() {
   const rows = useRef<TraceSummary[]>([])
+  const seen = useRef(new Set<string>())
   const [version, setVersion] = useState(0)
   const [dropped, setDropped] = useState(0)
   const [connected, setConnected] = useState(false)
@@ -95,13 +96,20 @@ function App() {
       if (backlog) {
         // The whole list again (on connecting, and after a reset emptied the traces).
         rows.current = []
+        seen.current.clear()
         setDropped(0)
       }
+      // Rows come in the order the twin kept them; on a shared twin the ids of two replicas do not
+      // follow that order, so a row is known by its id, not by being above the last one.
       const all = rows.current
-      const lastId = all.length ? Number(all[all.length - 1]!.id) : 0
-      for (const row of exchanges) if (Number(row.id) > lastId) all.push(row)
+      for (const row of exchanges) {
+        if (seen.current.has(row.id)) continue
+        seen.current.add(row.id)
+        all.push(row)
+      }
       if (all.length > MAX_ROWS) {
         setDropped((d) => d + all.length - MAX_ROWS)
+        for (const gone of all.slice(0, all.length - MAX_ROWS)) seen.current.delete(gone.id)
         rows.current = all.slice(all.length - MAX_ROWS)
       }
       if (lost) setDropped((d) => d + lost)
@@ -136,6 +144,7 @@ function App() {
     act('World reset', async () => {
       await api('/reset', { method: 'POST', body: {} })
       rows.current = []
+      seen.current.clear()
       setSelected(undefined)
       setVersion((v) => v + 1)
     })

@@ -10,6 +10,8 @@
  *   gen            the generation of records and counters (a reset starts a new one)
  *   g<gen>:rl:*    rate-limit windows; g<gen>:idem:* idempotency records (+ an index that caps them)
  *   activity       the account's activity log (a capped stream)
+ *   g<gen>:journal, g<gen>:tr:*, journal:id, trace:ids   the request journal and the traces (journal.ts, traces.ts)
+ *   appends        the channel of the flush barrier (batch.ts)
  *
  * A request first catches up with the log (one round trip when nothing changed). A write takes the
  * lease, catches up, runs, and commits its operations, with the idempotency record it completes, in
@@ -29,7 +31,10 @@ import type { IdempotencyClaim, IdempotencyEntry, IdempotencyStore } from '../..
 import type { RateDecision, RateLimiter } from '../../stores/rate-limiter.ts'
 import { NeedsExclusive, StoreUnavailable, type TwinOp } from '../ops.ts'
 import type { TakenAhead, TwinStore } from '../store.ts'
+import { createAppendBatch } from './batch.ts'
+import { createRedisJournal, type SharedContext } from './journal.ts'
 import { ACQUIRE, ACTIVITY_RECORD, CLAIM_AND_ACQUIRE, COMMIT, IDEMPOTENCY_CLAIM, RATE_LIMIT, RATE_REFUND, RELEASE, RENEW, SYNC_RATE_LIMIT } from './scripts.ts'
+import { createRedisTraces, type SharedTraces } from './traces.ts'
 
 /** What makes replicas one twin: resolved once, stored with it, adopted by every replica. */
 export interface TwinConfig {
@@ -91,6 +96,7 @@ export const redactStoreUrl = (url: string): string => url.replace(/\/\/([^:@/]*
 export function twinKeys(name: string) {
   const p = `st:{tw:${name}}:`
   return {
+    prefix: p,
     cfg: `${p}cfg`,
     head: `${p}head`,
     log: `${p}log`,
@@ -211,8 +217,6 @@ interface Counters {
   leaseWaitMs: number
   caughtUp: number
   commands: number
-  activityFlushes: number
-  activityEntries: number
   leases: number
   heldWrites: number
   pushes: number
@@ -232,7 +236,7 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
   let gen = 0
   let dirty = true
   let rttMs = 0
-  const counters: Counters = { commits: 0, refusedCommits: 0, rebuilds: 0, storeErrors: 0, leaseWaitMs: 0, caughtUp: 0, commands: 0, activityFlushes: 0, activityEntries: 0, leases: 0, heldWrites: 0, takenWithSync: 0, pushes: 0, caughtUpByPush: 0, heldForTest: 0 }
+  const counters: Counters = { commits: 0, refusedCommits: 0, rebuilds: 0, storeErrors: 0, leaseWaitMs: 0, caughtUp: 0, commands: 0, leases: 0, heldWrites: 0, takenWithSync: 0, pushes: 0, caughtUpByPush: 0, heldForTest: 0 }
   // Every command this replica sends is one round trip (no auto-pipelining): counted for the metrics.
   const send = redis.sendCommand.bind(redis)
   redis.sendCommand = ((...args: Parameters<typeof send>) => {
@@ -254,6 +258,12 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
       throw new StoreUnavailable(`The shared state store is unavailable (${(error as Error).message}); retry shortly`)
     }
   }
+
+  const batch = createAppendBatch(redis, `${keys.prefix}appends`, () => {
+    counters.storeErrors++
+  })
+  batch.define('twinActivity', 2, ACTIVITY_RECORD)
+  const shared: SharedContext = { redis, prefix: keys.prefix, generation: () => gen, sync: () => catchUp(), guard, batch }
 
   const applyUpTo = (head: number): Promise<void> => {
     // A failed catch-up (the store went away) leaves the chain usable: the next one starts over.
@@ -496,13 +506,14 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
     }
   }
 
-  const store: TwinStore & { attach(s: MockState): void; replica: string; listening: Promise<void> } = {
-    listening,
+  const store: TwinStore & { attach(s: MockState): void; replica: string; traces?: SharedTraces; ready(): Promise<void> } = {
     kind: 'redis',
     shared: true,
     replica,
     attach(s) {
       state = s
+      // The replica's traces also go to the store (its sink), read there by every replica.
+      store.traces = createRedisTraces(shared, s.traces)
     },
     beforeChange() {
       if (!tx.getStore()) throw new NeedsExclusive()
@@ -525,6 +536,12 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
     },
     get head() {
       return applied
+    },
+    /** The appends' connection is up and the first block of trace ids taken. */
+    async ready() {
+      await listening
+      await batch.ready()
+      await store.traces?.ready()
     },
     rateLimiter: undefined as unknown as RateLimiter,
     syncTaking: undefined as unknown as TwinStore['syncTaking'],
@@ -563,13 +580,14 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
         // Heads heard on the twin's channel, and the operations applied on hearing them (before a request asked).
         pushes_received: counters.pushes,
         operations_caught_up_by_push: counters.caughtUpByPush,
-        // Commands sent, activity appends included (a pipeline of them is one round trip: activity_flushes).
+        // Commands sent on the requests' connection; the appends (activity, journal and trace entries) go on their own, a pipeline per burst (append_flushes).
         store_commands: counters.commands,
-        activity_entries: counters.activityEntries,
-        activity_flushes: counters.activityFlushes,
+        ...batch.metrics(),
+        ...store.traces?.metrics(),
       }
     },
     async close() {
+      await batch.close()
       await keeper.terminate()
       listener.disconnect()
       await redis.quit().catch(() => redis.disconnect())
@@ -705,35 +723,24 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
     clear: () => {},
   }
 
-  // Entries wait a few milliseconds and go to the store together (one round trip for a burst of requests);
-  // the log is the account's record, not part of an answer, so a request does not wait for it.
-  let pending: string[] = []
-  const flush = () => {
-    const batch = pending
-    pending = []
-    counters.activityFlushes++
-    counters.activityEntries += batch.length
-    const pipeline = redis.pipeline()
-    for (const entry of batch) (pipeline as unknown as Commands).twinActivity(keys.activity, keys.activityId, entry, ACTIVITY_MAX)
-    return pipeline.exec().then(
-      () => {},
-      () => {
-        counters.storeErrors++
-      },
-    )
-  }
+  // The activity log, the journal and the traces are not part of an answer: a request does not wait
+  // for them; they go to the store together, one pipeline for a burst of requests (batch.ts).
+  const appendActivity = batch.lane<string>('activity', (pipeline, entries) => {
+    for (const entry of entries) (pipeline as unknown as Commands).twinActivity(keys.activity, keys.activityId, entry, ACTIVITY_MAX)
+  })
   const activity: ActivityStore = {
     record(input) {
-      if (pending.push(JSON.stringify(input)) === 1) setTimeout(() => void flush(), 5).unref()
+      appendActivity(JSON.stringify(input))
     },
     entries: () =>
       guard(async () => {
-        if (pending.length) await flush()
+        await batch.flush()
         const entries = await redis.xrange(keys.activity, '-', '+')
         return entries.map(([, fields]) => ({ id: Number(fields[1]), ...(JSON.parse(fields[3]!) as Omit<ActivityEntry, 'id'>) }))
       }),
   }
-  Object.assign(store, { rateLimiter, idempotency, activity, syncTaking })
+  const journal = createRedisJournal(shared)
+  Object.assign(store, { rateLimiter, idempotency, activity, journal, syncTaking })
   return store
 }
 
@@ -778,8 +785,8 @@ export async function openRedisTwin(url: string, name: string, flags: ReplicaFla
       },
       /** Replays the log (the replica is then the twin as it is). */
       start: async () => {
-        await twin.listening
         await twin.sync()
+        await twin.ready()
       },
     }
   } catch (error) {

@@ -1,0 +1,257 @@
+/**
+ * The traces of a twin shared by replicas (issue 28's traces, issue 23's store): a trace id an answer
+ * of one replica carries opens on every replica (`GET /__admin/traces/<id>`, the console), and the
+ * console lists the answers of all of them. Each replica still collects its own traces as in memory
+ * (mock/trace/store.ts); a finished one also goes to the store with the other appends of its burst
+ * (batch.ts): no round trip of its own on the request path. Secrets are redacted before they leave
+ * (TraceRecord.stored).
+ *
+ * Ids are unique across the replicas: each takes blocks of numbers from the store (one round trip per
+ * block, fetched ahead of need, never on a request's path). Were a replica to run out while the store
+ * is away, it numbers on, and those traces stay its own (not sent: their numbers were not granted).
+ *
+ * A cached answer is the same bytes every time it is sent: a replica sends them once, and the traces
+ * of the answers it gave from them refer to them (counted; dropped with the last trace that refers to
+ * them). Were they dropped while the replica still refers to them, the store says so and the replica
+ * sends them again from the next trace on.
+ *
+ * Keys, under the twin's hash tag:
+ *   g<gen>:tr:feed              the summaries, oldest first (a stream capped at the ring's capacity)
+ *   g<gen>:tr:meta, :req, :res  the traces by id: summary and all but the bodies, the request body, the answer's body
+ *   g<gen>:tr:bodies, :refs     shared answer bodies by reference, and how many traces refer to each
+ *   g<gen>:tr:bref              the reference of a trace whose answer is a shared body
+ *   trace:ids                   the last number granted (ids go on after a reset, as in memory)
+ */
+import { randomUUID } from 'node:crypto'
+import type { ChainableCommander } from 'ioredis'
+import { storedTrace, traceMatches, type TraceReader, type TraceRecord, type TraceSink, type TraceStore } from '../../trace/store.ts'
+import type { TraceSummary } from '../../trace/types.ts'
+import type { SharedContext } from './journal.ts'
+import { GC_MS } from './scripts.ts'
+
+/** Ids a replica takes at a time. */
+export const TRACE_ID_BLOCK = 1024
+/** How often an open console asks for new traces (ms). */
+export const FEED_POLL_MS = 100
+
+/**
+ * Appends traces and drops the oldest beyond the cap.
+ * KEYS: feed, meta, req, res, bodies, refs, bref. ARGV: cap, gc ms, then per trace 8 values: id,
+ * summary, meta, request body, answer body (when not shared), reference of a shared answer body (or
+ * ''), its bytes, whether they are sent (1/0).
+ * Returns how many traces referred to a shared body the store no longer had (the replica then sends
+ * its bodies again).
+ */
+export const TRACE_APPEND = `
+local missing = 0
+for t = 3, #ARGV, 8 do
+  local id = ARGV[t]
+  local ref = ARGV[t + 5]
+  redis.call('XADD', KEYS[1], '*', 'i', id, 's', ARGV[t + 1], 'b', ref)
+  redis.call('HSET', KEYS[2], id, ARGV[t + 1] .. '\\n' .. ARGV[t + 2])
+  redis.call('HSET', KEYS[3], id, ARGV[t + 3])
+  if ref == '' then
+    redis.call('HSET', KEYS[4], id, ARGV[t + 4])
+  else
+    if ARGV[t + 7] == '1' then redis.call('HSET', KEYS[5], ref, ARGV[t + 6]) end
+    if redis.call('HEXISTS', KEYS[5], ref) == 0 then missing = missing + 1 end
+    redis.call('HINCRBY', KEYS[6], ref, 1)
+    redis.call('HSET', KEYS[7], id, ref)
+  end
+end
+local over = redis.call('XLEN', KEYS[1]) - tonumber(ARGV[1])
+if over > 0 then
+  for _, e in ipairs(redis.call('XRANGE', KEYS[1], '-', '+', 'COUNT', over)) do
+    local old = e[2][2]
+    local oldRef = e[2][6]
+    redis.call('HDEL', KEYS[2], old)
+    redis.call('HDEL', KEYS[3], old)
+    redis.call('HDEL', KEYS[4], old)
+    redis.call('HDEL', KEYS[7], old)
+    if oldRef and oldRef ~= '' and redis.call('HINCRBY', KEYS[6], oldRef, -1) <= 0 then
+      redis.call('HDEL', KEYS[6], oldRef)
+      redis.call('HDEL', KEYS[5], oldRef)
+    end
+    redis.call('XDEL', KEYS[1], e[1])
+  end
+end
+for i = 1, 7 do redis.call('PEXPIRE', KEYS[i], ARGV[2]) end
+return missing
+`
+
+type Appender = ChainableCommander & { twinTrace(...args: Array<string | number | Buffer>): ChainableCommander }
+
+export interface SharedTraces extends TraceReader {
+  /** Takes the first block of ids (before the replica answers). */
+  ready(): Promise<void>
+  metrics(): Record<string, number>
+}
+
+/** The shared traces of a replica whose own trace store is `local` (its sink is set here). */
+export function createRedisTraces(ctx: SharedContext, local: TraceStore): SharedTraces {
+  const { redis, prefix } = ctx
+  ctx.batch.define('twinTrace', 7, TRACE_APPEND)
+  const keys = (gen: number) => {
+    const p = `${prefix}g${gen}:tr:`
+    return { feed: `${p}feed`, meta: `${p}meta`, req: `${p}req`, res: `${p}res`, bodies: `${p}bodies`, refs: `${p}refs`, bref: `${p}bref` }
+  }
+  // The shared answer bodies this replica has sent, per generation (a reset starts with none).
+  const tag = randomUUID().slice(0, 8)
+  let bodyCount = 0
+  let sent = { gen: -1, bodies: new WeakMap<Uint8Array, string>() }
+  const sentIn = (gen: number) => (sent.gen === gen ? sent : (sent = { gen, bodies: new WeakMap() }))
+  const idsKey = `${prefix}trace:ids`
+  const cap = local.capacity
+  let unsharedCount = 0
+
+  // The ids: the block in use (last, end], the next one once fetched.
+  let last = 0
+  let end = 0
+  let next: [number, number] | undefined
+  let fetching: Promise<void> | undefined
+  /** Numbers given out past a block's end (the store was away): those traces are not sent. */
+  const unshared = new Set<number>()
+  const fetchBlock = (): Promise<void> =>
+    (fetching ??= redis
+      .incrby(idsKey, TRACE_ID_BLOCK)
+      .then(
+        (top) => {
+          next = [top - TRACE_ID_BLOCK, top]
+        },
+        () => {},
+      )
+      .finally(() => {
+        fetching = undefined
+      }))
+
+  // One script per burst (per generation: a reset within a burst makes two).
+  const append = ctx.batch.lane<{ gen: number; record: TraceRecord }>('traces', (pipeline, items) => {
+    const byGen = new Map<number, Array<string | number | Buffer>>()
+    for (const { gen, record } of items) {
+      let args = byGen.get(gen)
+      if (!args) byGen.set(gen, (args = []))
+      const stored = record.stored()
+      const body = stored.responseBody
+      let inline = ''
+      let ref = ''
+      let bytes: string | Buffer = ''
+      if (typeof body === 'string') inline = body
+      else {
+        const known = sentIn(gen).bodies
+        ref = known.get(body) ?? ''
+        if (!ref) {
+          known.set(body, (ref = `${tag}.${++bodyCount}`))
+          bytes = Buffer.from(body.buffer, body.byteOffset, body.byteLength)
+        }
+      }
+      args.push(record.id, stored.summary, stored.meta, stored.requestBody, inline, ref, bytes, bytes ? 1 : 0)
+    }
+    for (const [gen, args] of byGen) {
+      const k = keys(gen)
+      ;(pipeline as Appender).twinTrace(k.feed, k.meta, k.req, k.res, k.bodies, k.refs, k.bref, cap, GC_MS, ...args)
+    }
+    // A shared body the store had dropped: every one is sent again from the next trace on.
+    return (replies) => {
+      if (replies.some((reply) => typeof reply === 'number' && reply > 0)) sent = { gen: -1, bodies: new WeakMap() }
+    }
+  })
+
+  const sink: TraceSink = {
+    nextId() {
+      if (last >= end && next) {
+        ;[last, end] = next
+        next = undefined
+      }
+      // Half of the block used: the next one is asked for, off the request's path.
+      if (!next && end - last <= TRACE_ID_BLOCK / 2) void fetchBlock()
+      const id = ++last
+      if (id > end) {
+        unshared.add(id)
+        end = last
+      }
+      return id
+    },
+    push(record) {
+      if (unshared.size && unshared.delete(record.n)) {
+        unsharedCount++
+        return
+      }
+      append({ gen: ctx.generation(), record })
+    },
+  }
+  local.sink = sink
+
+  const summariesOf = (entries: Array<[string, string[]]>): TraceSummary[] => entries.map(([, fields]) => JSON.parse(fields[3]!) as TraceSummary)
+  const find = async (id: string) => {
+    const k = keys(ctx.generation())
+    const got = await redis.pipeline().hget(k.meta, id).hget(k.req, id).hget(k.res, id).hget(k.bref, id).exec()
+    const [meta, req, res, ref] = (got ?? []).map(([error, value]) => {
+      if (error) throw error
+      return value as string | null
+    })
+    if (!meta) return undefined
+    // Its summary, a line, then the rest (JSON has no raw line break).
+    const line = meta.indexOf('\n')
+    return storedTrace(meta.slice(0, line), meta.slice(line + 1), req ?? '', (ref ? await redis.hget(k.bodies, ref) : res) ?? '')
+  }
+
+  return {
+    ready: async () => {
+      await fetchBlock()
+      if (!next) throw new Error('cannot take trace ids from the shared store')
+    },
+    get: (id) =>
+      ctx.guard(async () => {
+        if (!/^\d{1,15}$/.test(id)) return undefined
+        await ctx.sync()
+        // Not there yet: the replica that answered may not have sent it.
+        return (await find(id)) ?? (await ctx.batch.barrier(), await find(id))
+      }),
+    list: (filter = {}) =>
+      ctx.guard(async () => {
+        await ctx.sync()
+        await ctx.batch.barrier()
+        let rows = summariesOf(await redis.xrange(keys(ctx.generation()).feed, '-', '+'))
+        if (filter.after !== undefined) {
+          // Newer than `after`: those stored after it (ids of two replicas do not follow the order).
+          const at = rows.findIndex((r) => r.id === String(filter.after))
+          rows = at >= 0 ? rows.slice(at + 1) : rows.filter((r) => Number(r.id) > Number(filter.after))
+        }
+        const out = rows.filter((r) => traceMatches(r, filter))
+        return filter.limit !== undefined ? out.slice(Math.max(0, out.length - filter.limit)) : out
+      }),
+    open(backlog, row) {
+      let gen = -1
+      let cursor = '-'
+      let busy = false
+      const poll = async () => {
+        if (busy) return
+        busy = true
+        try {
+          await ctx.sync()
+          const now = ctx.generation()
+          if (now !== gen) {
+            // The first look, or a reset started a new generation: the whole list again.
+            gen = now
+            const entries = await redis.xrange(keys(gen).feed, '-', '+')
+            cursor = entries.at(-1)?.[0] ?? '0-0'
+            backlog(summariesOf(entries))
+            return
+          }
+          const entries = await redis.xrange(keys(gen).feed, `(${cursor}`, '+', 'COUNT', 1000)
+          if (entries.length) cursor = entries.at(-1)![0]
+          for (const summary of summariesOf(entries)) row(summary)
+        } catch {
+          // The store is away: the next poll tries again.
+        } finally {
+          busy = false
+        }
+      }
+      void poll()
+      const timer = setInterval(() => void poll(), FEED_POLL_MS)
+      timer.unref()
+      return () => clearInterval(timer)
+    },
+    metrics: () => ({ trace_ids_to: end, traces_unshared: unsharedCount }),
+  }
+}
