@@ -212,7 +212,7 @@ describe('two replicas, one journal and one set of traces', () => {
     controller.abort()
   })
 
-  it.skipIf(!existsSync(CHROMIUM) && !process.env.CI)("the console page on one replica lists both replicas' answers, in the order given, and opens the other's trace", async () => {
+  it.skipIf(!existsSync(CHROMIUM) && !process.env.CI)("the console page on one replica lists both replicas' answers, each replica's in its order, and opens the other's trace", async () => {
     const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-dev-shm-usage'] })
     try {
       const page = await browser.newPage({ viewport: { width: 1440, height: 900 } })
@@ -227,8 +227,11 @@ describe('two replicas, one journal and one set of traces', () => {
       ids.push(bad.headers.get('x-shoptwin-trace')!)
       expect(Number(ids[1])).not.toBe(Number(ids[0]) + 1)
       await page.waitForFunction((want) => want.every((id) => [...document.querySelectorAll('.row .id')].some((e) => e.textContent === id)), ids)
-      const shown = await page.locator('.row .id').allInnerTexts()
-      expect(shown.filter((id) => ids.includes(id))).toEqual(ids)
+      // Each replica's answers in their order (the two replicas' entries reach the store in batches, so
+      // they interleave in the order they arrived there, not always the order of the answers).
+      const shown = (await page.locator('.row .id').allInnerTexts()).filter((id) => ids.includes(id))
+      expect(shown.filter((id) => [ids[0], ids[2], ids[4]].includes(id))).toEqual([ids[0], ids[2], ids[4]])
+      expect(shown.filter((id) => [ids[1], ids[3]].includes(id))).toEqual([ids[1], ids[3]])
       await page.locator('.row', { has: page.locator('.id', { hasText: new RegExp(`^${ids[4]}$`) }) }).click()
       await page.waitForSelector('.decision.failed')
       const text = await page.locator('.trace').innerText()

@@ -204,6 +204,8 @@ export function createRedisTraces(ctx: SharedContext, local: TraceStore): Shared
       ctx.guard(async () => {
         if (!/^\d{1,15}$/.test(id)) return undefined
         await ctx.sync()
+        // This replica's own entries first (a trace its ring dropped is gone once they are in).
+        await ctx.batch.flush()
         // Not there yet: the replica that answered may not have sent it.
         return (await find(id)) ?? (await ctx.batch.barrier(), await find(id))
       }),
