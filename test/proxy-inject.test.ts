@@ -12,6 +12,7 @@ import { startCertification } from '../conformance/certify-client/session.ts'
 import { createServer, type MockServer } from '../mock/server.ts'
 import { startProxy, type RunningProxy } from '../proxy/index.ts'
 import { runIntegration } from './certify-client/partner-client.ts'
+import { heldWriteThenRetry } from './support/held-write.ts'
 
 let mock: MockServer | undefined
 let proxy: RunningProxy | undefined
@@ -96,21 +97,11 @@ describe('proxy --inject: certify-client\'s schedule in front of a server', () =
     mock = twin()
     const upstream = await mock.listen(0, '127.0.0.1')
     const shopId = mock.state.world.shops[0]!.shop_id
-    const profile: Profile = { ...PROFILES.standard, name: 'held', burst429: { ...PROFILES.standard.burst429, times: 0 }, writeFaults: ['slow'], inFlight409: 0, stale412: 0, slowMs: 60_000 }
-    let holding!: () => void
-    const isHeld = new Promise<void>((resolve) => (holding = resolve))
-    proxy = await startProxy({ upstream, inject: profile, seed: 7, onInject: (x) => x.injected?.startsWith('slow') && holding() })
-    const headers = { 'x-api-key': 'demo-key', 'x-shop-id': shopId, 'content-type': 'application/json', 'idempotency-key': 'held-write-1' }
-    const body = JSON.stringify({ title: 'held', message_type: 'dm', outreach_audience: 'new_affiliates', dm_messages: [{ type: 'text', content: 'hello' }] })
-    const first = new AbortController()
-    const held = fetch(`${proxy.url}/automations/create`, { method: 'POST', headers, body, signal: first.signal }).catch((error: Error) => error)
-    // The client gives up on the held write (its timeout) and retries with the same key.
-    await isHeld
-    first.abort()
-    await held
-    const retry = await fetch(`${proxy.url}/automations/create`, { method: 'POST', headers, body })
+    const started = await heldWriteThenRetry(upstream, shopId, 'held-write-1', 'held')
+    proxy = started.proxy
+    const { retry } = started
     const retried = await retry.json() as { error?: string }
-    const report = await proxy.stop()
+    const report = await started.proxy.stop()
     proxy = undefined
     const heldSeq = report.situations['slow write (applied late)']
     expect(heldSeq).toHaveLength(1)

@@ -8,8 +8,7 @@
  * (SHOPTWIN_HOLD_WRITE_MS) after it claimed the key, as any server with I/O between claim and answer.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { PROFILES, type Profile } from '../../conformance/certify-client/profile.ts'
-import { startProxy } from '../../proxy/index.ts'
+import { heldWriteThenRetry } from '../support/held-write.ts'
 import { startRedis, type TestRedis } from '../support/redis.ts'
 import { startReplica } from '../support/replicas.ts'
 
@@ -25,19 +24,8 @@ describe('proxy --inject: a held write in front of an upstream still writing', (
   it('the retry meets the upstream\'s own 409 in flight, the held write acts once, the report says what was produced', async () => {
     const upstream = await startReplica({ store: redis.url, twin: 'held', args: ['--rate-limit', 'off'], env: { SHOPTWIN_HOLD_WRITE_MS: '1500' } })
     const shopId = /\n {2}([0-9a-f-]{36}) /.exec(upstream.output())![1]!
-    const profile: Profile = { ...PROFILES.standard, name: 'held', burst429: { ...PROFILES.standard.burst429, times: 0 }, writeFaults: ['slow'], inFlight409: 0, stale412: 0, slowMs: 60_000 }
-    let holding!: () => void
-    const isHeld = new Promise<void>((resolve) => (holding = resolve))
-    const proxy = await startProxy({ upstream: upstream.url, inject: profile, seed: 7, onInject: (x) => x.injected?.startsWith('slow') && holding() })
+    const { proxy, retry, headers, body } = await heldWriteThenRetry(upstream.url, shopId, 'held-write-redis', 'held on redis')
     try {
-      const headers = { 'x-api-key': 'demo-key', 'x-shop-id': shopId, 'content-type': 'application/json', 'idempotency-key': 'held-write-redis' }
-      const body = JSON.stringify({ title: 'held on redis', message_type: 'dm', outreach_audience: 'new_affiliates', dm_messages: [{ type: 'text', content: 'hello' }] })
-      const first = new AbortController()
-      const held = fetch(`${proxy.url}/automations/create`, { method: 'POST', headers, body, signal: first.signal }).catch((error: Error) => error)
-      await isHeld
-      first.abort()
-      await held
-      const retry = await fetch(`${proxy.url}/automations/create`, { method: 'POST', headers, body })
       expect(retry.status).toBe(409)
       expect(((await retry.json()) as { error: string }).error).toBe('A request with this Idempotency-Key is still in flight')
       const report = await proxy.stop()
