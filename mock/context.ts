@@ -3,7 +3,7 @@
  * `const listX = defineHandler('listX', (ctx) => ...)` and export `handlers: { listX }`; AreaHandler
  * is the untyped form the registry and the pipeline hold.
  */
-import type { TakenAhead } from './twin/store.ts'
+import type { ClaimedAhead, TakenAhead } from './twin/store.ts'
 import type { Contract, OperationInfo, operations, PagedOperationId } from '../openapi/index.ts'
 import type { ApiResult } from './respond.ts'
 import type { MockState } from './state.ts'
@@ -56,6 +56,8 @@ export interface RequestContext {
   trace?: TraceRecord
   /** A rate-limit slot a shared store took with the request's catch-up (mock/pipeline/twin-sync.ts), for the rate-limit step. */
   takenAhead?: { apiKey: string; shopId: string; taken: TakenAhead }
+  /** A keyed write's idempotency claim a shared store made with the catch-up, for the idempotency step. */
+  claimedAhead?: { shopId: string; key: string; claimed: ClaimedAhead }
 }
 
 /** An operation's behaviour. Return `{ status, body }`, or return/throw `apiError(status, message)`. */

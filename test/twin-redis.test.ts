@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createMockState, type MockState } from '../mock/index.ts'
 import { openRedisTwin } from '../mock/twin/redis/index.ts'
-import { startRedis, type TestRedis } from './support/redis.ts'
+import { redisCommand, startRedis, type TestRedis } from './support/redis.ts'
 import { runCli } from './support/replicas.ts'
 import { fetchOf } from './support/in-process.ts'
 
@@ -117,6 +117,30 @@ describe('one twin on Redis, in one process (issue 23, item 2)', () => {
     await closeAll(a, b)
   })
 
+  it('concurrent reads share one look at the head, and each still sees every write answered before it arrived', async () => {
+    const a = await replica(undefined, { rateLimit: false })
+    const b = await replica(a.twinName)
+    const shop = a.world.shops[0]!.shop_id
+    const fa = fetchOf(a)
+    const fb = fetchOf(b)
+    const commands = async () => ((await b.twin.metrics()) as { store_commands: number }).store_commands
+    await fb('POST', '/dashboards/list', {}, shop)
+    let looks = 0
+    for (let i = 0; i < 10; i++) {
+      // A read on B already on its way when the write lands, then 20 reads that arrive after its answer.
+      const early = fb('POST', '/dashboards/list', {}, shop)
+      expect((await fa('POST', '/dashboards/create', { name: `Shared look ${i}` }, shop)).status).toBe(201)
+      const before = await commands()
+      const reads = await Promise.all(Array.from({ length: 20 }, () => fb('POST', '/dashboards/list', {}, shop)))
+      looks += (await commands()) - before - 1
+      for (const read of reads) expect(read.text).toContain(`"name":"Shared look ${i}"`)
+      await early
+    }
+    // One look per request would be 200 (the push may bring an entry: one more each).
+    expect(looks).toBeLessThanOrEqual(60)
+    await closeAll(a, b)
+  })
+
   it('replicas: one rate limit for the twin (spec: Limits), not one per replica', async () => {
     const a = await replica()
     const b = await replica(a.twinName)
@@ -217,6 +241,54 @@ describe('one twin on Redis, in one process (issue 23, item 2)', () => {
     expect(after.rate_limit_with_catch_up - before.rate_limit_with_catch_up).toBe(5)
     expect(after.store_commands - before.store_commands - own).toBe(5)
     await closeAll(a)
+  })
+
+  it('a keyed write costs two store round trips when nothing changed: its rate limit, claim and lease go with the catch-up, then the commit', async () => {
+    const a = await replica()
+    const shop = a.world.shops[0]!.shop_id
+    const f = fetchOf(a)
+    const body = { title: 'Two trips', message_type: 'dm', outreach_audience: { type: 'new_affiliates' }, dm_messages: [{ type: 'text', content: 'Hi' }] }
+    const metrics = async () => (await a.twin.metrics()) as { store_commands: number; claims_with_catch_up: number; lease_acquisitions: number }
+    expect((await f('POST', '/automations/create', body, shop, { 'idempotency-key': 'trips-0' })).status).toBe(201)
+    const first = await metrics()
+    const before = await metrics()
+    const own = before.store_commands - first.store_commands
+    for (let i = 1; i <= 3; i++) expect((await f('POST', '/automations/create', { ...body, title: `Two trips ${i}` }, shop, { 'idempotency-key': `trips-${i}` })).status).toBe(201)
+    const after = await metrics()
+    expect(after.claims_with_catch_up - before.claims_with_catch_up).toBe(3)
+    expect(after.lease_acquisitions - before.lease_acquisitions).toBe(3)
+    expect(after.store_commands - before.store_commands - own).toBe(6)
+    // The replay is one round trip: the claim answers it.
+    const replay = await f('POST', '/automations/create', { ...body, title: 'Two trips 3' }, shop, { 'idempotency-key': 'trips-3' })
+    expect(replay.headers.get('idempotent-replayed')).toBe('true')
+    expect((await metrics()).store_commands - after.store_commands - own).toBe(1)
+    await closeAll(a)
+  })
+
+  it('a keyed request refused before its idempotency step (its body, its shop, the rate limit) frees the claim and the lease made ahead: the corrected retry runs', async () => {
+    const a = await replica()
+    const b = await replica(a.twinName)
+    const shop = a.world.shops[0]!.shop_id
+    const f = fetchOf(a)
+    const body = { title: 'Refused first', message_type: 'dm', outreach_audience: { type: 'new_affiliates' }, dm_messages: [{ type: 'text', content: 'Hi' }] }
+    const lease = async () => (await redisCommand(redis.socket, 'EXISTS', `st:{tw:${a.twinName}}:lease`)).trim()
+    const invalid = await f('POST', '/automations/create', { ...body, title: undefined }, shop, { 'idempotency-key': 'refused-1' })
+    expect(invalid.status).toBe(400)
+    expect(await lease()).toBe(':0')
+    expect((await f('POST', '/automations/create', body, 'not-a-shop', { 'idempotency-key': 'refused-2' })).status).toBeGreaterThanOrEqual(400)
+    expect(await lease()).toBe(':0')
+    // Another replica writes at once (the lease is free), and the same keys with what was wrong put right run.
+    await b.exclusive(() => b.admin.setClock({ advance_ms: 1 }))
+    expect((await f('POST', '/automations/create', body, shop, { 'idempotency-key': 'refused-1' })).status).toBe(201)
+    expect((await f('POST', '/automations/create', { ...body, title: 'Refused second' }, shop, { 'idempotency-key': 'refused-2' })).status).toBe(201)
+    // Refused by the rate limit (frozen clock: this second's slots used up): nothing claimed.
+    const answers = await Promise.all(Array.from({ length: 12 }, () => f('GET', '/shop/sps', undefined, shop)))
+    expect(answers.some((r) => r.status === 429)).toBe(true)
+    expect((await f('POST', '/automations/create', { ...body, title: 'Limited' }, shop, { 'idempotency-key': 'refused-3' })).status).toBe(429)
+    await a.exclusive(() => a.admin.setClock({ advance_ms: 1000 }))
+    expect((await f('POST', '/automations/create', { ...body, title: 'Limited' }, shop, { 'idempotency-key': 'refused-3' })).status).toBe(201)
+    expect(await lease()).toBe(':0')
+    await closeAll(a, b)
   })
 
   it('a burst of writes on one replica takes the lease once and commits each in order; another replica that asks gets it before the burst ends', async () => {

@@ -33,7 +33,7 @@ async function withKey(ctx: RequestContext, key: string, next: Next): Promise<Ap
   const store = ctx.state.idempotency
   const shopId = ctx.shop?.shop_id ?? '-'
 
-  const claim = await store.claim(shopId, key, ctx.trace?.id)
+  const claim = (await claimedAhead(ctx, shopId, key)) ?? (await store.claim(shopId, key, ctx.trace?.id))
   ctx.trace?.decide(idempotencyDecision, key, claim)
   if (claim.kind === 'in-flight') throw apiError(409, IN_FLIGHT_MESSAGE)
   if (claim.kind === 'replay') {
@@ -56,6 +56,16 @@ async function withKey(ctx: RequestContext, key: string, next: Next): Promise<Ap
     ctx.trace?.decide(idempotencyReleased(key, 'exception'))
     throw error
   }
+}
+
+/** The claim a shared store made with the catch-up (twin-sync.ts), if it is this request's; another is freed. */
+async function claimedAhead(ctx: RequestContext, shopId: string, key: string) {
+  const ahead = ctx.claimedAhead
+  if (!ahead) return undefined
+  ctx.claimedAhead = undefined
+  if (ahead.shopId === shopId && ahead.key === key) return ahead.claimed.claim
+  await ahead.claimed.release()
+  return undefined
 }
 
 function keyed(ctx: RequestContext, store: IdempotencyStore, shopId: string, key: string, next: Next) {

@@ -10,7 +10,7 @@
  */
 import type { Awaitable } from '../pipeline/compose.ts'
 import type { ActivityStore } from '../stores/activity.ts'
-import type { IdempotencyStore } from '../stores/idempotency.ts'
+import type { IdempotencyClaim, IdempotencyStore } from '../stores/idempotency.ts'
 import type { JournalStore } from '../stores/journal.ts'
 import type { TraceReader } from '../trace/store.ts'
 import type { RateDecision, RateLimiter } from '../stores/rate-limiter.ts'
@@ -21,6 +21,26 @@ export interface TakenAhead {
   decision: RateDecision
   /** Gives the slot back (the request was refused before the rate limit, which would not have counted it). */
   giveBack(): void
+}
+
+/** An idempotency claim made with the catch-up, before the request reached its idempotency step. */
+export interface ClaimedAhead {
+  claim: IdempotencyClaim
+  /** Frees a started claim and the lease taken with it (the request was refused before its idempotency step). */
+  release(): Promise<void>
+}
+
+/** What a request asks a shared store to do with its catch-up. */
+export interface AheadAsk {
+  /** The rate limit's slot of (key, shop). */
+  rate?: { apiKey: string; shopId: string }
+  /** A keyed write's claim of (shop, key). */
+  claim?: { shopId: string; key: string }
+}
+
+export interface Ahead {
+  taken?: TakenAhead
+  claimed?: ClaimedAhead
 }
 
 export interface TwinStore {
@@ -41,11 +61,12 @@ export interface TwinStore {
   /** Every replica's traces (the state's own trace store collects this replica's). */
   readonly traces?: TraceReader
   /**
-   * A shared store's catch-up that also takes the rate limit's slot of (key, shop) in the same round
-   * trip, when nothing changed since this replica's last look; undefined when something did (the state
-   * has caught up: take as usual).
+   * A shared store's catch-up that also does, in the same round trip, what the request will ask next
+   * (its rate-limit slot, a keyed write's idempotency claim and the write lease), when nothing changed
+   * since this replica's last look; undefined when something did (the state has caught up: the
+   * request's steps take and claim as usual).
    */
-  readonly syncTaking?: (apiKey: string, shopId: string) => Promise<TakenAhead | undefined>
+  readonly syncAhead?: (ask: AheadAsk) => Promise<Ahead | undefined>
   /** The last operation's place in the log. */
   readonly head: number
   /** What an operator scrapes (`GET /__admin/metrics`). */

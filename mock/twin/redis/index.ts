@@ -30,10 +30,11 @@ import type { ActivityStore } from '../../stores/activity.ts'
 import type { IdempotencyClaim, IdempotencyEntry, IdempotencyStore } from '../../stores/idempotency.ts'
 import type { RateDecision, RateLimiter } from '../../stores/rate-limiter.ts'
 import { NeedsExclusive, StoreUnavailable, type TwinOp } from '../ops.ts'
-import type { TakenAhead, TwinStore } from '../store.ts'
+import type { Ahead, AheadAsk, TwinStore } from '../store.ts'
 import { createAppendBatch } from './batch.ts'
+import { heldLease } from './lease-keeper.ts'
 import { createRedisJournal, type SharedContext } from './journal.ts'
-import { ACQUIRE, ACTIVITY_RECORD, CLAIM_AND_ACQUIRE, COMMIT, IDEMPOTENCY_CLAIM, RATE_LIMIT, RATE_REFUND, RELEASE, RENEW, SYNC_RATE_LIMIT } from './scripts.ts'
+import { ACQUIRE, ACTIVITY_RECORD, CLAIM_AND_ACQUIRE, COMMIT, IDEMPOTENCY_CLAIM, RATE_LIMIT, RATE_REFUND, RELEASE, RELEASE_CLAIM, RENEW, SYNC_AHEAD } from './scripts.ts'
 import { createRedisTraces, type SharedTraces } from './traces.ts'
 
 /** What makes replicas one twin: resolved once, stored with it, adopted by every replica. */
@@ -116,7 +117,8 @@ export function twinKeys(name: string) {
 
 type Commands = Redis & {
   twinRateLimit(recent: string, day: string, now: number, perSecond: number, perDay: number, midnight: number): Promise<[number, string, number, number, number, number]>
-  twinSyncRateLimit(head: string, gen: string, recent: string, day: string, applied: number, expectedGen: number, now: number, perSecond: number, perDay: number, midnight: number): Promise<[number, number, number?, string?, number?, number?, number?, number?]>
+  twinSyncAhead(...args: Array<string | number>): Promise<Array<string | number>>
+  twinReleaseClaim(record: string, lease: string, token: string): Promise<number>
   twinRefund(recent: string, day: string, instant: string): Promise<number>
   twinAcquire(lease: string, head: string, gen: string, wanted: string, token: string, ms: number, replica: string): Promise<[number, number?, number?]>
   twinClaim(record: string, index: string, now: number, inFlightMs: number, maxRecords: number): Promise<string[]>
@@ -154,7 +156,8 @@ export async function connectRedis(url: string, { log = (line: string) => consol
     connectedOnce = true
   })
   redis.defineCommand('twinRateLimit', { numberOfKeys: 2, lua: RATE_LIMIT })
-  redis.defineCommand('twinSyncRateLimit', { numberOfKeys: 4, lua: SYNC_RATE_LIMIT })
+  redis.defineCommand('twinSyncAhead', { numberOfKeys: 8, lua: SYNC_AHEAD })
+  redis.defineCommand('twinReleaseClaim', { numberOfKeys: 2, lua: RELEASE_CLAIM })
   redis.defineCommand('twinRefund', { numberOfKeys: 2, lua: RATE_REFUND })
   redis.defineCommand('twinAcquire', { numberOfKeys: 4, lua: ACQUIRE })
   redis.defineCommand('twinClaim', { numberOfKeys: 2, lua: IDEMPOTENCY_CLAIM })
@@ -223,6 +226,7 @@ interface Counters {
   caughtUpByPush: number
   heldForTest: number
   takenWithSync: number
+  claimedWithSync: number
 }
 
 /** The TwinStore of one replica (MockStateOptions.twin). */
@@ -236,14 +240,15 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
   let gen = 0
   let dirty = true
   let rttMs = 0
-  const counters: Counters = { commits: 0, refusedCommits: 0, rebuilds: 0, storeErrors: 0, leaseWaitMs: 0, caughtUp: 0, commands: 0, leases: 0, heldWrites: 0, takenWithSync: 0, pushes: 0, caughtUpByPush: 0, heldForTest: 0 }
+  const counters: Counters = { commits: 0, refusedCommits: 0, rebuilds: 0, storeErrors: 0, leaseWaitMs: 0, caughtUp: 0, commands: 0, leases: 0, heldWrites: 0, takenWithSync: 0, claimedWithSync: 0, pushes: 0, caughtUpByPush: 0, heldForTest: 0 }
   // Every command this replica sends is one round trip (no auto-pipelining): counted for the metrics.
   const send = redis.sendCommand.bind(redis)
   redis.sendCommand = ((...args: Parameters<typeof send>) => {
     counters.commands++
     return send(...args)
   }) as typeof send
-  const keeper = new Worker(new URL(`./lease-keeper${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url), { workerData: { options: connectionOf(redis), lease: keys.lease } })
+  const heldForKeeper = heldLease()
+  const keeper = new Worker(new URL(`./lease-keeper${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url), { workerData: { leaseKeeper: true, options: connectionOf(redis), lease: keys.lease, ms: leaseMs, shared: heldForKeeper.buffer } })
   keeper.unref()
   // One catch-up at a time applies entries in order.
   let applying: Promise<void> = Promise.resolve()
@@ -291,8 +296,28 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
     return applying
   }
 
-  /** Reads the head (one round trip) and applies what is new. */
-  const catchUp = () =>
+  /**
+   * Reads the head (one round trip) and applies what is new. Requests that arrive while a look is on
+   * its way share the next one (sent when it is back): a look sent before a request arrived may miss
+   * a write answered just before, one sent after may not. Under load, one round trip serves many.
+   */
+  let looking: Promise<void> | null = null
+  let nextLook: Promise<void> | null = null
+  const catchUp = (): Promise<void> => {
+    if (!looking) {
+      const look = (looking = lookAtHead().finally(() => {
+        if (looking === look) looking = null
+      }))
+      return look
+    }
+    return (nextLook ??= looking
+      .catch(() => {})
+      .then(() => {
+        nextLook = null
+        return catchUp()
+      }))
+  }
+  const lookAtHead = () =>
     guard(async () => {
       const started = performance.now()
       const [head, g] = await redis.mget(keys.head, keys.gen)
@@ -368,7 +393,7 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
     wanted = false
     // A live replica keeps its lease while it writes, from a thread of its own (lease-keeper.ts); a
     // stalled one (SIGSTOP) cannot, and is fenced out.
-    keeper.postMessage({ token, ms: leaseMs })
+    heldForKeeper.set(token)
     try {
       await applyUpTo(seenHead)
     } catch (error) {
@@ -383,7 +408,7 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
     const token = held
     held = null
     freshLease = false
-    keeper.postMessage({ token: null })
+    heldForKeeper.set(null)
     if (refused) void redis.twinRelease(keys.lease, token).catch(() => {})
   }
 
@@ -544,7 +569,7 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
       await store.traces?.ready()
     },
     rateLimiter: undefined as unknown as RateLimiter,
-    syncTaking: undefined as unknown as TwinStore['syncTaking'],
+    syncAhead: undefined as unknown as TwinStore['syncAhead'],
     idempotency: undefined as unknown as IdempotencyStore,
     activity: undefined as unknown as ActivityStore,
     async metrics() {
@@ -574,8 +599,9 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
         // Leases taken, and writes that found the lease still held from the one before (a burst).
         lease_acquisitions: counters.leases,
         writes_under_held_lease: counters.heldWrites,
-        // Reads whose catch-up and rate limit went in one round trip.
+        // Requests whose catch-up went with their rate limit or claim in one round trip, and keyed writes whose claim (and lease) went with it.
         rate_limit_with_catch_up: counters.takenWithSync,
+        claims_with_catch_up: counters.claimedWithSync,
         operations_caught_up: counters.caughtUp,
         // Heads heard on the twin's channel, and the operations applied on hearing them (before a request asked).
         pushes_received: counters.pushes,
@@ -610,19 +636,31 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
     clear: () => {},
   }
 
-  /** A request's catch-up and its rate limit in one round trip, when nothing changed (else it catches up and takes nothing). */
-  const syncTaking = (apiKey: string, shopId: string) =>
-    guard(async (): Promise<TakenAhead | undefined> => {
+  /**
+   * A request's catch-up and what it asks next (its rate-limit slot, a keyed write's claim and the
+   * write lease) in one round trip, when nothing changed; else it catches up and nothing is done.
+   */
+  const syncAhead = (ask: AheadAsk) =>
+    guard(async (): Promise<Ahead | undefined> => {
       if (dirty || held !== null) {
         await catchUp()
         return undefined
       }
       const t = now()
-      const { keyId, day, midnight, perSecond, perDay } = windowOf(apiKey, t)
-      const recent = keys.rateRecent(gen, keyId, shopId)
-      const dayKey = keys.rateDay(gen, keyId, shopId, day)
+      const rate = ask.rate && windowOf(ask.rate.apiKey, t)
+      const recent = ask.rate ? keys.rateRecent(gen, rate!.keyId, ask.rate.shopId) : keys.head
+      const dayKey = ask.rate ? keys.rateDay(gen, rate!.keyId, ask.rate.shopId, rate!.day) : keys.head
+      const record = ask.claim ? keys.idem(gen, ask.claim.shopId, ask.claim.key) : keys.head
+      // The lease comes with the claim unless another write of this replica holds or waits for it.
+      const lease = ask.claim ? leaseWithClaim() : undefined
       const started = performance.now()
-      const r = await redis.twinSyncRateLimit(keys.head, keys.gen, recent, dayKey, applied, gen, t, perSecond, perDay, midnight)
+      let r: Array<string | number>
+      try {
+        r = await redis.twinSyncAhead(keys.head, keys.gen, recent, dayKey, record, keys.idemIndex(gen), keys.lease, keys.wanted, applied, gen, t, rate?.perSecond ?? 0, rate?.perDay ?? 0, rate?.midnight ?? 0, ask.rate ? '1' : '0', ask.claim ? '1' : '0', IN_FLIGHT_MS, MAX_RECORDS, lease ? '1' : '0', lease?.token ?? '', leaseMs, replica)
+        if (r[9] === 1) await lease!.taken(Number(r[0]), Number(r[1]))
+      } finally {
+        lease?.settle()
+      }
       rttMs = rttMs === 0 ? performance.now() - started : rttMs * 0.9 + (performance.now() - started) * 0.1
       seenHead = Number(r[0])
       if (r.length === 2) {
@@ -631,13 +669,65 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
         return undefined
       }
       counters.takenWithSync++
-      const [, , allowed, window, retryAfter, secondCount, windowStart, dayCount] = r
-      return {
-        decision: decisionOf(allowed!, window!, retryAfter!, secondCount!, windowStart!, dayCount!, day),
-        // The instant is the one the script pushed: removing it gives the slot back.
-        giveBack: () => void redis.twinRefund(recent, dayKey, String(t)).catch(() => counters.storeErrors++),
+      const done: Ahead = {}
+      if (ask.rate) {
+        const [, , allowed, window, retryAfter, secondCount, windowStart, dayCount] = r as number[]
+        done.taken = {
+          decision: decisionOf(allowed!, String(window), retryAfter!, secondCount!, windowStart!, dayCount!, rate!.day),
+          // The instant is the one the script pushed: removing it gives the slot back.
+          giveBack: () => void redis.twinRefund(recent, dayKey, String(t)).catch(() => counters.storeErrors++),
+        }
       }
+      if (r[8] !== '') {
+        counters.claimedWithSync++
+        const claim = claimAnswer([r[8], ...r.slice(10)].map(String))
+        const token = r[9] === 1 ? lease!.token : ''
+        done.claimed = {
+          claim,
+          release: async () => {
+            if (claim.kind !== 'started') return
+            // The lease only if no write of this replica took it meanwhile.
+            const ours = token !== '' && freshLease && held === token
+            if (ours) {
+              freshLease = false
+              handOver()
+            }
+            await redis.twinReleaseClaim(record, keys.lease, ours ? token : '').catch(() => counters.storeErrors++)
+          },
+        }
+      }
+      return done
     })
+
+  /**
+   * A claim's round trip that may bring the free lease: none while another write of this replica holds
+   * or asks for it (it would wait on itself). `taken` makes it this replica's, for that write.
+   */
+  function leaseWithClaim() {
+    if (held !== null || waiting > 0 || dirty || leaseComing || acquiring) return undefined
+    const token = `${replica}:${randomUUID()}`
+    let settle!: () => void
+    // Until its answer is here, no other write of this replica asks for the lease.
+    leaseComing = new Promise<void>((resolve) => (settle = resolve))
+    return {
+      token,
+      settle: () => {
+        leaseComing = null
+        settle()
+      },
+      taken: async (head: number, g: number) => {
+        await leaseTaken(token, head, g)
+        freshLease = true
+        // The write follows at once; should it not (a caller that only claims), the lease goes back.
+        setTimeout(() => {
+          if (freshLease && held === token && waiting === 0) {
+            freshLease = false
+            handOver(true)
+          }
+        }, 100).unref()
+      },
+    }
+  }
 
   function windowOf(apiKey: string, t: number) {
     const day = new Date(t).toISOString().slice(0, 10)
@@ -666,33 +756,21 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
         const record = keys.idem(gen, shopId, key)
         // The write that starts will want the lease next: asked for in the same round trip when no
         // other write of this replica holds or waits for it.
-        if (held !== null || waiting > 0 || dirty || leaseComing || acquiring) return claimAnswer(await redis.twinClaim(record, keys.idemIndex(gen), now(), IN_FLIGHT_MS, MAX_RECORDS))
-        const token = `${replica}:${randomUUID()}`
-        let settle!: () => void
-        // Until its answer is here, no other write of this replica asks for the lease (it would wait on itself).
-        leaseComing = new Promise<void>((resolve) => (settle = resolve))
+        const lease = leaseWithClaim()
+        if (!lease) return claimAnswer(await redis.twinClaim(record, keys.idemIndex(gen), now(), IN_FLIGHT_MS, MAX_RECORDS))
         let r: Array<string | number>
         try {
-          r = await redis.twinClaimAndAcquire(record, keys.idemIndex(gen), keys.lease, keys.head, keys.gen, keys.wanted, now(), IN_FLIGHT_MS, MAX_RECORDS, token, leaseMs, replica)
+          r = await redis.twinClaimAndAcquire(record, keys.idemIndex(gen), keys.lease, keys.head, keys.gen, keys.wanted, now(), IN_FLIGHT_MS, MAX_RECORDS, lease.token, leaseMs, replica)
           if (r[0] === 'started' && r[1] === 1) {
             try {
-              await leaseTaken(token, Number(r[2]), Number(r[3]))
+              await lease.taken(Number(r[2]), Number(r[3]))
             } catch (error) {
               await redis.del(record).catch(() => {})
               throw error
             }
-            freshLease = true
-            // The write follows at once; should it not (a caller that only claims), the lease goes back.
-            setTimeout(() => {
-              if (freshLease && held === token && waiting === 0) {
-                freshLease = false
-                handOver(true)
-              }
-            }, 100).unref()
           }
         } finally {
-          leaseComing = null
-          settle()
+          lease.settle()
         }
         return claimAnswer(r.map(String))
       }),
@@ -740,7 +818,7 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
       }),
   }
   const journal = createRedisJournal(shared)
-  Object.assign(store, { rateLimiter, idempotency, activity, journal, syncTaking })
+  Object.assign(store, { rateLimiter, idempotency, activity, journal, syncAhead })
   return store
 }
 

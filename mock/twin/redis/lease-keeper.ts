@@ -2,22 +2,60 @@
  * Keeps a replica's write lease alive from a thread of its own: a write that computes for a long time
  * (a shop's data built on first use, on a loaded machine) blocks the main thread's timers, not this
  * one's, so a live replica keeps its lease; a stopped one (SIGSTOP stops every thread) loses it and is
- * fenced out. Messages: `{ token, ms }` starts renewing the lease under `token`, `{ token: null }` stops.
+ * fenced out.
+ *
+ * The lease held is read from shared memory (`heldLease`), not sent in messages: a message wakes the
+ * thread through the kernel, twice per write, which costs more than the write's own round trips on a
+ * busy machine. Every third of the lease's time, the thread renews the token it finds there (a token
+ * given up meanwhile is renewed by no one: the script checks it holds the lease).
  */
 import { parentPort, workerData } from 'node:worker_threads'
 import { Redis, type RedisOptions } from 'ioredis'
 import { RENEW } from './scripts.ts'
 
-const { options, lease } = workerData as { options: RedisOptions; lease: string }
-const redis = new Redis({ ...options, enableOfflineQueue: false, maxRetriesPerRequest: 0, retryStrategy: (times) => Math.min(50 * times, 1000) }) as Redis & { twinRenew(lease: string, token: string, ms: number): Promise<number> }
-redis.on('error', () => {})
-redis.defineCommand('twinRenew', { numberOfKeys: 1, lua: RENEW })
+/** Room for a token (`<replica>:<uuid>`, ASCII). */
+const TOKEN_BYTES = 128
+const encoder = new TextEncoder()
+const decoder = new TextDecoder()
 
-let timer: ReturnType<typeof setInterval> | undefined
-parentPort!.on('message', ({ token, ms }: { token: string | null; ms?: number }) => {
-  if (timer) clearInterval(timer)
-  timer = undefined
-  if (token === null) return
-  timer = setInterval(() => void redis.twinRenew(lease, token, ms!).catch(() => {}), Math.max(50, ms! / 3))
-})
-parentPort!.on('close', () => redis.disconnect())
+/**
+ * The lease a replica holds, in memory its keeper thread reads: a seqlock (the version is odd while
+ * the token is written), the token's length (0: none held), its bytes.
+ */
+export function heldLease(buffer = new SharedArrayBuffer(8 + TOKEN_BYTES)) {
+  const header = new Int32Array(buffer, 0, 2)
+  const bytes = new Uint8Array(buffer, 8)
+  return {
+    buffer,
+    set(token: string | null) {
+      Atomics.add(header, 0, 1)
+      const length = token === null ? 0 : encoder.encodeInto(token, bytes).written
+      Atomics.store(header, 1, length)
+      Atomics.add(header, 0, 1)
+    },
+    get(): string | null {
+      // Terminates: the writer holds the lock for a few instructions.
+      for (;;) {
+        const before = Atomics.load(header, 0)
+        if (before % 2 === 1) continue
+        const length = Atomics.load(header, 1)
+        const token = length === 0 ? null : decoder.decode(bytes.slice(0, length))
+        if (Atomics.load(header, 0) === before) return token
+      }
+    },
+  }
+}
+
+// The thread's part (the main thread imports only `heldLease`).
+if (parentPort && (workerData as { leaseKeeper?: boolean } | null)?.leaseKeeper === true) {
+  const { options, lease, ms, shared } = workerData as { options: RedisOptions; lease: string; ms: number; shared: SharedArrayBuffer }
+  const redis = new Redis({ ...options, enableOfflineQueue: false, maxRetriesPerRequest: 0, retryStrategy: (times) => Math.min(50 * times, 1000) }) as Redis & { twinRenew(lease: string, token: string, ms: number): Promise<number> }
+  redis.on('error', () => {})
+  redis.defineCommand('twinRenew', { numberOfKeys: 1, lua: RENEW })
+  const held = heldLease(shared)
+  setInterval(() => {
+    const token = held.get()
+    if (token !== null) void redis.twinRenew(lease, token, ms).catch(() => {})
+  }, Math.max(50, ms / 3))
+  parentPort.on('close', () => redis.disconnect())
+}

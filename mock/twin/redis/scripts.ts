@@ -46,21 +46,6 @@ return take(KEYS[1], KEYS[2], tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARG
 `
 
 /**
- * A request's catch-up and its rate limit in one round trip: when the log's head and the generation
- * are still what the replica has applied, the slot is taken (the replica's clock is the twin's, as
- * nothing changed); otherwise nothing is taken and the head is returned, to catch up first.
- * KEYS: head, gen, recent, day. ARGV: applied, gen, now, perSecond, perDay, next midnight (ms).
- * Returns {head, gen, allowed 1|0, window, retryAfterSeconds, secondCount, windowStart, dayCount} or {head, gen}.
- */
-export const SYNC_RATE_LIMIT = `${TAKE}
-local head = tonumber(redis.call('GET', KEYS[1]) or '0')
-local gen = tonumber(redis.call('GET', KEYS[2]) or '0')
-if head ~= tonumber(ARGV[1]) or gen ~= tonumber(ARGV[2]) then return {head, gen} end
-local r = take(KEYS[3], KEYS[4], tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6]))
-return {head, gen, r[1], r[2], r[3], r[4], r[5], r[6]}
-`
-
-/**
  * Gives back a slot taken ahead of a request that did not reach the rate limit after all (refused
  * before it: its key's route, its shop). KEYS: recent, day. ARGV: the instant taken.
  */
@@ -174,6 +159,49 @@ if c[1] ~= 'started' then return c end
 local l = acquire(KEYS[3], KEYS[4], KEYS[5], KEYS[6], ARGV[4], ARGV[5], ARGV[6])
 if l[1] == 1 then return {'started', 1, l[2], l[3]} end
 return c
+`
+
+/**
+ * A request's catch-up with what it will need next, in one round trip, when the log's head and the
+ * generation are still what the replica has applied (its clock is then the twin's): the rate limit's
+ * slot (when asked), then, if the slot was given, a keyed write's idempotency claim (when asked) and,
+ * when that claim starts and `lease` asks for it, the free write lease. Otherwise nothing is done and
+ * the head is returned, to catch up first (the request then takes and claims in its own steps).
+ * KEYS: head, gen, recent, day, record, index, lease, wanted.
+ * ARGV: applied, gen, now, perSecond, perDay, next midnight, rate (0/1), claim (0/1), inFlightMs,
+ * maxRecords, lease (0/1), token, ms, replica.
+ * Returns {head, gen} or {head, gen, allowed, window, retryAfterSeconds, secondCount, windowStart,
+ * dayCount, claim kind ('' when none), lease taken (0/1), the replay's fields...}.
+ */
+export const SYNC_AHEAD = `${TAKE}
+${CLAIM}
+${ACQUIRE_LEASE}
+local head = tonumber(redis.call('GET', KEYS[1]) or '0')
+local gen = tonumber(redis.call('GET', KEYS[2]) or '0')
+if head ~= tonumber(ARGV[1]) or gen ~= tonumber(ARGV[2]) then return {head, gen} end
+local now = tonumber(ARGV[3])
+local r = {1, '', 0, 0, 0, 0}
+if ARGV[7] == '1' then r = take(KEYS[3], KEYS[4], now, tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])) end
+local out = {head, gen, r[1], r[2], r[3], r[4], r[5], r[6], '', 0}
+if ARGV[8] ~= '1' or r[1] ~= 1 then return out end
+local c = claim(KEYS[5], KEYS[6], now, tonumber(ARGV[9]), tonumber(ARGV[10]))
+out[9] = c[1]
+for i = 2, #c do out[9 + i] = c[i] end
+if c[1] == 'started' and ARGV[11] == '1' then
+  local l = acquire(KEYS[7], KEYS[1], KEYS[2], KEYS[8], ARGV[12], ARGV[13], ARGV[14])
+  if l[1] == 1 then out[10] = 1 end
+end
+return out
+`
+
+/**
+ * Frees a claim made ahead of a request that was refused before its idempotency step, and the lease
+ * taken with it if this replica still holds it under that token. KEYS: record, lease. ARGV: token ('' for none).
+ */
+export const RELEASE_CLAIM = `
+if redis.call('HGET', KEYS[1], 'status') == 'processing' then redis.call('DEL', KEYS[1]) end
+if ARGV[1] ~= '' and redis.call('GET', KEYS[2]) == ARGV[1] then redis.call('DEL', KEYS[2]) end
+return 1
 `
 
 /** Releases the lease if this replica still holds it. KEYS: lease. ARGV: token. */
