@@ -248,7 +248,7 @@ describe('one twin on Redis, in one process (issue 23, item 2)', () => {
     const shop = a.world.shops[0]!.shop_id
     const f = fetchOf(a)
     const body = { title: 'Two trips', message_type: 'dm', outreach_audience: { type: 'new_affiliates' }, dm_messages: [{ type: 'text', content: 'Hi' }] }
-    const metrics = async () => (await a.twin.metrics()) as { store_commands: number; claims_with_catch_up: number; lease_acquisitions: number }
+    const metrics = async () => (await a.twin.metrics()) as { store_commands: number; claims_with_catch_up: number; lease_acquisitions: number; pushes_received: number }
     expect((await f('POST', '/automations/create', body, shop, { 'idempotency-key': 'trips-0' })).status).toBe(201)
     const first = await metrics()
     const before = await metrics()
@@ -258,6 +258,8 @@ describe('one twin on Redis, in one process (issue 23, item 2)', () => {
     expect(after.claims_with_catch_up - before.claims_with_catch_up).toBe(3)
     expect(after.lease_acquisitions - before.lease_acquisitions).toBe(3)
     expect(after.store_commands - before.store_commands - own).toBe(6)
+    // No other replica listens: the commits publish nothing (the replica would only hear itself).
+    expect(after.pushes_received).toBe(0)
     // The replay is one round trip: the claim answers it.
     const replay = await f('POST', '/automations/create', { ...body, title: 'Two trips 3' }, shop, { 'idempotency-key': 'trips-3' })
     expect(replay.headers.get('idempotent-replayed')).toBe('true')

@@ -346,8 +346,14 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
   // so a request's own check of the head (which read-your-writes needs) finds nothing left to fetch.
   const listener = new Redis({ ...connectionOf(redis), lazyConnect: false, maxRetriesPerRequest: null, retryStrategy: (times) => Math.min(50 * times, 1000) })
   listener.on('error', () => {})
+  // Whether this replica hears the channel: a commit publishes only when some other replica does too.
+  let hearing = false
+  listener.on('close', () => (hearing = false))
+  listener.on('ready', () => (hearing = listener.condition?.subscriber !== false))
   const listening = listener.subscribe(keys.news).then(
-    () => {},
+    () => {
+      hearing = true
+    },
     () => {},
   )
   listener.on('message', (_channel: string, message: string) => {
@@ -448,6 +454,7 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
         r?.expiresAt ?? 0,
         r?.startedAt ?? 0,
         keep ? '1' : '0',
+        hearing ? '1' : '0',
         ...t.ops.map((op) => JSON.stringify(op)),
       )
       .then((result) => {

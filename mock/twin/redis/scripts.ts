@@ -94,17 +94,18 @@ return claim(KEYS[1], KEYS[2], tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(AR
  * generation of records and counters (the old ones are left to expire).
  * The lease is kept when the replica has more writes queued (their commits follow on the same
  * connection), unless another replica asked for it (`wanted`, returned so the holder hands it over).
- * The new head is published on the twin's channel: every replica hears of it and catches up at once
- * (each still checks the head before it answers).
+ * The new head is published on the twin's channel: every other replica hears of it and catches up at
+ * once (each still checks the head before it answers).
  * KEYS: lease, head, log, gen, idempotency record (or the lease again when none), wanted, channel.
- * ARGV: token, expected head, reset (0/1), has record (0/1), status, rawBody, headers, permission, expiresAt, startedAt, keep lease (0/1), op...
+ * ARGV: token, expected head, reset (0/1), has record (0/1), status, rawBody, headers, permission, expiresAt, startedAt, keep lease (0/1),
+ * this replica listens (0/1), op...
  * Returns {head, gen, wanted 0|1} or {-1} (lease lost) or {-2, head} (the log moved: another writer was fenced in).
  */
 export const COMMIT = `
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return {-1} end
 local head = tonumber(redis.call('GET', KEYS[2]) or '0')
 if head ~= tonumber(ARGV[2]) then return {-2, head} end
-for i = 12, #ARGV do
+for i = 13, #ARGV do
   head = head + 1
   redis.call('XADD', KEYS[3], string.format('%d', head) .. '-0', 'op', ARGV[i])
 end
@@ -116,7 +117,8 @@ if ARGV[4] == '1' then
   redis.call('PEXPIRE', KEYS[5], ${GC_MS})
 end
 if ARGV[11] ~= '1' then redis.call('DEL', KEYS[1]) end
-redis.call('PUBLISH', KEYS[7], head)
+-- Heard by this replica's own listener too: published only when another replica listens.
+if redis.call('PUBSUB', 'NUMSUB', KEYS[7])[2] > tonumber(ARGV[12]) then redis.call('PUBLISH', KEYS[7], head) end
 return {head, gen, redis.call('EXISTS', KEYS[6])}
 `
 
