@@ -366,6 +366,21 @@ describe('one twin on Redis, in one process (issue 23, item 2)', () => {
     await b.twin.close()
   })
 
+  it('a replica whose loop is held while its appends connection opens (its world being built on a busy machine) still starts', async () => {
+    const { connectRedis } = await import('../mock/twin/redis/index.ts')
+    const { createAppendBatch } = await import('../mock/twin/redis/batch.ts')
+    const client = await connectRedis(redis.url, { log: () => {} })
+    const batch = createAppendBatch(client, 'st:{tw:busy}:appends')
+    // Its socket opening (a few ticks), then the loop held past the connect timeout (3 s), as a world
+    // built on a loaded machine holds it: the first attempt times out and the connection reconnects.
+    for (let i = 0; i < 5; i++) await new Promise((resolve) => process.nextTick(resolve))
+    const until = Date.now() + 3500
+    while (Date.now() < until) Math.sqrt(until)
+    await batch.ready()
+    await batch.close()
+    await client.quit()
+  })
+
   it('store away: requests get 503 {error} (never a wrong answer or a hang), and the replica recovers when it is back', async () => {
     const own = await startRedis()
     const opened = await openRedisTwin(own.url, 'away', { seed: 42, scale: 'small', today: '2026-03-10', createdAt: Date.parse(NOW), clock: { frozenAt: Date.parse(NOW), offset: 0 } }, { log: () => {} })

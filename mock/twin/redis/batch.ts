@@ -15,6 +15,8 @@ import type { ChainableCommander, Redis } from 'ioredis'
 
 /** How long entries wait for others before they go (ms). */
 export const BATCH_DELAY_MS = 5
+/** How long a starting replica waits for the appends' connection (ms). */
+const READY_WAIT_MS = 15_000
 /** How long a reader waits for the other replicas' flushes (ms). */
 export const BARRIER_WAIT_MS = 1000
 
@@ -115,7 +117,15 @@ export function createAppendBatch(redis: Redis, channel: string, onError: (error
     },
     async ready() {
       await connected
-      if (appender.status !== 'ready') throw new Error(`the appends' connection is ${appender.status}`)
+      if (appender.status === 'ready') return
+      // A first attempt can time out while the replica builds its world (the loop is busy): it reconnects.
+      await new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`the appends' connection is ${appender.status}`)), READY_WAIT_MS)
+        appender.once('ready', () => {
+          clearTimeout(timer)
+          resolve()
+        })
+      })
     },
     lane<T>(kind: AppendKind, write: LaneWrite<T>) {
       const lane = { items: [] as unknown[], write: write as LaneWrite<unknown> }
