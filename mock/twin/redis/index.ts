@@ -126,7 +126,7 @@ type Commands = Redis & {
   twinCommit(...args: Array<string | number>): Promise<number[]>
   twinRelease(lease: string, token: string): Promise<number>
   twinRenew(lease: string, token: string, ms: number): Promise<number>
-  twinActivity(stream: string, counter: string, entry: string, cap: number): Promise<number>
+  twinActivity(stream: string, counter: string, cap: number, ...entries: string[]): Promise<number>
 }
 
 /** Connects, or says in one line why not (the CLI prints it and exits 2). */
@@ -165,7 +165,6 @@ export async function connectRedis(url: string, { log = (line: string) => consol
   redis.defineCommand('twinCommit', { numberOfKeys: 7, lua: COMMIT })
   redis.defineCommand('twinRelease', { numberOfKeys: 1, lua: RELEASE })
   redis.defineCommand('twinRenew', { numberOfKeys: 1, lua: RENEW })
-  redis.defineCommand('twinActivity', { numberOfKeys: 2, lua: ACTIVITY_RECORD })
   try {
     await redis.connect()
     await redis.ping()
@@ -811,7 +810,7 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
   // The activity log, the journal and the traces are not part of an answer: a request does not wait
   // for them; they go to the store together, one pipeline for a burst of requests (batch.ts).
   const appendActivity = batch.lane<string>('activity', (pipeline, entries) => {
-    for (const entry of entries) (pipeline as unknown as Commands).twinActivity(keys.activity, keys.activityId, entry, ACTIVITY_MAX)
+    ;(pipeline as unknown as Commands).twinActivity(keys.activity, keys.activityId, ACTIVITY_MAX, ...entries)
   })
   const activity: ActivityStore = {
     record(input) {

@@ -213,13 +213,15 @@ return 0
 `
 
 /**
- * One entry of the account's activity log: numbered, appended to a capped stream.
- * KEYS: stream, counter. ARGV: entry JSON without id, cap.
+ * Entries of the account's activity log, in order: each numbered, appended to a capped stream.
+ * KEYS: stream, counter. ARGV: cap, then each entry's JSON without id.
  */
 export const ACTIVITY_RECORD = `
-local id = redis.call('INCR', KEYS[2])
-redis.call('XADD', KEYS[1], 'MAXLEN', '=', ARGV[2], '*', 'id', id, 'entry', ARGV[1])
-return id
+for i = 2, #ARGV do
+  local id = redis.call('INCR', KEYS[2])
+  redis.call('XADD', KEYS[1], 'MAXLEN', '=', ARGV[1], '*', 'id', id, 'entry', ARGV[i])
+end
+return #ARGV - 1
 `
 
 /** Extends the lease if this replica still holds it (a write that takes long, on a live replica). KEYS: lease. ARGV: token, ms. */
