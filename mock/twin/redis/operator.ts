@@ -24,6 +24,9 @@ export const REPORT_STALE_MS = 30_000
 /** While an episode goes on, it is said again at most this often (ms). */
 export const REMIND_MS = 60_000
 
+/** What the client says of a command while it is not connected (the connection's reason says more). */
+const OFFLINE = /enableOfflineQueue|maxRetriesPerRequest|Connection is closed/
+
 /** The longest reason a line gives (a Lua error can quote a whole script). */
 const REASON_MAX = 200
 
@@ -153,7 +156,12 @@ export interface WatchOptions {
 /** The lines and the head reports of one replica. */
 export function createOperatorWatch({ redis, batch, log, prefix, twin, replica, store, secrets = [], position, lagWarnOps = LAG_WARN_OPS }: WatchOptions) {
   const who = `shoptwin: replica ${replica} of twin '${twin}'`
-  const reason = (error: unknown) => reasonOf(error, secrets)
+  // The connection's own reason (the last error it had) stands for the client's "not connected" messages.
+  let lastError = ''
+  const reason = (error: unknown) => {
+    const text = reasonOf(error, secrets)
+    return OFFLINE.test(text) ? `not connected: ${lastError || 'the connection closed'}` : text
+  }
 
   const storeEpisode = episode(log, {
     start: (why) => `${who}: the shared store ${store} is unreachable (${why}); requests get 503 until it is back`,
@@ -173,16 +181,17 @@ export function createOperatorWatch({ redis, batch, log, prefix, twin, replica, 
     const { applied, seen } = position()
     return { applied, seen, lag: Math.max(0, seen - applied) }
   }
+  /** The most it was behind in the episode. */
+  let maxLag = 0
   const behindEpisode = episode(log, {
     start: (why) => `${who} is behind the log: ${why}; its requests wait until it catches up`,
     still: (why, _n, ms) => `${who} is still behind the log after ${seconds(ms)}: ${why}`,
-    end: (_n, ms) => `${who} caught up with the log (head ${lagNow().applied}) after ${seconds(ms)} behind`,
+    end: (_n, ms) => `${who} caught up with the log (head ${lagNow().applied}) after ${seconds(ms)} behind (at most ${maxLag} operations)`,
   })
 
   // The main connection: lost (ioredis reconnects: said once), found again.
-  let lastError = ''
   redis.on('error', (error: Error) => {
-    lastError = reason(error)
+    lastError = reasonOf(error, secrets)
   })
   redis.on('reconnecting', () => storeEpisode.fail(lastError || 'the connection closed', false))
   redis.on('ready', () => {
@@ -219,8 +228,11 @@ export function createOperatorWatch({ redis, batch, log, prefix, twin, replica, 
     check() {
       if (!timer) return
       const { applied, seen, lag } = lagNow()
-      if (lag >= lagWarnOps) behindEpisode.fail(`${lag} operations (applied ${applied} of ${seen})`)
-      else if (lag === 0) behindEpisode.ok()
+      if (lag >= lagWarnOps) {
+        maxLag = behindEpisode.active ? Math.max(maxLag, lag) : lag
+        behindEpisode.fail(`${lag} operations (applied ${applied} of ${seen})`)
+      } else if (lag === 0) behindEpisode.ok()
+      else if (behindEpisode.active) maxLag = Math.max(maxLag, lag)
     },
     /** From the first answer on: the lag is watched and the head reported. */
     start() {
@@ -251,7 +263,7 @@ export function createOperatorWatch({ redis, batch, log, prefix, twin, replica, 
       }
       const { applied } = position()
       rows.set(replica, { replica, applied, lag: logHead === null ? null : Math.max(0, logHead - applied), reported_ms_ago: 0 })
-      return [...rows.values()].sort((a, b) => a.replica.localeCompare(b.replica))
+      return [...rows.values()].sort((a, b) => (a.replica < b.replica ? -1 : 1))
     },
     metrics: () => ({ lag_warn_ops: lagWarnOps, store_episodes: storeEpisode.episodes, append_episodes: appendEpisode.episodes, behind_episodes: behindEpisode.episodes }),
     /** Stops watching; the replica's report goes (it is not there any more). */
