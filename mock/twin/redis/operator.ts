@@ -266,10 +266,11 @@ export function createOperatorWatch({ redis, batch, log, prefix, twin, replica, 
       return [...rows.values()].sort((a, b) => (a.replica < b.replica ? -1 : 1))
     },
     metrics: () => ({ lag_warn_ops: lagWarnOps, store_episodes: storeEpisode.episodes, append_episodes: appendEpisode.episodes, behind_episodes: behindEpisode.episodes }),
-    /** Stops watching; the replica's report goes (it is not there any more). */
+    /** Stops watching; the replica's report goes (it is not there any more), after any still in the batch. */
     async close() {
       if (timer) clearInterval(timer)
       timer = undefined
+      await batch.flush()
       await redis.hdel(hashKey, replica).catch(() => {})
     },
   }
