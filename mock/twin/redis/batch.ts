@@ -15,6 +15,8 @@ import type { ChainableCommander, Redis } from 'ioredis'
 
 /** How long entries wait for others before they go (ms). */
 export const BATCH_DELAY_MS = 5
+/** How long a starting replica waits for the appends' connection (ms). */
+const READY_WAIT_MS = 30_000
 /** How long a reader waits for the other replicas' flushes (ms). */
 export const BARRIER_WAIT_MS = 1000
 
@@ -140,7 +142,20 @@ export function createAppendBatch(redis: Redis, channel: string, { onError = () 
     },
     async ready() {
       await connected
-      if (appender.status !== 'ready') throw new Error(`the appends' connection is ${appender.status}`)
+      if (appender.status === 'ready') return
+      // Its first attempt can time out while the replica builds its world (a busy machine): it is
+      // retried (the client reconnects); the replica starts once it is up, or says why not.
+      await new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => {
+          appender.off('ready', up)
+          reject(new Error(`the appends' connection is ${appender.status} after ${READY_WAIT_MS / 1000} s`))
+        }, READY_WAIT_MS)
+        const up = () => {
+          clearTimeout(timer)
+          resolve()
+        }
+        appender.once('ready', up)
+      })
     },
     lane<T>(kind: AppendKind, write: LaneWrite<T>) {
       const lane = { kind, items: [] as unknown[], write: write as LaneWrite<unknown> }
