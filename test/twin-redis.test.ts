@@ -369,7 +369,7 @@ describe('one twin on Redis, in one process (issue 23, item 2)', () => {
   it('a replica whose loop is held while its appends connection opens (its world being built on a busy machine) still starts', async () => {
     const { connectRedis } = await import('../mock/twin/redis/index.ts')
     const { createAppendBatch } = await import('../mock/twin/redis/batch.ts')
-    const client = await connectRedis(redis.url, { log: () => {} })
+    const client = await connectRedis(redis.url)
     const batch = createAppendBatch(client, 'st:{tw:busy}:appends')
     // Its socket opening (a few ticks), then the loop held past the connect timeout (3 s), as a world
     // built on a loaded machine holds it: the first attempt times out and the connection reconnects.

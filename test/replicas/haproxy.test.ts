@@ -8,12 +8,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { IN_FLIGHT_MESSAGE } from '../../mock/pipeline/idempotency.ts'
-import { checkHaproxyConfig, HAPROXY_PLACEHOLDERS, placeholdersOf, readmeHaproxyConfig, startHaproxy, type Haproxy } from '../support/haproxy.ts'
+import { checkHaproxyConfig, HAPROXY_PLACEHOLDERS, NAMES, placeholdersOf, readmeHaproxyConfig, type ServerName, startTwinBehindHaproxy } from '../support/haproxy.ts'
 import { redisCommand, startRedis, type TestRedis } from '../support/redis.ts'
-import { automation, automationTitles, call, count, firstShop, FROZEN, load, type Replica, type Reply, startReplica } from '../support/replicas.ts'
+import { automation, automationTitles, call, count, FROZEN, load, type Replica, type Reply, startReplica } from '../support/replicas.ts'
 
-/** The servers of the README's backend, in the order of its `server` lines. */
-const NAMES = ['a', 'b', 'c'] as const
 
 let redis: TestRedis
 beforeAll(async () => {
@@ -23,45 +21,8 @@ afterAll(async () => {
   await redis?.stop()
 })
 
-interface Twin {
-  name: string
-  args: string[]
-  env: Record<string, string>
-  /** The replicas by haproxy's server name (a, b, c: REPLICA_A, REPLICA_B, REPLICA_C). */
-  replicas: Record<(typeof NAMES)[number], Replica>
-  haproxy: Haproxy
-  shop: string
-  stop(): Promise<void>
-}
-
-const hostPort = (url: string) => new URL(url).host
-
 /** Three replicas of one twin on the test's redis-server, behind haproxy running the README's configuration. */
-async function behindHaproxy(name: string, args: string[] = [], env: Record<string, string> = {}, envOf: Partial<Record<(typeof NAMES)[number], Record<string, string>>> = {}): Promise<Twin> {
-  const first = await startReplica({ store: redis.url, twin: name, args, env: { ...env, ...envOf.a } })
-  const [second, third] = await Promise.all([startReplica({ store: redis.url, twin: name, args, env: { ...env, ...envOf.b } }), startReplica({ store: redis.url, twin: name, args, env: { ...env, ...envOf.c } })])
-  const replicas = { a: first, b: second!, c: third! }
-  let haproxy: Haproxy
-  try {
-    haproxy = await startHaproxy({ replicas: { REPLICA_A: hostPort(first.url), REPLICA_B: hostPort(second!.url), REPLICA_C: hostPort(third!.url) } })
-  } catch (error) {
-    await Promise.all(Object.values(replicas).map((r) => r.stop()))
-    throw error
-  }
-  const twin: Twin = {
-    name,
-    args,
-    env,
-    replicas,
-    haproxy,
-    shop: firstShop(first),
-    async stop() {
-      await haproxy.stop()
-      await Promise.all(Object.values(twin.replicas).map((r) => r.stop()))
-    },
-  }
-  return twin
-}
+const behindHaproxy = (name: string, args: string[] = [], env: Record<string, string> = {}, envOf: Partial<Record<ServerName, Record<string, string>>> = {}) => startTwinBehindHaproxy({ store: redis.url, name, args, env, envOf })
 
 /** Kills a replica with SIGKILL and waits until it is gone. */
 async function kill9(replica: Replica): Promise<void> {

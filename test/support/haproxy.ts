@@ -11,6 +11,7 @@ import { connect, createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { firstShop, type Replica, startReplica } from './replicas.ts'
 
 const README = fileURLToPath(new URL('../../README.md', import.meta.url))
 
@@ -166,4 +167,49 @@ export async function startHaproxy({ config = readmeHaproxyConfig(), replicas }:
     await haproxy.stop()
     if (!/cannot bind|Address already in use/i.test(why) || attempt >= 5) throw new Error(why)
   }
+}
+
+/** The servers of the README's backend, in the order of its `server` lines. */
+export const NAMES = ['a', 'b', 'c'] as const
+export type ServerName = (typeof NAMES)[number]
+
+/** Three replicas of one twin behind haproxy (the README's configuration), as a test drives them. */
+export interface HaproxyTwin {
+  name: string
+  args: string[]
+  env: Record<string, string>
+  /** The replicas by haproxy's server name (a, b, c: REPLICA_A, REPLICA_B, REPLICA_C); a test may replace one it restarted. */
+  replicas: Record<ServerName, Replica>
+  haproxy: Haproxy
+  shop: string
+  stop(): Promise<void>
+}
+
+const hostPort = (url: string) => new URL(url).host
+
+/** Three replicas of twin `name` on `store` (`envOf`: a replica's own environment), behind haproxy running the README's configuration. */
+export async function startTwinBehindHaproxy({ store, name, args = [], env = {}, envOf = {} }: { store: string; name: string; args?: string[]; env?: Record<string, string>; envOf?: Partial<Record<ServerName, Record<string, string>>> }): Promise<HaproxyTwin> {
+  const first = await startReplica({ store, twin: name, args, env: { ...env, ...envOf.a } })
+  const [second, third] = await Promise.all([startReplica({ store, twin: name, args, env: { ...env, ...envOf.b } }), startReplica({ store, twin: name, args, env: { ...env, ...envOf.c } })])
+  const replicas = { a: first, b: second!, c: third! }
+  let haproxy: Haproxy
+  try {
+    haproxy = await startHaproxy({ replicas: { REPLICA_A: hostPort(first.url), REPLICA_B: hostPort(second!.url), REPLICA_C: hostPort(third!.url) } })
+  } catch (error) {
+    await Promise.all(Object.values(replicas).map((r) => r.stop()))
+    throw error
+  }
+  const twin: HaproxyTwin = {
+    name,
+    args,
+    env,
+    replicas,
+    haproxy,
+    shop: firstShop(first),
+    async stop() {
+      await haproxy.stop()
+      await Promise.all(Object.values(twin.replicas).map((r) => r.stop()))
+    },
+  }
+  return twin
 }

@@ -132,6 +132,10 @@ export interface Reply {
   retryAfter?: string | null
   /** The replica that answered, when a balancer says so (`x-shoptwin-replica`, the README's haproxy configuration). */
   replica?: string | null
+  /** The answer's trace id (`x-shoptwin-trace`). */
+  trace?: string | null
+  /** What the request carried in `x-load` (a labelled load: `<label>-<process>-<n>`). */
+  'x-load'?: string
 }
 
 /** One request with the demo key (and the shop, when given); the reply, read whole. */
@@ -144,11 +148,11 @@ export async function call(base: string, method: string, path: string, shop: str
     // Which request failed, and why (fetch says only "fetch failed").
     throw new Error(`${method} ${base}${path}: ${error.message} (${String((error.cause as Error | undefined)?.message ?? '')})`, { cause: error })
   })
-  return { status: response.status, text: await response.text(), retryAfter: response.headers.get('retry-after'), replica: response.headers.get('x-shoptwin-replica') }
+  return { status: response.status, text: await response.text(), retryAfter: response.headers.get('retry-after'), replica: response.headers.get('x-shoptwin-replica'), trace: response.headers.get('x-shoptwin-trace') }
 }
 
-/** Runs `n` load processes (test/replicas/load.ts), each sending its share of the requests at once; their replies. */
-export async function load(processes: number, job: { urls: string[]; method: string; path: string; shop: string; body?: unknown; count: number; headers?: Record<string, string> }): Promise<Reply[]> {
+/** Runs `n` load processes (test/replicas/load.ts), each sending its share of the requests at once (or one after another); their replies. */
+export async function load(processes: number, job: { urls: string[]; method: string; path: string; shop: string; body?: unknown; count: number; headers?: Record<string, string>; sequential?: boolean; label?: string }): Promise<Reply[]> {
   const runs = Array.from({ length: processes }, (_, i) => {
     const share = Math.floor(job.count / processes) + (i < job.count % processes ? 1 : 0)
     return new Promise<Reply[]>((resolve, reject) => {

@@ -16,11 +16,23 @@ import type { ChainableCommander, Redis } from 'ioredis'
 /** How long entries wait for others before they go (ms). */
 export const BATCH_DELAY_MS = 5
 /** How long a starting replica waits for the appends' connection (ms). */
-const READY_WAIT_MS = 15_000
+const READY_WAIT_MS = 30_000
 /** How long a reader waits for the other replicas' flushes (ms). */
 export const BARRIER_WAIT_MS = 1000
 
-export type AppendKind = 'activity' | 'journal' | 'traces'
+export type AppendKind = 'activity' | 'journal' | 'traces' | 'heads'
+
+/** What a flush that failed lost, by kind (the replica's head reports are not counted: the next one replaces them). */
+export type Lost = Partial<Record<Exclude<AppendKind, 'heads'>, number>>
+
+export interface AppendBatchOptions {
+  /** A flush the store refused, whole or in part: the entries are lost (they are the record of requests, not the twin's state). */
+  onError?: (error: unknown, lost: Lost) => void
+  /** A flush the store took whole. */
+  onFlushed?: () => void
+  /** How long entries wait for others (ms; BATCH_DELAY_MS). A test makes it long to hold entries until a barrier asks for them. */
+  delayMs?: number
+}
 
 /**
  * Adds a lane's items to the pipeline; may return what to do with the replies of the commands it
@@ -46,12 +58,9 @@ export interface AppendBatch {
   close(): Promise<void>
 }
 
-/**
- * `redis`: the replica's connection; `channel`: the twin's (inside its hash tag); `onError`: a flush
- * the store refused (the entries are lost: they are the record of requests, not the twin's state).
- */
-export function createAppendBatch(redis: Redis, channel: string, onError: (error: unknown) => void = () => {}): AppendBatch {
-  const lanes: Array<{ items: unknown[]; write: LaneWrite<unknown> }> = []
+/** `redis`: the replica's connection; `channel`: the twin's (inside its hash tag). */
+export function createAppendBatch(redis: Redis, channel: string, { onError = () => {}, onFlushed = () => {}, delayMs = BATCH_DELAY_MS }: AppendBatchOptions = {}): AppendBatch {
+  const lanes: Array<{ kind: AppendKind; items: unknown[]; write: LaneWrite<unknown> }> = []
   const appender = redis.duplicate({ lazyConnect: true })
   appender.on('error', () => {
     // The main connection reports the store's state; a flush meanwhile fails and is counted.
@@ -59,8 +68,9 @@ export function createAppendBatch(redis: Redis, channel: string, onError: (error
   const connected = appender.connect().catch(() => {})
   let queued = 0
   let timer: ReturnType<typeof setTimeout> | undefined
-  const counts = { append_flushes: 0, append_commands: 0, activity_entries: 0, journal_entries: 0, trace_entries: 0, barriers: 0, barrier_timeouts: 0 }
-  const field = { activity: 'activity_entries', journal: 'journal_entries', traces: 'trace_entries' } as const
+  let rttMs = 0
+  const counts = { append_flushes: 0, append_commands: 0, activity_entries: 0, journal_entries: 0, trace_entries: 0, head_reports: 0, append_failures: 0, append_entries_lost: 0, barriers: 0, barrier_timeouts: 0 }
+  const field = { activity: 'activity_entries', journal: 'journal_entries', traces: 'trace_entries', heads: 'head_reports' } as const
 
   const flush = async (): Promise<void> => {
     if (timer) clearTimeout(timer)
@@ -69,24 +79,39 @@ export function createAppendBatch(redis: Redis, channel: string, onError: (error
     queued = 0
     counts.append_flushes++
     const pipeline = appender.pipeline()
-    const handlers: Array<[from: number, to: number, handle: (replies: unknown[]) => void]> = []
+    const sent: Array<{ kind: AppendKind; items: number; from: number; to: number; handle: void | ((replies: unknown[]) => void) }> = []
     for (const lane of lanes) {
       if (!lane.items.length) continue
       const items = lane.items
       lane.items = []
       const from = pipeline.length
       const handle = lane.write(pipeline, items)
-      if (handle) handlers.push([from, pipeline.length, handle])
+      sent.push({ kind: lane.kind, items: items.length, from, to: pipeline.length, handle })
     }
     counts.append_commands += pipeline.length
-    try {
-      const results = (await pipeline.exec()) ?? []
-      const failed = results.find(([error]) => error)
-      if (failed) onError(failed[0])
-      for (const [from, to, handle] of handlers) handle(results.slice(from, to).map(([error, reply]) => error ?? reply))
-    } catch (error) {
-      onError(error)
+    // What a failed flush lost: the items of every lane one of whose commands failed (all, when the flush did).
+    const failed = (error: unknown, lanes: typeof sent) => {
+      counts.append_failures++
+      const lost: Lost = {}
+      for (const { kind, items } of lanes) {
+        if (kind === 'heads') continue
+        lost[kind] = (lost[kind] ?? 0) + items
+        counts.append_entries_lost += items
+      }
+      onError(error, lost)
     }
+    const started = performance.now()
+    let results: Array<[Error | null, unknown]>
+    try {
+      results = (await pipeline.exec()) ?? []
+    } catch (error) {
+      return failed(error, sent)
+    }
+    rttMs = rttMs === 0 ? performance.now() - started : rttMs * 0.9 + (performance.now() - started) * 0.1
+    const error = results.find(([e]) => e)?.[0]
+    if (error) failed(error, sent.filter(({ from, to }) => results.slice(from, to).some(([e]) => e)))
+    else onFlushed()
+    for (const { from, to, handle } of sent) if (handle) handle(results.slice(from, to).map(([e, reply]) => e ?? reply))
   }
 
   // The barrier: `f <token>` asks every replica to flush, each answers `a <token>` once it has.
@@ -118,24 +143,29 @@ export function createAppendBatch(redis: Redis, channel: string, onError: (error
     async ready() {
       await connected
       if (appender.status === 'ready') return
-      // A first attempt can time out while the replica builds its world (the loop is busy): it reconnects.
+      // Its first attempt can time out while the replica builds its world (a busy machine): it is
+      // retried (the client reconnects); the replica starts once it is up, or says why not.
       await new Promise<void>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`the appends' connection is ${appender.status}`)), READY_WAIT_MS)
-        appender.once('ready', () => {
+        const timer = setTimeout(() => {
+          appender.off('ready', up)
+          reject(new Error(`the appends' connection is ${appender.status} after ${READY_WAIT_MS / 1000} s`))
+        }, READY_WAIT_MS)
+        const up = () => {
           clearTimeout(timer)
           resolve()
-        })
+        }
+        appender.once('ready', up)
       })
     },
     lane<T>(kind: AppendKind, write: LaneWrite<T>) {
-      const lane = { items: [] as unknown[], write: write as LaneWrite<unknown> }
+      const lane = { kind, items: [] as unknown[], write: write as LaneWrite<unknown> }
       lanes.push(lane)
       const counter = field[kind]
       return (item: T) => {
         lane.items.push(item)
         counts[counter]++
         if (++queued === 1) {
-          timer = setTimeout(() => void flush(), BATCH_DELAY_MS)
+          timer = setTimeout(() => void flush(), delayMs)
           timer.unref()
         }
       }
@@ -166,7 +196,8 @@ export function createAppendBatch(redis: Redis, channel: string, onError: (error
         waiting.delete(token)
       }
     },
-    metrics: () => ({ ...counts }),
+    // What waits for the next flush now, and a flush's round trip (a moving average).
+    metrics: () => ({ ...counts, append_pending: queued, append_rtt_ewma_ms: Number(rttMs.toFixed(3)) }),
     async close() {
       await flush()
       await subscriber.quit().catch(() => subscriber.disconnect())

@@ -34,6 +34,7 @@ import type { Ahead, AheadAsk, TwinStore } from '../store.ts'
 import { createAppendBatch } from './batch.ts'
 import { heldLease } from './lease-keeper.ts'
 import { createRedisJournal, type SharedContext } from './journal.ts'
+import { createOperatorWatch } from './operator.ts'
 import { ACQUIRE, ACTIVITY_RECORD, CLAIM_AND_ACQUIRE, COMMIT, IDEMPOTENCY_CLAIM, RATE_LIMIT, RATE_REFUND, RELEASE, RELEASE_CLAIM, RENEW, SYNC_AHEAD } from './scripts.ts'
 import { createRedisTraces, type SharedTraces } from './traces.ts'
 
@@ -59,8 +60,12 @@ export interface RedisTwinOptions {
   leaseMs?: number
   /** How long a write waits for the lease before answering 503 (ms). */
   leaseWaitMs?: number
-  /** Where the replica says it lost or found the store again, or fell behind. */
+  /** Where the replica says it lost or found the store again, or fell behind (operator.ts). */
   log?: (line: string) => void
+  /** Operations behind the log at which the replica says it fell behind (`SHOPTWIN_LAG_WARN`; operator.ts). */
+  lagWarnOps?: number
+  /** How long appended entries wait for others (ms; default 5). `SHOPTWIN_APPEND_DELAY_MS`: a test holds them until a barrier asks. */
+  appendDelayMs?: number
   /**
    * Holds every write this long under the lease before it commits (ms; default 0): a write in flight
    * that a test can stop (SIGSTOP) to prove the fencing. `SHOPTWIN_HOLD_WRITE_MS` for `serve`.
@@ -130,12 +135,8 @@ type Commands = Redis & {
 }
 
 /** Connects, or says in one line why not (the CLI prints it and exits 2). */
-export async function connectRedis(url: string, { log = (line: string) => console.error(line) } = {}): Promise<Commands> {
+export async function connectRedis(url: string): Promise<Commands> {
   const options = redisOptionsFromUrl(url)
-  // Losing and finding the store again are said once each, after the first connection (before it,
-  // connect() says why it failed).
-  let connectedOnce = false
-  let away = false
   const redis = new Redis({
     ...options,
     lazyConnect: true,
@@ -146,15 +147,8 @@ export async function connectRedis(url: string, { log = (line: string) => consol
     connectTimeout: 3000,
     retryStrategy: (times) => Math.min(50 * times, 1000),
   }) as Commands
-  redis.on('error', (error: Error) => {
-    if (connectedOnce && !away) log(`shoptwin: the shared store ${redactStoreUrl(url)} is unreachable (${error.message}); answering 503 until it is back`)
-    if (connectedOnce) away = true
-  })
-  redis.on('ready', () => {
-    if (away) log(`shoptwin: the shared store ${redactStoreUrl(url)} is back`)
-    away = false
-    connectedOnce = true
-  })
+  // Losing and finding the store again are said by the replica (operator.ts); before it, connect() says why it failed.
+  redis.on('error', () => {})
   redis.defineCommand('twinRateLimit', { numberOfKeys: 2, lua: RATE_LIMIT })
   redis.defineCommand('twinSyncAhead', { numberOfKeys: 8, lua: SYNC_AHEAD })
   redis.defineCommand('twinReleaseClaim', { numberOfKeys: 2, lua: RELEASE_CLAIM })
@@ -229,7 +223,7 @@ interface Counters {
 }
 
 /** The TwinStore of one replica (MockStateOptions.twin). */
-export function createRedisTwin(redis: Commands, name: string, config: TwinConfig, { leaseMs = 10_000, leaseWaitMs = 15_000, log = (line: string) => console.error(line), holdWriteMs = 0 }: RedisTwinOptions = {}) {
+export function createRedisTwin(redis: Commands, name: string, config: TwinConfig, { leaseMs = 10_000, leaseWaitMs = 15_000, log = (line: string) => console.error(line), holdWriteMs = 0, lagWarnOps, appendDelayMs }: RedisTwinOptions = {}) {
   const keys = twinKeys(name)
   const replica = randomUUID().slice(0, 8)
   const tx = new AsyncLocalStorage<Tx>()
@@ -255,17 +249,29 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
   /** A store error becomes a 503 (StoreUnavailable); what this replica holds may be behind, so it rebuilds next time. */
   const guard = async <T>(run: () => Promise<T>): Promise<T> => {
     try {
-      return await run()
+      const value = await run()
+      watch.storeAnswered()
+      return value
     } catch (error) {
       if (error instanceof StoreUnavailable || error instanceof NeedsExclusive) throw error
       counters.storeErrors++
+      watch.storeFailed(error)
       throw new StoreUnavailable(`The shared state store is unavailable (${(error as Error).message}); retry shortly`)
     }
   }
 
-  const batch = createAppendBatch(redis, `${keys.prefix}appends`, () => {
-    counters.storeErrors++
+  const batch = createAppendBatch(redis, `${keys.prefix}appends`, {
+    onError: (error, lost) => {
+      counters.storeErrors++
+      watch.appendFailed(error, lost)
+    },
+    onFlushed: () => watch.appendFlushed(),
+    ...(appendDelayMs !== undefined ? { delayMs: appendDelayMs } : {}),
   })
+  // The lines an operator reads (the store lost and back, appends lost, the replica behind) and the head reports.
+  const { host, port, path, db, password, tls } = redis.options
+  const storeName = path ? `unix://${path}` : `${tls ? 'rediss' : 'redis'}://${host}:${port}/${db ?? 0}`
+  const watch = createOperatorWatch({ redis, batch, log, prefix: keys.prefix, twin: name, replica, store: storeName, secrets: [password], position: () => ({ applied, seen: seenHead }), ...(lagWarnOps !== undefined ? { lagWarnOps } : {}) })
   batch.define('twinActivity', 2, ACTIVITY_RECORD)
   const shared: SharedContext = { redis, prefix: keys.prefix, generation: () => gen, sync: () => catchUp(), guard, batch }
 
@@ -359,6 +365,7 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
     counters.pushes++
     const head = Number(message)
     if (head > seenHead) seenHead = head
+    watch.check()
     if (dirty || held !== null || head <= applied) return
     const before = applied
     applyUpTo(head).then(
@@ -573,6 +580,7 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
       await listening
       await batch.ready()
       await store.traces?.ready()
+      watch.start()
     },
     rateLimiter: undefined as unknown as RateLimiter,
     syncAhead: undefined as unknown as TwinStore['syncAhead'],
@@ -616,9 +624,13 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
         store_commands: counters.commands,
         ...batch.metrics(),
         ...store.traces?.metrics(),
+        ...watch.metrics(),
+        // Every replica heard from in the last 30 s: its applied head (reported each second it moves) and its lag.
+        replicas: await watch.replicas(logHead),
       }
     },
     async close() {
+      await watch.close()
       await batch.close()
       await keeper.terminate()
       listener.disconnect()
@@ -854,7 +866,7 @@ function entryOf(responseStatus: string, rawBody: string, headers: string, permi
 
 /** Opens a twin on the store: connects, adopts or creates its settings; the state is made with them, then `start` replays the log. */
 export async function openRedisTwin(url: string, name: string, flags: ReplicaFlags, options: RedisTwinOptions = {}) {
-  const redis = await connectRedis(url, options.log ? { log: options.log } : {})
+  const redis = await connectRedis(url)
   try {
     const { config, created } = await adoptTwinConfig(redis, name, flags)
     const twin = createRedisTwin(redis, name, config, options)
