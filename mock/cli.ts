@@ -157,6 +157,8 @@ async function serve(args: string[]): Promise<number> {
       await shared.start()
     } catch (error) {
       console.error(`shoptwin serve: cannot replay twin '${twinName}' from ${shared.store}: ${(error as Error).message}`)
+      // Its connections would keep the process alive.
+      await shared.twin.close().catch(() => {})
       return 2
     }
   }

@@ -12,6 +12,7 @@
  */
 import { randomUUID } from 'node:crypto'
 import type { ChainableCommander, Redis } from 'ioredis'
+import { duplicateOf, READY_WAIT_MS, readyWithin, SUBSCRIBER, subscribed } from './connect.ts'
 
 /** How long entries wait for others before they go (ms). */
 export const BATCH_DELAY_MS = 5
@@ -50,7 +51,7 @@ export interface AppendBatch {
  */
 export function createAppendBatch(redis: Redis, channel: string, onError: (error: unknown) => void = () => {}): AppendBatch {
   const lanes: Array<{ items: unknown[]; write: LaneWrite<unknown> }> = []
-  const appender = redis.duplicate({ lazyConnect: true })
+  const appender = duplicateOf(redis, { lazyConnect: true })
   appender.on('error', () => {
     // The main connection reports the store's state; a flush meanwhile fails and is counted.
   })
@@ -88,26 +89,23 @@ export function createAppendBatch(redis: Redis, channel: string, onError: (error
   }
 
   // The barrier: `f <token>` asks every replica to flush, each answers `a <token>` once it has.
-  const subscriber = redis.duplicate({ lazyConnect: true })
+  const subscriber = duplicateOf(redis, SUBSCRIBER)
   const waiting = new Map<string, { acks: number; expected: number; done: () => void }>()
   subscriber.on('error', () => {
     // The main connection reports the store's state; a barrier then waits its bound.
   })
-  subscriber.on('message', (_channel: string, message: string) => {
+  subscriber.on('smessage', (_channel: string, message: string) => {
     const token = message.slice(2)
     if (message.startsWith('f ')) {
-      void flush().then(() => redis.publish(channel, `a ${token}`).catch(() => {}))
+      void flush().then(() => redis.spublish(channel, `a ${token}`).catch(() => {}))
       return
     }
     const waiter = waiting.get(token)
     if (waiter && ++waiter.acks >= waiter.expected) waiter.done()
   })
-  // Subscribed in the background (a barrier meanwhile counts the replicas that are; ioredis subscribes
-  // again after a reconnection).
-  void subscriber
-    .connect()
-    .then(() => subscriber.subscribe(channel))
-    .catch(() => {})
+  // Subscribed in the background (a barrier meanwhile counts the replicas that are; the client
+  // subscribes again after a reconnection).
+  void subscribed(subscriber, channel)
 
   return {
     define(name, numberOfKeys, lua) {
@@ -115,7 +113,8 @@ export function createAppendBatch(redis: Redis, channel: string, onError: (error
     },
     async ready() {
       await connected
-      if (appender.status !== 'ready') throw new Error(`the appends' connection is ${appender.status}`)
+      // A first try that failed (say the replica's thread was busy building its state) is tried again.
+      await readyWithin(appender, READY_WAIT_MS, "the appends' connection")
     },
     lane<T>(kind: AppendKind, write: LaneWrite<T>) {
       const lane = { items: [] as unknown[], write: write as LaneWrite<unknown> }
@@ -146,7 +145,7 @@ export function createAppendBatch(redis: Redis, channel: string, onError: (error
         // This replica's own first (its subscriber may not be there yet), then every subscriber of the
         // channel, this replica's own included when it is, answers.
         await flush()
-        const receivers = await redis.publish(channel, `f ${token}`)
+        const receivers = Number(await redis.spublish(channel, `f ${token}`))
         const waiter = waiting.get(token)!
         waiter.expected = receivers
         if (waiter.acks >= receivers) waiter.done()

@@ -21,7 +21,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
 import { randomUUID } from 'node:crypto'
 import { Worker } from 'node:worker_threads'
-import { Redis, type RedisOptions } from 'ioredis'
+import type { Redis } from 'ioredis'
 import type { ClockSetting } from '../../clock.ts'
 import { keyIdOf } from '../../connector/activity.ts'
 import { ACTIVITY_MAX, type ActivityEntry } from '../../connector/store.ts'
@@ -32,6 +32,7 @@ import type { RateDecision, RateLimiter } from '../../stores/rate-limiter.ts'
 import { NeedsExclusive, StoreUnavailable, type TwinOp } from '../ops.ts'
 import type { TakenAhead, TwinStore } from '../store.ts'
 import { createAppendBatch } from './batch.ts'
+import { addressOf, duplicateOf, redactStoreUrl, storeClient, SUBSCRIBER, subscribed } from './connect.ts'
 import { createRedisJournal, type SharedContext } from './journal.ts'
 import { ACQUIRE, ACTIVITY_RECORD, CLAIM_AND_ACQUIRE, COMMIT, IDEMPOTENCY_CLAIM, RATE_LIMIT, RATE_REFUND, RELEASE, RENEW, SYNC_RATE_LIMIT } from './scripts.ts'
 import { createRedisTraces, type SharedTraces } from './traces.ts'
@@ -67,30 +68,7 @@ export interface RedisTwinOptions {
   holdWriteMs?: number
 }
 
-/** `redis://[:password@]host:port[/db]`, `rediss://…`, `unix:///path/to/redis.sock[?db=N]`. */
-export function redisOptionsFromUrl(url: string): RedisOptions {
-  let parsed: URL
-  try {
-    parsed = new URL(url)
-  } catch {
-    throw new Error(`--store must be redis://HOST:PORT[/DB] or unix:///path/to/redis.sock, got ${url}`)
-  }
-  const db = (text: string | null) => {
-    if (text === null || text === '') return 0
-    if (!/^\d+$/.test(text)) throw new Error(`--store: the database must be a number, got ${text}`)
-    return Number(text)
-  }
-  const auth = { ...(parsed.username ? { username: decodeURIComponent(parsed.username) } : {}), ...(parsed.password ? { password: decodeURIComponent(parsed.password) } : {}) }
-  if (parsed.protocol === 'unix:') return { path: decodeURIComponent(parsed.pathname), db: db(parsed.searchParams.get('db')), ...auth }
-  if (parsed.protocol === 'redis:' || parsed.protocol === 'rediss:' || parsed.protocol === 'valkey:') {
-    if (!parsed.hostname) throw new Error(`--store needs a host: redis://HOST:PORT[/DB], got ${url}`)
-    return { host: parsed.hostname.replace(/^\[|\]$/g, ''), port: parsed.port ? Number(parsed.port) : 6379, db: db(parsed.pathname.replace(/^\//, '')), ...auth, ...(parsed.protocol === 'rediss:' ? { tls: {} } : {}) }
-  }
-  throw new Error(`--store must be redis://HOST:PORT[/DB] or unix:///path/to/redis.sock, got ${url}`)
-}
-
-/** The store's URL with its password hidden (what logs and metrics show). */
-export const redactStoreUrl = (url: string): string => url.replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:REDACTED@')
+export { redactStoreUrl, redisOptionsFromUrl } from './connect.ts'
 
 /** A twin's keys. */
 export function twinKeys(name: string) {
@@ -129,13 +107,11 @@ type Commands = Redis & {
 
 /** Connects, or says in one line why not (the CLI prints it and exits 2). */
 export async function connectRedis(url: string, { log = (line: string) => console.error(line) } = {}): Promise<Commands> {
-  const options = redisOptionsFromUrl(url)
   // Losing and finding the store again are said once each, after the first connection (before it,
   // connect() says why it failed).
   let connectedOnce = false
   let away = false
-  const redis = new Redis({
-    ...options,
+  const redis = (await storeClient(url, {
     lazyConnect: true,
     // Fail at once while the store is away (the request gets a 503), never queue or hang.
     enableOfflineQueue: false,
@@ -143,7 +119,9 @@ export async function connectRedis(url: string, { log = (line: string) => consol
     commandTimeout: 5000,
     connectTimeout: 3000,
     retryStrategy: (times) => Math.min(50 * times, 1000),
-  }) as Commands
+  }).catch((error: Error) => {
+    throw new Error(`cannot reach the shared store ${redactStoreUrl(url)}: ${error.message}`)
+  })) as Commands
   redis.on('error', (error: Error) => {
     if (connectedOnce && !away) log(`shoptwin: the shared store ${redactStoreUrl(url)} is unreachable (${error.message}); answering 503 until it is back`)
     if (connectedOnce) away = true
@@ -243,7 +221,7 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
     counters.commands++
     return send(...args)
   }) as typeof send
-  const keeper = new Worker(new URL(`./lease-keeper${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url), { workerData: { options: connectionOf(redis), lease: keys.lease } })
+  const keeper = new Worker(new URL(`./lease-keeper${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url), { workerData: { address: addressOf(redis), lease: keys.lease } })
   keeper.unref()
   // One catch-up at a time applies entries in order.
   let applying: Promise<void> = Promise.resolve()
@@ -319,13 +297,10 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
 
   // The push: each commit publishes the new head; a replica not writing applies what is new at once,
   // so a request's own check of the head (which read-your-writes needs) finds nothing left to fetch.
-  const listener = new Redis({ ...connectionOf(redis), lazyConnect: false, maxRetriesPerRequest: null, retryStrategy: (times) => Math.min(50 * times, 1000) })
+  const listener = duplicateOf(redis, SUBSCRIBER)
   listener.on('error', () => {})
-  const listening = listener.subscribe(keys.news).then(
-    () => {},
-    () => {},
-  )
-  listener.on('message', (_channel: string, message: string) => {
+  const listening = subscribed(listener, keys.news)
+  listener.on('smessage', (_channel: string, message: string) => {
     counters.pushes++
     const head = Number(message)
     if (head > seenHead) seenHead = head
@@ -742,12 +717,6 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
   const journal = createRedisJournal(shared)
   Object.assign(store, { rateLimiter, idempotency, activity, journal, syncTaking })
   return store
-}
-
-/** The plain connection settings of a client (what a worker thread can be given). */
-function connectionOf(redis: Redis): RedisOptions {
-  const { host, port, path, db, username, password, tls } = redis.options
-  return { ...(path ? { path } : { host, port }), db, ...(username ? { username } : {}), ...(password ? { password } : {}), ...(tls ? { tls } : {}) }
 }
 
 function claimAnswer(r: string[]): IdempotencyClaim {

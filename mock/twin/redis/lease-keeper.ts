@@ -5,11 +5,11 @@
  * fenced out. Messages: `{ token, ms }` starts renewing the lease under `token`, `{ token: null }` stops.
  */
 import { parentPort, workerData } from 'node:worker_threads'
-import { Redis, type RedisOptions } from 'ioredis'
+import { clientAt, type StoreAddress, type StoreClient } from './connect.ts'
 import { RENEW } from './scripts.ts'
 
-const { options, lease } = workerData as { options: RedisOptions; lease: string }
-const redis = new Redis({ ...options, enableOfflineQueue: false, maxRetriesPerRequest: 0, retryStrategy: (times) => Math.min(50 * times, 1000) }) as Redis & { twinRenew(lease: string, token: string, ms: number): Promise<number> }
+const { address, lease } = workerData as { address: StoreAddress; lease: string }
+const redis = clientAt(address, { enableOfflineQueue: false, maxRetriesPerRequest: 0, retryStrategy: (times) => Math.min(50 * times, 1000) }) as StoreClient & { twinRenew(lease: string, token: string, ms: number): Promise<number> }
 redis.on('error', () => {})
 redis.defineCommand('twinRenew', { numberOfKeys: 1, lua: RENEW })
 

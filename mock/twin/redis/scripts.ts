@@ -131,7 +131,7 @@ if ARGV[4] == '1' then
   redis.call('PEXPIRE', KEYS[5], ${GC_MS})
 end
 if ARGV[11] ~= '1' then redis.call('DEL', KEYS[1]) end
-redis.call('PUBLISH', KEYS[7], head)
+redis.call('SPUBLISH', KEYS[7], head)
 return {head, gen, redis.call('EXISTS', KEYS[6])}
 `
 
