@@ -77,11 +77,13 @@ interface Probe {
 /** Asks one host whether it is a cluster node, and which Redis it runs. */
 async function probe(host: RedisOptions, connectTimeout: number): Promise<Probe> {
   const client = new Redis({ ...host, lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 0, connectTimeout, commandTimeout: connectTimeout, retryStrategy: () => null })
-  client.on('error', () => {
-    // said by connect()'s rejection
-  })
+  // What went wrong (connect() itself says only that the connection closed).
+  let failure: Error | undefined
+  client.on('error', (error: Error) => (failure ??= error))
   try {
-    await client.connect()
+    await client.connect().catch((error: Error) => {
+      throw failure ?? error
+    })
     let info: string
     try {
       info = await client.info()
