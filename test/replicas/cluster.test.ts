@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startRedisCluster, type TestCluster } from '../support/redis-cluster.ts'
-import { automation, call, count, FROZEN, firstShop, load, readSweep, type Replica, startReplica } from '../support/replicas.ts'
+import { automation, automationTitles, call, count, FROZEN, firstShop, load, readSweep, type Replica, startReplica } from '../support/replicas.ts'
 
 let cluster: TestCluster
 /** Every replica started here, stopped at the end whatever failed (a stopped one is left as it is). */
@@ -173,6 +173,66 @@ describe('twins on a Redis Cluster: each twin in one slot, twins spread over the
     for (const t of twins) expectKinds(t.name, seen.get(t.name)!, ['cfg', 'head', 'log', 'activity', 'activity:id', 'journal:id', 'trace:ids', 'g0:journal', 'g0:tr:feed', 'g0:tr:meta', 'g0:tr:req', 'g0:tr:res', 'g0:idemidx', 'g0:idem:'])
     // The reset: a new generation.
     expectKinds(twins[0]!.name, seen.get(twins[0]!.name)!, ['gen', 'g1:idem:', 'g1:journal'])
+  })
+
+  it("a twin's slot moved to another master while a replica writes: every keyed write lands once, the other replica reads them, and the twin's channels follow the slot", async () => {
+    const t = twins[1]!
+    const [a, b] = t.replicas
+    const to = cluster.nodes.map((n) => n.port).find((port) => !twins.some((tw) => tw.node === port))!
+    const metrics = async (r: Replica) => JSON.parse((await call(r.url, 'GET', '/__admin/metrics', undefined)).text) as Record<string, number>
+    const written: string[] = []
+    let moving = true
+    const writer = (async () => {
+      // Terminates: writes go on while the slot moves, then five more.
+      for (let n = 0, after = 0; moving || after++ < 5; n++) {
+        const key = `move-${n}`
+        for (let attempt = 0; ; attempt++) {
+          const reply = await call(a!.url, 'POST', '/automations/create', t.shop, automation(key), { 'idempotency-key': key })
+          if (reply.status === 201) break
+          // Never a wrong answer: the store was busy (503, retried with the same key), or a commit whose
+          // outcome was unknown holds its key in flight (409) until the twin's clock passes 60 s.
+          expect([503, 409], reply.text).toContain(reply.status)
+          if (reply.status === 409) await call(a!.url, 'POST', '/__admin/clock', undefined, { advance_ms: 61_000 })
+          if (attempt > 100) throw new Error(`${key} never written: ${reply.status} ${reply.text}`)
+        }
+        written.push(key)
+      }
+    })()
+    try {
+      await cluster.moveSlot(t.slot, to)
+    } finally {
+      moving = false
+      await writer
+    }
+    t.node = to
+    made.find((m) => m.name === t.name)!.node = to
+    expect(await cluster.nodeOf(t.slot)).toBe(to)
+    expect((await automationTitles(b!.url, t.shop, 'move-')).sort()).toEqual([...written].sort())
+    // The subscriptions move to the slot's new master (each client learns the new map, at the latest
+    // at its next refresh of it); then news and the flush barrier work as before.
+    const deadline = Date.now() + 60_000
+    // Terminates: the deadline bounds the loop.
+    while ((await cluster.cli(to, ['PUBSUB', 'SHARDNUMSUB', `st:{tw:${t.name}}:news`, `st:{tw:${t.name}}:appends`])).trim().split('\n').filter((_, i) => i % 2 === 1).some((n) => Number(n) < 2)) {
+      if (Date.now() > deadline) throw new Error(`the twin's channels did not follow its slot to ${to}`)
+      await new Promise((r) => setTimeout(r, 100))
+    }
+    const pushes = (await metrics(b!)).pushes_received!
+    const board = JSON.parse((await call(a!.url, 'POST', '/dashboards/create', t.shop, { name: 'moved-0' })).text) as { data: { id: string } }
+    for (let i = 1; i <= 20; i++) {
+      expect((await call(a!.url, 'POST', '/dashboards/update', t.shop, { dashboard_id: board.data.id, name: `moved-${i}` })).status).toBe(200)
+      const read = JSON.parse((await call(b!.url, 'POST', '/dashboards/get', t.shop, { dashboard_id: board.data.id })).text) as { data: { name: string } }
+      expect(read.data.name).toBe(`moved-${i}`)
+    }
+    // Terminates: the deadline bounds the loop (a push arrives a moment after its commit).
+    while ((await metrics(b!)).pushes_received! <= pushes) {
+      if (Date.now() > deadline) throw new Error('no news heard after the move')
+      await new Promise((r) => setTimeout(r, 50))
+    }
+    // The journal on B lists A's writes (its barrier reached A on the new master).
+    const journal = JSON.parse((await call(b!.url, 'GET', '/__admin/requests', undefined)).text) as { requests: Array<{ path: string; headers: Record<string, string> }> }
+    expect(journal.requests.filter((r) => r.path === '/dashboards/update').length).toBeGreaterThanOrEqual(20)
+    const seen = await keysByTwin()
+    expectKinds(t.name, seen.get(t.name)!, ['cfg', 'head', 'log', 'g0:idem:'])
   })
 })
 

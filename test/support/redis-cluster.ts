@@ -29,6 +29,8 @@ export interface TestCluster {
   slotOf(key: string): Promise<number>
   /** The port of the master serving a slot. */
   nodeOf(slot: number): Promise<number>
+  /** Moves a slot and its keys to another master (what `redis-cli --cluster reshard` does, for one slot). */
+  moveSlot(slot: number, to: number): Promise<void>
   stop(): Promise<void>
 }
 
@@ -116,7 +118,7 @@ export async function startRedisCluster({ masters = 3 } = {}): Promise<TestClust
     throw error
   }
   const cli = (port: number, args: string[], stdin?: string) => run('redis-cli', ['-h', '127.0.0.1', '-p', String(port), ...args], stdin)
-  return {
+  const cluster: TestCluster = {
     nodes,
     seed: (i = 0) => `redis://127.0.0.1:${nodes[i]!.port}`,
     seeds: `redis://${nodes.map((n) => `127.0.0.1:${n.port}`).join(',')}`,
@@ -134,6 +136,26 @@ export async function startRedisCluster({ masters = 3 } = {}): Promise<TestClust
       }
       throw new Error(`no master serves slot ${slot}`)
     },
+    async moveSlot(slot, to) {
+      const from = await cluster.nodeOf(slot)
+      const ok = async (port: number, args: string[]) => {
+        const out = (await cli(port, args)).trim()
+        if (/^(ERR|\(error\))/m.test(out)) throw new Error(`redis-cli -p ${port} ${args.join(' ')}: ${out}`)
+        return out
+      }
+      const fromId = await ok(from, ['CLUSTER', 'MYID'])
+      const toId = await ok(to, ['CLUSTER', 'MYID'])
+      await ok(to, ['CLUSTER', 'SETSLOT', String(slot), 'IMPORTING', fromId])
+      await ok(from, ['CLUSTER', 'SETSLOT', String(slot), 'MIGRATING', toId])
+      // Terminates: each round moves the keys it lists; the slot empties.
+      for (;;) {
+        const keys = (await ok(from, ['CLUSTER', 'GETKEYSINSLOT', String(slot), '100'])).split('\n').filter(Boolean)
+        if (keys.length === 0) break
+        await ok(from, ['MIGRATE', '127.0.0.1', String(to), '', '0', '5000', 'KEYS', ...keys])
+      }
+      for (const port of [to, from, ...nodes.map((n) => n.port).filter((p) => p !== to && p !== from)]) await ok(port, ['CLUSTER', 'SETSLOT', String(slot), 'NODE', toId])
+    },
     stop,
   }
+  return cluster
 }
