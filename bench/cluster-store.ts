@@ -6,22 +6,13 @@
  */
 import { spawn } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { startRedisCluster } from '../test/support/redis-cluster.ts'
-import { API_KEY, load, start, stop, type Operation } from './targets.ts'
+import { API_KEY, freePort, load, start, stop, type Operation } from './targets.ts'
 
 const duration = Number(process.env.BENCH_DURATION ?? 5)
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 50)
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number }
-      server.close(() => resolve(port))
-    })
-  })
 
 const cluster = await startRedisCluster({ masters: 3 })
 const dir = mkdtempSync(join(tmpdir(), 'shoptwin-single-'))

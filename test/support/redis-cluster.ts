@@ -7,9 +7,9 @@
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process'
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { freePort } from './haproxy.ts'
 
 export interface ClusterNode {
   port: number
@@ -33,16 +33,6 @@ export interface TestCluster {
   moveSlot(slot: number, to: number): Promise<void>
   stop(): Promise<void>
 }
-
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const server = createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number }
-      server.close(() => resolve(port))
-    })
-  })
 
 const run = (command: string, args: string[], stdin?: string) =>
   new Promise<string>((resolve, reject) => {
