@@ -261,3 +261,17 @@ describe('the rate limit on a Redis Cluster', () => {
     }
   })
 })
+
+describe('the write lease on a Redis Cluster', () => {
+  it("is kept alive by the replica's lease keeper (its own thread's cluster connection): a write held 5 leases long commits", async () => {
+    const [t] = await twinsOnDifferentNodes('lease', 1)
+    const replica = await startReplica({ store: cluster.seeds, twin: t!.name, env: { SHOPTWIN_LEASE_MS: '300', SHOPTWIN_HOLD_WRITE_MS: '1500' } })
+    started.push(replica)
+    const created = await call(replica.url, 'POST', '/dashboards/create', firstShop(replica), { name: 'held' })
+    expect(created.status, created.text).toBe(201)
+    expect(replica.output()).toMatch(/holds write 1 for 1500 ms/)
+    const metrics = JSON.parse((await call(replica.url, 'GET', '/__admin/metrics', undefined)).text) as Record<string, number>
+    expect(metrics).toMatchObject({ commits: 1, refused_commits: 0 })
+    await replica.stop()
+  })
+})
