@@ -103,7 +103,7 @@ export const checks = {
   oneOf: (values: readonly string[]) => (raw: string) => (values.includes(raw) ? undefined : `must be one of ${values.join(', ')}`),
   nonEmpty: (raw: string) => (raw.trim() ? undefined : 'must not be empty'),
   positiveInteger: (raw: string) => (/^\d+$/.test(raw) && Number(raw) >= 1 ? undefined : 'must be a whole number of at least 1'),
-  storeUrl: (raw: string) => (/^(redis|rediss|valkey):\/\/[^/]+(\/\d+)?\/?$|^unix:\/\/\/.+/.test(raw) ? undefined : 'must be redis://HOST:PORT[/DB] or unix:///path/to/redis.sock'),
+  storeUrl: (raw: string) => (/^(redis|rediss|valkey):\/\/[^/,]+(,[^/,@]+)*(\/\d+)?\/?$|^unix:\/\/\/.+/.test(raw) ? undefined : 'must be redis://HOST:PORT[/DB], redis://HOST:PORT,HOST:PORT,... (a Redis Cluster\'s nodes) or unix:///path/to/redis.sock'),
   twinName: (raw: string) => (/^[A-Za-z0-9._-]{1,64}$/.test(raw) ? undefined : "must be 1-64 letters, digits, '.', '_' or '-'"),
 }
 

@@ -33,7 +33,7 @@ const SERVE: CommandSpec = {
     trace: { value: 'on|off', help: 'every answer carries x-shoptwin-trace and its trace is kept (GET /__admin/traces/<id>; the console is /__admin/console)', default: 'on', check: checks.onOff },
     strict: { help: 'freeze the world: a handler editing it in place throws' },
     'remote-admin': { help: 'allow the control API (/__admin/) from other hosts than loopback' },
-    store: { value: 'URL', help: 'share the twin between replicas on a Redis-compatible server: redis://HOST:PORT[/DB] or unix:///path/redis.sock (or SHOPTWIN_STORE)', default: 'in memory', check: checks.storeUrl },
+    store: { value: 'URL', help: 'share the twin between replicas on a Redis-compatible server (Redis 7+, Valkey): redis://HOST:PORT[/DB], unix:///path/redis.sock, or a Redis Cluster by any of its nodes, redis://HOST:PORT or redis://HOST:PORT,HOST:PORT,... (found out on connect; or SHOPTWIN_STORE)', default: 'in memory', check: checks.storeUrl },
     twin: { value: 'NAME', help: 'with --store: the twin the replicas share, 1-64 letters, digits, . _ - (or SHOPTWIN_TWIN)', default: 'default', check: checks.twinName },
     'rate-per-second': { value: 'N', help: 'requests per second per key and shop (the spec\'s 10)', default: '10', check: checks.positiveInteger },
     'rate-per-day': { value: 'N', help: 'requests per day per key and shop (the spec\'s 1,000,000)', default: '1000000', check: checks.positiveInteger },
@@ -157,6 +157,8 @@ async function serve(args: string[]): Promise<number> {
       await shared.start()
     } catch (error) {
       console.error(`shoptwin serve: cannot replay twin '${twinName}' from ${shared.store}: ${(error as Error).message}`)
+      // Its connections would keep the process alive.
+      await shared.twin.close().catch(() => {})
       return 2
     }
   }

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startRedis, type TestRedis } from '../support/redis.ts'
-import { automation, automationTitles, type Balancer, call, count, DEMO_KEY as KEY, FROZEN, load, type Replica, runCli, startBalancer, startReplica } from '../support/replicas.ts'
+import { automation, automationTitles, type Balancer, call, count, DEMO_KEY as KEY, FROZEN, load, readSweep, type Replica, runCli, startBalancer, startReplica } from '../support/replicas.ts'
 
 
 let redis: TestRedis
@@ -142,21 +142,7 @@ describe('three replicas on Redis behind a balancer (issue 23, item 3)', () => {
 
   it('restart all: stop every replica, start three fresh ones: a sweep of reads and the clock are byte-identical', async () => {
     const t = await twin('restart', ['--rate-limit', 'off'])
-    const sweep = async (base: string) => {
-      const reads: Array<[string, string, unknown]> = [
-        ['POST', '/dashboards/list', {}],
-        ['POST', '/automations/list', { page_size: 100 }],
-        ['POST', '/affiliate/samples/list', { page_size: 100 }],
-        ['POST', '/affiliate/samples/funnel', {}],
-        ['POST', '/halo-effect', { date_range: { from: '2026-04-01', to: '2026-05-01' } }],
-        ['POST', '/shop/stats', { date_range: { from: '2026-04-01', to: '2026-05-01' }, stats: ['samples_approved', 'dms_sent'] }],
-        ['GET', '/idempotency/restart-1', undefined],
-        ['GET', '/__admin/clock', undefined],
-      ]
-      const out: string[] = []
-      for (const [method, path, body] of reads) out.push(`${method} ${path} ${(await call(base, method, path, t.shop, body)).text}`)
-      return out
-    }
+    const sweep = (base: string) => readSweep(base, t.shop, 'restart-1')
     let after: string[] = []
     let before: string[] = []
     try {

@@ -51,7 +51,8 @@ export function checkHaproxyConfig(config: string, env: Partial<Record<HaproxyPl
   }
 }
 
-const freePort = () =>
+/** A loopback port the OS says is free (for a server that cannot bind port 0 itself). */
+export const freePort = () =>
   new Promise<number>((resolve, reject) => {
     const probe = createServer()
     probe.once('error', reject)

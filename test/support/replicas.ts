@@ -182,3 +182,20 @@ export async function automationTitles(base: string, shop: string, prefix: strin
 
 /** The first shop a replica's banner lists. */
 export const firstShop = (replica: Replica): string => /\n {2}([0-9a-f-]{36}) /.exec(replica.output())![1]!
+
+/** A sweep of a twin's reads and its clock (what a restart must leave byte-identical); `idempotencyKey`: a keyed write's record to read too. */
+export async function readSweep(base: string, shop: string, idempotencyKey: string): Promise<string[]> {
+  const reads: Array<[string, string, unknown]> = [
+    ['POST', '/dashboards/list', {}],
+    ['POST', '/automations/list', { page_size: 100 }],
+    ['POST', '/affiliate/samples/list', { page_size: 100 }],
+    ['POST', '/affiliate/samples/funnel', {}],
+    ['POST', '/halo-effect', { date_range: { from: '2026-04-01', to: '2026-05-01' } }],
+    ['POST', '/shop/stats', { date_range: { from: '2026-04-01', to: '2026-05-01' }, stats: ['samples_approved', 'dms_sent'] }],
+    ['GET', `/idempotency/${idempotencyKey}`, undefined],
+    ['GET', '/__admin/clock', undefined],
+  ]
+  const out: string[] = []
+  for (const [method, path, body] of reads) out.push(`${method} ${path} ${(await call(base, method, path, shop, body)).text}`)
+  return out
+}

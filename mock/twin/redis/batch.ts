@@ -12,11 +12,11 @@
  */
 import { randomUUID } from 'node:crypto'
 import type { ChainableCommander, Redis } from 'ioredis'
+import { duplicateOf, READY_WAIT_MS, readyWithin, SUBSCRIBER, subscribed } from './connect.ts'
 
 /** How long entries wait for others before they go (ms). */
 export const BATCH_DELAY_MS = 5
 /** How long a starting replica waits for the appends' connection (ms). */
-const READY_WAIT_MS = 30_000
 /** How long a reader waits for the other replicas' flushes (ms). */
 export const BARRIER_WAIT_MS = 1000
 
@@ -61,7 +61,7 @@ export interface AppendBatch {
 /** `redis`: the replica's connection; `channel`: the twin's (inside its hash tag). */
 export function createAppendBatch(redis: Redis, channel: string, { onError = () => {}, onFlushed = () => {}, delayMs = BATCH_DELAY_MS }: AppendBatchOptions = {}): AppendBatch {
   const lanes: Array<{ kind: AppendKind; items: unknown[]; write: LaneWrite<unknown> }> = []
-  const appender = redis.duplicate({ lazyConnect: true })
+  const appender = duplicateOf(redis, { lazyConnect: true })
   appender.on('error', () => {
     // The main connection reports the store's state; a flush meanwhile fails and is counted.
   })
@@ -115,26 +115,23 @@ export function createAppendBatch(redis: Redis, channel: string, { onError = () 
   }
 
   // The barrier: `f <token>` asks every replica to flush, each answers `a <token>` once it has.
-  const subscriber = redis.duplicate({ lazyConnect: true })
+  const subscriber = duplicateOf(redis, SUBSCRIBER)
   const waiting = new Map<string, { acks: number; expected: number; done: () => void }>()
   subscriber.on('error', () => {
     // The main connection reports the store's state; a barrier then waits its bound.
   })
-  subscriber.on('message', (_channel: string, message: string) => {
+  subscriber.on('smessage', (_channel: string, message: string) => {
     const token = message.slice(2)
     if (message.startsWith('f ')) {
-      void flush().then(() => redis.publish(channel, `a ${token}`).catch(() => {}))
+      void flush().then(() => redis.spublish(channel, `a ${token}`).catch(() => {}))
       return
     }
     const waiter = waiting.get(token)
     if (waiter && ++waiter.acks >= waiter.expected) waiter.done()
   })
-  // Subscribed in the background (a barrier meanwhile counts the replicas that are; ioredis subscribes
-  // again after a reconnection).
-  void subscriber
-    .connect()
-    .then(() => subscriber.subscribe(channel))
-    .catch(() => {})
+  // Subscribed in the background (a barrier meanwhile counts the replicas that are; the client
+  // subscribes again after a reconnection).
+  void subscribed(subscriber, channel)
 
   return {
     define(name, numberOfKeys, lua) {
@@ -142,20 +139,8 @@ export function createAppendBatch(redis: Redis, channel: string, { onError = () 
     },
     async ready() {
       await connected
-      if (appender.status === 'ready') return
-      // Its first attempt can time out while the replica builds its world (a busy machine): it is
-      // retried (the client reconnects); the replica starts once it is up, or says why not.
-      await new Promise<void>((resolve, reject) => {
-        const timer = setTimeout(() => {
-          appender.off('ready', up)
-          reject(new Error(`the appends' connection is ${appender.status} after ${READY_WAIT_MS / 1000} s`))
-        }, READY_WAIT_MS)
-        const up = () => {
-          clearTimeout(timer)
-          resolve()
-        }
-        appender.once('ready', up)
-      })
+      // A first try that failed (say the replica's thread was busy building its state) is tried again.
+      await readyWithin(appender, READY_WAIT_MS, "the appends' connection")
     },
     lane<T>(kind: AppendKind, write: LaneWrite<T>) {
       const lane = { kind, items: [] as unknown[], write: write as LaneWrite<unknown> }
@@ -186,7 +171,7 @@ export function createAppendBatch(redis: Redis, channel: string, { onError = () 
         // This replica's own first (its subscriber may not be there yet), then every subscriber of the
         // channel, this replica's own included when it is, answers.
         await flush()
-        const receivers = await redis.publish(channel, `f ${token}`)
+        const receivers = Number(await redis.spublish(channel, `f ${token}`))
         const waiter = waiting.get(token)!
         waiter.expected = receivers
         if (waiter.acks >= receivers) waiter.done()

@@ -21,7 +21,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
 import { randomUUID } from 'node:crypto'
 import { Worker } from 'node:worker_threads'
-import { Redis, type RedisOptions } from 'ioredis'
+import type { Redis } from 'ioredis'
 import type { ClockSetting } from '../../clock.ts'
 import { keyIdOf } from '../../connector/activity.ts'
 import { ACTIVITY_MAX, type ActivityEntry } from '../../connector/store.ts'
@@ -33,6 +33,7 @@ import { NeedsExclusive, StoreUnavailable, type TwinOp } from '../ops.ts'
 import type { Ahead, AheadAsk, TwinStore } from '../store.ts'
 import { createAppendBatch } from './batch.ts'
 import { heldLease } from './lease-keeper.ts'
+import { addressOf, duplicateOf, redactStoreUrl, storeClient, SUBSCRIBER, subscribed } from './connect.ts'
 import { createRedisJournal, type SharedContext } from './journal.ts'
 import { createOperatorWatch } from './operator.ts'
 import { ACQUIRE, ACTIVITY_RECORD, CLAIM_AND_ACQUIRE, COMMIT, IDEMPOTENCY_CLAIM, RATE_LIMIT, RATE_REFUND, RELEASE, RELEASE_CLAIM, RENEW, SYNC_AHEAD } from './scripts.ts'
@@ -73,30 +74,7 @@ export interface RedisTwinOptions {
   holdWriteMs?: number
 }
 
-/** `redis://[:password@]host:port[/db]`, `rediss://…`, `unix:///path/to/redis.sock[?db=N]`. */
-export function redisOptionsFromUrl(url: string): RedisOptions {
-  let parsed: URL
-  try {
-    parsed = new URL(url)
-  } catch {
-    throw new Error(`--store must be redis://HOST:PORT[/DB] or unix:///path/to/redis.sock, got ${url}`)
-  }
-  const db = (text: string | null) => {
-    if (text === null || text === '') return 0
-    if (!/^\d+$/.test(text)) throw new Error(`--store: the database must be a number, got ${text}`)
-    return Number(text)
-  }
-  const auth = { ...(parsed.username ? { username: decodeURIComponent(parsed.username) } : {}), ...(parsed.password ? { password: decodeURIComponent(parsed.password) } : {}) }
-  if (parsed.protocol === 'unix:') return { path: decodeURIComponent(parsed.pathname), db: db(parsed.searchParams.get('db')), ...auth }
-  if (parsed.protocol === 'redis:' || parsed.protocol === 'rediss:' || parsed.protocol === 'valkey:') {
-    if (!parsed.hostname) throw new Error(`--store needs a host: redis://HOST:PORT[/DB], got ${url}`)
-    return { host: parsed.hostname.replace(/^\[|\]$/g, ''), port: parsed.port ? Number(parsed.port) : 6379, db: db(parsed.pathname.replace(/^\//, '')), ...auth, ...(parsed.protocol === 'rediss:' ? { tls: {} } : {}) }
-  }
-  throw new Error(`--store must be redis://HOST:PORT[/DB] or unix:///path/to/redis.sock, got ${url}`)
-}
-
-/** The store's URL with its password hidden (what logs and metrics show). */
-export const redactStoreUrl = (url: string): string => url.replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:REDACTED@')
+export { redactStoreUrl, redisOptionsFromUrl } from './connect.ts'
 
 /** A twin's keys. */
 export function twinKeys(name: string) {
@@ -136,9 +114,7 @@ type Commands = Redis & {
 
 /** Connects, or says in one line why not (the CLI prints it and exits 2). */
 export async function connectRedis(url: string): Promise<Commands> {
-  const options = redisOptionsFromUrl(url)
-  const redis = new Redis({
-    ...options,
+  const redis = (await storeClient(url, {
     lazyConnect: true,
     // Fail at once while the store is away (the request gets a 503), never queue or hang.
     enableOfflineQueue: false,
@@ -146,7 +122,9 @@ export async function connectRedis(url: string): Promise<Commands> {
     commandTimeout: 5000,
     connectTimeout: 3000,
     retryStrategy: (times) => Math.min(50 * times, 1000),
-  }) as Commands
+  }).catch((error: Error) => {
+    throw new Error(`cannot reach the shared store ${redactStoreUrl(url)}: ${error.message}`)
+  })) as Commands
   // Losing and finding the store again are said by the replica (operator.ts); before it, connect() says why it failed.
   redis.on('error', () => {})
   redis.defineCommand('twinRateLimit', { numberOfKeys: 2, lua: RATE_LIMIT })
@@ -241,7 +219,7 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
     return send(...args)
   }) as typeof send
   const heldForKeeper = heldLease()
-  const keeper = new Worker(new URL(`./lease-keeper${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url), { workerData: { leaseKeeper: true, options: connectionOf(redis), lease: keys.lease, ms: leaseMs, shared: heldForKeeper.buffer } })
+  const keeper = new Worker(new URL(`./lease-keeper${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url), { workerData: { leaseKeeper: true, address: addressOf(redis), lease: keys.lease, ms: leaseMs, shared: heldForKeeper.buffer } })
   keeper.unref()
   // One catch-up at a time applies entries in order.
   let applying: Promise<void> = Promise.resolve()
@@ -349,19 +327,18 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
 
   // The push: each commit publishes the new head; a replica not writing applies what is new at once,
   // so a request's own check of the head (which read-your-writes needs) finds nothing left to fetch.
-  const listener = new Redis({ ...connectionOf(redis), lazyConnect: false, maxRetriesPerRequest: null, retryStrategy: (times) => Math.min(50 * times, 1000) })
+  const listener = duplicateOf(redis, SUBSCRIBER)
   listener.on('error', () => {})
   // Whether this replica hears the channel: a commit publishes only when some other replica does too.
   let hearing = false
+  let heardOnce = false
   listener.on('close', () => (hearing = false))
-  listener.on('ready', () => (hearing = listener.condition?.subscriber !== false))
-  const listening = listener.subscribe(keys.news).then(
-    () => {
-      hearing = true
-    },
-    () => {},
-  )
-  listener.on('message', (_channel: string, message: string) => {
+  listener.on('ready', () => (hearing = heardOnce))
+  const listening = subscribed(listener, keys.news).then(() => {
+    heardOnce = listener.status === 'ready'
+    hearing = heardOnce
+  })
+  listener.on('smessage', (_channel: string, message: string) => {
     counters.pushes++
     const head = Number(message)
     if (head > seenHead) seenHead = head
@@ -838,12 +815,6 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
   const journal = createRedisJournal(shared)
   Object.assign(store, { rateLimiter, idempotency, activity, journal, syncAhead })
   return store
-}
-
-/** The plain connection settings of a client (what a worker thread can be given). */
-function connectionOf(redis: Redis): RedisOptions {
-  const { host, port, path, db, username, password, tls } = redis.options
-  return { ...(path ? { path } : { host, port }), db, ...(username ? { username } : {}), ...(password ? { password } : {}), ...(tls ? { tls } : {}) }
 }
 
 function claimAnswer(r: string[]): IdempotencyClaim {

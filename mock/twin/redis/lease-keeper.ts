@@ -10,7 +10,7 @@
  * given up meanwhile is renewed by no one: the script checks it holds the lease).
  */
 import { parentPort, workerData } from 'node:worker_threads'
-import { Redis, type RedisOptions } from 'ioredis'
+import { clientAt, type StoreAddress, type StoreClient } from './connect.ts'
 import { RENEW } from './scripts.ts'
 
 /** Room for a token (`<replica>:<uuid>`, ASCII). */
@@ -48,8 +48,8 @@ export function heldLease(buffer = new SharedArrayBuffer(8 + TOKEN_BYTES)) {
 
 // The thread's part (the main thread imports only `heldLease`).
 if (parentPort && (workerData as { leaseKeeper?: boolean } | null)?.leaseKeeper === true) {
-  const { options, lease, ms, shared } = workerData as { options: RedisOptions; lease: string; ms: number; shared: SharedArrayBuffer }
-  const redis = new Redis({ ...options, enableOfflineQueue: false, maxRetriesPerRequest: 0, retryStrategy: (times) => Math.min(50 * times, 1000) }) as Redis & { twinRenew(lease: string, token: string, ms: number): Promise<number> }
+  const { address, lease, ms, shared } = workerData as { address: StoreAddress; lease: string; ms: number; shared: SharedArrayBuffer }
+  const redis = clientAt(address, { enableOfflineQueue: false, maxRetriesPerRequest: 0, retryStrategy: (times) => Math.min(50 * times, 1000) }) as StoreClient & { twinRenew(lease: string, token: string, ms: number): Promise<number> }
   redis.on('error', () => {})
   redis.defineCommand('twinRenew', { numberOfKeys: 1, lua: RENEW })
   const held = heldLease(shared)

@@ -118,7 +118,7 @@ if ARGV[4] == '1' then
 end
 if ARGV[11] ~= '1' then redis.call('DEL', KEYS[1]) end
 -- Heard by this replica's own listener too: published only when another replica listens.
-if redis.call('PUBSUB', 'NUMSUB', KEYS[7])[2] > tonumber(ARGV[12]) then redis.call('PUBLISH', KEYS[7], head) end
+if redis.call('PUBSUB', 'SHARDNUMSUB', KEYS[7])[2] > tonumber(ARGV[12]) then redis.call('SPUBLISH', KEYS[7], head) end
 return {head, gen, redis.call('EXISTS', KEYS[6])}
 `
 
