@@ -60,8 +60,32 @@ async function expectEveryJournal(replicas: Replica[], replies: Reply[]): Promis
   return entries
 }
 
+/** The console's live feed (`/__admin/console/events`, server-sent events) of a replica, read as it comes. */
+function openFeed(base: string) {
+  const controller = new AbortController()
+  let text = ''
+  const reading = (async () => {
+    const response = await fetch(`${base}/__admin/console/events`, { signal: controller.signal })
+    const reader = response.body!.getReader()
+    const decoder = new TextDecoder()
+    // Terminates: the stream ends when the feed is closed (aborted).
+    for (;;) {
+      const { value, done } = await reader.read()
+      if (done) return
+      text += decoder.decode(value, { stream: true })
+    }
+  })().catch(() => {})
+  return {
+    text: () => text,
+    async close() {
+      controller.abort()
+      await reading
+    },
+  }
+}
+
 describe('the journal and the traces across three replica processes behind haproxy (issue 23)', () => {
-  it(`${count(300)} requests from 6 load processes: every replica lists each one in its client's order and opens every trace, no secret anywhere (the AOF too); a DELETE on one empties all; a replica killed (SIGKILL) and restarted sees the journal`, async () => {
+  it(`${count(300)} requests from 6 load processes: every replica lists each one in its client's order and opens every trace, one replica's console feed shows them all, no secret anywhere (the AOF too); a DELETE on one empties all; a replica killed (SIGKILL) and restarted sees the journal`, async () => {
     const t = await startTwinBehindHaproxy({ store: redis.url, name: 'journal', args: ['--rate-limit', 'off'] })
     const all = () => Object.values(t.replicas)
     try {
@@ -70,6 +94,8 @@ describe('the journal and the traces across three replica processes behind hapro
       for (const n of NAMES) expect(await t.haproxy.command(`disable health replicas/${n}`)).toBe('\n')
       // A check already on its way when they stopped lands before this clear, or is cleared by the next.
       await expect.poll(async () => (await call(t.haproxy.url, 'DELETE', '/__admin/requests', undefined), (await journalOf(t.replicas.a.url)).entries.length), { timeout: 10_000 }).toBe(0)
+      // The console's live feed open on c while the load goes through haproxy.
+      const feed = openFeed(t.replicas.c.url)
 
       // Three kinds of request (two answers, a refusal), each from two processes sending one after another
       // through haproxy. GETs: an unkeyed POST that haproxy sends on a pooled connection the replica is
@@ -102,8 +128,12 @@ describe('the journal and the traces across three replica processes behind hapro
         expect(leaks(opened[0]!.text)).toEqual([])
       }
 
-      // Redis's append-only file holds every command it applied: the entries are there, their secrets are not.
-      await redisCommand(redis.socket, 'BGREWRITEAOF').catch(() => '')
+      // c's console feed showed every answer, whichever replica gave it.
+      await expect.poll(() => traced.filter((r) => !feed.text().includes(`"id":"${r.trace}"`)).length, { timeout: 30_000 }).toBe(0)
+      expect(leaks(feed.text())).toEqual([])
+      await feed.close()
+
+      // Redis's append-only file holds every command it applied (not rewritten: what was trimmed since is still there): the entries are there, their secrets are not.
       const dir = join(redis.dir, 'appendonlydir')
       const written = readdirSync(dir)
         .map((file) => readFileSync(join(dir, file), 'latin1'))

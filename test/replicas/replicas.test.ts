@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startRedis, type TestRedis } from '../support/redis.ts'
-import { automation, automationTitles, type Balancer, call, count, DEMO_KEY as KEY, FROZEN, load, readSweep, type Replica, runCli, startBalancer, startReplica } from '../support/replicas.ts'
+import { automation, automationTitles, type Balancer, call, count, DEMO_KEY as KEY, FROZEN, load, readSweep, type Replica, runCli, startBalancer, startReplica, startReplicas } from '../support/replicas.ts'
 
 
 let redis: TestRedis
@@ -24,9 +24,8 @@ interface Twin {
 }
 
 async function twin(name: string, args: string[] = [], env: Record<string, string> = {}, n = 3): Promise<Twin> {
-  const first = await startReplica({ store: redis.url, twin: name, args, env })
-  const others = await Promise.all(Array.from({ length: n - 1 }, () => startReplica({ store: redis.url, twin: name, args, env })))
-  const replicas = [first, ...others]
+  const replicas = await startReplicas(n, { store: redis.url, twin: name, args, env })
+  const first = replicas[0]!
   const balancer = await startBalancer(replicas.map((r) => r.url))
   const shop = /\n {2}([0-9a-f-]{36}) /.exec(first.output())![1]!
   return {

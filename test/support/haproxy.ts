@@ -11,7 +11,7 @@ import { connect, createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { firstShop, type Replica, startReplica } from './replicas.ts'
+import { firstShop, type Replica, startReplicas } from './replicas.ts'
 
 const README = fileURLToPath(new URL('../../README.md', import.meta.url))
 
@@ -190,12 +190,11 @@ const hostPort = (url: string) => new URL(url).host
 
 /** Three replicas of twin `name` on `store` (`envOf`: a replica's own environment), behind haproxy running the README's configuration. */
 export async function startTwinBehindHaproxy({ store, name, args = [], env = {}, envOf = {} }: { store: string; name: string; args?: string[]; env?: Record<string, string>; envOf?: Partial<Record<ServerName, Record<string, string>>> }): Promise<HaproxyTwin> {
-  const first = await startReplica({ store, twin: name, args, env: { ...env, ...envOf.a } })
-  const [second, third] = await Promise.all([startReplica({ store, twin: name, args, env: { ...env, ...envOf.b } }), startReplica({ store, twin: name, args, env: { ...env, ...envOf.c } })])
-  const replicas = { a: first, b: second!, c: third! }
+  const [first, second, third] = (await startReplicas(3, { store, twin: name, args, env }, (i) => ({ ...envOf[NAMES[i]!] }))) as [Replica, Replica, Replica]
+  const replicas = { a: first, b: second, c: third }
   let haproxy: Haproxy
   try {
-    haproxy = await startHaproxy({ replicas: { REPLICA_A: hostPort(first.url), REPLICA_B: hostPort(second!.url), REPLICA_C: hostPort(third!.url) } })
+    haproxy = await startHaproxy({ replicas: { REPLICA_A: hostPort(first.url), REPLICA_B: hostPort(second.url), REPLICA_C: hostPort(third.url) } })
   } catch (error) {
     await Promise.all(Object.values(replicas).map((r) => r.stop()))
     throw error

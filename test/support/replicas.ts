@@ -63,6 +63,24 @@ export async function startReplica({ store, twin = 'default', args = [], env = {
   }
 }
 
+/**
+ * Starts replicas with these options (`envOf(i)`: the i-th one's own environment): the first alone (it
+ * may create the twin), the others together. When one fails to start, those started are stopped
+ * before the error goes up (none is left running).
+ */
+export async function startReplicas(n: number, options: ReplicaOptions, envOf: (i: number) => Record<string, string> = () => ({})): Promise<Replica[]> {
+  const at = (i: number) => ({ ...options, env: { ...options.env, ...envOf(i) } })
+  const first = await startReplica(at(0))
+  const others = await Promise.allSettled(Array.from({ length: n - 1 }, (_, i) => startReplica(at(i + 1))))
+  const started = [first, ...others.flatMap((o) => (o.status === 'fulfilled' ? [o.value] : []))]
+  const failed = others.find((o) => o.status === 'rejected')
+  if (failed) {
+    await Promise.all(started.map((r) => r.stop()))
+    throw failed.reason
+  }
+  return started
+}
+
 /** Runs the CLI and returns its exit code and output (for refusals at startup). */
 export function runCli(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve) => {
