@@ -114,6 +114,31 @@ function listAnswer<T>(ctx: RequestContext & PagedContext, listing: Listing<T>) 
 
 const campaignsById = (data: ShopData) => new Map(data.socialCampaigns.map((c) => [c.campaign_id, c]))
 
+type AdsIndex = Record<'campaign_id' | 'adset_id' | 'program_id', Map<string | null, SocialAd[]>>
+const adsIndexes = new WeakMap<readonly SocialAd[], AdsIndex>()
+const NO_ADS: SocialAd[] = []
+
+/**
+ * The shop's pushed ads by campaign, ad set and program, each group in the ads' order (so the sums
+ * come out as a filter's would): built once per list of ads, as no request changes them, so a
+ * listing of thousands of campaigns or programs does not scan every ad for each.
+ */
+function adsOf(data: ShopData, key: keyof AdsIndex, id: string | null): readonly SocialAd[] {
+  let index = adsIndexes.get(data.socialAds)
+  if (!index) {
+    index = { campaign_id: new Map(), adset_id: new Map(), program_id: new Map() }
+    for (const ad of data.socialAds) {
+      for (const field of ['campaign_id', 'adset_id', 'program_id'] as const) {
+        const group = index[field].get(ad[field])
+        if (group) group.push(ad)
+        else index[field].set(ad[field], [ad])
+      }
+    }
+    adsIndexes.set(data.socialAds, index)
+  }
+  return index[key].get(id) ?? NO_ADS
+}
+
 // spec: POST /social/campaigns.
 const listSocialCampaigns = defineHandler('listSocialCampaigns', (ctx) => {
   const data = shopDataFor(ctx)
@@ -123,7 +148,7 @@ const listSocialCampaigns = defineHandler('listSocialCampaigns', (ctx) => {
   const rows: Array<Schemas['SocialCampaign']> = data.socialCampaigns
     .filter((c) => (!campaignIds || campaignIds.has(c.campaign_id)) && (programId === undefined || c.program_id === programId))
     .map((c) => {
-      const ads = data.socialAds.filter((ad) => ad.campaign_id === c.campaign_id)
+      const ads = adsOf(data, 'campaign_id', c.campaign_id)
       // spec: pushed_ads is the all-time count; the metrics follow date_range.
       return { campaign_id: c.campaign_id, campaign_name: c.campaign_name, pushed_ads: ads.length, metrics: metricsOf(data, ads, window) }
     })
@@ -150,7 +175,7 @@ const listSocialAdsets = defineHandler('listSocialAdsets', (ctx) => {
     .filter((s) => (!campaignIds || campaignIds.has(s.campaign_id)) && (!adsetIds || adsetIds.has(s.adset_id)))
     .filter((s) => programId === undefined || campaigns.get(s.campaign_id)?.program_id === programId)
     .map((s) => {
-      const ads = data.socialAds.filter((ad) => ad.adset_id === s.adset_id)
+      const ads = adsOf(data, 'adset_id', s.adset_id)
       return {
         adset_id: s.adset_id,
         adset_name: s.adset_name,
@@ -270,12 +295,19 @@ const listCreatorPrograms = defineHandler('listCreatorPrograms', (ctx) => {
   const data = shopDataFor(ctx)
   const window = optionalWindow(ctx, data)
   const statuses = idSetOf(ctx.input.statuses) ?? new Set(['active', 'paused'])
-  const members = membershipsOf(ctx.state, data)
+  // Members approved and pending per program, counted in one pass.
+  const memberCounts = new Map<string, { approved: number; pending: number }>()
+  for (const m of membershipsOf(ctx.state, data)) {
+    if (m.status !== 'approved' && m.status !== 'pending') continue
+    const counts = memberCounts.get(m.program_id) ?? { approved: 0, pending: 0 }
+    counts[m.status]++
+    memberCounts.set(m.program_id, counts)
+  }
   const rows: Array<Schemas['CreatorProgram']> = data.programs
     .filter((p) => statuses.has(p.status))
     .map((p) => {
-      const { spend, purchase_value: sales } = metricsOf(data, data.socialAds.filter((ad) => ad.program_id === p.program_id), window)
-      const count = (status: ProgramCreator['status']) => members.filter((m) => m.program_id === p.program_id && m.status === status).length
+      const { spend, purchase_value: sales } = metricsOf(data, adsOf(data, 'program_id', p.program_id), window)
+      const count = (status: 'approved' | 'pending') => memberCounts.get(p.program_id)?.[status] ?? 0
       return {
         ...p,
         commission_rules: p.commission_rules.map((r) => ({ ...r })),
