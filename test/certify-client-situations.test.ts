@@ -29,8 +29,8 @@ interface Twin {
   advance(ms: number): void
 }
 
-async function startTwin(scale: string): Promise<Twin> {
-  const mock = createServer({ stateOptions: { seed: 42, scale, now: NOW, today: TODAY } })
+async function startTwin(scale: string, now = NOW): Promise<Twin> {
+  const mock = createServer({ stateOptions: { seed: 42, scale, now, today: TODAY } })
   const url = await mock.listen(0, '127.0.0.1')
   const { state } = mock
   let seed = 0
@@ -181,7 +181,8 @@ describe('certify-client: every paged listing is deeper than its depth cap, and 
   let twin: Twin
   let shopId: string
   beforeAll(async () => {
-    twin = await startTwin('certification')
+    // At the first second of today: the fewest of today's records (ads pushed, exclusions made today) have happened yet.
+    twin = await startTwin('certification', `${TODAY}T00:00:01Z`)
     shopId = twin.mock.state.world.shops[0]!.shop_id
   }, 300_000)
   afterAll(async () => {
