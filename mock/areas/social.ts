@@ -89,6 +89,8 @@ interface Listing<T> {
   fallback: string
   value: (key: string) => (row: T) => string | number | boolean | null | undefined
   id: (row: T) => string
+  /** The row as answered (a copy of a stored record), made only for the rows sent; default the row itself. */
+  present?: (row: T) => unknown
 }
 
 /**
@@ -97,19 +99,19 @@ interface Listing<T> {
  * to `spend`; sort_direction defaults to DESC, nulls last.
  */
 function listAnswer<T>(ctx: RequestContext & PagedContext, listing: Listing<T>) {
-  const { key, rows, fields, sortKeys, fallback, value, id } = listing
+  const { key, rows, fields, sortKeys, fallback, value, id, present = (row: T) => row } = listing
   const sort_by = sortKeyOr(ctx.input.sort_by, sortKeys, fallback)
   const sort_direction = upperDirectionOf(ctx.input.sort_direction)
   const sorted = sortRows(rows, value(sort_by), sort_direction, id)
   if (wantsCsv(ctx)) {
-    const flat = sorted.map((row) => {
+    const flat = sorted.map(present).map((row) => {
       const { metrics, ...rest } = row as Record<string, unknown> & { metrics?: SocialMetrics }
       return { ...rest, ...(metrics ?? {}) }
     })
     return csvExport(ctx, flat, csvColumns(fields))
   }
   const { rows: pageRows, page, page_size } = numberedPage(ctx, sorted)
-  return { status: 200, body: { data: { [key]: pageRows, total_count: rows.length, page, page_size, sort_by, sort_direction } } }
+  return { status: 200, body: { data: { [key]: pageRows.map(present), total_count: rows.length, page, page_size, sort_by, sort_direction } } }
 }
 
 const campaignsById = (data: ShopData) => new Map(data.socialCampaigns.map((c) => [c.campaign_id, c]))
@@ -346,7 +348,8 @@ const listProgramCreators = defineHandler('listProgramCreators', (ctx) => {
   )
   return listAnswer(ctx, {
     key: 'creators',
-    rows: rows.map((m) => ({ ...m, commission_rules: m.commission_rules.map((r) => ({ ...r })), ig_usernames: [...m.ig_usernames] })),
+    rows,
+    present: (m) => ({ ...m, commission_rules: m.commission_rules.map((r) => ({ ...r })), ig_usernames: [...m.ig_usernames] }),
     fields: CREATOR_FIELDS,
     sortKeys: ['joined_at', 'approved_at', 'handle', 'commission_pct', 'earnings_paid', 'ads_count'],
     // A creator has no spend: an invalid sort_by falls back to the default, joined_at.
