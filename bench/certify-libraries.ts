@@ -64,8 +64,11 @@ export function libraryTable(grades: LibraryGrade[]): string {
 }
 
 /** Every client, graded (concurrently: each has its own twin and its own pace). */
+export const gradeLibraries = (): Promise<LibraryGrade[]> => Promise.all(LIBRARY_CLIENTS.map((client) => gradeLibrary(client)))
+
+/** The table of every client's grade. */
 export async function certifyLibraries(): Promise<string> {
-  return libraryTable(await Promise.all(LIBRARY_CLIENTS.map((client) => gradeLibrary(client))))
+  return libraryTable(await gradeLibraries())
 }
 
 const README = fileURLToPath(new URL('../README.md', import.meta.url))

@@ -89,6 +89,8 @@ interface Listing<T> {
   fallback: string
   value: (key: string) => (row: T) => string | number | boolean | null | undefined
   id: (row: T) => string
+  /** The row as answered (a copy of a stored record), made only for the rows sent; default the row itself. */
+  present?: (row: T) => unknown
 }
 
 /**
@@ -97,22 +99,47 @@ interface Listing<T> {
  * to `spend`; sort_direction defaults to DESC, nulls last.
  */
 function listAnswer<T>(ctx: RequestContext & PagedContext, listing: Listing<T>) {
-  const { key, rows, fields, sortKeys, fallback, value, id } = listing
+  const { key, rows, fields, sortKeys, fallback, value, id, present = (row: T) => row } = listing
   const sort_by = sortKeyOr(ctx.input.sort_by, sortKeys, fallback)
   const sort_direction = upperDirectionOf(ctx.input.sort_direction)
   const sorted = sortRows(rows, value(sort_by), sort_direction, id)
   if (wantsCsv(ctx)) {
-    const flat = sorted.map((row) => {
+    const flat = sorted.map(present).map((row) => {
       const { metrics, ...rest } = row as Record<string, unknown> & { metrics?: SocialMetrics }
       return { ...rest, ...(metrics ?? {}) }
     })
     return csvExport(ctx, flat, csvColumns(fields))
   }
   const { rows: pageRows, page, page_size } = numberedPage(ctx, sorted)
-  return { status: 200, body: { data: { [key]: pageRows, total_count: rows.length, page, page_size, sort_by, sort_direction } } }
+  return { status: 200, body: { data: { [key]: pageRows.map(present), total_count: rows.length, page, page_size, sort_by, sort_direction } } }
 }
 
 const campaignsById = (data: ShopData) => new Map(data.socialCampaigns.map((c) => [c.campaign_id, c]))
+
+type AdsIndex = Record<'campaign_id' | 'adset_id' | 'program_id', Map<string | null, SocialAd[]>>
+const adsIndexes = new WeakMap<readonly SocialAd[], AdsIndex>()
+const NO_ADS: SocialAd[] = []
+
+/**
+ * The shop's pushed ads by campaign, ad set and program, each group in the ads' order (so the sums
+ * come out as a filter's would): built once per list of ads, as no request changes them, so a
+ * listing of thousands of campaigns or programs does not scan every ad for each.
+ */
+function adsOf(data: ShopData, key: keyof AdsIndex, id: string | null): readonly SocialAd[] {
+  let index = adsIndexes.get(data.socialAds)
+  if (!index) {
+    index = { campaign_id: new Map(), adset_id: new Map(), program_id: new Map() }
+    for (const ad of data.socialAds) {
+      for (const field of ['campaign_id', 'adset_id', 'program_id'] as const) {
+        const group = index[field].get(ad[field])
+        if (group) group.push(ad)
+        else index[field].set(ad[field], [ad])
+      }
+    }
+    adsIndexes.set(data.socialAds, index)
+  }
+  return index[key].get(id) ?? NO_ADS
+}
 
 // spec: POST /social/campaigns.
 const listSocialCampaigns = defineHandler('listSocialCampaigns', (ctx) => {
@@ -123,7 +150,7 @@ const listSocialCampaigns = defineHandler('listSocialCampaigns', (ctx) => {
   const rows: Array<Schemas['SocialCampaign']> = data.socialCampaigns
     .filter((c) => (!campaignIds || campaignIds.has(c.campaign_id)) && (programId === undefined || c.program_id === programId))
     .map((c) => {
-      const ads = data.socialAds.filter((ad) => ad.campaign_id === c.campaign_id)
+      const ads = adsOf(data, 'campaign_id', c.campaign_id)
       // spec: pushed_ads is the all-time count; the metrics follow date_range.
       return { campaign_id: c.campaign_id, campaign_name: c.campaign_name, pushed_ads: ads.length, metrics: metricsOf(data, ads, window) }
     })
@@ -150,7 +177,7 @@ const listSocialAdsets = defineHandler('listSocialAdsets', (ctx) => {
     .filter((s) => (!campaignIds || campaignIds.has(s.campaign_id)) && (!adsetIds || adsetIds.has(s.adset_id)))
     .filter((s) => programId === undefined || campaigns.get(s.campaign_id)?.program_id === programId)
     .map((s) => {
-      const ads = data.socialAds.filter((ad) => ad.adset_id === s.adset_id)
+      const ads = adsOf(data, 'adset_id', s.adset_id)
       return {
         adset_id: s.adset_id,
         adset_name: s.adset_name,
@@ -270,12 +297,19 @@ const listCreatorPrograms = defineHandler('listCreatorPrograms', (ctx) => {
   const data = shopDataFor(ctx)
   const window = optionalWindow(ctx, data)
   const statuses = idSetOf(ctx.input.statuses) ?? new Set(['active', 'paused'])
-  const members = membershipsOf(ctx.state, data)
+  // Members approved and pending per program, counted in one pass.
+  const memberCounts = new Map<string, { approved: number; pending: number }>()
+  for (const m of membershipsOf(ctx.state, data)) {
+    if (m.status !== 'approved' && m.status !== 'pending') continue
+    const counts = memberCounts.get(m.program_id) ?? { approved: 0, pending: 0 }
+    counts[m.status]++
+    memberCounts.set(m.program_id, counts)
+  }
   const rows: Array<Schemas['CreatorProgram']> = data.programs
     .filter((p) => statuses.has(p.status))
     .map((p) => {
-      const { spend, purchase_value: sales } = metricsOf(data, data.socialAds.filter((ad) => ad.program_id === p.program_id), window)
-      const count = (status: ProgramCreator['status']) => members.filter((m) => m.program_id === p.program_id && m.status === status).length
+      const { spend, purchase_value: sales } = metricsOf(data, adsOf(data, 'program_id', p.program_id), window)
+      const count = (status: 'approved' | 'pending') => memberCounts.get(p.program_id)?.[status] ?? 0
       return {
         ...p,
         commission_rules: p.commission_rules.map((r) => ({ ...r })),
@@ -314,7 +348,8 @@ const listProgramCreators = defineHandler('listProgramCreators', (ctx) => {
   )
   return listAnswer(ctx, {
     key: 'creators',
-    rows: rows.map((m) => ({ ...m, commission_rules: m.commission_rules.map((r) => ({ ...r })), ig_usernames: [...m.ig_usernames] })),
+    rows,
+    present: (m) => ({ ...m, commission_rules: m.commission_rules.map((r) => ({ ...r })), ig_usernames: [...m.ig_usernames] }),
     fields: CREATOR_FIELDS,
     sortKeys: ['joined_at', 'approved_at', 'handle', 'commission_pct', 'earnings_paid', 'ads_count'],
     // A creator has no spend: an invalid sort_by falls back to the default, joined_at.
