@@ -276,3 +276,32 @@ describe('the write lease on a Redis Cluster', () => {
     await replica.stop()
   })
 })
+
+describe("a twin's master away on a Redis Cluster", () => {
+  it('its replica answers 503 {error}, says so in one line, reports store_connected false, and says when the master is back', async () => {
+    const [t] = await twinsOnDifferentNodes('away', 1)
+    const replica = await startReplica({ store: cluster.seeds, twin: t!.name })
+    started.push(replica)
+    const shop = firstShop(replica)
+    expect((await call(replica.url, 'GET', '/shop/sps', shop)).status).toBe(200)
+    const master = cluster.nodes.find((n) => n.port === t!.node)!
+    // Stalled (SIGSTOP) for less than the cluster's node timeout: the cluster client stays 'ready'.
+    master.process.kill('SIGSTOP')
+    try {
+      const refused = await call(replica.url, 'GET', '/shop/sps', shop)
+      expect(refused.status).toBe(503)
+      expect(JSON.parse(refused.text)).toHaveProperty('error')
+      const metrics = JSON.parse((await call(replica.url, 'GET', '/__admin/metrics', undefined)).text) as Record<string, unknown>
+      expect(metrics.store_connected).toBe(false)
+    } finally {
+      master.process.kill('SIGCONT')
+    }
+    await expect.poll(async () => (await call(replica.url, 'GET', '/shop/sps', shop)).status, { interval: 100, timeout: 20_000 }).toBe(200)
+    const metrics = JSON.parse((await call(replica.url, 'GET', '/__admin/metrics', undefined)).text) as Record<string, unknown>
+    expect(metrics.store_connected).toBe(true)
+    const lines = replica.output().split('\n')
+    expect(lines.filter((l) => /the shared store .* is unreachable/.test(l))).toHaveLength(1)
+    expect(lines.filter((l) => /the shared store .* is back after/.test(l))).toHaveLength(1)
+    await replica.stop()
+  }, 60_000)
+})

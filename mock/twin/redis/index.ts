@@ -575,7 +575,8 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
         store: 'redis',
         twin: name,
         replica,
-        store_connected: redis.status === 'ready',
+        // The connection is up and the last calls answered (a cluster's client stays up while the twin's master is away).
+        store_connected: redis.status === 'ready' && !watch.storeAway,
         log_head: logHead,
         applied,
         lag: logHead === null ? null : logHead - applied,

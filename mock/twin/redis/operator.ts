@@ -212,6 +212,10 @@ export function createOperatorWatch({ redis, batch, log, prefix, twin, replica, 
     storeFailed(error: unknown) {
       storeEpisode.fail(reason(error))
     },
+    /** Calls to the store fail now (an episode goes on): a cluster client stays 'ready' while the twin's master is away. */
+    get storeAway() {
+      return storeEpisode.active
+    },
     /** A call to the store answered: ends an episode its connection's return did not (a timeout, say). */
     storeAnswered() {
       if (storeEpisode.active && redis.status === 'ready') storeEpisode.ok()
