@@ -35,12 +35,16 @@ export interface ProxyServerOptions {
   onExchange(x: ProxyExchange): void
   /** Called when --inject produces a situation on an exchange, before it is applied. */
   onInject?(x: ProxyExchange): void
+  /** Called when the last request in progress is done (grading may run: proxy/backlog.ts). */
+  onIdle?(): void
 }
 
 export interface ProxyServer {
   listen(port: number, host?: string): Promise<string>
   /** Stops accepting, waits for exchanges in progress (held writes are released), closes. */
   close(): Promise<void>
+  /** Whether a request is in progress. */
+  busy(): boolean
 }
 
 /** Hop-by-hop headers (RFC 9110 7.6.1), not passed on; `expect` is answered by the proxy itself. */
@@ -286,7 +290,7 @@ interface UpstreamConnection {
   owner: { data(chunk: Buffer): void; closed(error?: NodeJS.ErrnoException): void; timeout(): void } | undefined
 }
 
-export function createProxyServer({ upstream, contract, timeoutMs = 30_000, injector, now = Date.now, onExchange, onInject }: ProxyServerOptions): ProxyServer {
+export function createProxyServer({ upstream, contract, timeoutMs = 30_000, injector, now = Date.now, onExchange, onInject, onIdle }: ProxyServerOptions): ProxyServer {
   const target = new URL(upstream)
   const secure = target.protocol === 'https:'
   const upstreamPort = Number(target.port || (secure ? 443 : 80))
@@ -536,8 +540,13 @@ export function createProxyServer({ upstream, contract, timeoutMs = 30_000, inje
         // A client gone before the end of its body: the upstream's request is cut, nothing waits for it.
         requestBody.onEnd(() => {
           if (requestBody.aborted && !done) {
+            // Not the upstream's failure: the exchange ends, recorded as the client's abort.
             x.clientAborted = true
-            fail('the client closed the connection before the end of its request', 502)
+            if (x.upstream) {
+              x.upstream.raw = capture.buffer()
+              x.upstream.truncated = true
+            }
+            finish(false)
           }
         })
       }
@@ -725,6 +734,7 @@ export function createProxyServer({ upstream, contract, timeoutMs = 30_000, inje
       const done = handle(req, body, reply, this.socket).finally(() => {
         inProgress.delete(done)
         this.answered(reply)
+        if (inProgress.size === 0) onIdle?.()
       })
       inProgress.add(done)
     }
@@ -770,6 +780,7 @@ export function createProxyServer({ upstream, contract, timeoutMs = 30_000, inje
         })
       })
     },
+    busy: () => inProgress.size > 0,
     async close() {
       closing = true
       for (const write of [...held.values()]) void write.release()
