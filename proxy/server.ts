@@ -455,10 +455,13 @@ export function createProxyServer({ upstream, contract, timeoutMs = 30_000, inje
         if (throttled) return
         throttled = true
         up.pause()
-        reply!.socket.once('drain', () => {
+        // The client drained its buffer, or went away (its answer is then read to the end for the record).
+        const resume = () => {
+          reply!.socket.off('drain', resume).off('close', resume)
           throttled = false
           up.resume()
-        })
+        }
+        reply!.socket.on('drain', resume).on('close', resume)
       }
       const answered = (chunk: Buffer, end: number): void => {
         head = parseResponseHead(chunk, 0, end)
@@ -603,8 +606,7 @@ export function createProxyServer({ upstream, contract, timeoutMs = 30_000, inje
     // What the client saw: the injected answer, a dropped connection (0), or the answer it read to the end.
     // A held write the client gave up on is recorded with the upstream's answer, as the twin records it.
     if (adversity?.kind === 'drop') x.status = 0
-    else if (adversity?.kind === 'status') x.status = reply.statusCode
-    else x.status = reply.finished ? reply.statusCode : adversity?.kind === 'slow' ? (x.upstream?.status ?? 0) : 0
+    else if (adversity?.kind !== 'status') x.status = reply.finished ? reply.statusCode : adversity?.kind === 'slow' ? (x.upstream?.status ?? 0) : 0
     x.retryAfter = reply.retryAfter === undefined || x.status === 0 ? null : Number(reply.retryAfter)
     x.durationMs = now() - started
     onExchange(x)
