@@ -72,17 +72,18 @@ class Capture {
   expect(like: Buffer | undefined): void {
     if (this.size === 0) this.like = like
   }
-  add(chunk: Buffer): void {
+  /** Takes a chunk; true when it keeps a reference to it (the caller may not reuse its memory). */
+  add(chunk: Buffer): boolean {
     if (this.size + chunk.length > MAX_CAPTURE) {
       this.truncated = true
-      return
+      return false
     }
     const like = this.like
     if (like) {
       const end = this.size + chunk.length
       if (end <= like.length && like.compare(chunk, 0, chunk.length, this.size, end) === 0) {
         this.size = end
-        return
+        return false
       }
       // It differs here: what matched so far is a view of the previous body, the rest is kept.
       this.like = undefined
@@ -90,6 +91,7 @@ class Capture {
     }
     this.chunks.push(chunk)
     this.size += chunk.length
+    return true
   }
   buffer(): Buffer {
     if (this.like) return this.size === this.like.length ? this.like : this.like.subarray(0, this.size)
@@ -284,11 +286,20 @@ class Reply {
   }
 }
 
-/** A connection to the upstream; `owner` is the exchange it carries, undefined while it waits in the pool. */
+/**
+ * A connection to the upstream; `owner` is the exchange it carries, undefined while it waits in the
+ * pool. Its reads land in one buffer, reused for the next read unless the chunk read was kept (`keep`:
+ * captured, or queued on the client's socket): no allocation per read for an answer passed straight on.
+ */
 interface UpstreamConnection {
   socket: Socket
   owner: { data(chunk: Buffer): void; closed(error?: NodeJS.ErrnoException): void; timeout(): void } | undefined
+  /** The last chunk passed to `owner.data` is still referenced: the next read goes to a new buffer. */
+  keep(): void
 }
+
+/** The size of an upstream connection's read buffer (libuv's own read size). */
+const READ_SIZE = 64 * 1024
 
 export function createProxyServer({ upstream, contract, timeoutMs = 30_000, injector, now = Date.now, onExchange, onInject, onIdle }: ProxyServerOptions): ProxyServer {
   const target = new URL(upstream)
@@ -317,12 +328,29 @@ export function createProxyServer({ upstream, contract, timeoutMs = 30_000, inje
       const connection = idle.pop()!
       if (!connection.socket.destroyed && connection.socket.readyState === 'open') return connection
     }
-    const socket = secure ? tlsConnect({ host: upstreamHost, port: upstreamPort, servername: /^[\d.:]+$/.test(upstreamHost) ? undefined : upstreamHost, ALPNProtocols: ['http/1.1'] }) : netConnect({ host: upstreamHost, port: upstreamPort })
+    let buffer = Buffer.allocUnsafe(READ_SIZE)
+    let kept = false
+    const data = (chunk: Buffer) => (connection.owner ? connection.owner.data(chunk) : socket.destroy())
+    const onread = {
+      buffer: () => {
+        if (kept) {
+          buffer = Buffer.allocUnsafe(READ_SIZE)
+          kept = false
+        }
+        return buffer
+      },
+      callback: (length: number, into: Uint8Array) => {
+        data((into as Buffer).subarray(0, length))
+        return true
+      },
+    }
+    const socket = secure ? tlsConnect({ host: upstreamHost, port: upstreamPort, servername: /^[\d.:]+$/.test(upstreamHost) ? undefined : upstreamHost, ALPNProtocols: ['http/1.1'] }) : netConnect({ host: upstreamHost, port: upstreamPort, onread })
     // No Nagle: a head and its body (an answer's chunks) go as separate writes; Nagle would hold the second for the first's ACK.
     socket.setNoDelay(true)
     socket.setTimeout(timeoutMs)
-    const connection: UpstreamConnection = { socket, owner: undefined }
-    socket.on('data', (chunk: Buffer) => (connection.owner ? connection.owner.data(chunk) : socket.destroy()))
+    const connection: UpstreamConnection = { socket, owner: undefined, keep: () => (kept = true) }
+    // TLS reads come as 'data' events, each chunk its own memory.
+    if (secure) socket.on('data', data)
     socket.on('timeout', () => (connection.owner ? connection.owner.timeout() : socket.destroy()))
     socket.on('error', (error: NodeJS.ErrnoException) => connection.owner?.closed(error))
     socket.on('close', () => {
@@ -433,19 +461,19 @@ export function createProxyServer({ upstream, contract, timeoutMs = 30_000, inje
           const take = Math.min(remaining, chunk.length - start)
           const data = start === 0 && take === chunk.length ? chunk : chunk.subarray(start, start + take)
           remaining -= take
-          capture.add(data)
+          if (capture.add(data)) connection.keep()
           if (reply && !reply.write(data)) throttle()
           if (remaining === 0) complete(start + take === chunk.length)
         } else if (framing.kind === 'chunked') {
           const end = decoder!.feed(chunk, start, (data) => {
-            capture.add(data)
+            if (capture.add(data)) connection.keep()
             if (dechunk && reply && !reply.write(data)) throttle()
           })
           if (!dechunk && reply && !reply.write(start === 0 && end < 0 ? chunk : chunk.subarray(start, end < 0 ? chunk.length : end))) throttle()
           if (end >= 0) complete(end === chunk.length && !dechunk)
         } else if (framing.kind === 'close') {
           const data = start === 0 ? chunk : chunk.subarray(start)
-          capture.add(data)
+          if (capture.add(data)) connection.keep()
           if (reply && !reply.write(data)) throttle()
         } else complete(start === chunk.length)
       }
@@ -503,18 +531,23 @@ export function createProxyServer({ upstream, contract, timeoutMs = 30_000, inje
         data(chunk) {
           if (done) return
           try {
-            if (head) return pass(chunk, 0)
-            if (partial) chunk = Buffer.concat([partial, chunk])
-            const end = headEnd(chunk, 0)
-            if (end < 0) {
-              partial = chunk
-              return
+            if (head) pass(chunk, 0)
+            else {
+              if (partial) chunk = Buffer.concat([partial, chunk])
+              const end = headEnd(chunk, 0)
+              if (end < 0) {
+                // A head in pieces: kept as a copy (the read buffer is reused).
+                partial = Buffer.from(chunk)
+                return
+              }
+              partial = undefined
+              answered(chunk, end)
             }
-            partial = undefined
-            answered(chunk, end)
           } catch (error) {
             fail(`the upstream failed: ${(error as Error).message}`, 502)
           }
+          // Bytes the client's socket could not take at once still point into the read buffer.
+          if (reply && !reply.destroyed && reply.socket.writableLength > 0) connection.keep()
         },
         closed(error) {
           if (done) return

@@ -36,6 +36,13 @@ beforeAll(async () => {
         res.write('{"data": {"echo": ')
         return void setImmediate(() => res.end(`${JSON.stringify(body)}}}`))
       }
+      if (path!.startsWith('/random/')) {
+        // Distinct bytes per request, written in pieces: a reused read buffer would mix answers.
+        const bytes = randomAnswer(Number(path!.slice(8)))
+        res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': String(bytes.length) })
+        for (let at = 0; at < bytes.length; at += 50_000) res.write(bytes.subarray(at, at + 50_000))
+        return void res.end()
+      }
       if (path === '/big') {
         res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(3 * 1024 * 1024 + 2) })
         res.write('"')
@@ -68,6 +75,17 @@ afterAll(async () => {
   await new Promise<void>((done) => upstream.close(() => done()))
   await new Promise<void>((done) => rawUpstream.close(() => done()))
 })
+
+/** 150-450 KB of bytes that differ from one `n` to the next (a linear congruential sequence). */
+function randomAnswer(n: number): Buffer {
+  const bytes = Buffer.alloc(150_000 + ((n * 7919) % 300_000))
+  let x = n + 1
+  for (let i = 0; i < bytes.length; i++) {
+    x = (x * 1103515245 + 12345) & 0x7fffffff
+    bytes[i] = x >> 16
+  }
+  return bytes
+}
 
 /** Writes `parts` on one connection to `url` (each after the previous is flushed) and reads until the proxy closes it. */
 function exchange(url: string, ...parts: string[]): Promise<string> {
@@ -194,6 +212,37 @@ describe('proxy on the wire: HTTP/1.1 as a reverse proxy speaks it', () => {
       expect(JSON.parse(bodyOf(smuggle)).error).toMatch(/both Transfer-Encoding and Content-Length/)
       const report = await other.stop()
       expect(report.upstreamFailures.map((f) => f.seq)).toEqual([2, 3])
+    } finally {
+      await other.stop()
+    }
+  })
+
+  it('distinct large answers, four at a time to slow readers, arrive and are recorded byte for byte', async () => {
+    const recorded = new Map<string, Buffer>()
+    const other = await startProxy({ upstream: upstreamUrl, onExchange: ({ x }) => recorded.set(x.path, Buffer.from(x.upstream!.raw)) })
+    try {
+      const { hostname, port } = new URL(other.url)
+      const read = (n: number) =>
+        new Promise<Buffer>((resolve, reject) => {
+          const socket = connect(Number(port), hostname)
+          const chunks: Buffer[] = []
+          socket.on('data', (c: Buffer) => {
+            chunks.push(c)
+            socket.pause()
+            setImmediate(() => socket.resume())
+          })
+          socket.on('error', reject)
+          socket.on('close', () => resolve(Buffer.from(bodyOf(Buffer.concat(chunks).toString('latin1')), 'latin1')))
+          socket.write(`GET /random/${n} HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n`)
+        })
+      for (let round = 0; round < 4; round++) {
+        const ns = [0, 1, 2, 3].map((i) => round * 4 + i)
+        const bodies = await Promise.all(ns.map(read))
+        ns.forEach((n, i) => expect(bodies[i]!.equals(randomAnswer(n)), `answer ${n}`).toBe(true))
+      }
+      await other.stop()
+      expect(recorded.size).toBe(16)
+      for (const [path, raw] of recorded) expect(raw.equals(randomAnswer(Number(path.slice(8)))), `record of ${path}`).toBe(true)
     } finally {
       await other.stop()
     }
