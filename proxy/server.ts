@@ -68,11 +68,18 @@ class Capture {
   private size = 0
   private like: Buffer | undefined
   truncated = false
+  /** Chunks are copied (an answer's reads land in a reused buffer; a view would also pin all 64 KB of it). */
+  private readonly copies: boolean
+
+  constructor(copies = false) {
+    this.copies = copies
+  }
+
   /** The body this one may repeat (before any chunk came). */
   expect(like: Buffer | undefined): void {
     if (this.size === 0) this.like = like
   }
-  /** Takes a chunk; true when it keeps a reference to it (the caller may not reuse its memory). */
+  /** Takes a chunk; true when it keeps a reference to it (the caller may not reuse its memory): never when it copies. */
   add(chunk: Buffer): boolean {
     if (this.size + chunk.length > MAX_CAPTURE) {
       this.truncated = true
@@ -89,9 +96,9 @@ class Capture {
       this.like = undefined
       if (this.size) this.chunks.push(like.subarray(0, this.size))
     }
-    this.chunks.push(chunk)
+    this.chunks.push(this.copies ? Buffer.from(chunk) : chunk)
     this.size += chunk.length
-    return true
+    return !this.copies
   }
   buffer(): Buffer {
     if (this.like) return this.size === this.like.length ? this.like : this.like.subarray(0, this.size)
@@ -614,7 +621,7 @@ export function createProxyServer({ upstream, contract, timeoutMs = 30_000, inje
       retryAfter: null,
     }
     const requestCapture = requestBody.capture
-    const responseCapture = new Capture()
+    const responseCapture = new Capture(true)
     let adversity: Adversity | undefined
     try {
       // Under --inject the body is read first (the schedule reads write bodies); otherwise it streams.
