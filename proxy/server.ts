@@ -43,7 +43,7 @@ export interface ProxyServer {
   listen(port: number, host?: string): Promise<string>
   /** Stops accepting, waits for exchanges in progress (held writes are released), closes. */
   close(): Promise<void>
-  /** Whether a request is in progress. */
+  /** Whether a request is in progress (a held write does not count). */
   busy(): boolean
 }
 
@@ -691,6 +691,7 @@ export function createProxyServer({ upstream, contract, timeoutMs = 30_000, inje
       const timer = setTimeout(release, adversity.ms)
       timers.add(timer)
       held.set(key, { release })
+      if (inProgress.size <= held.size) onIdle?.()
     })
   }
 
@@ -822,7 +823,8 @@ export function createProxyServer({ upstream, contract, timeoutMs = 30_000, inje
         })
       })
     },
-    busy: () => inProgress.size > 0,
+    // A write held past its client's timeout is not traffic in flight: grading may run meanwhile.
+    busy: () => inProgress.size > held.size,
     async close() {
       closing = true
       for (const write of [...held.values()]) void write.release()
