@@ -11,7 +11,7 @@ import { areaOf, type Failure, type RuleOutcome, type RunOptions } from '../conf
 import { enrich, type ClientReport } from '../conformance/certify-client/grade.ts'
 import { requestBodies } from '../conformance/certify-client/rules/contract/request-bodies.ts'
 import { PROFILES, type Profile } from '../conformance/certify-client/profile.ts'
-import { haloNote, keyIdOf, safeJson, type Recording } from '../conformance/certify-client/session.ts'
+import { keyIdOf, type Recording } from '../conformance/certify-client/session.ts'
 import type { RecordedRequest } from '../mock/pipeline/certification.ts'
 import type { GradedRequest } from '../conformance/certify-client/types.ts'
 import { schemaResolver } from '../mock/pipeline/query.ts'
@@ -100,7 +100,28 @@ export function createGrader({ upstream, contract = loadContract(), redactor = n
 
   const finding = (state: RuleState, o: Observed, f: Finding): Failure => ({ rule: state.judge.rule, operation: o.op.permission, ...f, exchange: asEvidence(o.x, redactor, upstream, state.judge.rule) })
 
-  function recorded(x: ProxyExchange): RecordedRequest {
+  /**
+   * The upstream's answer as text and parsed JSON. An answer identical to the last one of its
+   * operation and status (a poll, a cached read) is decoded and parsed once: compared on its bytes.
+   */
+  function answerOf(x: ProxyExchange): { text: string; json: any } {
+    const answerKey = `${x.operationId} ${x.upstream?.status}`
+    const last = lastAnswers.get(answerKey)
+    const raw = x.upstream?.raw
+    if (last && raw && last.raw.equals(raw)) return last
+    const text = x.upstream?.body ?? ''
+    let json: any
+    try {
+      json = text ? JSON.parse(text) : undefined
+    } catch {
+      json = undefined
+    }
+    const answer = { raw: raw ?? Buffer.alloc(0), text, json }
+    if (raw) lastAnswers.set(answerKey, answer)
+    return answer
+  }
+
+  function recorded(x: ProxyExchange, answer: () => { text: string; json: any }): RecordedRequest {
     const key = x.requestHeaders['x-api-key']
     const idempotencyKey = x.requestHeaders['idempotency-key'] ?? null
     const upstreamStatus = x.upstream?.status
@@ -112,15 +133,16 @@ export function createGrader({ upstream, contract = loadContract(), redactor = n
       answeredKeys.add(pair)
     }
     let note: string | undefined
-    // The answer's text is decoded only when the note needs it (an error, a halo build, a listing's depth).
-    const clientText = () => (x.injected ? undefined : x.upstream?.body)
-    if (x.status >= 400) note = safeError(clientText() ?? '')
-    else if (x.status >= 200 && x.status < 300 && x.path === '/halo-effect') note = haloNote(clientText() ?? '')
+    // The answer the client read (not the upstream's, when --inject answered), parsed only when the
+    // note needs it (an error, a halo build, a listing's depth), and once for the judges too.
+    const clientJson = () => (x.injected || !x.upstream ? undefined : answer().json)
+    if (x.status >= 400) note = errorOf(clientJson())
+    else if (x.status >= 200 && x.status < 300 && x.path === '/halo-effect') note = haloNoteOf(clientJson())
     // A paged listing's depth, where the upstream's answer counts it (total_count): paging.depth-cap's situation.
     let listingRows: number | undefined
     if (x.status >= 200 && x.status < 300 && x.operationId && contract.byId.get(x.operationId)?.paging) {
-      const text = clientText()
-      const total = text ? safeJson(text) : undefined
+      const json = clientJson()
+      const total = json && typeof json === 'object' && !Array.isArray(json) ? json : undefined
       const count = total?.data?.total_count ?? total?.total_count
       if (typeof count === 'number') listingRows = count
     }
@@ -161,7 +183,9 @@ export function createGrader({ upstream, contract = loadContract(), redactor = n
       situation(status === 409 ? 'retry reached the upstream while the first attempt with its key was in flight there: the upstream answered its own 409 in flight' : `retry reached the upstream while the first attempt with its key was in flight there, but the upstream answered ${status}${x.upstream.headers['idempotent-replayed'] === 'true' ? ' (a replay: it had finished the first before it read the retry)' : ''}: no 409 in flight produced`, x.seq)
     }
     if (!x.operationId) return graded
-    const entry = recorded(x)
+    let answer: { text: string; json: any } | undefined
+    const parsed = () => (answer ??= answerOf(x))
+    const entry = recorded(x, parsed)
     client.add(entry)
     if (x.upstream === undefined && x.upstreamError === undefined) return graded
     // A request identical to the last one of its operation (same body or query) is read as that one was.
@@ -180,25 +204,7 @@ export function createGrader({ upstream, contract = loadContract(), redactor = n
       for (const f of failures) graded.findings.push({ rule: `client ${requestBodies.id}`, message: f.received, failure: true })
       lastRequests.set(entry.operationId, { input, request, valid: failures.length === 0 })
     }
-    // An answer identical to the last one of its operation and status (a poll, a cached read) is
-    // decoded and parsed once: compared on its bytes.
-    const answerKey = `${request.op.operationId} ${x.upstream?.status}`
-    const last = lastAnswers.get(answerKey)
-    const raw = x.upstream?.raw
-    let text: string
-    let json: any
-    if (last && raw && last.raw.equals(raw)) {
-      text = last.text
-      json = last.json
-    } else {
-      text = x.upstream?.body ?? ''
-      try {
-        json = text ? JSON.parse(text) : undefined
-      } catch {
-        json = undefined
-      }
-      if (raw) lastAnswers.set(answerKey, { raw, text, json })
-    }
+    const { text, json } = parsed()
     const o: Observed = { x, op: request.op, request, status: x.upstream?.status ?? 0, headers: x.upstream?.headers ?? {}, text, json, error: typeof json?.error === 'string' ? json.error : undefined }
     for (const judge of judges) {
       const state = rules.get(judge.rule)!
@@ -307,11 +313,14 @@ export function createGrader({ upstream, contract = loadContract(), redactor = n
 
 export type Grader = ReturnType<typeof createGrader>
 
-function safeError(text: string): string | undefined {
-  try {
-    const error = (JSON.parse(text) as { error?: unknown }).error
-    return typeof error === 'string' ? error : undefined
-  } catch {
-    return undefined
-  }
+/** The `error` of a JSON error body (what certify-client notes of an error answer). */
+function errorOf(json: any): string | undefined {
+  return typeof json?.error === 'string' ? json.error : undefined
+}
+
+/** certify-client's note on a halo answer (session.ts haloNote), from the parsed body: undefined when it is not JSON. */
+function haloNoteOf(json: any): string | undefined {
+  if (json === undefined || json === null) return undefined
+  const platforms = (json as { data?: { platforms?: Record<string, { status?: string }> } }).data?.platforms ?? {}
+  return Object.values(platforms).some((p) => p?.status === 'refreshing') ? 'refreshing' : 'ok'
 }

@@ -7,6 +7,7 @@ import type { Profile } from '../conformance/certify-client/profile.ts'
 import { createGrader, type Graded, type ProxyReport } from './grade.ts'
 import { createInjector } from './inject.ts'
 import { createProxyServer } from './server.ts'
+import { createBacklog } from './backlog.ts'
 import type { ProxyExchange } from './exchange.ts'
 
 export interface ProxyOptions {
@@ -27,6 +28,8 @@ export interface ProxyOptions {
   onExchange?: (graded: Graded) => void
   /** Called when --inject produces a situation, before it is applied (the exchange is not finished). */
   onInject?: (x: ProxyExchange) => void
+  /** How many answered exchanges may wait to be graded while requests are in flight (proxy/backlog.ts); 0 grades each at once. */
+  gradingBacklog?: number
 }
 
 export interface RunningProxy {
@@ -37,9 +40,11 @@ export interface RunningProxy {
   stop(): Promise<ProxyReport>
   /** The secrets the traffic carried (keys, tokens), for a last redaction pass over what is written. */
   secrets(): string[]
+  /** How many answered exchanges wait to be graded (proxy/backlog.ts). */
+  waiting(): number
 }
 
-export async function startProxy({ upstream, port = 0, host = '127.0.0.1', inject, seed = 42, timeoutMs, failOn = 'must', now, contract = loadContract(), commandLine, onExchange, onInject }: ProxyOptions): Promise<RunningProxy> {
+export async function startProxy({ upstream, port = 0, host = '127.0.0.1', inject, seed = 42, timeoutMs, failOn = 'must', now, contract = loadContract(), commandLine, onExchange, onInject, gradingBacklog }: ProxyOptions): Promise<RunningProxy> {
   const grader = createGrader({ upstream, contract, now, inject, seed })
   const startedAt = new Date(now ? now() : Date.now())
   const server = createProxyServer({
@@ -49,29 +54,28 @@ export async function startProxy({ upstream, port = 0, host = '127.0.0.1', injec
     now,
     injector: inject ? createInjector(inject, seed) : undefined,
     onInject,
-    onExchange(x) {
-      // Graded after the answer, in batches: the next exchange is not kept waiting for a judge.
-      queue.push(x)
-      if (queue.length === 1) setImmediate(drain)
-    },
+    // Graded off the request's path: when no request is in flight, or past the backlog's bound (proxy/backlog.ts).
+    onExchange: (x) => backlog.add(x),
+    onIdle: () => backlog.idle(),
   })
-  const queue: ProxyExchange[] = []
-  function drain(): void {
-    for (let i = 0; i < queue.length; i++) {
-      const graded = grader.observe(queue[i]!)
+  const backlog = createBacklog({
+    grade(x) {
+      const graded = grader.observe(x)
       onExchange?.(graded)
-    }
-    queue.length = 0
-  }
+    },
+    busy: () => server.busy(),
+    ...(gradingBacklog === undefined ? {} : { maxWaiting: gradingBacklog }),
+  })
   const url = await server.listen(port, host)
   const report = () => {
-    drain()
+    backlog.flush()
     return grader.report({ proxyUrl: url, startedAt, inject, seed, failOn, commandLine })
   }
   return {
     url,
     report,
     secrets: () => grader.redactor.list(),
+    waiting: () => backlog.waiting,
     async stop() {
       await server.close()
       return report()

@@ -1,16 +1,20 @@
 /**
- * The forwarding half of `shoptwin proxy`: a node:http reverse proxy that streams each request to the
- * upstream and its answer back, with Host and X-Forwarded-* set, a 502 or 504 `{"error"}` when the
- * upstream fails or is silent, and a copy of both bodies (up to MAX_CAPTURE) for grading. Under
- * `inject` the certification schedule answers some requests itself (proxy/inject.ts); without it the
- * proxy changes nothing but the hop-by-hop headers.
+ * The forwarding half of `shoptwin proxy`: an HTTP/1.1 reverse proxy on raw sockets (node:net). Only
+ * message heads are parsed (proxy/http1.ts, strict); bodies go on as the bytes that came, streamed both
+ * ways with backpressure, and a copy of each (decoded, up to MAX_CAPTURE) is kept for grading. Host and
+ * X-Forwarded-* are set, hop-by-hop headers dropped; the upstream's connections are kept alive and
+ * reused; a client's connection is kept alive, its pipelined requests answered one after the other.
+ * A failed or silent upstream gives a 502 or 504 `{"error"}`; a malformed request a 400 `{"error"}`.
+ * Under `inject` the certification schedule answers some requests itself (proxy/inject.ts); without
+ * it the proxy changes nothing but the hop-by-hop headers.
  */
-import { Agent as HttpAgent, createServer, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage, type OutgoingHttpHeaders, type ServerResponse } from 'node:http'
-import { Agent as HttpsAgent, request as httpsRequest } from 'node:https'
-import type { AddressInfo, Socket } from 'node:net'
+import { connect as netConnect, createServer as createNetServer, type AddressInfo, type Socket } from 'node:net'
+import { connect as tlsConnect } from 'node:tls'
+import { STATUS_CODES } from 'node:http'
 import type { Contract, OperationInfo } from '../openapi/index.ts'
 import type { Adversity } from '../mock/pipeline/certification.ts'
 import { MAX_CAPTURE, type ProxyExchange } from './exchange.ts'
+import { ChunkedDecoder, framingOf, hasToken, headEnd, HttpError, parseRequestHead, parseResponseHead, type Framing, type RequestHead, type ResponseHead } from './http1.ts'
 import { createRouter } from './router.ts'
 
 /** Decides, per request, whether the proxy produces a situation itself (see inject.ts). */
@@ -31,53 +35,73 @@ export interface ProxyServerOptions {
   onExchange(x: ProxyExchange): void
   /** Called when --inject produces a situation on an exchange, before it is applied. */
   onInject?(x: ProxyExchange): void
+  /** Called when the last request in progress is done (grading may run: proxy/backlog.ts). */
+  onIdle?(): void
 }
 
 export interface ProxyServer {
   listen(port: number, host?: string): Promise<string>
   /** Stops accepting, waits for exchanges in progress (held writes are released), closes. */
   close(): Promise<void>
+  /** Whether a request is in progress (a held write does not count). */
+  busy(): boolean
 }
 
+/** Hop-by-hop headers (RFC 9110 7.6.1), not passed on; `expect` is answered by the proxy itself. */
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'proxy-authenticate', 'proxy-authorization'])
+/** Request headers the proxy writes itself (framing, Host, X-Forwarded-*). */
+const SET_BY_PROXY = new Set(['host', 'content-length', 'x-forwarded-for', 'x-forwarded-host', 'x-forwarded-proto', 'x-forwarded-port'])
+/** An idle client connection is closed after this long (Node's own keepAliveTimeout). */
+const CLIENT_IDLE_MS = 5_000
+/** Pipelined bytes buffered behind the request in progress before the client is paused. */
+const MAX_PENDING = 1024 * 1024
+/** Idle connections to the upstream kept for reuse. */
+const MAX_IDLE = 256
 
-/** Headers for the next hop: hop-by-hop ones dropped (with those the Connection header names). */
-function endToEnd(headers: IncomingHttpHeaders): OutgoingHttpHeaders {
-  const connection = headers.connection
-  const named = connection ? new Set(connection.toLowerCase().split(',').map((s) => s.trim()).filter(Boolean)) : undefined
-  const out: OutgoingHttpHeaders = {}
-  for (const name in headers) {
-    const value = headers[name]
-    if (value !== undefined && !HOP_BY_HOP.has(name) && !named?.has(name)) out[name] = value
-  }
-  return out
-}
-
-/** Header values as one string each (only set-cookie comes as a list). */
-const flat = (headers: IncomingHttpHeaders): Record<string, string> => {
-  if (headers['set-cookie'] === undefined) return headers as Record<string, string>
-  const out: Record<string, string> = {}
-  for (const name in headers) {
-    const value = headers[name]
-    if (value !== undefined) out[name] = Array.isArray(value) ? value.join(', ') : value
-  }
-  return out
-}
-
-/** Collects chunks up to the capture size. */
+/**
+ * Collects chunks up to the capture size. Given the last body of the same operation and status
+ * (`like`), it compares instead of keeping: a repeated answer (a poll, a cached read) is not copied,
+ * its capture is the previous body itself, and the grader sees it is the same without reading it.
+ */
 class Capture {
   private chunks: Buffer[] = []
   private size = 0
+  private like: Buffer | undefined
   truncated = false
-  add(chunk: Buffer): void {
+  /** Chunks are copied (an answer's reads land in a reused buffer; a view would also pin all 64 KB of it). */
+  private readonly copies: boolean
+
+  constructor(copies = false) {
+    this.copies = copies
+  }
+
+  /** The body this one may repeat (before any chunk came). */
+  expect(like: Buffer | undefined): void {
+    if (this.size === 0) this.like = like
+  }
+  /** Takes a chunk; true when it keeps a reference to it (the caller may not reuse its memory): never when it copies. */
+  add(chunk: Buffer): boolean {
     if (this.size + chunk.length > MAX_CAPTURE) {
       this.truncated = true
-      return
+      return false
     }
-    this.chunks.push(chunk)
+    const like = this.like
+    if (like) {
+      const end = this.size + chunk.length
+      if (end <= like.length && like.compare(chunk, 0, chunk.length, this.size, end) === 0) {
+        this.size = end
+        return false
+      }
+      // It differs here: what matched so far is a view of the previous body, the rest is kept.
+      this.like = undefined
+      if (this.size) this.chunks.push(like.subarray(0, this.size))
+    }
+    this.chunks.push(this.copies ? Buffer.from(chunk) : chunk)
     this.size += chunk.length
+    return !this.copies
   }
   buffer(): Buffer {
+    if (this.like) return this.size === this.like.length ? this.like : this.like.subarray(0, this.size)
     return this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks)
   }
   text(): string {
@@ -108,11 +132,188 @@ function answerOf(status: number, headers: Record<string, string>): NonNullable<
 
 const errorBody = (message: string) => JSON.stringify({ error: message })
 
-export function createProxyServer({ upstream, contract, timeoutMs = 30_000, injector, now = Date.now, onExchange, onInject }: ProxyServerOptions): ProxyServer {
+/** The names a Connection header lists (they are hop-by-hop too). */
+const connectionNamed = (value: string | undefined): Set<string> | undefined => (value ? new Set(value.toLowerCase().split(',').map((s) => s.trim())) : undefined)
+
+/**
+ * A request's body as it comes on the client's connection: its raw bytes go to `consumer` (the
+ * upstream) once one is attached (buffered until then), its decoded bytes to the capture; `collect`
+ * keeps the whole decoded body (under --inject the schedule reads it before anything is forwarded).
+ */
+class RequestBody {
+  done = false
+  aborted = false
+  private remaining = 0
+  private decoder: ChunkedDecoder | undefined
+  private waiting: Buffer[] | undefined = []
+  private consumer: ((raw: Buffer) => void) | undefined
+  /** The decoded body, kept until the body streams on (attach) and for readAll. */
+  private collected: Buffer[] | undefined = []
+  private listeners: Array<() => void> = []
+
+  readonly framing: Framing
+  readonly capture: Capture
+
+  constructor(framing: Framing, capture: Capture) {
+    this.framing = framing
+    this.capture = capture
+    if (framing.kind === 'chunked') this.decoder = new ChunkedDecoder(400)
+    else if (framing.kind === 'length') this.remaining = framing.length
+    if (this.remaining === 0 && !this.decoder) this.done = true
+  }
+
+  /** Takes the body's bytes from `buffer` at `start`; returns where the body ended in it, or -1 (all taken, more to come). */
+  feed(buffer: Buffer, start: number): number {
+    if (this.done) return start
+    let end: number
+    if (this.decoder) {
+      end = this.decoder.feed(buffer, start, (data) => this.decoded(data))
+      this.raw(buffer.subarray(start, end < 0 ? buffer.length : end))
+    } else {
+      const take = Math.min(this.remaining, buffer.length - start)
+      const data = start === 0 && take === buffer.length ? buffer : buffer.subarray(start, start + take)
+      this.remaining -= take
+      this.decoded(data)
+      this.raw(data)
+      end = this.remaining === 0 ? start + take : -1
+    }
+    if (end >= 0) this.finish()
+    return end
+  }
+
+  private decoded(data: Buffer): void {
+    this.capture.add(data)
+    this.collected?.push(data)
+  }
+
+  private raw(data: Buffer): void {
+    if (data.length === 0) return
+    if (this.consumer) this.consumer(data)
+    else this.waiting?.push(data)
+  }
+
+  private finish(): void {
+    this.done = true
+    for (const listener of this.listeners.splice(0)) listener()
+  }
+
+  /** The raw bytes from now on (and those that came before) go to `consumer`. */
+  attach(consumer: (raw: Buffer) => void): Buffer[] {
+    const before = this.waiting ?? []
+    this.waiting = undefined
+    this.collected = undefined
+    this.consumer = consumer
+    return before
+  }
+
+  /** Stops passing bytes on (the upstream is gone); they are still read and captured. */
+  detach(): void {
+    this.consumer = () => undefined
+    this.waiting = undefined
+  }
+
+  /** The client went away before the end of the body. */
+  abort(): void {
+    if (this.done) return
+    this.aborted = true
+    for (const listener of this.listeners.splice(0)) listener()
+  }
+
+  /** Calls back once the body ended or was cut. */
+  onEnd(listener: () => void): void {
+    if (this.done || this.aborted) listener()
+    else this.listeners.push(listener)
+  }
+
+  /** The whole decoded body (nothing is passed on: it is sent again, whole, with its length). */
+  readAll(): Promise<Buffer> {
+    this.detach()
+    return new Promise((resolve, reject) =>
+      this.onEnd(() => (this.aborted ? reject(new Error('the client closed the connection before the end of its request')) : resolve(Buffer.concat(this.collected!)))),
+    )
+  }
+}
+
+/** The answer to the client, written on its connection. */
+class Reply {
+  headersSent = false
+  /** The whole answer was written. */
+  finished = false
+  statusCode = 0
+  retryAfter: string | undefined
+  /** The connection closes after this answer. */
+  closeAfter: boolean
+
+  readonly socket: Socket
+  readonly minor: number
+
+  constructor(socket: Socket, minor: number, keepAlive: boolean) {
+    this.socket = socket
+    this.minor = minor
+    this.closeAfter = !keepAlive
+  }
+
+  get destroyed(): boolean {
+    return this.socket.destroyed
+  }
+
+  /** Writes the status line and `lines` (header lines, each ending CR LF), with the connection's own header. */
+  head(status: number, reason: string, lines: string): void {
+    this.headersSent = true
+    this.statusCode = status
+    if (this.destroyed) return
+    const connection = this.closeAfter ? 'Connection: close\r\n' : this.minor === 0 ? 'Connection: keep-alive\r\n' : ''
+    this.socket.write(`HTTP/1.1 ${status} ${reason}\r\n${lines}${connection}\r\n`, 'latin1')
+  }
+
+  /** Writes body bytes; false when the client's buffer is full (wait for 'drain'). */
+  write(data: Buffer): boolean {
+    if (this.destroyed) return true
+    return this.socket.write(data)
+  }
+
+  end(): void {
+    if (this.destroyed) return
+    this.finished = true
+  }
+
+  /** A whole answer of the proxy's own: `{"error": message}`. */
+  json(status: number, message: string, headers: Record<string, string> = {}): void {
+    const body = Buffer.from(errorBody(message))
+    let lines = `Content-Type: application/json\r\nContent-Length: ${body.length}\r\n`
+    for (const [name, value] of Object.entries(headers)) lines += `${name}: ${value}\r\n`
+    this.retryAfter = headers['Retry-After'] ?? headers['retry-after']
+    this.head(status, STATUS_CODES[status] ?? '', lines)
+    this.write(body)
+    this.end()
+  }
+
+  destroy(): void {
+    this.socket.destroy()
+  }
+}
+
+/**
+ * A connection to the upstream; `owner` is the exchange it carries, undefined while it waits in the
+ * pool. Its reads land in one buffer, reused for the next read unless the chunk read was kept (`keep`:
+ * captured, or queued on the client's socket): no allocation per read for an answer passed straight on.
+ */
+interface UpstreamConnection {
+  socket: Socket
+  owner: { data(chunk: Buffer): void; closed(error?: NodeJS.ErrnoException): void; timeout(): void } | undefined
+  /** The last chunk passed to `owner.data` is still referenced: the next read goes to a new buffer. */
+  keep(): void
+}
+
+/** The size of an upstream connection's read buffer (libuv's own read size). */
+const READ_SIZE = 64 * 1024
+
+export function createProxyServer({ upstream, contract, timeoutMs = 30_000, injector, now = Date.now, onExchange, onInject, onIdle }: ProxyServerOptions): ProxyServer {
   const target = new URL(upstream)
   const secure = target.protocol === 'https:'
-  const send = secure ? httpsRequest : httpRequest
-  const agent = secure ? new HttpsAgent({ keepAlive: true }) : new HttpAgent({ keepAlive: true })
+  const upstreamPort = Number(target.port || (secure ? 443 : 80))
+  const upstreamHost = target.hostname.replace(/^\[|\]$/g, '')
+  const hostLine = `Host: ${target.host}\r\n`
   const prefix = target.pathname.replace(/\/$/, '')
   const route = createRouter(contract)
   let seq = 0
@@ -120,198 +321,357 @@ export function createProxyServer({ upstream, contract, timeoutMs = 30_000, inje
   /** Writes held past the client's timeout, by shop and Idempotency-Key: a retry releases them. */
   const held = new Map<string, { release(): Promise<void> }>()
   const timers = new Set<NodeJS.Timeout>()
-
   /** Shop and Idempotency-Key of the requests in flight at the upstream, with the seq of the first. */
   const keysInFlight = new Map<string, number>()
+  const clients = new Set<ClientConnection>()
+  /** The last whole answer of each operation and status (the contract bounds how many). */
+  const lastAnswers = new Map<string, Buffer>()
+  let closing = false
 
-  /** Sends the request on; resolves with the upstream's answer streamed to `res` when given, else captured only. */
-  function forward(req: IncomingMessage, x: ProxyExchange, body: Buffer | undefined, res: ServerResponse | undefined, capture: Capture): Promise<IncomingMessage | undefined> {
-    const headers = endToEnd(req.headers)
-    headers.host = target.host
-    const socket = req.socket as Socket
-    const prior = req.headers['x-forwarded-for']
-    headers['x-forwarded-for'] = prior ? `${prior}, ${socket.remoteAddress ?? ''}` : (socket.remoteAddress ?? '')
-    headers['x-forwarded-host'] = req.headers['x-forwarded-host'] ?? req.headers.host ?? ''
-    headers['x-forwarded-proto'] = req.headers['x-forwarded-proto'] ?? 'http'
-    headers['x-forwarded-port'] = req.headers['x-forwarded-port'] ?? String(socket.localPort ?? '')
-    if (body) {
-      delete headers['transfer-encoding']
-      if (body.length || req.headers['content-length'] !== undefined) headers['content-length'] = String(body.length)
+  // The upstream's connections: kept alive, the last one freed reused first.
+  const idle: UpstreamConnection[] = []
+  function acquire(): UpstreamConnection {
+    while (idle.length) {
+      const connection = idle.pop()!
+      if (!connection.socket.destroyed && connection.socket.readyState === 'open') return connection
     }
+    let buffer = Buffer.allocUnsafe(READ_SIZE)
+    let kept = false
+    const data = (chunk: Buffer) => (connection.owner ? connection.owner.data(chunk) : socket.destroy())
+    const onread = {
+      buffer: () => {
+        if (kept) {
+          buffer = Buffer.allocUnsafe(READ_SIZE)
+          kept = false
+        }
+        return buffer
+      },
+      callback: (length: number, into: Uint8Array) => {
+        data((into as Buffer).subarray(0, length))
+        return true
+      },
+    }
+    const socket = secure ? tlsConnect({ host: upstreamHost, port: upstreamPort, servername: /^[\d.:]+$/.test(upstreamHost) ? undefined : upstreamHost, ALPNProtocols: ['http/1.1'] }) : netConnect({ host: upstreamHost, port: upstreamPort, onread })
+    // No Nagle: a head and its body (an answer's chunks) go as separate writes; Nagle would hold the second for the first's ACK.
+    socket.setNoDelay(true)
+    socket.setTimeout(timeoutMs)
+    const connection: UpstreamConnection = { socket, owner: undefined, keep: () => (kept = true) }
+    // TLS reads come as 'data' events, each chunk its own memory.
+    if (secure) socket.on('data', data)
+    socket.on('timeout', () => (connection.owner ? connection.owner.timeout() : socket.destroy()))
+    socket.on('error', (error: NodeJS.ErrnoException) => connection.owner?.closed(error))
+    socket.on('close', () => {
+      const owner = connection.owner
+      connection.owner = undefined
+      const at = idle.indexOf(connection)
+      if (at >= 0) idle.splice(at, 1)
+      owner?.closed()
+    })
+    return connection
+  }
+  function release(connection: UpstreamConnection): void {
+    connection.owner = undefined
+    if (idle.length < MAX_IDLE && !closing) idle.push(connection)
+    else connection.socket.destroy()
+  }
+
+  /** The request's head for the upstream: its end-to-end headers, Host, X-Forwarded-*, the framing. */
+  function upstreamHead(req: RequestHead, socket: Socket, length: number | undefined): string {
+    const named = connectionNamed(req.headers.connection)
+    let out = `${req.method} ${prefix}${req.target} HTTP/1.1\r\n${hostLine}`
+    for (let i = 0; i < req.names.length; i++) {
+      const name = req.names[i]!
+      if (HOP_BY_HOP.has(name) || SET_BY_PROXY.has(name) || named?.has(name)) continue
+      out += `${req.rawNames[i]}: ${req.values[i]}\r\n`
+    }
+    const h = req.headers
+    const prior = h['x-forwarded-for']
+    const address = socket.remoteAddress ?? ''
+    out += `X-Forwarded-For: ${prior ? `${prior}, ${address}` : address}\r\nX-Forwarded-Host: ${h['x-forwarded-host'] ?? h.host ?? ''}\r\nX-Forwarded-Proto: ${h['x-forwarded-proto'] ?? 'http'}\r\nX-Forwarded-Port: ${h['x-forwarded-port'] ?? socket.localPort ?? ''}\r\n`
+    if (length !== undefined) out += `Content-Length: ${length}\r\n`
+    else if (h['transfer-encoding'] !== undefined) out += 'Transfer-Encoding: chunked\r\n'
+    else if (h['content-length'] !== undefined) out += `Content-Length: ${h['content-length']}\r\n`
+    return `${out}\r\n`
+  }
+
+  /**
+   * Sends the request on and passes the answer to `reply` (when given; else it is captured only).
+   * `body` is the whole request body when it was read first; otherwise the body streams from the client.
+   */
+  function forward(req: RequestHead, requestBody: RequestBody, socket: Socket, x: ProxyExchange, body: Buffer | undefined, reply: Reply | undefined, capture: Capture): Promise<void> {
     const key = req.headers['idempotency-key'] === undefined ? undefined : `${req.headers['x-shop-id'] ?? ''} ${req.headers['idempotency-key']}`
     if (key !== undefined) {
       const first = keysInFlight.get(key)
       if (first !== undefined) x.sameKeyInFlight = first
       else keysInFlight.set(key, x.seq)
     }
-    return new Promise<IncomingMessage | undefined>((resolve) => {
+    const connection = acquire()
+    const up = connection.socket
+    const noBody = req.method === 'HEAD'
+    return new Promise<void>((resolve) => {
       let settled = false
-      const upstreamReq = send({ protocol: target.protocol, hostname: target.hostname, port: target.port, method: req.method, path: `${prefix}${req.url ?? '/'}`, headers, agent })
-      // No Nagle on either side: a request's head and body (and an answer's chunks) go as separate
-      // writes, and Nagle holding the second for the first's delayed ACK costs ~40 ms an exchange.
-      upstreamReq.setNoDelay(true)
+      let done = false
+      let head: ResponseHead | undefined
+      let partial: Buffer | undefined
+      let framing: Framing | { kind: 'none' } = { kind: 'none' }
+      let remaining = 0
+      let decoder: ChunkedDecoder | undefined
+      /** The client is HTTP/1.0 and the answer chunked: the client gets the decoded bytes, to the close. */
+      let dechunk = false
+      /** Operation and status: the last whole answer of the same is what this one is compared with. */
+      let answerKey: string | undefined
+      const sent = body !== undefined ? true : undefined
+      const bodySent = () => sent ?? requestBody.done
+
+      const finish = (reusable: boolean) => {
+        done = true
+        if (reusable && bodySent() && !up.destroyed) release(connection)
+        else {
+          connection.owner = undefined
+          up.destroy()
+        }
+        if (body === undefined && !requestBody.done) {
+          // The upstream answered before the end of the request: the rest is not passed on, the client's connection closes after this answer.
+          requestBody.detach()
+          if (reply) reply.closeAfter = true
+        }
+        resolve()
+      }
       const fail = (message: string, status: 502 | 504) => {
+        if (done) return
         if (settled) {
           // The answer had begun: the client cannot get a 502 any more, only a cut connection.
           x.upstreamError ??= message
-          res?.destroy()
-          return
-        }
-        settled = true
-        x.upstreamError = message
-        upstreamReq.destroy()
-        if (res && !res.headersSent) {
-          res.writeHead(status, { 'content-type': 'application/json' })
-          res.end(errorBody(`shoptwin proxy: ${message}`))
-        }
-        resolve(undefined)
-      }
-      upstreamReq.setTimeout(timeoutMs, () => fail(`the upstream did not answer within ${timeoutMs} ms`, 504))
-      upstreamReq.on('error', (error: NodeJS.ErrnoException) => fail(`the upstream failed: ${error.code ?? error.message}`, 502))
-      upstreamReq.on('response', (upstreamRes) => {
-        settled = true
-        const responseHeaders = flat(upstreamRes.headers)
-        x.upstream = answerOf(upstreamRes.statusCode ?? 0, responseHeaders)
-        if (res && !res.destroyed) res.writeHead(upstreamRes.statusCode ?? 502, endToEnd(upstreamRes.headers))
-        upstreamRes.on('data', (chunk: Buffer) => {
-          capture.add(chunk)
-          if (res && !res.destroyed) res.write(chunk)
-        })
-        upstreamRes.on('end', () => {
-          x.upstream!.raw = capture.buffer()
-          x.upstream!.truncated = capture.truncated
-          if (res && !res.destroyed) res.end()
-          resolve(upstreamRes)
-        })
-        upstreamRes.on('error', () => undefined)
-        upstreamRes.on('aborted', () => {
-          x.upstreamError ??= 'the upstream reset the connection mid-answer'
           x.upstream!.raw = capture.buffer()
           x.upstream!.truncated = true
-          res?.destroy()
-          resolve(upstreamRes)
-        })
-        upstreamRes.on('close', () => {
-          if (!upstreamRes.complete) {
-            x.upstreamError ??= 'the upstream reset the connection mid-answer'
-            res?.destroy()
-            resolve(upstreamRes)
+          reply?.destroy()
+        } else {
+          settled = true
+          x.upstreamError = message
+          if (reply && !reply.headersSent) {
+            if (body === undefined && !requestBody.done) reply.closeAfter = true
+            reply.json(status, `shoptwin proxy: ${message}`)
+          }
+        }
+        finish(false)
+      }
+      const complete = (reusable: boolean) => {
+        x.upstream!.raw = capture.buffer()
+        x.upstream!.truncated = capture.truncated
+        if (answerKey !== undefined && !capture.truncated) lastAnswers.set(answerKey, x.upstream!.raw)
+        reply?.end()
+        finish(reusable)
+      }
+      /** Body bytes of the answer: to the capture (decoded) and to the client (as they came, or decoded for an HTTP/1.0 client). */
+      const pass = (chunk: Buffer, start: number): void => {
+        if (framing.kind === 'length') {
+          const take = Math.min(remaining, chunk.length - start)
+          const data = start === 0 && take === chunk.length ? chunk : chunk.subarray(start, start + take)
+          remaining -= take
+          if (capture.add(data)) connection.keep()
+          if (reply && !reply.write(data)) throttle()
+          if (remaining === 0) complete(start + take === chunk.length)
+        } else if (framing.kind === 'chunked') {
+          const end = decoder!.feed(chunk, start, (data) => {
+            if (capture.add(data)) connection.keep()
+            if (dechunk && reply && !reply.write(data)) throttle()
+          })
+          if (!dechunk && reply && !reply.write(start === 0 && end < 0 ? chunk : chunk.subarray(start, end < 0 ? chunk.length : end))) throttle()
+          if (end >= 0) complete(end === chunk.length && !dechunk)
+        } else if (framing.kind === 'close') {
+          const data = start === 0 ? chunk : chunk.subarray(start)
+          if (capture.add(data)) connection.keep()
+          if (reply && !reply.write(data)) throttle()
+        } else complete(start === chunk.length)
+      }
+      /** The client reads slower than the upstream writes: the upstream waits. */
+      let throttled = false
+      const throttle = () => {
+        if (throttled) return
+        throttled = true
+        up.pause()
+        // The client drained its buffer, or went away (its answer is then read to the end for the record).
+        const resume = () => {
+          reply!.socket.off('drain', resume).off('close', resume)
+          throttled = false
+          up.resume()
+        }
+        reply!.socket.on('drain', resume).on('close', resume)
+      }
+      const answered = (chunk: Buffer, end: number): void => {
+        head = parseResponseHead(chunk, 0, end)
+        if (head.status < 200) {
+          // 100 Continue and other interim answers: the proxy answered the client's Expect itself.
+          if (head.status === 101) throw new HttpError('the upstream switched protocols, which the proxy did not ask for', 502)
+          head = undefined
+          if (end < chunk.length) connection.owner!.data(chunk.subarray(end))
+          return
+        }
+        framing = noBody || head.status === 204 || head.status === 304 ? { kind: 'none' } : framingOf(head, false)
+        settled = true
+        x.upstream = answerOf(head.status, head.headers)
+        answerKey = x.operationId === undefined ? undefined : `${x.operationId} ${head.status}`
+        if (answerKey !== undefined) capture.expect(lastAnswers.get(answerKey))
+        if (framing.kind === 'length') remaining = framing.length
+        else if (framing.kind === 'chunked') decoder = new ChunkedDecoder(502)
+        if (reply && !reply.destroyed) {
+          const named = connectionNamed(head.headers.connection)
+          let lines = ''
+          for (let i = 0; i < head.names.length; i++) {
+            const name = head.names[i]!
+            if (HOP_BY_HOP.has(name) || named?.has(name)) continue
+            lines += `${head.rawNames[i]}: ${head.values[i]}\r\n`
+          }
+          if (framing.kind === 'chunked') {
+            if (reply.minor === 1) lines += 'Transfer-Encoding: chunked\r\n'
+            else dechunk = true
+          }
+          if (framing.kind === 'close' || dechunk) reply.closeAfter = true
+          reply.retryAfter = head.headers['retry-after']
+          reply.socket.cork()
+          reply.head(head.status, head.reason, lines)
+          pass(chunk, end)
+          reply.socket.uncork()
+        } else pass(chunk, end)
+      }
+      connection.owner = {
+        data(chunk) {
+          if (done) return
+          try {
+            if (head) pass(chunk, 0)
+            else {
+              if (partial) chunk = Buffer.concat([partial, chunk])
+              const end = headEnd(chunk, 0)
+              if (end < 0) {
+                // A head in pieces: kept as a copy (the read buffer is reused).
+                partial = Buffer.from(chunk)
+                return
+              }
+              partial = undefined
+              answered(chunk, end)
+            }
+          } catch (error) {
+            fail(`the upstream failed: ${(error as Error).message}`, 502)
+          }
+          // Bytes the client's socket could not take at once still point into the read buffer.
+          if (reply && !reply.destroyed && reply.socket.writableLength > 0) connection.keep()
+        },
+        closed(error) {
+          if (done) return
+          if (head && framing.kind === 'close' && !error) return complete(false)
+          if (settled) return fail('the upstream reset the connection mid-answer', 502)
+          // Node's word for a connection closed before an answer: ECONNRESET ("socket hang up").
+          fail(`the upstream failed: ${error?.code ?? error?.message ?? 'ECONNRESET'}`, 502)
+        },
+        timeout() {
+          fail(`the upstream did not answer within ${timeoutMs} ms`, 504)
+        },
+      }
+      up.cork()
+      if (body !== undefined) {
+        up.write(upstreamHead(req, socket, body.length || req.headers['content-length'] !== undefined ? body.length : undefined), 'latin1')
+        if (body.length) up.write(body)
+      } else {
+        up.write(upstreamHead(req, socket, undefined), 'latin1')
+        for (const raw of requestBody.attach((raw) => {
+          if (!up.write(raw)) {
+            socket.pause()
+            up.once('drain', () => socket.resume())
+          }
+        }))
+          up.write(raw)
+        // A client gone before the end of its body: the upstream's request is cut, nothing waits for it.
+        requestBody.onEnd(() => {
+          if (requestBody.aborted && !done) {
+            // Not the upstream's failure: the exchange ends, recorded as the client's abort.
+            x.clientAborted = true
+            if (x.upstream) {
+              x.upstream.raw = capture.buffer()
+              x.upstream.truncated = true
+            }
+            finish(false)
           }
         })
-      })
-      if (body) upstreamReq.end(body)
-      else if (req.readableEnded) upstreamReq.end(Buffer.from(x.requestBody))
-      else {
-        req.on('data', (chunk: Buffer) => upstreamReq.write(chunk))
-        req.on('end', () => upstreamReq.end())
       }
+      up.uncork()
     }).finally(() => {
       if (key !== undefined && keysInFlight.get(key) === x.seq) keysInFlight.delete(key)
     })
   }
 
-  /** Reads the whole request body (under --inject: the schedule decides on write bodies). */
-  const readBody = (req: IncomingMessage, capture: Capture, x: ProxyExchange): Promise<Buffer> =>
-    new Promise((resolve, reject) => {
-      const chunks: Buffer[] = []
-      req.removeAllListeners('data')
-      req.on('data', (chunk: Buffer) => {
-        chunks.push(chunk)
-        capture.add(chunk)
-      })
-      req.on('end', () => {
-        const body = Buffer.concat(chunks)
-        x.requestBody = body.toString('utf8')
-        resolve(body)
-      })
-      req.on('error', reject)
-      // A client gone before the end of its body: nothing to forward, nothing to wait for.
-      req.on('close', () => req.readableEnded || reject(new Error('the client closed the connection before the end of its request')))
-    })
-
-  function answer(res: ServerResponse, x: ProxyExchange, status: number, message: string, headers: Record<string, string> = {}): void {
-    x.status = status
-    if (res.destroyed) return
-    res.writeHead(status, { 'content-type': 'application/json', ...headers })
-    res.end(errorBody(message))
-  }
-
-  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  /** One request on a client's connection, from its head to the exchange's record. */
+  async function handle(req: RequestHead, requestBody: RequestBody, reply: Reply, socket: Socket): Promise<void> {
     const started = now()
-    const target = req.url ?? '/'
+    const target = req.target
     const mark = target.indexOf('?')
     const pathname = mark < 0 ? target : target.slice(0, mark)
-    const op = route(req.method ?? 'GET', pathname)
+    const op = route(req.method, pathname)
     const x: ProxyExchange = {
       seq: ++seq,
       atMs: started,
       durationMs: 0,
-      method: req.method ?? 'GET',
+      method: req.method,
       path: pathname,
       query: mark < 0 || mark === target.length - 1 ? '' : target.slice(mark),
       operationId: op?.operationId,
-      requestHeaders: flat(req.headers),
+      requestHeaders: req.headers,
       requestBody: '',
       requestTruncated: false,
       status: 0,
       retryAfter: null,
     }
-    const requestCapture = new Capture()
-    const responseCapture = new Capture()
-    // The client's copy of the request body, read as it streams through.
-    req.on('data', (chunk: Buffer) => requestCapture.add(chunk))
-    let clientDone = false
-    res.on('close', () => {
-      clientDone = true
-      if (!res.writableFinished) x.clientAborted = true
-    })
+    const requestCapture = requestBody.capture
+    const responseCapture = new Capture(true)
     let adversity: Adversity | undefined
     try {
       // Under --inject the body is read first (the schedule reads write bodies); otherwise it streams.
-      const body = injector && op ? await readBody(req, requestCapture, x) : undefined
+      const body = injector && op ? await requestBody.readAll() : undefined
+      if (body) x.requestBody = body.toString('utf8')
       adversity = injector && op ? injector.decide(x, op) : undefined
-      if (!adversity) await forward(req, x, body, res, responseCapture)
-      else await produce(adversity, req, res, x, op!, responseCapture)
+      if (!adversity) await forward(req, requestBody, socket, x, body, reply, responseCapture)
+      else await produce(adversity, req, requestBody, socket, reply, x, op!, responseCapture)
     } catch (error) {
-      if (req.destroyed && !req.readableEnded) x.clientAborted = true
+      if (requestBody.aborted) x.clientAborted = true
       else x.upstreamError ??= `the proxy failed: ${(error as Error).message}`
-      if (res.destroyed) {
+      if (reply.destroyed) {
         // The client is gone: nothing to answer.
-      } else if (!res.headersSent) answer(res, x, 502, `shoptwin proxy: ${(error as Error).message}`)
-      else res.destroy()
+      } else if (!reply.headersSent) {
+        reply.closeAfter ||= !requestBody.done
+        reply.json(502, `shoptwin proxy: ${(error as Error).message}`)
+      } else reply.destroy()
     }
-    if (!clientDone) await new Promise<void>((resolve) => res.once('close', () => resolve()))
+    if (!reply.finished) x.clientAborted = true
     x.requestBody ||= requestCapture.text()
     x.requestTruncated = requestCapture.truncated
     // What the client saw: the injected answer, a dropped connection (0), or the answer it read to the end.
     // A held write the client gave up on is recorded with the upstream's answer, as the twin records it.
     if (adversity?.kind === 'drop') x.status = 0
-    else if (adversity?.kind !== 'status') x.status = res.writableFinished ? res.statusCode : adversity?.kind === 'slow' ? (x.upstream?.status ?? 0) : 0
-    const retryAfter = res.getHeader('retry-after')
-    x.retryAfter = retryAfter === undefined || x.status === 0 ? null : Number(retryAfter)
+    else if (adversity?.kind !== 'status') x.status = reply.finished ? reply.statusCode : adversity?.kind === 'slow' ? (x.upstream?.status ?? 0) : 0
+    x.retryAfter = reply.retryAfter === undefined || x.status === 0 ? null : Number(reply.retryAfter)
     x.durationMs = now() - started
     onExchange(x)
   }
 
-  async function produce(adversity: Adversity, req: IncomingMessage, res: ServerResponse, x: ProxyExchange, op: OperationInfo, capture: Capture): Promise<void> {
+  async function produce(adversity: Adversity, req: RequestHead, requestBody: RequestBody, socket: Socket, reply: Reply, x: ProxyExchange, op: OperationInfo, capture: Capture): Promise<void> {
     x.injected = adversity.situation
     onInject?.(x)
     const sendable = Buffer.from(x.requestBody)
     if (adversity.kind === 'status') {
       // spec: Idempotency: a 500 after the write acted (applied); a 503 or a 429 before it reached the server.
-      if (adversity.apply) await forward(req, x, sendable, undefined, capture)
-      answer(res, x, adversity.status, adversity.message, adversity.headers)
+      if (adversity.apply) await forward(req, requestBody, socket, x, sendable, undefined, capture)
+      x.status = adversity.status
+      if (!reply.destroyed) reply.json(adversity.status, adversity.message, adversity.headers)
       return
     }
     if (adversity.kind === 'drop') {
-      if (adversity.apply) await forward(req, x, sendable, undefined, capture)
+      if (adversity.apply) await forward(req, requestBody, socket, x, sendable, undefined, capture)
       x.status = 0
-      res.destroy()
+      reply.destroy()
       return
     }
     if (adversity.kind === 'before') {
       await adversity.run()
-      await forward(req, x, sendable, res, capture)
+      await forward(req, requestBody, socket, x, sendable, reply, capture)
       return
     }
     // Held past the client's timeout: forwarded when the client retries with the same key (so the
@@ -324,25 +684,134 @@ export function createProxyServer({ upstream, contract, timeoutMs = 30_000, inje
           held.delete(key)
           clearTimeout(timer)
           timers.delete(timer)
-          released = forward(req, x, sendable, res.destroyed ? undefined : res, capture).then(() => resolve())
+          released = forward(req, requestBody, socket, x, sendable, reply.destroyed ? undefined : reply, capture).then(() => resolve())
         }
         return released
       }
       const timer = setTimeout(release, adversity.ms)
       timers.add(timer)
       held.set(key, { release })
+      if (inProgress.size <= held.size) onIdle?.()
     })
   }
 
-  const server = createServer({ noDelay: true }, (req, res) => {
-    // A retry of a held write: the held one goes first, this one right behind it.
-    const key = `${req.headers['x-shop-id'] ?? ''} ${req.headers['idempotency-key'] ?? ''}`
-    const heldWrite = req.headers['idempotency-key'] ? held.get(key) : undefined
-    if (heldWrite) void heldWrite.release()
-    const done = handle(req, res).finally(() => inProgress.delete(done))
-    inProgress.add(done)
+  /** A client's connection: its requests parsed one at a time, each answered before the next is read (pipelining serialised). */
+  class ClientConnection {
+    private pending: Buffer | undefined
+    private body: RequestBody | undefined
+    /** A request is being answered. */
+    busy = false
+    /** The client sent its FIN: no more requests will come. */
+    private ended = false
+
+    readonly socket: Socket
+
+    constructor(socket: Socket) {
+      this.socket = socket
+      socket.setNoDelay(true)
+      socket.setTimeout(CLIENT_IDLE_MS)
+      socket.on('data', (chunk: Buffer) => this.data(chunk))
+      // Idle (or refused and never closed by the client): closed; a request in progress waits for its answer.
+      socket.on('timeout', () => (!this.busy || socket.writableEnded) && socket.destroy())
+      socket.on('end', () => {
+        this.ended = true
+        this.body?.abort()
+        if (!this.busy) socket.end()
+      })
+      socket.on('error', () => undefined)
+      socket.on('close', () => {
+        clients.delete(this)
+        this.body?.abort()
+      })
+    }
+
+    private data(chunk: Buffer): void {
+      if (this.body && !this.body.done && !this.body.aborted) {
+        const end = this.body.feed(chunk, 0)
+        if (end < 0 || end === chunk.length) return
+        chunk = chunk.subarray(end)
+      }
+      if (closing && !this.busy) return void this.socket.end()
+      this.pending = this.pending ? Buffer.concat([this.pending, chunk]) : chunk
+      if (this.busy) {
+        if (this.pending.length > MAX_PENDING) this.socket.pause()
+      } else this.next()
+    }
+
+    /** Reads the next request from what came, if its head is all there. */
+    private next(): void {
+      const buffer = this.pending
+      if (!buffer || this.busy || this.socket.destroyed) return
+      let req: RequestHead
+      let body: RequestBody
+      let bodyEnd: number
+      try {
+        const end = headEnd(buffer, 0)
+        if (end < 0) return
+        req = parseRequestHead(buffer, 0, end)
+        if (req.method === 'CONNECT') throw new HttpError('CONNECT is not supported: this is a reverse proxy', 405)
+        if (!req.target.startsWith('/')) {
+          // The absolute form (RFC 9112 3.2.2) names the proxy itself: its path is the target.
+          if (!/^https?:\/\//i.test(req.target) || !URL.canParse(req.target)) throw new HttpError(`the request target must be a path: ${JSON.stringify(req.target.slice(0, 80))}`)
+          const url = new URL(req.target)
+          req.target = `${url.pathname}${url.search}`
+        }
+        const expect = req.headers.expect
+        if (expect !== undefined && expect.toLowerCase() !== '100-continue') throw new HttpError(`Expect ${JSON.stringify(expect)} is not supported`, 417)
+        body = new RequestBody(framingOf(req, true), new Capture())
+        this.pending = undefined
+        this.busy = true
+        // spec-neutral: the proxy answers 100 Continue itself, as Node's server does, and forwards the body when it comes.
+        if (expect !== undefined && req.minor === 1) this.socket.write('HTTP/1.1 100 Continue\r\n\r\n', 'latin1')
+        bodyEnd = body.feed(buffer, end)
+      } catch (error) {
+        return this.refuse(error as Error)
+      }
+      if (bodyEnd >= 0 && bodyEnd < buffer.length) this.pending = buffer.subarray(bodyEnd)
+      this.body = body
+      const keepAlive = req.minor === 1 ? !hasToken(req.headers.connection, 'close') : hasToken(req.headers.connection, 'keep-alive')
+      const reply = new Reply(this.socket, req.minor, keepAlive && !closing)
+      // A retry of a held write: the held one goes first, this one right behind it.
+      const heldWrite = req.headers['idempotency-key'] ? held.get(`${req.headers['x-shop-id'] ?? ''} ${req.headers['idempotency-key']}`) : undefined
+      if (heldWrite) void heldWrite.release()
+      const done = handle(req, body, reply, this.socket).finally(() => {
+        inProgress.delete(done)
+        this.answered(reply)
+        if (inProgress.size === 0) onIdle?.()
+      })
+      inProgress.add(done)
+    }
+
+    /** The request in progress was answered: the next one, or the end of the connection. */
+    private answered(reply: Reply): void {
+      this.busy = false
+      this.body = undefined
+      if (this.socket.destroyed) return
+      if (reply.closeAfter || this.ended || closing) return void this.socket.end()
+      this.socket.resume()
+      this.next()
+    }
+
+    /** A request that is not HTTP/1.1 as the RFC writes it: 400 (or 405, 417, 431, 501) `{"error"}`, and the connection closes. */
+    private refuse(error: Error): void {
+      this.pending = undefined
+      const status = error instanceof HttpError ? error.status : 400
+      const reply = new Reply(this.socket, 1, false)
+      reply.json(status, `shoptwin proxy: ${error.message}`)
+      this.busy = true
+      this.socket.end()
+    }
+
+    /** The server stops: an idle connection closes now, a busy one after its answer. */
+    close(): void {
+      if (!this.busy) this.socket.end()
+    }
+  }
+
+  const server = createNetServer({ allowHalfOpen: true, noDelay: true }, (socket) => {
+    if (closing) return void socket.destroy()
+    clients.add(new ClientConnection(socket))
   })
-  server.keepAliveTimeout = 5_000
 
   return {
     listen(port, host = '127.0.0.1') {
@@ -354,15 +823,18 @@ export function createProxyServer({ upstream, contract, timeoutMs = 30_000, inje
         })
       })
     },
+    // A write held past its client's timeout is not traffic in flight: grading may run meanwhile.
+    busy: () => inProgress.size > held.size,
     async close() {
+      closing = true
       for (const write of [...held.values()]) void write.release()
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve())
-        server.closeIdleConnections()
-      })
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()))
+      for (const client of clients) client.close()
       await Promise.allSettled([...inProgress])
+      for (const client of clients) client.close()
       for (const timer of timers) clearTimeout(timer)
-      agent.destroy()
+      for (const connection of idle.splice(0)) connection.socket.destroy()
+      await closed
     },
   }
 }

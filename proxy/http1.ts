@@ -1,0 +1,205 @@
+/**
+ * HTTP/1.1 on the wire, as the proxy forwards it (RFC 9112): a strict parser of message heads, the
+ * framing of a body (Content-Length, chunked, to the close, none), and a streaming decoder of chunked
+ * bodies. Only heads are parsed; bodies are passed on as the bytes that came, decoded only for the
+ * grader's copy. Anything this parser refuses is answered 400 (a request) or 502 (an answer): a proxy
+ * that guessed at a malformed message could frame it differently from the next hop (request smuggling).
+ */
+
+/** A message that is not HTTP/1.1 as RFC 9112 writes it; `status` is what a client gets for it. */
+export class HttpError extends Error {
+  readonly status: number
+  constructor(message: string, status = 400) {
+    super(message)
+    this.status = status
+  }
+}
+
+export interface Head {
+  /** 0 for HTTP/1.0, 1 for HTTP/1.1. */
+  minor: number
+  /** Field names as they came, and lower-cased; values without the surrounding whitespace; in order, repeats kept. */
+  rawNames: string[]
+  names: string[]
+  values: string[]
+  /** One value per lower-cased name (repeats joined with ", ", cookies with "; "): what the grader reads. */
+  headers: Record<string, string>
+}
+
+export interface RequestHead extends Head {
+  method: string
+  target: string
+}
+
+export interface ResponseHead extends Head {
+  status: number
+  reason: string
+}
+
+/** The longest head accepted (Node's own limit is 16 KiB): past it, 431. */
+export const MAX_HEAD = 64 * 1024
+const CRLF2 = Buffer.from('\r\n\r\n')
+
+const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/
+const REQUEST_LINE = /^([!#$%&'*+.^_`|~0-9A-Za-z-]+) ([\x21-\x7e\x80-\xff]+) HTTP\/1\.([01])$/
+const STATUS_LINE = /^HTTP\/1\.([01]) ([1-9]\d\d)(?: ([\t\x20-\x7e\x80-\xff]*))?$/
+/** Bytes a field value may not hold (RFC 9110 5.5: no CR, LF or NUL; other controls refused too, but tab). */
+const BAD_VALUE = /[\x00-\x08\x0a-\x1f\x7f]/
+
+/**
+ * Where the head of the message starting at `start` ends (the index after its blank line), -1 when
+ * it has not all come yet. Throws 431 past MAX_HEAD, 400 on a line ended by a bare LF.
+ */
+export function headEnd(buffer: Buffer, start: number): number {
+  const at = buffer.indexOf(CRLF2, start)
+  if (at >= 0) {
+    if (at - start > MAX_HEAD) throw new HttpError('the request head is over 64 KiB', 431)
+    return at + 4
+  }
+  if (buffer.length - start > MAX_HEAD) throw new HttpError('the request head is over 64 KiB', 431)
+  // A head whose lines end with a bare LF never ends with CRLF CRLF: refused as soon as it shows.
+  const lf = buffer.indexOf(10, start)
+  if (lf >= 0 && (lf === start || buffer[lf - 1] !== 13)) throw new HttpError('a line of the head ends without CR LF')
+  return -1
+}
+
+function fields(lines: string[], head: Head, what: string): void {
+  for (let i = 1; i < lines.length; i++) {
+    const line = lines[i]!
+    const colon = line.indexOf(':')
+    // An obs-fold (a line starting with whitespace) or a name with a space before the colon is refused (RFC 9112 5.1, 5.2).
+    if (colon <= 0 || !TOKEN.test(line.slice(0, colon))) throw new HttpError(`${what} has a malformed header line: ${JSON.stringify(line.slice(0, 80))}`, what === 'the request' ? 400 : 502)
+    const value = line.slice(colon + 1).trim()
+    if (BAD_VALUE.test(value)) throw new HttpError(`${what} has a control character in a header value`, what === 'the request' ? 400 : 502)
+    const rawName = line.slice(0, colon)
+    const name = rawName.toLowerCase()
+    head.rawNames.push(rawName)
+    head.names.push(name)
+    head.values.push(value)
+    const prior = head.headers[name]
+    head.headers[name] = prior === undefined ? value : `${prior}${name === 'cookie' ? '; ' : ', '}${value}`
+  }
+}
+
+/** Parses a request head (`buffer[start, end)`, end from headEnd). */
+export function parseRequestHead(buffer: Buffer, start: number, end: number): RequestHead {
+  const lines = buffer.toString('latin1', start, end - 4).split('\r\n')
+  const line = REQUEST_LINE.exec(lines[0]!)
+  if (!line) throw new HttpError(`the request line is not "METHOD /path HTTP/1.1": ${JSON.stringify(lines[0]!.slice(0, 80))}`)
+  const head: RequestHead = { method: line[1]!, target: line[2]!, minor: Number(line[3]), rawNames: [], names: [], values: [], headers: {} }
+  fields(lines, head, 'the request')
+  return head
+}
+
+/** Parses an answer's head; throws HttpError (502) when it is not HTTP/1.x. */
+export function parseResponseHead(buffer: Buffer, start: number, end: number): ResponseHead {
+  const lines = buffer.toString('latin1', start, end - 4).split('\r\n')
+  const line = STATUS_LINE.exec(lines[0]!)
+  if (!line) throw new HttpError(`its answer does not start with an HTTP/1.x status line: ${JSON.stringify(lines[0]!.slice(0, 80))}`, 502)
+  const head: ResponseHead = { status: Number(line[2]), reason: line[3] ?? '', minor: Number(line[1]), rawNames: [], names: [], values: [], headers: {} }
+  fields(lines, head, 'the answer')
+  return head
+}
+
+/** How a body is delimited: its length, chunked, to the close of the connection (answers only). */
+export type Framing = { kind: 'length'; length: number } | { kind: 'chunked' } | { kind: 'close' }
+
+/**
+ * A message's framing (RFC 9112 6.3). Both Transfer-Encoding and Content-Length, a coding other than
+ * chunked alone, or differing lengths are refused: a request 400, an answer 502.
+ */
+export function framingOf(head: Head, isRequest: boolean): Framing {
+  const status = isRequest ? 400 : 502
+  const what = isRequest ? 'the request' : 'the answer'
+  const te = head.headers['transfer-encoding']
+  const cl = head.headers['content-length']
+  if (te !== undefined) {
+    if (cl !== undefined) throw new HttpError(`${what} has both Transfer-Encoding and Content-Length`, status)
+    if (te.trim().toLowerCase() === 'chunked') return { kind: 'chunked' }
+    // A request must end where the proxy and the server both see it end; an answer with another coding runs to the close.
+    if (isRequest) throw new HttpError(`Transfer-Encoding ${JSON.stringify(te)} is not supported (only chunked)`, 501)
+    return { kind: 'close' }
+  }
+  if (cl !== undefined) {
+    const lengths = new Set(cl.split(',').map((s) => s.trim()))
+    const [length] = lengths
+    if (lengths.size !== 1 || !/^\d{1,15}$/.test(length!)) throw new HttpError(`${what} has an invalid Content-Length: ${JSON.stringify(cl.slice(0, 40))}`, status)
+    return { kind: 'length', length: Number(length) }
+  }
+  return isRequest ? { kind: 'length', length: 0 } : { kind: 'close' }
+}
+
+/** Whether a comma-separated header (Connection) holds a token, case-insensitively. */
+export function hasToken(value: string | undefined, token: string): boolean {
+  if (value === undefined) return false
+  const lower = value.toLowerCase()
+  if (lower === token) return true
+  return lower.split(',').some((part) => part.trim() === token)
+}
+
+const HEX = /^[0-9a-fA-F]{1,15}$/
+/** The longest chunk-size line or trailer line accepted. */
+const MAX_LINE = 16 * 1024
+
+/**
+ * A chunked body, decoded as it streams (RFC 9112 7.1): `feed` hands each piece of data to `onData`
+ * and says where the body ended in the buffer (after its trailers), or -1 while it goes on.
+ */
+export class ChunkedDecoder {
+  /** 0: a size line, 1: data, 2: the CR LF after data, 3: trailer lines. */
+  private state = 0
+  private remaining = 0
+  private line = ''
+  private crlf = 0
+  private readonly status: number
+
+  /** `status`: what a malformed body is answered (400 for a request, 502 for an answer). */
+  constructor(status: number) {
+    this.status = status
+  }
+
+  feed(buffer: Buffer, start: number, onData: (data: Buffer) => void): number {
+    let i = start
+    const n = buffer.length
+    while (i < n) {
+      if (this.state === 1) {
+        const take = Math.min(this.remaining, n - i)
+        onData(buffer.subarray(i, i + take))
+        i += take
+        this.remaining -= take
+        if (this.remaining === 0) {
+          this.state = 2
+          this.crlf = 0
+        }
+        continue
+      }
+      if (this.state === 2) {
+        const expected = this.crlf === 0 ? 13 : 10
+        if (buffer[i] !== expected) throw new HttpError('a chunk is not followed by CR LF', this.status)
+        i++
+        if (++this.crlf === 2) this.state = 0
+        continue
+      }
+      // A line: a chunk size (state 0) or a trailer (state 3).
+      const lf = buffer.indexOf(10, i)
+      const stop = lf < 0 ? n : lf
+      this.line += buffer.toString('latin1', i, stop)
+      if (this.line.length > MAX_LINE) throw new HttpError('a chunk-size or trailer line is over 16 KiB', this.status)
+      if (lf < 0) return -1
+      i = lf + 1
+      if (!this.line.endsWith('\r')) throw new HttpError('a chunk line ends without CR LF', this.status)
+      const line = this.line.slice(0, -1)
+      this.line = ''
+      if (this.state === 3) {
+        if (line === '') return i
+        continue
+      }
+      const semi = line.indexOf(';')
+      const size = semi < 0 ? line : line.slice(0, semi)
+      if (!HEX.test(size)) throw new HttpError(`an invalid chunk size: ${JSON.stringify(line.slice(0, 40))}`, this.status)
+      this.remaining = parseInt(size, 16)
+      this.state = this.remaining === 0 ? 3 : 1
+    }
+    return -1
+  }
+}

@@ -1,0 +1,121 @@
+/**
+ * Grading off the request's path (proxy/backlog.ts): while a request is in flight at the proxy, the
+ * answered exchanges wait; past the bound, the oldest is graded at once; at stop every one is graded.
+ * The proof: the same traffic, graded at once (a backlog of 0), all kept waiting until the stop, and
+ * with a bound of 3, gives the same report, rule by rule, on both sides. An exchange that went
+ * ungraded would change a count. One request is held in flight for the whole traffic (its body never
+ * ends), so the proxy is never idle.
+ */
+import { connect, createServer as createNetServer, type AddressInfo, type Server, type Socket } from 'node:net'
+import { describe, expect, it } from 'vitest'
+import { createServer } from '../mock/server.ts'
+import { startProxy, type ProxyReport } from '../proxy/index.ts'
+
+/** The mock behind a TCP pipe that says when a request marked `x-hold` reached it. */
+async function upstreamWithSpy() {
+  const mock = createServer({ stateOptions: { seed: 42, scale: 'small', now: '2026-11-20T12:00:00Z', today: '2026-11-20', rateLimit: false } })
+  const mockUrl = new URL(await mock.listen(0, '127.0.0.1'))
+  let held!: () => void
+  const heldReached = new Promise<void>((resolve) => (held = resolve))
+  const sockets = new Set<Socket>()
+  const spy: Server = createNetServer((client) => {
+    const server = connect(Number(mockUrl.port), '127.0.0.1')
+    sockets.add(client).add(server)
+    client.on('data', (chunk: Buffer) => {
+      if (chunk.includes('x-hold: 1')) held()
+    })
+    client.pipe(server).pipe(client)
+    client.on('error', () => server.destroy())
+    server.on('error', () => client.destroy())
+  })
+  await new Promise<void>((done) => spy.listen(0, '127.0.0.1', done))
+  return {
+    url: `http://127.0.0.1:${(spy.address() as AddressInfo).port}`,
+    shopId: mock.state.world.shops[0]!.shop_id,
+    heldReached,
+    async close() {
+      for (const socket of sockets) socket.destroy()
+      await new Promise<void>((done) => spy.close(() => done()))
+      await mock.close()
+    },
+  }
+}
+
+/** The traffic: reads, errors, a repeated read, a keyed write and its replay, a path the contract lacks. */
+function traffic(shopId: string): Array<[string, RequestInit]> {
+  const headers = { 'x-api-key': 'demo-key', 'x-shop-id': shopId, 'content-type': 'application/json' }
+  const write = { method: 'POST', headers: { ...headers, 'idempotency-key': 'backlog-key-1' }, body: JSON.stringify({ name: 'backlog group' }) }
+  return [
+    ['/health', {}],
+    ['/account/shops', { headers: { 'x-api-key': 'demo-key' } }],
+    ['/shop/stats', { method: 'POST', headers, body: JSON.stringify({ date_range: { from: '2026-10-01', to: '2026-10-31' }, stats: ['total_gmv'], include_charts: false }) }],
+    ['/shop/stats', { method: 'POST', headers, body: JSON.stringify({ stats: ['total_gmv'] }) }],
+    ['/affiliate/crm/list', { method: 'POST', headers, body: JSON.stringify({ page_size: 3 }) }],
+    ['/affiliate/crm/list', { method: 'POST', headers, body: JSON.stringify({ page_size: 3 }) }],
+    ['/affiliate/crm/list', { method: 'POST', headers, body: JSON.stringify({ page_size: 100000 }) }],
+    ['/groups/create', write],
+    ['/groups/create', write],
+    ['/ads/campaigns', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }],
+    ['/nowhere', { headers }],
+  ]
+}
+
+/** Runs the traffic through a proxy with this backlog while one request is held; the report and how many were graded before the stop. */
+async function run(gradingBacklog: number): Promise<{ report: ProxyReport; gradedBefore: number; waiting: number; midway: number }> {
+  const upstream = await upstreamWithSpy()
+  let graded = 0
+  const proxy = await startProxy({ upstream: upstream.url, gradingBacklog, now: () => Date.parse('2026-11-20T12:00:00Z'), onExchange: () => graded++ })
+  const { port } = new URL(proxy.url)
+  const holder = connect(Number(port), '127.0.0.1')
+  holder.on('error', () => undefined)
+  holder.write('POST /shop/stats HTTP/1.1\r\nHost: h\r\nx-hold: 1\r\ncontent-type: application/json\r\nContent-Length: 1000\r\n\r\n{"stats"')
+  try {
+    await upstream.heldReached
+    for (const [path, init] of traffic(upstream.shopId)) await fetch(`${proxy.url}${path}`, init).then((r) => r.text())
+    const gradedBefore = graded
+    const waiting = proxy.waiting()
+    // A report asked for while the proxy runs grades what waits first.
+    const midway = proxy.report().exchanges
+    // The client gives up on its held request: the proxy is idle, the stop grades the rest.
+    holder.destroy()
+    const report = await proxy.stop()
+    expect(graded).toBe(report.exchanges)
+    return { report, gradedBefore, waiting, midway }
+  } finally {
+    holder.destroy()
+    await proxy.stop()
+    await upstream.close()
+  }
+}
+
+/** What the report says, rule by rule, without times. */
+function verdicts(report: ProxyReport) {
+  return {
+    exchanges: report.exchanges,
+    upstreamFailures: report.upstreamFailures,
+    situations: report.situations,
+    server: report.server.outcomes.map((o) => ({ id: o.id, status: o.status, reason: o.reason, failures: o.failures.map((f) => f.message), warnings: o.warnings.map((f) => f.message), evidence: o.exchanges.map((x) => x.seq) })),
+    client: report.client.outcomes.map((o) => ({ id: o.id, status: o.status, failures: o.failures.map((f) => [f.message, f.requests]) })),
+    requests: report.client.requests.map((r) => [r.seq, r.operationId, r.status, r.applied, r.replayed]),
+    exitCode: report.exitCode,
+  }
+}
+
+describe('proxy: grading off the request\'s path', () => {
+  it('graded at once, kept waiting until the stop, or past a bound of 3: the same report, every exchange graded', { timeout: 60_000 }, async () => {
+    const inline = await run(0)
+    const deferred = await run(1000)
+    const bounded = await run(3)
+    const requests = traffic('').length
+    // Each exchange of the traffic is graded as it ends, waits for the stop, or waits behind at most 3.
+    expect(inline).toMatchObject({ gradedBefore: requests, waiting: 0, midway: requests })
+    expect(deferred).toMatchObject({ gradedBefore: 0, waiting: requests, midway: requests })
+    expect(bounded).toMatchObject({ gradedBefore: requests - 3, waiting: 3, midway: requests })
+    expect(inline.report.exchanges).toBe(requests + 1)
+    expect(verdicts(deferred.report)).toEqual(verdicts(inline.report))
+    expect(verdicts(bounded.report)).toEqual(verdicts(inline.report))
+    // The traffic exercised rules on both sides (the comparison is not of empty reports).
+    expect(inline.report.server.outcomes.filter((o) => o.status !== 'skip').length).toBeGreaterThan(5)
+    expect(inline.report.client.requests.length).toBe(requests)
+  })
+})
