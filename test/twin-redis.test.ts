@@ -7,12 +7,12 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createMockState, type MockState } from '../mock/index.ts'
-import { openRedisTwin } from '../mock/twin/redis/index.ts'
 import { redisCommand, startRedis, type TestRedis } from './support/redis.ts'
 import { runCli } from './support/replicas.ts'
 import { fetchOf } from './support/in-process.ts'
+import { inProcessReplica, type ReplicaOptions, TWIN_NOW } from './support/twin.ts'
 
-const NOW = '2026-03-10T12:00:00.000Z'
+const NOW = TWIN_NOW
 let redis: TestRedis
 let twins = 0
 
@@ -23,13 +23,8 @@ afterAll(async () => {
   await redis?.stop()
 })
 
-/** A mock state on the test's Redis, as a replica of twin `name` (a fresh twin name per test unless given). */
-async function replica(name = `t${++twins}`, options: { rateLimit?: boolean; holdWriteMs?: number } = {}): Promise<MockState & { twinName: string }> {
-  const opened = await openRedisTwin(redis.url, name, { seed: 42, scale: 'small', today: '2026-03-10', ...(options.rateLimit !== undefined ? { rateLimit: options.rateLimit } : {}), createdAt: Date.parse(NOW), clock: { frozenAt: Date.parse(NOW), offset: 0 } }, { log: () => {}, holdWriteMs: options.holdWriteMs ?? 0 })
-  const state = createMockState({ seed: 42, scale: 'small', today: '2026-03-10', now: NOW, rateLimit: opened.config.rateLimit, createdAt: opened.config.createdAt, twin: opened.attach })
-  await opened.start()
-  return Object.assign(state, { twinName: name })
-}
+/** A replica of twin `name` on the test's Redis (a fresh twin name per test unless given). */
+const replica = (name = `t${++twins}`, options: ReplicaOptions = {}) => inProcessReplica(redis.url, name, options)
 const memory = () => createMockState({ seed: 42, scale: 'small', today: '2026-03-10', now: NOW })
 
 const closeAll = async (...states: MockState[]) => {
@@ -383,9 +378,7 @@ describe('one twin on Redis, in one process (issue 23, item 2)', () => {
 
   it('store away: requests get 503 {error} (never a wrong answer or a hang), and the replica recovers when it is back', async () => {
     const own = await startRedis()
-    const opened = await openRedisTwin(own.url, 'away', { seed: 42, scale: 'small', today: '2026-03-10', createdAt: Date.parse(NOW), clock: { frozenAt: Date.parse(NOW), offset: 0 } }, { log: () => {} })
-    const state = createMockState({ seed: 42, scale: 'small', today: '2026-03-10', now: NOW, createdAt: opened.config.createdAt, twin: opened.attach })
-    await opened.start()
+    const state = await inProcessReplica(own.url, 'away')
     const shop = state.world.shops[0]!.shop_id
     const f = fetchOf(state)
     expect((await f('POST', '/dashboards/create', { name: 'Before' }, shop)).status).toBe(201)

@@ -13,11 +13,11 @@ import { createMockState, type MockState, type MockStateOptions } from '../mock/
 import { createServer, type MockServer } from '../mock/server.ts'
 import { REDACTED, type JournalEntry } from '../mock/stores/journal.ts'
 import type { Trace, TraceSummary } from '../mock/trace/types.ts'
-import { openRedisTwin } from '../mock/twin/redis/index.ts'
 import { fetchOf } from './support/in-process.ts'
 import { redisCommand, startRedis, type TestRedis } from './support/redis.ts'
+import { inProcessReplica, TWIN_NOW } from './support/twin.ts'
 
-const NOW = '2026-03-10T12:00:00.000Z'
+const NOW = TWIN_NOW
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 const SECRET_KEY = 'demo-key'
 let redis: TestRedis
@@ -30,12 +30,8 @@ afterAll(async () => {
   await redis?.stop()
 })
 
-async function replica(name = `j${++twins}`, options: Pick<MockStateOptions, 'trace' | 'responseCache'> = {}): Promise<MockState> {
-  const opened = await openRedisTwin(redis.url, name, { seed: 42, scale: 'small', today: '2026-03-10', rateLimit: false, createdAt: Date.parse(NOW), clock: { frozenAt: Date.parse(NOW), offset: 0 } }, { log: () => {} })
-  const state = createMockState({ seed: 42, scale: 'small', today: '2026-03-10', now: NOW, rateLimit: false, createdAt: opened.config.createdAt, twin: opened.attach, ...options })
-  await opened.start()
-  return state
-}
+/** A replica of twin `name` on the test's Redis, rate limit off (a fresh twin name unless given). */
+const replica = (name = `j${++twins}`, options: Pick<MockStateOptions, 'trace' | 'responseCache'> = {}): Promise<MockState> => inProcessReplica(redis.url, name, { rateLimit: false, ...options })
 const memory = async () => createMockState({ seed: 42, scale: 'small', today: '2026-03-10', now: NOW, rateLimit: false })
 
 /** Where the admin API reads traces (the shared store's, else the replica's own). */

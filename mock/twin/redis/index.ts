@@ -279,6 +279,12 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
     return applying
   }
 
+  /** A request's round trip, from `started` (performance.now()): the moving average operators read. */
+  const noteRtt = (started: number) => {
+    const ms = performance.now() - started
+    rttMs = rttMs === 0 ? ms : rttMs * 0.9 + ms * 0.1
+  }
+
   /**
    * Reads the head (one round trip) and applies what is new. Requests that arrive while a look is on
    * its way share the next one (sent when it is back): a look sent before a request arrived may miss
@@ -304,7 +310,7 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
     guard(async () => {
       const started = performance.now()
       const [head, g] = await redis.mget(keys.head, keys.gen)
-      rttMs = rttMs === 0 ? performance.now() - started : rttMs * 0.9 + (performance.now() - started) * 0.1
+      noteRtt(started)
       seenHead = Number(head ?? 0)
       gen = Number(g ?? 0)
       if (dirty || seenHead > applied) await applyUpTo(seenHead)
@@ -657,7 +663,7 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
       } finally {
         lease?.settle()
       }
-      rttMs = rttMs === 0 ? performance.now() - started : rttMs * 0.9 + (performance.now() - started) * 0.1
+      noteRtt(started)
       seenHead = Number(r[0])
       if (r.length === 2) {
         gen = Number(r[1])
