@@ -6,11 +6,26 @@
  * failover (kill -9: the health check takes the replica out, requests keep being answered, retries
  * only where they cannot write twice). `npm run test:replicas`.
  */
+import { request } from 'node:http'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { IN_FLIGHT_MESSAGE } from '../../mock/pipeline/idempotency.ts'
 import { checkHaproxyConfig, HAPROXY_PLACEHOLDERS, NAMES, placeholdersOf, readmeHaproxyConfig, type ServerName, startTwinBehindHaproxy } from '../support/haproxy.ts'
 import { redisCommand, startRedis, type TestRedis } from '../support/redis.ts'
-import { automation, automationTitles, call, count, FROZEN, load, type Replica, type Reply, startReplica } from '../support/replicas.ts'
+import { automation, automationTitles, call, count, DEMO_KEY, FROZEN, load, type Replica, type Reply, startReplica } from '../support/replicas.ts'
+
+/** `call` on a new connection (no kept-alive one reused). */
+function callOnFreshConnection(base: string, method: string, path: string, shop: string, body: unknown): Promise<Reply> {
+  return new Promise((resolve, reject) => {
+    const req = request(`${base}${path}`, { method, agent: false, headers: { 'content-type': 'application/json', 'x-api-key': DEMO_KEY, 'x-shop-id': shop } }, (res) => {
+      let text = ''
+      res.setEncoding('utf8')
+      res.on('data', (d: string) => (text += d))
+      res.on('end', () => resolve({ status: res.statusCode!, text, retryAfter: (res.headers['retry-after'] as string | undefined) ?? null, replica: (res.headers['x-shoptwin-replica'] as string | undefined) ?? null, trace: (res.headers['x-shoptwin-trace'] as string | undefined) ?? null }))
+    })
+    req.on('error', reject)
+    req.end(JSON.stringify(body))
+  })
+}
 
 
 let redis: TestRedis
@@ -188,7 +203,9 @@ describe("the README's haproxy configuration in front of three replicas on Redis
       t.replicas.a = await startReplica({ store: redis.url, twin: t.name, args: t.args, env: { ...t.env, ...hold }, port: Number(new URL(t.replicas.a.url).port) })
       await expect.poll(async () => (await t.haproxy.servers()).a!.status, { timeout: 60_000, interval: 50 }).toBe('UP')
       await onlyA(true)
-      const unkeyed = call(t.haproxy.url, 'POST', '/dashboards/create', t.shop, { name: 'held-unkeyed' })
+      // On a connection of its own: a request that dies on a reused client connection is answered by
+      // haproxy closing that connection (for the client to retry, as after a keep-alive close), not 502.
+      const unkeyed = callOnFreshConnection(t.haproxy.url, 'POST', '/dashboards/create', t.shop, { name: 'held-unkeyed' })
       // haproxy has sent it to a, which holds it 1.5 s before its commit.
       await expect.poll(async () => (await t.haproxy.servers()).a!.current, { timeout: 60_000, interval: 10 }).toBeGreaterThan(0)
       await onlyA(false)
