@@ -11,6 +11,7 @@
 // The tests' own redis-server on a unix socket in a temp dir (Debian's, as .ci/run installs it).
 import { redisCommand, startRedis } from '../test/support/redis.ts'
 import { Agent, request } from 'node:http'
+import { paced } from './paced.ts'
 import { API_KEY, bodyOf, headersFor, load, start, stop, type Operation, type Target } from './targets.ts'
 
 const duration = Number(process.env.BENCH_DURATION ?? 10)
@@ -42,12 +43,26 @@ export async function sharedStoreBench(): Promise<void> {
     ]
     console.log('| what | in-memory req/s | --store req/s | ratio | in-memory p50 | --store p50 | p50 difference |')
     console.log('|---|---|---|---|---|---|---|')
+    const saturated = new Map<string, number>()
     for (const [label, a, b, op, conns] of rows) {
       await load(a, op, shopId, 2, conns)
       await load(b, op, shopId, 2, conns)
       const x = await load(a, op, shopId, duration, conns)
       const y = await load(b, op, shopId, duration, conns)
+      saturated.set(label, Math.min(x.rps, y.rps))
       console.log(`| ${label}: ${op.name} | ${x.rps} | ${y.rps} | ${(y.rps / x.rps).toFixed(2)} | ${x.p50} ms | ${y.p50} ms | ${(y.p50 - x.p50).toFixed(2)} ms |`)
+    }
+    // The same connections at a fixed rate both sides sustain (half the slower one's full-load req/s in
+    // this run): no queue, so the p50 difference is what the store adds to a request (bench/paced.ts).
+    console.log('\n| at a fixed rate, 50 connections | rate (req/s) | in-memory p50 / p99 | --store p50 / p99 | p50 difference | non-2xx, errors |')
+    console.log('|---|---|---|---|---|---|')
+    for (const [label, a, b, op, conns] of rows) {
+      const rate = Math.round(saturated.get(label)! / 2)
+      const x = await paced(a, op, shopId, { rate, seconds: duration, connections: conns })
+      const y = await paced(b, op, shopId, { rate, seconds: duration, connections: conns })
+      const added = y.p50 - x.p50
+      const clean = x.non2xx + y.non2xx + x.errors + y.errors === 0
+      console.log(`| ${label === 'keyed write' ? (added <= 1 && clean ? '✓ ' : '✗ ') : ''}${label}: ${op.name} | ${rate} (answered at ${x.achieved}, ${y.achieved}) | ${x.p50} / ${x.p99} ms | ${y.p50} / ${y.p99} ms | ${added.toFixed(2)} ms | ${x.non2xx + y.non2xx}, ${x.errors + y.errors} |`)
     }
     // One request at a time (autocannon's latencies are whole milliseconds): what one request costs, no queue.
     for (const [label, a, b, op] of [['uncached read, one at a time', memoryUncached, sharedUncached, crm], ['keyed write, one at a time', memory, shared, write]] as const) {
