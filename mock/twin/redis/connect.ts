@@ -16,6 +16,9 @@
  * many), where a cluster's PUBLISH counts only those on the node it was sent to.
  */
 import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis'
+import { judgeTimeoutsAfterReads } from './timeouts.ts'
+
+judgeTimeoutsAfterReads()
 
 /** A connection to the store: one server's client, or a cluster's. */
 export type StoreClient = Redis | Cluster
