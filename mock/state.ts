@@ -197,7 +197,16 @@ export function createMockState(options: MockStateOptions = {}): MockState {
   // The generated world holds each shop's whole last day; requests see it as of the clock's now
   // (fixtures/as-of.ts): a new view once the clock leaves the interval the current one holds for.
   let generated = buildWorld({ seed, scale, today, freeze })
-  let view = worldAt(generated, clock.nowMs(), { freeze })
+  /**
+   * The instant the state last looked at the clock for its view: a shop first read in the view is
+   * seen as of it, so the view shows the world as of the clock's now whatever reads came before.
+   */
+  let viewInstant = clock.nowMs()
+  const viewAt = (t: number) => {
+    viewInstant = t
+    return worldAt(generated, t, { freeze, instant: () => viewInstant })
+  }
+  let view = viewAt(viewInstant)
   /** Every write since the last reset, in order: replayed on fresh area states when the view moves. */
   let writeLog: Array<{ definition: AreaState<unknown, any>; name: string; input: unknown }> = []
   let areaStates = new Map<AreaState<unknown>, unknown>()
@@ -257,7 +266,7 @@ export function createMockState(options: MockStateOptions = {}): MockState {
     fixedToday = op.fixedToday ? op.today : undefined
     today = op.today
     generated = buildWorld({ seed, scale, today, freeze })
-    view = worldAt(generated, clock.nowMs(), { freeze })
+    view = viewAt(clock.nowMs())
     writeLog = []
     areaStates = op.hard ? new Map() : keptOverReset()
     connector = newConnector(op.at)
@@ -281,6 +290,7 @@ export function createMockState(options: MockStateOptions = {}): MockState {
   /** The world as of the clock's now. */
   const currentWorld = (): World => {
     const t = clock.nowMs()
+    viewInstant = t
     if (t < view.interval.from || t >= view.interval.until) moveView(t)
     return view.world
   }
@@ -292,7 +302,7 @@ export function createMockState(options: MockStateOptions = {}): MockState {
    * back, is dropped).
    */
   const moveView = (t: number): void => {
-    view = worldAt(generated, t, { freeze })
+    view = viewAt(t)
     areaStates = keptOverViews()
     writeLog = writeLog.filter((w) => {
       try {

@@ -5,6 +5,7 @@
  * clock passes a record's moment are still there after it (the area states are made again from the
  * new view with the writes replayed).
  */
+import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { shopDataAt } from '../fixtures/as-of.ts'
 import { createWorld } from '../fixtures/index.ts'
@@ -135,4 +136,34 @@ describe('the world as of the clock (issue 15; fixtures/as-of.ts)', () => {
     // A state that reads no record of the day is kept as it was.
     expect(state.read(outreachState)).toBe(outreachBefore)
   })
+
+  it('shows the world as of the clock\'s instant whatever came before: the clock moves and the shops read between them do not change what an instant shows (a replayed log reads less)', () => {
+    const world = createWorld({ seed: 42, today: TODAY })
+    const shopIds = world.shops.map((s) => s.shop_id)
+    // Instants where something changes, and around them: today's records and events, and the events of
+    // a day weeks back (a clock set back before the two days the timeline starts from).
+    const weeksBack = Date.parse('2026-10-02T00:00:00.000Z')
+    const moments = shopIds.flatMap((id) => {
+      const log = world.shopData[id]!.events
+      const at = [...log.at.subarray(0, log.count)]
+      return [...at.filter((m) => m >= weeksBack && m < weeksBack + 86_400_000).slice(0, 6), ...at.filter((m) => m > Date.parse(MORNING)).slice(0, 6)]
+    })
+    const records = world.shopData[shopIds[0]!]!.sampleRequests.flatMap((r) => [r.timestamp, r.sample_approved, r.sample_shipped].filter((t): t is string => t !== null).map(Date.parse)).filter((m) => m > Date.parse(MORNING) - 86_400_000)
+    const instants = [...new Set([...moments, ...records.slice(0, 8)].flatMap((m) => [m - 1, m, m + 1]))]
+    expect(instants.length).toBeGreaterThan(30)
+    const digest = (data: ShopData) => JSON.stringify({ events: data.events.count, ...Object.fromEntries(APPEARING.map(([list, id]) => [list, (data[list] as unknown[]).map((r) => JSON.stringify([id(r), r]))])) })
+    fc.assert(
+      fc.property(fc.array(fc.record({ at: fc.constantFrom(...instants), read: fc.option(fc.nat(shopIds.length - 1)) }), { minLength: 1, maxLength: 8 }), (steps) => {
+        const state = createMockState({ seed: 42, today: TODAY, now: MORNING, rateLimit: false })
+        for (const step of steps) {
+          state.clock.set(step.at)
+          if (step.read !== null) void state.world.shopData[shopIds[step.read]!]!.events
+        }
+        const at = steps.at(-1)!.at
+        for (const id of shopIds) expect(digest(state.world.shopData[id]!), `${id} at ${new Date(at).toISOString()}`).toBe(digest(shopDataAt(world, world.shopData[id]!, at).data))
+      }),
+      { numRuns: 15, seed: 15, endOnFailure: true },
+    )
+  })
 })
+

@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { checks } from '../mock/cli-flags.ts'
 import { resolveStore, storeHostsFromUrl } from '../mock/twin/redis/connect.ts'
+import { keySlot, storeFailure } from '../mock/twin/redis/store-errors.ts'
 import { startRedis, type TestRedis } from './support/redis.ts'
 
 let redis: TestRedis
@@ -47,5 +48,36 @@ describe('what a replica finds out on connect', () => {
   it('seed nodes none of which answers: refused, naming each and why', async () => {
     const hosts = `redis://127.0.0.1:1,127.0.0.1:2`
     await expect(resolveStore(hosts, { connectTimeout: 1000 })).rejects.toThrow(/127\.0\.0\.1:1: connect ECONNREFUSED.*127\.0\.0\.1:2: connect ECONNREFUSED/)
+  })
+})
+
+describe('a failed call to the store, said as what it is (mock/twin/redis/store-errors.ts)', () => {
+  const server = { cluster: false, store: 'redis://127.0.0.1:7000/0', slot: 8325, secrets: ['s3cret'] }
+  const replyError = (message: string) => Object.assign(new Error(message), { name: 'ReplyError' })
+  it.each([
+    ['one server that answers MOVED: a cluster node now; what to do', server, replyError('MOVED 8325 127.0.0.1:7001'), /^redis:\/\/127\.0\.0\.1:7000\/0 answers as a Redis Cluster node \(MOVED 8325 127\.0\.0\.1:7001: the twin's slot is served by 127\.0\.0\.1:7001\); this replica connected to it as one server$/, /^point redis:\/\/127\.0\.0\.1:7000\/0 back at the server the twin was on, or restart this replica/],
+    ['one server that answers ASK', server, replyError('ASK 8325 127.0.0.1:7002'), /answers as a Redis Cluster node \(ASK 8325 127\.0\.0\.1:7002/, /restart this replica/],
+    ['one server that answers CLUSTERDOWN', server, replyError('CLUSTERDOWN Hash slot not served'), /^redis:\/\/127\.0\.0\.1:7000\/0 answers CLUSTERDOWN \(Hash slot not served\): it is a node of a Redis Cluster that does not serve the twin's slot 8325/, /once that cluster serves every slot/],
+    ['one server away: the client\'s reason', server, new Error('connect ECONNREFUSED 127.0.0.1:7000'), /^connect ECONNREFUSED 127\.0\.0\.1:7000$/, undefined],
+    ['a cluster whose client gave up on the twin\'s master: named, not "Too many Cluster redirections"', { ...server, cluster: true, master: '127.0.0.1:7002' }, new Error('Too many Cluster redirections. Last error: Error: Connection is closed.'), /^the twin's master 127\.0\.0\.1:7002 does not answer \(Connection is closed\.\)$/, undefined],
+    ['a cluster whose master timed out', { ...server, cluster: true, master: '127.0.0.1:7002' }, new Error('Command timed out'), /^the twin's master 127\.0\.0\.1:7002 does not answer \(Command timed out\)$/, undefined],
+    ['a cluster that does not serve the twin\'s slot', { ...server, cluster: true }, new Error('Too many Cluster redirections. Last error: ReplyError: CLUSTERDOWN The cluster is down'), /^the Redis Cluster does not serve the twin's slot 8325 \(CLUSTERDOWN The cluster is down\)/, undefined],
+    ['a script\'s error on a cluster: as it is, no password', { ...server, cluster: true }, replyError('ERR auth s3cret failed'), /^ERR auth REDACTED failed$/, undefined],
+  ])('%s', (_title, context, error, reason, topology) => {
+    const said = storeFailure(error, context)
+    expect(said.reason).toMatch(reason)
+    if (topology) expect(said.topology).toMatch(topology)
+    else expect(said.topology).toBeUndefined()
+  })
+
+  it("the twin's slot is Redis Cluster's (CRC16 of the hash tag, mod 16384)", () => {
+    // The check value of CRC16/XMODEM, and slots from the Redis Cluster specification.
+    expect(keySlot('123456789')).toBe(0x31c3)
+    expect(keySlot('foo')).toBe(12182)
+    expect(keySlot('{user1000}.following')).toBe(keySlot('{user1000}.followers'))
+    expect(keySlot('st:{tw:turned}:head')).toBe(keySlot('tw:turned'))
+    // An empty first tag: the whole key is hashed; the tag ends at the first '}'.
+    expect(keySlot('foo{}{bar}')).not.toBe(keySlot('bar'))
+    expect(keySlot('foo{{bar}}zap')).toBe(keySlot('{bar'))
   })
 })

@@ -3,8 +3,13 @@
  * can spread twins across nodes"): three masters on loopback, two twins whose names hash to different
  * masters, two replicas (`serve --store` processes) for each. `npm run test:replicas`.
  */
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startRedisCluster, type TestCluster } from '../support/redis-cluster.ts'
+import { startRedis } from '../support/redis.ts'
+import { type ClusterNode, startNode, startRedisCluster, type TestCluster } from '../support/redis-cluster.ts'
+import { startTcpSwitch } from '../support/tcp-switch.ts'
 import { automation, automationTitles, call, count, FROZEN, firstShop, load, readSweep, type Replica, startReplica } from '../support/replicas.ts'
 
 let cluster: TestCluster
@@ -290,7 +295,8 @@ describe("a twin's master away on a Redis Cluster", () => {
     try {
       const refused = await call(replica.url, 'GET', '/shop/sps', shop)
       expect(refused.status).toBe(503)
-      expect(JSON.parse(refused.text)).toHaveProperty('error')
+      // Said as what it is (which store, the twin's master), not as the cluster client's "Too many Cluster redirections".
+      expect(JSON.parse(refused.text).error).toMatch(new RegExp(`^The shared state store is unavailable \\(the twin's master 127\\.0\\.0\\.1:${master.port} does not answer \\(.+\\)\\); retry shortly$`))
       const metrics = JSON.parse((await call(replica.url, 'GET', '/__admin/metrics', undefined)).text) as Record<string, unknown>
       expect(metrics.store_connected).toBe(false)
     } finally {
@@ -300,8 +306,67 @@ describe("a twin's master away on a Redis Cluster", () => {
     const metrics = JSON.parse((await call(replica.url, 'GET', '/__admin/metrics', undefined)).text) as Record<string, unknown>
     expect(metrics.store_connected).toBe(true)
     const lines = replica.output().split('\n')
-    expect(lines.filter((l) => /the shared store .* is unreachable/.test(l))).toHaveLength(1)
+    expect(lines.filter((l) => /the shared store redis:\/\/127\.0\.0\.1:\d+(,127\.0\.0\.1:\d+)+ is unreachable \(the twin's master 127\.0\.0\.1:\d+ does not answer/.test(l))).toHaveLength(1)
     expect(lines.filter((l) => /the shared store .* is back after/.test(l))).toHaveLength(1)
     await replica.stop()
   }, 60_000)
+})
+
+describe('a store that turns into a Redis Cluster under a replica connected to it as one server', () => {
+  it("MOVED, then CLUSTERDOWN: every request gets 503 {error} saying what happened, the operator one line per episode saying what to do; 200 again once the address answers as the twin's server", async () => {
+    const redis = await startRedis()
+    const root = mkdtempSync(join(tmpdir(), 'shoptwin-turned-'))
+    const proxy = await startTcpSwitch({ path: redis.socket })
+    let lone: ClusterNode | undefined
+    try {
+      const name = 'turned'
+      const master = await cluster.nodeOf(await cluster.slotOf(`st:{tw:${name}}:cfg`))
+      const elsewhere = cluster.nodes.find((n) => n.port !== master)!.port
+      const replica = await startReplica({ store: `redis://127.0.0.1:${proxy.port}`, twin: name, args: ['--rate-limit', 'off'] })
+      started.push(replica)
+      const shop = firstShop(replica)
+      const sps = () => call(replica.url, 'GET', '/shop/sps', shop)
+      const metrics = async () => JSON.parse((await call(replica.url, 'GET', '/__admin/metrics', undefined)).text) as Record<string, unknown>
+      expect((await sps()).status).toBe(200)
+
+      // The address now leads to a node of a cluster whose node for the twin's slot is another.
+      proxy.switchTo({ port: elsewhere })
+      // The first answers may say the connection closed (the client reconnects through the proxy).
+      await expect.poll(async () => (await sps()).text, { interval: 100, timeout: 20_000 }).toMatch(/answers as a Redis Cluster node \(MOVED \d+ 127\.0\.0\.1:\d+/)
+      for (const reply of [await sps(), await call(replica.url, 'POST', '/dashboards/create', shop, { name: 'never' })]) {
+        expect(reply.status, reply.text).toBe(503)
+        expect(JSON.parse(reply.text).error).toMatch(/this replica connected to it as one server; this replica cannot use it until its operator restarts it$/)
+      }
+      expect(await metrics()).toMatchObject({ store_connected: false, topology_episodes: 1 })
+
+      proxy.switchTo({ path: redis.socket })
+      await expect.poll(async () => (await sps()).status, { interval: 100, timeout: 20_000 }).toBe(200)
+      expect(await metrics()).toMatchObject({ store_connected: true })
+
+      // A cluster node that serves no slot: CLUSTERDOWN.
+      lone = await startNode(root, 0)
+      proxy.switchTo({ port: lone.port })
+      await expect.poll(async () => (await sps()).text, { interval: 100, timeout: 20_000 }).toMatch(/answers CLUSTERDOWN \(Hash slot not served\): it is a node of a Redis Cluster that does not serve the twin's slot \d+/)
+      proxy.switchTo({ path: redis.socket })
+      await expect.poll(async () => (await sps()).status, { interval: 100, timeout: 20_000 }).toBe(200)
+
+      // Nothing was written meanwhile; one line when each episode started (with what to do), one when it ended.
+      expect(JSON.parse((await call(replica.url, 'POST', '/dashboards/list', shop, {})).text).data.dashboards.some((d: { name: string }) => d.name === 'never')).toBe(false)
+      const lines = replica.output().split('\n')
+      expect(lines.filter((l) => /answers as a Redis Cluster node \(MOVED .*To do: point redis:\/\/127\.0\.0\.1:\d+\/0 back at the server the twin was on, or restart this replica/.test(l))).toHaveLength(1)
+      expect(lines.filter((l) => /answers CLUSTERDOWN .*To do: point .* back at the server the twin was on, or restart this replica once that cluster serves every slot/.test(l))).toHaveLength(1)
+      expect(lines.filter((l) => /answers as the store it connected to again, after/.test(l))).toHaveLength(2)
+      expect(await metrics()).toMatchObject({ store_connected: true, topology_episodes: 2 })
+      await replica.stop()
+    } finally {
+      await proxy.close()
+      await redis.stop()
+      if (lone && lone.process.exitCode === null) {
+        const exited = new Promise((r) => lone!.process.once('exit', r))
+        lone.process.kill('SIGTERM')
+        await exited
+      }
+      rmSync(root, { recursive: true, force: true })
+    }
+  }, 120_000)
 })

@@ -40,8 +40,8 @@ const run = (command: string, args: string[], stdin?: string) =>
     if (stdin !== undefined) child.stdin!.end(stdin)
   })
 
-/** Starts one master on free ports; started again on others when a port was taken meanwhile. */
-async function startNode(root: string, i: number): Promise<ClusterNode> {
+/** Starts one cluster node (a master of no slot until a cluster is made of it) on free ports; started again on others when a port was taken meanwhile. */
+export async function startNode(root: string, i: number): Promise<ClusterNode> {
   for (let attempt = 0; ; attempt++) {
     const port = await freePort()
     const bus = await freePort()

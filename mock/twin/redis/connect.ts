@@ -186,8 +186,11 @@ export function duplicateOf(client: StoreClient, overrides: ConnectionBehaviour 
     // was busy would time out and drop the connection (the main one checked the cluster already).
     return clientAt(known.address, { ...known.behaviour, enableReadyCheck: false, ...overrides })
   }
-  const { subscriber: _subscriber, ...rest } = overrides
-  return client.duplicate(rest)
+  const { subscriber, ...rest } = overrides
+  // A server's client sends its subscriptions again on each reconnection and does not catch a refusal
+  // (a MOVED from an address that now leads to a cluster node): the rejection would end the process.
+  // `subscribed` sends them again itself.
+  return client.duplicate(subscriber ? { ...rest, autoResubscribe: false } : rest)
 }
 
 /**
@@ -205,6 +208,13 @@ export const SUBSCRIBE_WAIT_MS = 5000
  * (the client subscribes again on reconnection), or after SUBSCRIBE_WAIT_MS; never rejects.
  */
 export function subscribed(subscriber: StoreClient, channel: string): Promise<void> {
+  if (!(subscriber instanceof Cluster)) {
+    // Again on each reconnection (duplicateOf turned the client's own resubscription off), a refusal caught.
+    let connections = subscriber.status === 'ready' ? 1 : 0
+    subscriber.on('ready', () => {
+      if (connections++ > 0) subscriber.ssubscribe(channel).catch(() => {})
+    })
+  }
   let timer: ReturnType<typeof setTimeout> | undefined
   return Promise.race([
     subscriber.ssubscribe(channel).then(

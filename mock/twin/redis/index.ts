@@ -21,7 +21,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
 import { randomUUID } from 'node:crypto'
 import { Worker } from 'node:worker_threads'
-import type { Redis } from 'ioredis'
+import { Cluster, type Redis } from 'ioredis'
 import type { ClockSetting } from '../../clock.ts'
 import { keyIdOf } from '../../connector/activity.ts'
 import { ACTIVITY_MAX, type ActivityEntry } from '../../connector/store.ts'
@@ -33,9 +33,10 @@ import { NeedsExclusive, StoreUnavailable, type TwinOp } from '../ops.ts'
 import type { Ahead, AheadAsk, TwinStore } from '../store.ts'
 import { createAppendBatch } from './batch.ts'
 import { heldLease } from './lease-keeper.ts'
-import { addressOf, duplicateOf, redactStoreUrl, storeClient, SUBSCRIBER, subscribed } from './connect.ts'
+import { addressOf, duplicateOf, redactStoreUrl, storeClient, type StoreClient, SUBSCRIBER, subscribed } from './connect.ts'
 import { createRedisJournal, type SharedContext } from './journal.ts'
 import { createOperatorWatch } from './operator.ts'
+import { keySlot, storeFailure } from './store-errors.ts'
 import { ACQUIRE, ACTIVITY_RECORD, CLAIM_AND_ACQUIRE, COMMIT, IDEMPOTENCY_CLAIM, RATE_LIMIT, RATE_REFUND, RELEASE, RELEASE_CLAIM, RENEW, SYNC_AHEAD } from './scripts.ts'
 import { createRedisTraces, type SharedTraces } from './traces.ts'
 
@@ -233,10 +234,16 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
     } catch (error) {
       if (error instanceof StoreUnavailable || error instanceof NeedsExclusive) throw error
       counters.storeErrors++
-      watch.storeFailed(error)
-      throw new StoreUnavailable(`The shared state store is unavailable (${(error as Error).message}); retry shortly`)
+      const said = failure(error)
+      watch.storeFailed(error, said)
+      throw new StoreUnavailable(said.topology ? `The shared state store is unavailable: ${said.reason}; this replica cannot use it until its operator restarts it` : `The shared state store is unavailable (${said.reason}); retry shortly`)
     }
   }
+  /** What a failed call means (store-errors.ts): a cluster's master away or its slot down, a server now a cluster node. */
+  const slot = keySlot(keys.head)
+  const client = redis as unknown as StoreClient
+  const failure = (error: unknown) =>
+    storeFailure(error, { cluster: address.cluster, store: storeName, slot, secrets: [password], ...(client instanceof Cluster ? { master: client.slots[slot]?.[0] } : {}) })
 
   const batch = createAppendBatch(redis, `${keys.prefix}appends`, {
     onError: (error, lost) => {
@@ -247,8 +254,10 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
     ...(appendDelayMs !== undefined ? { delayMs: appendDelayMs } : {}),
   })
   // The lines an operator reads (the store lost and back, appends lost, the replica behind) and the head reports.
-  const { host, port, path, db, password, tls } = redis.options
-  const storeName = path ? `unix://${path}` : `${tls ? 'rediss' : 'redis'}://${host}:${port}/${db ?? 0}`
+  const address = addressOf(redis)
+  const { host, port, path, db, password, tls } = address.options
+  // A cluster by the seeds it was given (its client's own options name no node).
+  const storeName = address.cluster ? `${tls ? 'rediss' : 'redis'}://${address.nodes.map((n) => `${n.host}:${n.port}`).join(',')}` : path ? `unix://${path}` : `${tls ? 'rediss' : 'redis'}://${host}:${port}/${db ?? 0}`
   const watch = createOperatorWatch({ redis, batch, log, prefix: keys.prefix, twin: name, replica, store: storeName, secrets: [password], position: () => ({ applied, seen: seenHead }), ...(lagWarnOps !== undefined ? { lagWarnOps } : {}) })
   batch.define('twinActivity', 2, ACTIVITY_RECORD)
   const shared: SharedContext = { redis, prefix: keys.prefix, generation: () => gen, sync: () => catchUp(), guard, batch }
@@ -514,7 +523,9 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
         handOver(true)
         if (error instanceof StoreUnavailable) throw error
         counters.storeErrors++
-        throw new StoreUnavailable(`The shared state store went away while this write was committed (${(error as Error).message}): it may have been written; retry with the same Idempotency-Key`, { outcomeUnknown: true })
+        const said = failure(error)
+        watch.storeFailed(error, said)
+        throw new StoreUnavailable(`The shared state store went away while this write was committed (${said.reason}): it may have been written; retry with the same Idempotency-Key`, { outcomeUnknown: true })
       })
       if (!keep) handOver()
       // A reset starts a new generation of records and counters: the next write needs its number.

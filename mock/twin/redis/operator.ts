@@ -168,6 +168,13 @@ export function createOperatorWatch({ redis, batch, log, prefix, twin, replica, 
     still: (why, n, ms) => `${who}: the shared store ${store} is still unreachable after ${seconds(ms)} (${why}; ${n} calls to it failed so far)`,
     end: (n, ms) => `${who}: the shared store ${store} is back after ${seconds(ms)} (${n} calls to it failed meanwhile)`,
   })
+  // The store answers as another kind of store than the replica connected to (store-errors.ts): said with what to do.
+  let advice = ''
+  const topologyEpisode = episode(log, {
+    start: (why) => `${who}: ${why}; requests get 503 while it answers so. To do: ${advice}`,
+    still: (why, n, ms) => `${who}: still after ${seconds(ms)}: ${why} (${n} calls to it failed so far). To do: ${advice}`,
+    end: (n, ms) => `${who}: the shared store ${store} answers as the store it connected to again, after ${seconds(ms)} (${n} calls to it failed meanwhile)`,
+  })
   let lostSoFar: Lost = {}
   const add = (lost: Lost) => {
     for (const [kind, n] of Object.entries(lost) as Array<[keyof Lost, number]>) lostSoFar[kind] = (lostSoFar[kind] ?? 0) + n
@@ -208,17 +215,24 @@ export function createOperatorWatch({ redis, batch, log, prefix, twin, replica, 
   })
 
   const watch = {
-    /** A call to the store failed (the request gets 503). */
-    storeFailed(error: unknown) {
-      storeEpisode.fail(reason(error))
+    /**
+     * A call to the store failed (the request gets 503): `said`, what it means when the caller read it
+     * (store-errors.ts), with `topology`, what the operator must do about a store that changed kind.
+     */
+    storeFailed(error: unknown, said?: { reason: string; topology?: string }) {
+      if (said?.topology) {
+        advice = said.topology
+        topologyEpisode.fail(said.reason)
+      } else storeEpisode.fail(said?.reason ?? reason(error))
     },
     /** Calls to the store fail now (an episode goes on): a cluster client stays 'ready' while the twin's master is away. */
     get storeAway() {
-      return storeEpisode.active
+      return storeEpisode.active || topologyEpisode.active
     },
     /** A call to the store answered: ends an episode its connection's return did not (a timeout, say). */
     storeAnswered() {
       if (storeEpisode.active && redis.status === 'ready') storeEpisode.ok()
+      topologyEpisode.ok()
     },
     appendFailed(error: unknown, lost: Lost) {
       if (!appendEpisode.active) lostSoFar = {}
@@ -269,7 +283,7 @@ export function createOperatorWatch({ redis, batch, log, prefix, twin, replica, 
       rows.set(replica, { replica, applied, lag: logHead === null ? null : Math.max(0, logHead - applied), reported_ms_ago: 0 })
       return [...rows.values()].sort((a, b) => (a.replica < b.replica ? -1 : 1))
     },
-    metrics: () => ({ lag_warn_ops: lagWarnOps, store_episodes: storeEpisode.episodes, append_episodes: appendEpisode.episodes, behind_episodes: behindEpisode.episodes }),
+    metrics: () => ({ lag_warn_ops: lagWarnOps, store_episodes: storeEpisode.episodes, topology_episodes: topologyEpisode.episodes, append_episodes: appendEpisode.episodes, behind_episodes: behindEpisode.episodes }),
     /** Stops watching; the replica's report goes (it is not there any more), after any still in the batch. */
     async close() {
       if (timer) clearInterval(timer)
