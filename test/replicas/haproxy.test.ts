@@ -6,24 +6,28 @@
  * failover (kill -9: the health check takes the replica out, requests keep being answered, retries
  * only where they cannot write twice). `npm run test:replicas`.
  */
-import { request } from 'node:http'
+import { Agent, request } from 'node:http'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { IN_FLIGHT_MESSAGE } from '../../mock/pipeline/idempotency.ts'
 import { checkHaproxyConfig, HAPROXY_PLACEHOLDERS, NAMES, placeholdersOf, readmeHaproxyConfig, type ServerName, startTwinBehindHaproxy } from '../support/haproxy.ts'
 import { redisCommand, startRedis, type TestRedis } from '../support/redis.ts'
 import { automation, automationTitles, call, count, DEMO_KEY, FROZEN, load, type Replica, type Reply, startReplica } from '../support/replicas.ts'
 
-/** `call` on a new connection (no kept-alive one reused). */
-function callOnFreshConnection(base: string, method: string, path: string, shop: string, body: unknown): Promise<Reply> {
-  return new Promise((resolve, reject) => {
-    const req = request(`${base}${path}`, { method, agent: false, headers: { 'content-type': 'application/json', 'x-api-key': DEMO_KEY, 'x-shop-id': shop } }, (res) => {
+/**
+ * An unkeyed request through a node:http agent (`false`: on a connection of its own): its reply, or
+ * how its connection failed; and whether the connection had carried a request before (node's
+ * `reusedSocket`).
+ */
+function callVia(agent: Agent | false, base: string, method: string, path: string, shop: string, body?: unknown): Promise<{ reply?: Reply; failed?: string; reused: boolean }> {
+  return new Promise((resolve) => {
+    const req = request(`${base}${path}`, { method, agent, headers: { 'content-type': 'application/json', 'x-api-key': DEMO_KEY, 'x-shop-id': shop } }, (res) => {
       let text = ''
       res.setEncoding('utf8')
       res.on('data', (d: string) => (text += d))
-      res.on('end', () => resolve({ status: res.statusCode!, text, retryAfter: (res.headers['retry-after'] as string | undefined) ?? null, replica: (res.headers['x-shoptwin-replica'] as string | undefined) ?? null, trace: (res.headers['x-shoptwin-trace'] as string | undefined) ?? null }))
+      res.on('end', () => resolve({ reused: req.reusedSocket, reply: { status: res.statusCode!, text, replica: (res.headers['x-shoptwin-replica'] as string | undefined) ?? null } }))
     })
-    req.on('error', reject)
-    req.end(JSON.stringify(body))
+    req.on('error', (error) => resolve({ reused: req.reusedSocket, failed: error.message }))
+    req.end(body === undefined ? undefined : JSON.stringify(body))
   })
 }
 
@@ -202,17 +206,25 @@ describe("the README's haproxy configuration in front of three replicas on Redis
       // a back on its port, holding its writes again.
       t.replicas.a = await startReplica({ store: redis.url, twin: t.name, args: t.args, env: { ...t.env, ...hold }, port: Number(new URL(t.replicas.a.url).port) })
       await expect.poll(async () => (await t.haproxy.servers()).a!.status, { timeout: 60_000, interval: 50 }).toBe('UP')
+      // Two unkeyed writes held by a: one on a client connection of its own, one on a kept-alive client
+      // connection that has carried a request before. haproxy answers the first 502; the second's
+      // connection it closes without an answer (http_ana.c, abort_keep_alive: as a server closing an idle
+      // kept-alive connection would, for the client to retry), which the client must read as the 502.
+      const keptAlive = new Agent({ keepAlive: true, maxSockets: 1 })
+      const before = await callVia(keptAlive, t.haproxy.url, 'GET', '/health', t.shop)
+      expect(before.reply?.status, before.failed).toBe(200)
       await onlyA(true)
-      // On a connection of its own: a request that dies on a reused client connection is answered by
-      // haproxy closing that connection (for the client to retry, as after a keep-alive close), not 502.
-      const unkeyed = callOnFreshConnection(t.haproxy.url, 'POST', '/dashboards/create', t.shop, { name: 'held-unkeyed' })
-      // haproxy has sent it to a, which holds it 1.5 s before its commit.
-      await expect.poll(async () => (await t.haproxy.servers()).a!.current, { timeout: 60_000, interval: 10 }).toBeGreaterThan(0)
+      const unkeyed = callVia(false, t.haproxy.url, 'POST', '/dashboards/create', t.shop, { name: 'held-unkeyed' })
+      const unkeyedReused = callVia(keptAlive, t.haproxy.url, 'POST', '/dashboards/create', t.shop, { name: 'held-unkeyed-reused' })
+      // haproxy has sent both to a, which holds each 1.5 s before its commit (the second waits for the first).
+      await expect.poll(async () => (await t.haproxy.servers()).a!.current, { timeout: 60_000, interval: 10 }).toBe(2)
       await onlyA(false)
       await kill9(t.replicas.a)
       const refused = await unkeyed
-      expect(refused.status, refused.text).toBe(502)
-      expect(errorOf(refused)).toMatch(/Idempotency-Key/)
+      expect(refused.reply?.status, refused.failed ?? refused.reply?.text).toBe(502)
+      expect(errorOf(refused.reply!)).toMatch(/Idempotency-Key/)
+      expect(await unkeyedReused).toEqual({ reused: true, failed: 'socket hang up' })
+      keptAlive.destroy()
       const boards = await call(t.haproxy.url, 'POST', '/dashboards/list', t.shop, {})
       expect(boards.status, boards.text).toBe(200)
       expect(boards.text).not.toContain('held-unkeyed')
