@@ -88,38 +88,39 @@ function holdLoop(since: number, ms: number): void {
   while (performance.now() - since < ms);
 }
 
+/**
+ * On a kept-alive connection that has been answered once: `sent` is written, then the loop is held past
+ * the keep-alive timer (armed when the server finished the first answer, before the client read it),
+ * then `then` runs; the connection's next answer.
+ */
+async function pastTheTimer(sent: string, then: (c: Awaited<ReturnType<typeof open>>) => Promise<void> = async () => {}): Promise<string> {
+  const c = await open()
+  try {
+    c.socket.write(request())
+    expect(await c.answer()).toMatch(/^HTTP\/1\.1 200 /)
+    const answered = performance.now()
+    c.socket.write(sent)
+    holdLoop(answered, KEEP_ALIVE_MS + 50)
+    await then(c)
+    return await c.answer()
+  } finally {
+    c.socket.destroy()
+  }
+}
+
 describe('kept-alive connections at the edge of the keep-alive window', () => {
   it('a request already sent when the loop wakes past the keep-alive timer is answered on that connection (node reset it)', async () => {
-    const c = await open()
-    try {
-      c.socket.write(request())
-      expect(await c.answer()).toMatch(/^HTTP\/1\.1 200 /)
-      // The server armed its timer when it finished that answer, before this line.
-      const answered = performance.now()
-      c.socket.write(request())
-      holdLoop(answered, KEEP_ALIVE_MS + 50)
-      expect(await c.answer()).toMatch(/^HTTP\/1\.1 200 /)
-    } finally {
-      c.socket.destroy()
-    }
+    expect(await pastTheTimer(request())).toMatch(/^HTTP\/1\.1 200 /)
   })
 
   it('a request whose first bytes are in when the timer fires keeps the connection, and is answered when the rest comes', async () => {
-    const c = await open()
-    try {
-      c.socket.write(request())
-      expect(await c.answer()).toMatch(/^HTTP\/1\.1 200 /)
-      const answered = performance.now()
-      c.socket.write(head())
-      holdLoop(answered, KEEP_ALIVE_MS + 50)
+    const answer = await pastTheTimer(head(), async (c) => {
       // Two turns of the loop: the timer's and the next (the connection would be closed by now).
       await new Promise((r) => setImmediate(r))
       await new Promise((r) => setImmediate(r))
       c.socket.write('\r\n')
-      expect(await c.answer()).toMatch(/^HTTP\/1\.1 200 /)
-    } finally {
-      c.socket.destroy()
-    }
+    })
+    expect(answer).toMatch(/^HTTP\/1\.1 200 /)
   })
 
   it('an idle kept-alive connection is still closed when its keep-alive time is up, cleanly (a FIN, no reset)', async () => {
