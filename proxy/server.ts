@@ -167,6 +167,40 @@ function cutLines(chunk: Buffer, text: string, lines: RegExp): number {
   return to
 }
 
+/** An exchange as recorded (proxy/exchange.ts), its request headers parsed from the head when the grader reads them. */
+class Recorded implements ProxyExchange {
+  durationMs = 0
+  requestBody = ''
+  requestTruncated = false
+  status = 0
+  retryAfter: number | null = null
+  upstream: ProxyExchange['upstream'] = undefined
+  upstreamError: string | undefined = undefined
+  injected: string | undefined = undefined
+  sameKeyInFlight: number | undefined = undefined
+  clientAborted: boolean | undefined = undefined
+  readonly seq: number
+  readonly atMs: number
+  readonly method: string
+  readonly path: string
+  readonly query: string
+  readonly operationId: string | undefined
+  private readonly head: RequestHead
+
+  constructor(seq: number, atMs: number, head: RequestHead, path: string, query: string, operationId: string | undefined) {
+    this.seq = seq
+    this.atMs = atMs
+    this.head = head
+    this.method = head.method
+    this.path = path
+    this.query = query
+    this.operationId = operationId
+  }
+  get requestHeaders(): Record<string, string> {
+    return this.head.headers
+  }
+}
+
 /** The names a Connection header lists (they are hop-by-hop too). */
 const connectionNamed = (value: string | undefined): Set<string> | undefined => (value ? new Set(value.toLowerCase().split(',').map((s) => s.trim())) : undefined)
 
@@ -667,23 +701,7 @@ export function createProxyServer({ upstream, contract, timeoutMs = 30_000, inje
     const mark = target.indexOf('?')
     const pathname = mark < 0 ? target : target.slice(0, mark)
     const op = route(req.method, pathname)
-    const x: ProxyExchange = {
-      seq: ++seq,
-      atMs: started,
-      durationMs: 0,
-      method: req.method,
-      path: pathname,
-      query: mark < 0 || mark === target.length - 1 ? '' : target.slice(mark),
-      operationId: op?.operationId,
-      // Parsed from the head when the grader reads them.
-      get requestHeaders() {
-        return req.headers
-      },
-      requestBody: '',
-      requestTruncated: false,
-      status: 0,
-      retryAfter: null,
-    }
+    const x = new Recorded(++seq, started, req, pathname, mark < 0 || mark === target.length - 1 ? '' : target.slice(mark), op?.operationId)
     const requestCapture = requestBody.capture
     const responseCapture = new Capture(true)
     let adversity: Adversity | undefined

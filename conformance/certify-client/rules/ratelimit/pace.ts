@@ -17,7 +17,10 @@ export const pace: ClientRule = {
     for (const r of requests) {
       if (r.keyId === null || !r.shopId) continue
       const key = `${r.keyId} ${r.shopId}`
-      pairs.set(key, [...(pairs.get(key) ?? []), r])
+      // Appended in place (a copy per request made a window of n requests cost n² / 2 copies).
+      const list = pairs.get(key)
+      if (list) list.push(r)
+      else pairs.set(key, [r])
     }
     if (!pairs.size) return notExercised('no request with a key and a shop')
     const failures: ClientFailure[] = []
