@@ -253,7 +253,7 @@ async function proxyCost(ops: Operation[], shopId: string): Promise<string[]> {
       const p = fixed.proxy!
       const sustained = (l: PacedLoad) => l.answered === l.sent && l.errors === 0
       const addedP50 = p.p50 - d.p50
-      lines.push(`${addedP50 <= 1 && sustained(p) && sustained(d) ? '✓' : '✗'} ${op.name} p50 through shoptwin proxy at most 1 ms over direct, at a fixed ${rate} req/s (half the proxy's full-load rate; ${connections} connections, open loop): +${addedP50.toFixed(2)} ms (${p.p50} vs ${d.p50} ms; p90 ${p.p90} vs ${d.p90}, p99 ${p.p99} vs ${d.p99} ms; answered ${p.answered}/${p.sent} through the proxy, ${d.answered}/${d.sent} direct)`)
+      lines.push(`${addedP50 <= 1 && sustained(p) && sustained(d) ? '✓' : '✗'} ${op.name} p50 through shoptwin proxy at most 1 ms over direct, at a fixed ${rate} req/s (half the proxy's full-load rate; ${connections} connections, open loop): ${addedP50 >= 0 ? "+" : ""}${addedP50.toFixed(2)} ms (${p.p50} vs ${d.p50} ms; p90 ${p.p90} vs ${d.p90}, p99 ${p.p99} vs ${d.p99} ms; answered ${p.answered}/${p.sent} through the proxy, ${d.answered}/${d.sent} direct)`)
       lines.push(`· ${op.name} p50 at full load (${connections} connections: the queue, about ${connections} ÷ req/s, so req/s again): ${ours.p50} ms through the proxy vs ${direct.p50} ms direct (grading inline ${graded.p50} ms, prism proxy ${theirs.p50} ms)`)
       const added = one.proxy!.mean - one.shoptwin!.mean
       lines.push(`· ${op.name} on 1 connection (one request at a time, the proxy's own delay): +${added.toFixed(2)} ms mean (${one.proxy!.mean.toFixed(2)} vs ${one.shoptwin!.mean.toFixed(2)} ms; p50 ${one.proxy!.p50} vs ${one.shoptwin!.p50} ms)`)
