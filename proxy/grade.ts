@@ -169,6 +169,34 @@ export function createGrader({ upstream, contract = loadContract(), redactor = n
     }
   }
 
+  /** The exchange being judged and what its live line shows: a finding on it goes there too. */
+  let judging: Graded | undefined
+  /** Each judge's context, made once (not per exchange): it reports into its rule's state and, for the exchange being judged, its live line. */
+  const contexts = new Map<PassiveJudge, JudgeContext>(
+    judges.map((judge) => {
+      const state = rules.get(judge.rule)!
+      const t: JudgeContext = {
+        contract,
+        exercised(seen) {
+          state.exercised++
+          state.operations.add(seen.op.operationId)
+          if (state.evidence.length < 5 && !state.evidence.includes(seen.x)) state.evidence.push(seen.x)
+        },
+        fail(seen, f) {
+          state.failureCount++
+          if (seen.x === judging?.x) judging.findings.push({ rule: judge.rule, message: f.message, failure: true })
+          if (state.failures.length < KEEP) state.failures.push(finding(state, seen, f))
+        },
+        warn(seen, f) {
+          state.warningCount++
+          if (seen.x === judging?.x) judging.findings.push({ rule: judge.rule, message: f.message, failure: false })
+          if (state.warnings.length < KEEP) state.warnings.push(finding(state, seen, f))
+        },
+      }
+      return [judge, t]
+    }),
+  )
+
   /** Judges one exchange; returns what its live line shows. */
   function observe(x: ProxyExchange): Graded {
     count++
@@ -206,26 +234,8 @@ export function createGrader({ upstream, contract = loadContract(), redactor = n
     }
     const { text, json } = parsed()
     const o: Observed = { x, op: request.op, request, status: x.upstream?.status ?? 0, headers: x.upstream?.headers ?? {}, text, json, error: typeof json?.error === 'string' ? json.error : undefined }
-    for (const judge of judges) {
-      const state = rules.get(judge.rule)!
-      const t: JudgeContext = {
-        contract,
-        exercised(seen) {
-          state.exercised++
-          state.operations.add(seen.op.operationId)
-          if (state.evidence.length < 5 && !state.evidence.includes(seen.x)) state.evidence.push(seen.x)
-        },
-        fail(seen, f) {
-          state.failureCount++
-          if (seen.x === x) graded.findings.push({ rule: judge.rule, message: f.message, failure: true })
-          if (state.failures.length < KEEP) state.failures.push(finding(state, seen, f))
-        },
-        warn(seen, f) {
-          state.warningCount++
-          if (seen.x === x) graded.findings.push({ rule: judge.rule, message: f.message, failure: false })
-          if (state.warnings.length < KEEP) state.warnings.push(finding(state, seen, f))
-        },
-      }
+    judging = graded
+    for (const [judge, t] of contexts) {
       try {
         judge.observe(o, t)
       } catch (error) {
@@ -233,6 +243,7 @@ export function createGrader({ upstream, contract = loadContract(), redactor = n
         t.warn(o, { message: `the proxy could not judge this exchange: ${(error as Error).message}`, expected: 'an answer the judge can read', received: o.text.slice(0, 200) })
       }
     }
+    judging = undefined
     return graded
   }
 

@@ -51,6 +51,10 @@ export interface ProxyServer {
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'proxy-authenticate', 'proxy-authorization'])
 /** Request headers the proxy writes itself (framing, Host, X-Forwarded-*). */
 const SET_BY_PROXY = new Set(['host', 'content-length', 'x-forwarded-for', 'x-forwarded-host', 'x-forwarded-proto', 'x-forwarded-port'])
+/** The lines of a request head that HOP_BY_HOP and SET_BY_PROXY name (each with the CR LF before it). */
+const DROPPED_REQUEST_LINES = new RegExp(`\\r\\n(?:${[...HOP_BY_HOP, ...SET_BY_PROXY].join('|')}):[^\\r]*`, 'gi')
+/** The lines of an answer's head that HOP_BY_HOP names, but Transfer-Encoding (kept in place when the answer is passed on chunked). */
+const DROPPED_ANSWER_LINES = new RegExp(`\\r\\n(?:${[...HOP_BY_HOP].filter((name) => name !== 'transfer-encoding').join('|')}):[^\\r]*`, 'gi')
 /** An idle client connection is closed after this long (Node's own keepAliveTimeout). */
 const CLIENT_IDLE_MS = 5_000
 /** Pipelined bytes buffered behind the request in progress before the client is paused. */
@@ -109,28 +113,93 @@ class Capture {
   }
 }
 
-/** The upstream's answer; its body decoded to text only when something reads it (an identical answer is judged on its bytes). */
-function answerOf(status: number, headers: Record<string, string>): NonNullable<ProxyExchange['upstream']> {
-  let text: string | undefined
-  let raw: Buffer = Buffer.alloc(0)
-  return {
-    status,
-    headers,
-    truncated: false,
-    get raw() {
-      return raw
-    },
-    set raw(bytes: Buffer) {
-      raw = bytes
-      text = undefined
-    },
-    get body() {
-      return (text ??= raw.toString('utf8'))
-    },
+const EMPTY = Buffer.alloc(0)
+
+/**
+ * The upstream's answer as recorded: its headers parsed from the head only when the grader reads them,
+ * its body decoded to text only when something reads it (an identical answer is judged on its bytes).
+ */
+class Answer implements NonNullable<ProxyExchange['upstream']> {
+  readonly status: number
+  truncated = false
+  private bytes: Buffer = EMPTY
+  private text: string | undefined
+  private readonly head: ResponseHead
+
+  constructor(head: ResponseHead) {
+    this.status = head.status
+    this.head = head
+  }
+  get headers(): Record<string, string> {
+    return this.head.headers
+  }
+  get raw(): Buffer {
+    return this.bytes
+  }
+  set raw(bytes: Buffer) {
+    this.bytes = bytes
+    this.text = undefined
+  }
+  get body(): string {
+    return (this.text ??= this.bytes.toString('utf8'))
   }
 }
 
 const errorBody = (message: string) => JSON.stringify({ error: message })
+
+/**
+ * Cuts the lines `lines` matches (`/\r\n.../g` over `text`, the head as latin1: its indices are the
+ * chunk's) out of the head at the start of `chunk`, in place: the bytes before each cut move forward
+ * over it. Returns where the head now starts in `chunk`.
+ */
+function cutLines(chunk: Buffer, text: string, lines: RegExp): number {
+  lines.lastIndex = 0
+  const cuts: number[] = []
+  for (let m = lines.exec(text); m; m = lines.exec(text)) cuts.push(m.index, m.index + m[0].length)
+  if (cuts.length === 0) return 0
+  let to = cuts[cuts.length - 1]!
+  for (let i = cuts.length - 2; i >= 0; i -= 2) {
+    const from = i === 0 ? 0 : cuts[i - 1]!
+    const length = cuts[i]! - from
+    chunk.copyWithin(to - length, from, cuts[i]!)
+    to -= length
+  }
+  return to
+}
+
+/** An exchange as recorded (proxy/exchange.ts), its request headers parsed from the head when the grader reads them. */
+class Recorded implements ProxyExchange {
+  durationMs = 0
+  requestBody = ''
+  requestTruncated = false
+  status = 0
+  retryAfter: number | null = null
+  upstream: ProxyExchange['upstream'] = undefined
+  upstreamError: string | undefined = undefined
+  injected: string | undefined = undefined
+  sameKeyInFlight: number | undefined = undefined
+  clientAborted: boolean | undefined = undefined
+  readonly seq: number
+  readonly atMs: number
+  readonly method: string
+  readonly path: string
+  readonly query: string
+  readonly operationId: string | undefined
+  private readonly head: RequestHead
+
+  constructor(seq: number, atMs: number, head: RequestHead, path: string, query: string, operationId: string | undefined) {
+    this.seq = seq
+    this.atMs = atMs
+    this.head = head
+    this.method = head.method
+    this.path = path
+    this.query = query
+    this.operationId = operationId
+  }
+  get requestHeaders(): Record<string, string> {
+    return this.head.headers
+  }
+}
 
 /** The names a Connection header lists (they are hop-by-hop too). */
 const connectionNamed = (value: string | undefined): Set<string> | undefined => (value ? new Set(value.toLowerCase().split(',').map((s) => s.trim())) : undefined)
@@ -266,6 +335,12 @@ class Reply {
     this.socket.write(`HTTP/1.1 ${status} ${reason}\r\n${lines}${connection}\r\n`, 'latin1')
   }
 
+  /** The status line and headers go with the body (the upstream's head passed on as it came). */
+  began(status: number): void {
+    this.headersSent = true
+    this.statusCode = status
+  }
+
   /** Writes body bytes; false when the client's buffer is full (wait for 'drain'). */
   write(data: Buffer): boolean {
     if (this.destroyed) return true
@@ -377,14 +452,21 @@ export function createProxyServer({ upstream, contract, timeoutMs = 30_000, inje
 
   /** The request's head for the upstream: its end-to-end headers, Host, X-Forwarded-*, the framing. */
   function upstreamHead(req: RequestHead, socket: Socket, length: number | undefined): string {
-    const named = connectionNamed(req.headers.connection)
+    const h = req.picked
     let out = `${req.method} ${prefix}${req.target} HTTP/1.1\r\n${hostLine}`
-    for (let i = 0; i < req.names.length; i++) {
-      const name = req.names[i]!
-      if (HOP_BY_HOP.has(name) || SET_BY_PROXY.has(name) || named?.has(name)) continue
-      out += `${req.rawNames[i]}: ${req.values[i]}\r\n`
+    if (req.checked && (h.connection === undefined || h.connection.toLowerCase() === 'keep-alive')) {
+      // The common head: its lines passed on as they came, but those the proxy drops or sets itself (one pass, no parsing into fields).
+      const kept = req.text.slice(req.lineEnd).replace(DROPPED_REQUEST_LINES, '')
+      if (kept.length) out += `${kept.slice(2)}\r\n`
+    } else {
+      // Connection names more headers (hop-by-hop too): each field looked at.
+      const named = connectionNamed(h.connection)
+      for (let i = 0; i < req.names.length; i++) {
+        const name = req.names[i]!
+        if (HOP_BY_HOP.has(name) || SET_BY_PROXY.has(name) || named?.has(name)) continue
+        out += `${req.rawNames[i]}: ${req.values[i]}\r\n`
+      }
     }
-    const h = req.headers
     const prior = h['x-forwarded-for']
     const address = socket.remoteAddress ?? ''
     out += `X-Forwarded-For: ${prior ? `${prior}, ${address}` : address}\r\nX-Forwarded-Host: ${h['x-forwarded-host'] ?? h.host ?? ''}\r\nX-Forwarded-Proto: ${h['x-forwarded-proto'] ?? 'http'}\r\nX-Forwarded-Port: ${h['x-forwarded-port'] ?? socket.localPort ?? ''}\r\n`
@@ -399,7 +481,7 @@ export function createProxyServer({ upstream, contract, timeoutMs = 30_000, inje
    * `body` is the whole request body when it was read first; otherwise the body streams from the client.
    */
   function forward(req: RequestHead, requestBody: RequestBody, socket: Socket, x: ProxyExchange, body: Buffer | undefined, reply: Reply | undefined, capture: Capture): Promise<void> {
-    const key = req.headers['idempotency-key'] === undefined ? undefined : `${req.headers['x-shop-id'] ?? ''} ${req.headers['idempotency-key']}`
+    const key = req.picked['idempotency-key'] === undefined ? undefined : `${req.picked['x-shop-id'] ?? ''} ${req.picked['idempotency-key']}`
     if (key !== undefined) {
       const first = keysInFlight.get(key)
       if (first !== undefined) x.sameKeyInFlight = first
@@ -462,27 +544,34 @@ export function createProxyServer({ upstream, contract, timeoutMs = 30_000, inje
         reply?.end()
         finish(reusable)
       }
-      /** Body bytes of the answer: to the capture (decoded) and to the client (as they came, or decoded for an HTTP/1.0 client). */
-      const pass = (chunk: Buffer, start: number): void => {
+      /**
+       * Body bytes of the answer (from `start`): to the capture (decoded) and to the client (as they came,
+       * or decoded for an HTTP/1.0 client). The client's bytes start at `from`: the head passed on as it
+       * came is written with the body, in one write.
+       */
+      const pass = (chunk: Buffer, start: number, from = start): void => {
         if (framing.kind === 'length') {
           const take = Math.min(remaining, chunk.length - start)
           const data = start === 0 && take === chunk.length ? chunk : chunk.subarray(start, start + take)
           remaining -= take
           if (capture.add(data)) connection.keep()
-          if (reply && !reply.write(data)) throttle()
+          if (reply && !reply.write(from === start ? data : chunk.subarray(from, start + take))) throttle()
           if (remaining === 0) complete(start + take === chunk.length)
         } else if (framing.kind === 'chunked') {
           const end = decoder!.feed(chunk, start, (data) => {
             if (capture.add(data)) connection.keep()
             if (dechunk && reply && !reply.write(data)) throttle()
           })
-          if (!dechunk && reply && !reply.write(start === 0 && end < 0 ? chunk : chunk.subarray(start, end < 0 ? chunk.length : end))) throttle()
+          if (!dechunk && reply && !reply.write(from === 0 && end < 0 ? chunk : chunk.subarray(from, end < 0 ? chunk.length : end))) throttle()
           if (end >= 0) complete(end === chunk.length && !dechunk)
         } else if (framing.kind === 'close') {
           const data = start === 0 ? chunk : chunk.subarray(start)
           if (capture.add(data)) connection.keep()
-          if (reply && !reply.write(data)) throttle()
-        } else complete(start === chunk.length)
+          if (reply && !reply.write(from === start ? data : chunk.subarray(from))) throttle()
+        } else {
+          if (reply && from < start) reply.write(chunk.subarray(from, start))
+          complete(start === chunk.length)
+        }
       }
       /** The client reads slower than the upstream writes: the upstream waits. */
       let throttled = false
@@ -507,14 +596,20 @@ export function createProxyServer({ upstream, contract, timeoutMs = 30_000, inje
           if (end < chunk.length) connection.owner!.data(chunk.subarray(end))
           return
         }
-        framing = noBody || head.status === 204 || head.status === 304 ? { kind: 'none' } : framingOf(head, false)
+        framing = noBody || head.status === 204 || head.status === 304 ? { kind: 'none' } : framingOf({ headers: head.picked }, false)
         settled = true
-        x.upstream = answerOf(head.status, head.headers)
+        x.upstream = new Answer(head)
         answerKey = x.operationId === undefined ? undefined : `${x.operationId} ${head.status}`
         if (answerKey !== undefined) capture.expect(lastAnswers.get(answerKey))
         if (framing.kind === 'length') remaining = framing.length
         else if (framing.kind === 'chunked') decoder = new ChunkedDecoder(502)
-        if (reply && !reply.destroyed) {
+        const connectionField = head.picked.connection
+        if (reply && !reply.destroyed && head.checked && head.minor === 1 && reply.minor === 1 && !reply.closeAfter && framing.kind !== 'close' && (connectionField === undefined || connectionField.toLowerCase() === 'keep-alive')) {
+          // The common answer: its head passed on as it came, the hop-by-hop lines cut out in place, with the body in one write.
+          reply.retryAfter = head.picked['retry-after']
+          reply.began(head.status)
+          pass(chunk, end, cutLines(chunk, head.text, DROPPED_ANSWER_LINES))
+        } else if (reply && !reply.destroyed) {
           const named = connectionNamed(head.headers.connection)
           let lines = ''
           for (let i = 0; i < head.names.length; i++) {
@@ -569,7 +664,7 @@ export function createProxyServer({ upstream, contract, timeoutMs = 30_000, inje
       }
       up.cork()
       if (body !== undefined) {
-        up.write(upstreamHead(req, socket, body.length || req.headers['content-length'] !== undefined ? body.length : undefined), 'latin1')
+        up.write(upstreamHead(req, socket, body.length || req.picked['content-length'] !== undefined ? body.length : undefined), 'latin1')
         if (body.length) up.write(body)
       } else {
         up.write(upstreamHead(req, socket, undefined), 'latin1')
@@ -606,20 +701,7 @@ export function createProxyServer({ upstream, contract, timeoutMs = 30_000, inje
     const mark = target.indexOf('?')
     const pathname = mark < 0 ? target : target.slice(0, mark)
     const op = route(req.method, pathname)
-    const x: ProxyExchange = {
-      seq: ++seq,
-      atMs: started,
-      durationMs: 0,
-      method: req.method,
-      path: pathname,
-      query: mark < 0 || mark === target.length - 1 ? '' : target.slice(mark),
-      operationId: op?.operationId,
-      requestHeaders: req.headers,
-      requestBody: '',
-      requestTruncated: false,
-      status: 0,
-      retryAfter: null,
-    }
+    const x = new Recorded(++seq, started, req, pathname, mark < 0 || mark === target.length - 1 ? '' : target.slice(mark), op?.operationId)
     const requestCapture = requestBody.capture
     const responseCapture = new Capture(true)
     let adversity: Adversity | undefined
@@ -676,7 +758,7 @@ export function createProxyServer({ upstream, contract, timeoutMs = 30_000, inje
     }
     // Held past the client's timeout: forwarded when the client retries with the same key (so the
     // retry reaches the upstream while this one is in flight there) or when the hold ends.
-    const key = `${req.headers['x-shop-id'] ?? ''} ${req.headers['idempotency-key'] ?? ''}`
+    const key = `${req.picked['x-shop-id'] ?? ''} ${req.picked['idempotency-key'] ?? ''}`
     await new Promise<void>((resolve) => {
       let released: Promise<void> | undefined
       const release = () => {
@@ -756,9 +838,9 @@ export function createProxyServer({ upstream, contract, timeoutMs = 30_000, inje
           const url = new URL(req.target)
           req.target = `${url.pathname}${url.search}`
         }
-        const expect = req.headers.expect
+        const expect = req.picked.expect
         if (expect !== undefined && expect.toLowerCase() !== '100-continue') throw new HttpError(`Expect ${JSON.stringify(expect)} is not supported`, 417)
-        body = new RequestBody(framingOf(req, true), new Capture())
+        body = new RequestBody(framingOf({ headers: req.picked }, true), new Capture())
         this.pending = undefined
         this.busy = true
         // spec-neutral: the proxy answers 100 Continue itself, as Node's server does, and forwards the body when it comes.
@@ -769,10 +851,10 @@ export function createProxyServer({ upstream, contract, timeoutMs = 30_000, inje
       }
       if (bodyEnd >= 0 && bodyEnd < buffer.length) this.pending = buffer.subarray(bodyEnd)
       this.body = body
-      const keepAlive = req.minor === 1 ? !hasToken(req.headers.connection, 'close') : hasToken(req.headers.connection, 'keep-alive')
+      const keepAlive = req.minor === 1 ? !hasToken(req.picked.connection, 'close') : hasToken(req.picked.connection, 'keep-alive')
       const reply = new Reply(this.socket, req.minor, keepAlive && !closing)
       // A retry of a held write: the held one goes first, this one right behind it.
-      const heldWrite = req.headers['idempotency-key'] ? held.get(`${req.headers['x-shop-id'] ?? ''} ${req.headers['idempotency-key']}`) : undefined
+      const heldWrite = req.picked['idempotency-key'] ? held.get(`${req.picked['x-shop-id'] ?? ''} ${req.picked['idempotency-key']}`) : undefined
       if (heldWrite) void heldWrite.release()
       const done = handle(req, body, reply, this.socket).finally(() => {
         inProgress.delete(done)

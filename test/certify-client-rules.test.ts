@@ -73,6 +73,16 @@ describe('client rules at their boundaries', () => {
   ])('%s', (_title, ruleId, requests, expected) => {
     expect(grade(ruleId, requests)).toBe(expected)
   })
+
+  it('ratelimit.pace names the worst one-second window of a key and shop, once: its requests in order', () => {
+    // Bursts of 11, 15 and 12 requests 10 ms apart, 2 s between bursts: the 15 are the worst window.
+    let seq = 0
+    const requests = [11, 15, 12].flatMap((n, burst) => Array.from({ length: n }, (_, i) => req(++seq, burst * 2000 + i * 10)))
+    const recording: Recording = { profile: PROFILES.standard, seed: 1, startedAt: new Date(T0).toISOString(), keys: {}, requests }
+    const outcome = gradeRecording(recording, { rules: clientRules.filter((r) => r.id === 'ratelimit.pace') }).outcomes[0]!
+    expect(outcome.failures.map((f) => f.requests)).toEqual([Array.from({ length: 15 }, (_, i) => 12 + i)])
+    expect(outcome.failures[0]!.message).toMatch(/^15 requests within 140 ms/)
+  })
 })
 
 /**
