@@ -19,6 +19,7 @@ import { redactHeaders } from './stores/journal.ts'
 import { StoreUnavailable } from './twin/ops.ts'
 import { noOperation } from './trace/unmatched.ts'
 import { serveConsole } from './console/serve.ts'
+import { unlessReadThisTurn } from './lib/sockets.ts'
 
 // node:http as its CommonJS object: an ESM import of it reads every export, and its WebSocket,
 // MessageEvent and CloseEvent getters load Node's fetch (undici), some 25-60 ms of a start.
@@ -209,18 +210,6 @@ function rawAnswer({ status, body, headers = {} }: ReturnType<typeof apiError>):
   return `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: application/json\r\n${extra}content-length: ${Buffer.byteLength(text)}\r\nconnection: close\r\n\r\n${text}`
 }
 
-/**
- * A kept-alive connection's idle timer, fired (node destroys the socket when the server has no
- * 'timeout' listener): closed after the poll phase of this turn has read what is already in, unless
- * that was something (a request in progress; node re-arms the timer once it is answered).
- */
-function closeUnlessRead(socket: Socket): void {
-  const read = socket.bytesRead
-  setImmediate(() => {
-    if (socket.bytesRead === read) socket.destroy()
-  })
-}
-
 /** A standalone HTTP server answering through the mock's MSW handlers. */
 export function createServer({ state = undefined, stateOptions, remoteAdmin = false, routing = 'map', log }: ServerOptions = {}): MockServer {
   const mockState = state ?? createMockState(stateOptions)
@@ -341,7 +330,9 @@ export function createServer({ state = undefined, stateOptions, remoteAdmin = fa
   // takes seconds), node destroyed a connection whose next request was already in, unread, and the
   // kernel answered the client's request with a reset (ECONNRESET), though it came well within the
   // `Keep-Alive: timeout=5` advertised. The close waits one turn: bytes read in it keep the connection.
-  server.on('timeout', closeUnlessRead)
+  // (node destroys the socket itself when the server has no 'timeout' listener; node re-arms the timer
+  // once a request read meanwhile is answered.)
+  server.on('timeout', (socket: Socket) => unlessReadThisTurn(socket, () => socket.destroy()))
   // Requests node's parser refuses (not HTTP, a bad length, headers or URL over its limit) never reach
   // the pipeline; they still get the spec's JSON `{error}` instead of node's empty answer.
   server.on('clientError', (error: NodeJS.ErrnoException, socket) => {

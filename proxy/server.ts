@@ -16,6 +16,7 @@ import type { Adversity } from '../mock/pipeline/certification.ts'
 import { MAX_CAPTURE, type ProxyExchange } from './exchange.ts'
 import { ChunkedDecoder, framingOf, hasToken, headEnd, HttpError, parseRequestHead, parseResponseHead, type Framing, type RequestHead, type ResponseHead } from './http1.ts'
 import { createRouter } from './router.ts'
+import { unlessReadThisTurn } from '../mock/lib/sockets.ts'
 
 /** Decides, per request, whether the proxy produces a situation itself (see inject.ts). */
 export interface Injector {
@@ -28,6 +29,8 @@ export interface ProxyServerOptions {
   contract: Contract
   /** Milliseconds the upstream may stay silent before the client gets 504. */
   timeoutMs?: number
+  /** Milliseconds a client's kept-alive connection may stay idle before the proxy closes it (default 5,000, node's own keepAliveTimeout). */
+  clientIdleMs?: number
   injector?: Injector
   /** The clock exchanges are timed on (the client rules read it); default the wall clock. */
   now?: () => number
@@ -55,8 +58,6 @@ const SET_BY_PROXY = new Set(['host', 'content-length', 'x-forwarded-for', 'x-fo
 const DROPPED_REQUEST_LINES = new RegExp(`\\r\\n(?:${[...HOP_BY_HOP, ...SET_BY_PROXY].join('|')}):[^\\r]*`, 'gi')
 /** The lines of an answer's head that HOP_BY_HOP names, but Transfer-Encoding (kept in place when the answer is passed on chunked). */
 const DROPPED_ANSWER_LINES = new RegExp(`\\r\\n(?:${[...HOP_BY_HOP].filter((name) => name !== 'transfer-encoding').join('|')}):[^\\r]*`, 'gi')
-/** An idle client connection is closed after this long (Node's own keepAliveTimeout). */
-const CLIENT_IDLE_MS = 5_000
 /** Pipelined bytes buffered behind the request in progress before the client is paused. */
 const MAX_PENDING = 1024 * 1024
 /** Idle connections to the upstream kept for reuse. */
@@ -383,7 +384,7 @@ interface UpstreamConnection {
 /** The size of an upstream connection's read buffer (libuv's own read size). */
 const READ_SIZE = 64 * 1024
 
-export function createProxyServer({ upstream, contract, timeoutMs = 30_000, injector, now = Date.now, onExchange, onInject, onIdle }: ProxyServerOptions): ProxyServer {
+export function createProxyServer({ upstream, contract, timeoutMs = 30_000, clientIdleMs = 5_000, injector, now = Date.now, onExchange, onInject, onIdle }: ProxyServerOptions): ProxyServer {
   const target = new URL(upstream)
   const secure = target.protocol === 'https:'
   const upstreamPort = Number(target.port || (secure ? 443 : 80))
@@ -433,7 +434,8 @@ export function createProxyServer({ upstream, contract, timeoutMs = 30_000, inje
     const connection: UpstreamConnection = { socket, owner: undefined, keep: () => (kept = true) }
     // TLS reads come as 'data' events, each chunk its own memory.
     if (secure) socket.on('data', data)
-    socket.on('timeout', () => (connection.owner ? connection.owner.timeout() : socket.destroy()))
+    // Judged after this turn's reads (mock/lib/sockets.ts): an answer that came while the loop was held is not a 504.
+    socket.on('timeout', () => unlessReadThisTurn(socket, () => (connection.owner ? connection.owner.timeout() : socket.destroy())))
     socket.on('error', (error: NodeJS.ErrnoException) => connection.owner?.closed(error))
     socket.on('close', () => {
       const owner = connection.owner
@@ -791,10 +793,11 @@ export function createProxyServer({ upstream, contract, timeoutMs = 30_000, inje
     constructor(socket: Socket) {
       this.socket = socket
       socket.setNoDelay(true)
-      socket.setTimeout(CLIENT_IDLE_MS)
+      socket.setTimeout(clientIdleMs)
       socket.on('data', (chunk: Buffer) => this.data(chunk))
       // Idle (or refused and never closed by the client): closed; a request in progress waits for its answer.
-      socket.on('timeout', () => (!this.busy || socket.writableEnded) && socket.destroy())
+      // Judged after this turn's reads: a request that came while the loop was held is not reset.
+      socket.on('timeout', () => unlessReadThisTurn(socket, () => (!this.busy || socket.writableEnded) && socket.destroy()))
       socket.on('end', () => {
         this.ended = true
         this.body?.abort()
