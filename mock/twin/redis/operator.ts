@@ -223,7 +223,8 @@ export function createOperatorWatch({ redis, batch, log, prefix, twin, replica, 
       if (said?.topology) {
         advice = said.topology
         topologyEpisode.fail(said.reason)
-      } else storeEpisode.fail(said?.reason ?? reason(error))
+        // Rephrased (a cluster's master named), or the client's own words (its "not connected" said with the connection's reason).
+      } else storeEpisode.fail(said && said.reason !== reasonOf(error, secrets) ? said.reason : reason(error))
     },
     /** Calls to the store fail now (an episode goes on): a cluster client stays 'ready' while the twin's master is away. */
     get storeAway() {
