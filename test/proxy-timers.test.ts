@@ -8,6 +8,7 @@
 import { connect, type Socket } from 'node:net'
 import { Worker } from 'node:worker_threads'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { holdLoop } from './support/hold-loop.ts'
 import { loadContract } from '../openapi/index.ts'
 import { createProxyServer, type ProxyServer } from '../proxy/server.ts'
 
@@ -46,11 +47,6 @@ afterAll(async () => {
   await upstream?.terminate()
 })
 
-/** Holds the event loop (no timer, no I/O callback runs) until `ms` after `since`. */
-function holdLoop(since: number, ms: number): void {
-  // Terminates: performance.now() advances.
-  while (performance.now() - since < ms);
-}
 
 /** A raw connection to the proxy; each answer's head and body as text, or how the connection ended. */
 function open(): Promise<{ socket: Socket; answer(): Promise<string> }> {
@@ -102,7 +98,7 @@ describe("the proxy's timers after a held event loop", () => {
       expect(await c.answer()).toMatch(/^HTTP\/1\.1 200 /)
       const answered = performance.now()
       c.socket.write(request('/health'))
-      holdLoop(answered, TIMER_MS * 2.5)
+      holdLoop(TIMER_MS * 2.5, answered)
       expect(await c.answer()).toMatch(/^HTTP\/1\.1 200 /)
     } finally {
       c.socket.destroy()
@@ -133,7 +129,7 @@ describe("the proxy's timers after a held event loop", () => {
       // The upstream answers now, while the proxy's loop is held past its timer.
       Atomics.store(flags, 1, 1)
       Atomics.notify(flags, 1)
-      holdLoop(forwarded, TIMER_MS * 2.5)
+      holdLoop(TIMER_MS * 2.5, forwarded)
       expect(await c.answer()).toMatch(/^HTTP\/1\.1 200 /)
     } finally {
       c.socket.destroy()

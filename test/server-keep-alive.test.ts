@@ -10,6 +10,7 @@
 import { connect, type Socket } from 'node:net'
 import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { holdLoop } from './support/hold-loop.ts'
 import { createServer, type MockServer } from '../mock/server.ts'
 
 const KEEP_ALIVE_MS = 100
@@ -82,11 +83,6 @@ function open(): Promise<{ socket: Socket; answer(): Promise<string>; ended: Pro
   })
 }
 
-/** Holds the event loop (no timer, no I/O callback runs) until `ms` after `since`. */
-function holdLoop(since: number, ms: number): void {
-  // Terminates: performance.now() advances.
-  while (performance.now() - since < ms);
-}
 
 /**
  * On a kept-alive connection that has been answered once: `sent` is written, then the loop is held past
@@ -100,7 +96,7 @@ async function pastTheTimer(sent: string, then: (c: Awaited<ReturnType<typeof op
     expect(await c.answer()).toMatch(/^HTTP\/1\.1 200 /)
     const answered = performance.now()
     c.socket.write(sent)
-    holdLoop(answered, KEEP_ALIVE_MS + 50)
+    holdLoop(KEEP_ALIVE_MS + 50, answered)
     await then(c)
     return await c.answer()
   } finally {

@@ -5,19 +5,12 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { storeClient, type StoreClient } from '../mock/twin/redis/connect.ts'
+import { holdLoop } from './support/hold-loop.ts'
 import { startRedis, type TestRedis } from './support/redis.ts'
 
 let redis: TestRedis
 let client: StoreClient
 const TIMEOUT_MS = 100
-
-/** Holds the event loop (as a shop's world built on its first read does), reading nothing meanwhile. */
-const holdLoop = (ms: number) => {
-  const until = performance.now() + ms
-  while (performance.now() < until) {
-    // busy: no timer, no socket is served
-  }
-}
 
 beforeAll(async () => {
   redis = await startRedis()
