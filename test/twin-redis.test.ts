@@ -49,6 +49,17 @@ describe('stores: one contract, in memory and on Redis (issue 23, item 1)', () =
       await state.twin.close()
     })
 
+    if (kind === 'redis') {
+      it('redis: a window of more instants than one Lua call takes (1,100 a second) is kept whole: exactly the limit passes', async () => {
+        const state = await replica(undefined, { perSecond: 1100 })
+        let allowed = 0
+        for (let i = 0; i < 1150; i++) if ((await state.rateLimiter.take('demo-key', 'shop-a')).allowed) allowed++
+        expect(allowed).toBe(1100)
+        expect(await state.rateLimiter.take('demo-key', 'shop-a')).toMatchObject({ allowed: false, window: 'second', secondCount: 1100 })
+        await state.twin.close()
+      })
+    }
+
     it(`${kind}: a request refused before the rate limit (its key's route) does not count: 10 allowed requests still pass in that second`, async () => {
       const state = await make()
       const shop = state.world.shops[0]!.shop_id

@@ -11,13 +11,15 @@ export const TWIN_NOW = '2026-03-10T12:00:00.000Z'
 export interface ReplicaOptions extends Pick<MockStateOptions, 'trace' | 'responseCache'> {
   /** The rate limit a new twin is created with (the twin's own when it exists). */
   rateLimit?: boolean
+  /** The per-second limit a new twin is created with (default 10). */
+  perSecond?: number
   /** SHOPTWIN_HOLD_WRITE_MS: each write held this long before its commit. */
   holdWriteMs?: number
 }
 
 /** A replica of twin `name` on the store at `url`, caught up with its log. */
-export async function inProcessReplica(url: string, name: string, { rateLimit, holdWriteMs = 0, ...state }: ReplicaOptions = {}): Promise<MockState & { twinName: string }> {
-  const opened = await openRedisTwin(url, name, { seed: 42, scale: 'small', today: '2026-03-10', ...(rateLimit !== undefined ? { rateLimit } : {}), createdAt: Date.parse(TWIN_NOW), clock: { frozenAt: Date.parse(TWIN_NOW), offset: 0 } }, { log: () => {}, holdWriteMs })
+export async function inProcessReplica(url: string, name: string, { rateLimit, perSecond, holdWriteMs = 0, ...state }: ReplicaOptions = {}): Promise<MockState & { twinName: string }> {
+  const opened = await openRedisTwin(url, name, { seed: 42, scale: 'small', today: '2026-03-10', ...(rateLimit !== undefined ? { rateLimit } : {}), ...(perSecond !== undefined ? { perSecond } : {}), createdAt: Date.parse(TWIN_NOW), clock: { frozenAt: Date.parse(TWIN_NOW), offset: 0 } }, { log: () => {}, holdWriteMs })
   const mock = createMockState({ seed: 42, scale: 'small', today: '2026-03-10', now: TWIN_NOW, rateLimit: opened.config.rateLimit, createdAt: opened.config.createdAt, twin: opened.attach, ...state })
   await opened.start()
   return Object.assign(mock, { twinName: name })

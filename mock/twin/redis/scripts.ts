@@ -31,8 +31,11 @@ local function take(recent, day, now, perSecond, perDay, midnight)
     return {0, 'second', math.max(1, math.ceil((keep[1] + 1000 - now) / 1000)), #keep, oldest, dayCount}
   end
   table.insert(keep, now)
+  local text = {}
+  for i, v in ipairs(keep) do text[i] = string.format('%d', v) end
   redis.call('DEL', recent)
-  for _, v in ipairs(keep) do redis.call('RPUSH', recent, string.format('%d', v)) end
+  -- In chunks: Lua unpacks at most a few thousand values into one call.
+  for i = 1, #text, 1000 do redis.call('RPUSH', recent, unpack(text, i, math.min(i + 999, #text))) end
   redis.call('PEXPIRE', recent, ${GC_MS})
   redis.call('INCR', day)
   redis.call('PEXPIRE', day, ${GC_MS})
@@ -70,7 +73,8 @@ local function claim(record, index, now, inFlightMs, maxRecords)
   if r[1] == 'processing' and now - tonumber(r[2]) < inFlightMs then
     return {'in-flight'}
   end
-  redis.call('DEL', record)
+  -- A record left by a claim that expired or a completion that did: its fields go.
+  if r[1] then redis.call('DEL', record) end
   redis.call('HSET', record, 'status', 'processing', 'startedAt', string.format('%d', now))
   redis.call('PEXPIRE', record, ${GC_MS})
   redis.call('ZADD', index, now, record)
@@ -102,15 +106,16 @@ return claim(KEYS[1], KEYS[2], tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(AR
  * Returns {head, gen, wanted 0|1} or {-1} (lease lost) or {-2, head} (the log moved: another writer was fenced in).
  */
 export const COMMIT = `
-if redis.call('GET', KEYS[1]) ~= ARGV[1] then return {-1} end
-local head = tonumber(redis.call('GET', KEYS[2]) or '0')
+local lh = redis.call('MGET', KEYS[1], KEYS[2], KEYS[4])
+if lh[1] ~= ARGV[1] then return {-1} end
+local head = tonumber(lh[2] or '0')
 if head ~= tonumber(ARGV[2]) then return {-2, head} end
 for i = 13, #ARGV do
   head = head + 1
   redis.call('XADD', KEYS[3], string.format('%d', head) .. '-0', 'op', ARGV[i])
 end
 redis.call('SET', KEYS[2], string.format('%d', head))
-local gen = tonumber(redis.call('GET', KEYS[4]) or '0')
+local gen = tonumber(lh[3] or '0')
 if ARGV[3] == '1' then gen = redis.call('INCR', KEYS[4]) end
 if ARGV[4] == '1' then
   redis.call('HSET', KEYS[5], 'status', 'completed', 'responseStatus', ARGV[5], 'rawBody', ARGV[6], 'headers', ARGV[7], 'permission', ARGV[8], 'expiresAt', ARGV[9], 'startedAt', ARGV[10])
@@ -134,7 +139,10 @@ local function acquire(lease, head, gen, wanted, token, ms, replica)
   local w = redis.call('GET', wanted)
   if (not w or w == replica) and redis.call('SET', lease, token, 'NX', 'PX', ms) then
     if w then redis.call('DEL', wanted) end
-    return {1, tonumber(redis.call('GET', head) or '0'), tonumber(redis.call('GET', gen) or '0')}
+    -- head and gen are keys, or their values when the caller has read them already.
+    if type(head) == 'number' then return {1, head, gen} end
+    local hg = redis.call('MGET', head, gen)
+    return {1, tonumber(hg[1] or '0'), tonumber(hg[2] or '0')}
   end
   -- Tokens start with the replica's id: one that holds the lease itself does not ask for it.
   local holder = redis.call('GET', lease)
@@ -178,8 +186,9 @@ return c
 export const SYNC_AHEAD = `${TAKE}
 ${CLAIM}
 ${ACQUIRE_LEASE}
-local head = tonumber(redis.call('GET', KEYS[1]) or '0')
-local gen = tonumber(redis.call('GET', KEYS[2]) or '0')
+local hg = redis.call('MGET', KEYS[1], KEYS[2])
+local head = tonumber(hg[1] or '0')
+local gen = tonumber(hg[2] or '0')
 if head ~= tonumber(ARGV[1]) or gen ~= tonumber(ARGV[2]) then return {head, gen} end
 local now = tonumber(ARGV[3])
 local r = {1, '', 0, 0, 0, 0}
@@ -190,7 +199,7 @@ local c = claim(KEYS[5], KEYS[6], now, tonumber(ARGV[9]), tonumber(ARGV[10]))
 out[9] = c[1]
 for i = 2, #c do out[9 + i] = c[i] end
 if c[1] == 'started' and ARGV[11] == '1' then
-  local l = acquire(KEYS[7], KEYS[1], KEYS[2], KEYS[8], ARGV[12], ARGV[13], ARGV[14])
+  local l = acquire(KEYS[7], head, gen, KEYS[8], ARGV[12], ARGV[13], ARGV[14])
   if l[1] == 1 then out[10] = 1 end
 end
 return out
