@@ -165,9 +165,12 @@ async function serve(args: string[]): Promise<number> {
   const url = await mock.listen(port, host).catch((error: NodeJS.ErrnoException) => {
     if (error.code === 'EADDRINUSE') return new UsageError(portInUseMessage(host, port))
     if (error.code === 'EADDRNOTAVAIL' || error.code === 'ENOTFOUND' || error.code === 'EACCES') return new UsageError(`cannot listen on ${host}:${port} (${error.code})`)
-    throw error
+    return error
   })
-  if (url instanceof UsageError) {
+  if (url instanceof Error) {
+    // The shared store's connections (and its lease keeper's thread) would keep the process alive.
+    await shared?.twin.close().catch(() => {})
+    if (!(url instanceof UsageError)) throw url
     console.error(usageLine('serve', url.message))
     return 2
   }

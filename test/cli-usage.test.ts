@@ -13,6 +13,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startMock, type RunningMock } from '../conformance/testing/harness.ts'
+import { startRedis } from './support/redis.ts'
 import { NODE_NEEDED, oldNodeMessage } from '../openapi/node-version.ts'
 import pkg from '../package.json' with { type: 'json' }
 
@@ -119,6 +120,16 @@ describe('a busy port: one line naming the process that holds it, and --port 0',
     expectUsageError(run, new RegExp(`port ${port} on 127\\.0\\.0\\.1 is already in use.*--port 0 for any free port`))
     // Linux: the holder is found through /proc (this test's own process holds the port).
     if (process.platform === 'linux') expect(run.stderr).toContain(`by pid ${process.pid} (`)
+  })
+
+  it('serve --store --port <busy>: the same line and exit 2, the shared store\'s connections closed (they kept the process up)', async () => {
+    const redis = await startRedis()
+    try {
+      const run = await cli(['serve', '--port', String(port), '--scale', 'small', '--store', redis.url, '--twin', 'busy-port'])
+      expectUsageError(run, new RegExp(`port ${port} on 127\\.0\\.0\\.1 is already in use.*--port 0 for any free port`))
+    } finally {
+      await redis.stop()
+    }
   })
 })
 
