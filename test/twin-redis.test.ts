@@ -108,6 +108,17 @@ describe('stores: one contract, in memory and on Redis (issue 23, item 1)', () =
 })
 
 describe('one twin on Redis, in one process (issue 23, item 2)', () => {
+  it('the activity log: what one replica answered is read on the other at once, its entries still in their batch (the barrier)', async () => {
+    const name = `t${++twins}`
+    const a = await replica(name)
+    const b = await replica(name)
+    const entry = { time: NOW, actor: { kind: 'api_key' as const, key_id: 'key_1', label: 'k' }, shop_id: null, operation_id: 'getShopSps', tool: null, status: 200, idempotent_replay: false }
+    a.activity.record({ ...entry, operation_id: 'on-a' })
+    // No wait: a's batch holds it (it goes within BATCH_DELAY_MS), b asks every replica for what it holds.
+    expect((await b.activity.entries()).map((e) => e.operation_id)).toContain('on-a')
+    await closeAll(a, b)
+  })
+
   it('replicas: a write on one is read on the other from its next request (read-your-writes)', async () => {
     const a = await replica(undefined, { rateLimit: false })
     const b = await replica(a.twinName)

@@ -1,12 +1,12 @@
 /**
  * What a replica appends to the shared store on the side of its requests: the activity log, the request
  * journal and the traces. None of it is part of an answer, so a request does not wait for it: entries
- * wait a few milliseconds and go to the store together, one pipeline (one round trip) for a burst of
+ * wait up to BATCH_DELAY_MS and go to the store together, one pipeline (one round trip) for a burst of
  * requests, whatever their kinds, on a connection of their own: a request's round trip (its catch-up)
  * never waits behind a burst's traces.
  *
  * The flush barrier makes what every replica has answered readable on any one of them: a reader of the
- * journal or the traces asks every replica (pub/sub) to send what it holds, and waits until each says
+ * journal, the traces or the activity log asks every replica (pub/sub) to send what it holds, and waits until each says
  * it has (or for a bound, when one does not answer: a stopped replica). Only reads of the control API
  * pay for it; the request path never does.
  */
@@ -14,8 +14,16 @@ import { randomUUID } from 'node:crypto'
 import type { ChainableCommander, Redis } from 'ioredis'
 import { duplicateOf, READY_WAIT_MS, readyWithin, SUBSCRIBER, subscribed } from './connect.ts'
 
-/** How long entries wait for others before they go (ms). */
-export const BATCH_DELAY_MS = 5
+/**
+ * How long entries wait for others before they go (ms). Each flush is a write to the store and a reply
+ * back, and on a machine where waking another process is dear (a virtual machine's CPUs) two wake-ups
+ * cost more than the flush's commands: a longer window sends fewer flushes at any rate below a full
+ * batch. Nothing reads the entries before they are sent: every reader asks each replica to flush
+ * first (the barrier below).
+ */
+export const BATCH_DELAY_MS = 50
+/** A batch this large goes at once (its window not waited out): bounds a flush's size and the memory held. */
+export const BATCH_MAX_ENTRIES = 256
 /** How long a starting replica waits for the appends' connection (ms). */
 /** How long a reader waits for the other replicas' flushes (ms). */
 export const BARRIER_WAIT_MS = 1000
@@ -152,7 +160,7 @@ export function createAppendBatch(redis: Redis, channel: string, { onError = () 
         if (++queued === 1) {
           timer = setTimeout(() => void flush(), delayMs)
           timer.unref()
-        }
+        } else if (queued >= BATCH_MAX_ENTRIES) void flush()
       }
     },
     flush,

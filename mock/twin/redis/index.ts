@@ -66,7 +66,7 @@ export interface RedisTwinOptions {
   log?: (line: string) => void
   /** Operations behind the log at which the replica says it fell behind (`SHOPTWIN_LAG_WARN`; operator.ts). */
   lagWarnOps?: number
-  /** How long appended entries wait for others (ms; default 5). `SHOPTWIN_APPEND_DELAY_MS`: a test holds them until a barrier asks. */
+  /** How long appended entries wait for others (ms; default 50, batch.ts). `SHOPTWIN_APPEND_DELAY_MS`: a test holds them until a barrier asks. */
   appendDelayMs?: number
   /**
    * Holds every write this long under the lease before it commits (ms; default 0): a write in flight
@@ -825,7 +825,8 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
     },
     entries: () =>
       guard(async () => {
-        await batch.flush()
+        // What every replica has answered, its entries still in their batches included (batch.ts).
+        await batch.barrier()
         const entries = await redis.xrange(keys.activity, '-', '+')
         return entries.map(([, fields]) => ({ id: Number(fields[1]), ...(JSON.parse(fields[3]!) as Omit<ActivityEntry, 'id'>) }))
       }),
