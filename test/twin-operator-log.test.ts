@@ -5,7 +5,8 @@
  * brought back: test/replicas/operator.test.ts (`npm run test:replicas`).
  */
 import { describe, expect, it } from 'vitest'
-import { episode, lostText, reasonOf } from '../mock/twin/redis/operator.ts'
+import { createOperatorWatch, episode, lostText, reasonOf } from '../mock/twin/redis/operator.ts'
+import { storeFailure } from '../mock/twin/redis/store-errors.ts'
 
 const texts = { start: (why: string) => `start ${why}`, still: (why: string, n: number, ms: number) => `still ${why} ${n} ${ms}`, end: (n: number, ms: number) => `end ${n} ${ms}` }
 
@@ -62,5 +63,23 @@ describe('operator lines: once per episode', () => {
     expect(lostText({ journal: 1, traces: 3 })).toBe('1 journal entry, 3 traces')
     expect(lostText({ activity: 2, journal: 0 })).toBe('2 activity entries')
     expect(lostText({})).toBe('nothing')
+  })
+})
+
+describe("the appends' line says what a failure means, as the requests' line does (store-errors.ts)", () => {
+  it('a flush the store answered MOVED: the topology said with what to do, not the raw reply', () => {
+    const lines: string[] = []
+    const fakeRedis = { on: () => fakeRedis } as unknown as Parameters<typeof createOperatorWatch>[0]['redis']
+    const fakeBatch = { define: () => {}, lane: () => () => {}, flush: async () => {} } as unknown as Parameters<typeof createOperatorWatch>[0]['batch']
+    const watch = createOperatorWatch({ redis: fakeRedis, batch: fakeBatch, log: (line) => lines.push(line), prefix: 'st:{tw:t}:', twin: 't', replica: 'r1', store: 'redis://127.0.0.1:7000/0', secrets: ['s3cret'], position: () => ({ applied: 0, seen: 0 }) })
+    const moved = Object.assign(new Error('MOVED 8325 127.0.0.1:7001'), { name: 'ReplyError' })
+    watch.appendFailed(moved, { journal: 3 }, storeFailure(moved, { cluster: false, store: 'redis://127.0.0.1:7000/0', slot: 8325, secrets: ['s3cret'] }))
+    expect(lines).toHaveLength(1)
+    expect(lines[0]).toMatch(/do not reach the shared store \(redis:\/\/127\.0\.0\.1:7000\/0 answers as a Redis Cluster node \(MOVED 8325 127\.0\.0\.1:7001: the twin's slot is served by 127\.0\.0\.1:7001\); this replica connected to it as one server\. To do: point redis:\/\/127\.0\.0\.1:7000\/0 back/)
+    expect(lines[0]).toContain('lost: 3 journal entries')
+    // A plain failure keeps the client's own words.
+    watch.appendFlushed()
+    watch.appendFailed(new Error('Connection is closed.'), { traces: 1 }, storeFailure(new Error('Connection is closed.'), { cluster: false, store: 'redis://127.0.0.1:7000/0', slot: 8325, secrets: [] }))
+    expect(lines.at(-1)).toMatch(/do not reach the shared store \(not connected: the connection closed\); lost: 1 trace/)
   })
 })

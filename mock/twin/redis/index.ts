@@ -248,7 +248,7 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
   const batch = createAppendBatch(redis, `${keys.prefix}appends`, {
     onError: (error, lost) => {
       counters.storeErrors++
-      watch.appendFailed(error, lost)
+      watch.appendFailed(error, lost, failure(error))
     },
     onFlushed: () => watch.appendFlushed(),
     ...(appendDelayMs !== undefined ? { delayMs: appendDelayMs } : {}),

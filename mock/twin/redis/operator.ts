@@ -235,10 +235,11 @@ export function createOperatorWatch({ redis, batch, log, prefix, twin, replica, 
       if (storeEpisode.active && redis.status === 'ready') storeEpisode.ok()
       topologyEpisode.ok()
     },
-    appendFailed(error: unknown, lost: Lost) {
+    /** A flush failed: `said`, what it means (store-errors.ts), as for a call of the requests' connection. */
+    appendFailed(error: unknown, lost: Lost, said?: { reason: string; topology?: string }) {
       if (!appendEpisode.active) lostSoFar = {}
       add(lost)
-      appendEpisode.fail(reason(error))
+      appendEpisode.fail(said?.topology ? `${said.reason}. To do: ${said.topology}` : said && said.reason !== reasonOf(error, secrets) ? said.reason : reason(error))
     },
     appendFlushed() {
       appendEpisode.ok()
