@@ -9,6 +9,7 @@ import type { AddressInfo, Socket } from 'node:net'
 import type { HttpHandler } from 'msw'
 import { getResponse } from './lib/msw.ts'
 import { adminMethods, createAdminHandlers } from './admin.ts'
+import { rebindingProblem } from './lib/loopback.ts'
 import { CONNECTOR_METHODS, connectorMethodRefusal, createConnector, ownsPath, withCors, type Connector } from './connector/index.ts'
 import { createOperationRoutes, type OperationRoute } from './handlers.ts'
 import { allowedMethods, isMethodToken, methodRefusal, pathMethods, RECOGNISED_METHODS } from './methods.ts'
@@ -114,6 +115,8 @@ const CORS_HEADERS: Record<string, string> = {
 
 /** True for 127.0.0.0/8 and ::1 (also IPv4-mapped). */
 export const isLoopback = (address: string | undefined): boolean => !!address && (address === '::1' || address.startsWith('127.') || address.startsWith('::ffff:127.'))
+
+const ADMIN_LOOPBACK_ONLY = 'The control API is only served to loopback clients (start with --remote-admin to allow others)'
 
 const isAdminPath = (path: string): boolean => path === '/__admin' || path.startsWith('/__admin/')
 
@@ -236,7 +239,7 @@ export function createServer({ state = undefined, stateOptions, remoteAdmin = fa
    */
   const refuseUnparsed = (method: string, target: string, remoteAddress: string | undefined): ReturnType<typeof apiError> => {
     const path = target.split('?')[0]
-    if (isAdminPath(path) && !remoteAdmin && !isLoopback(remoteAddress)) return apiError(403, 'The control API is only served to loopback clients (start with --remote-admin to allow others)')
+    if (isAdminPath(path) && !remoteAdmin && !isLoopback(remoteAddress)) return apiError(403, ADMIN_LOOPBACK_ONLY)
     const connectorAllow = ownsPath(path) ? CONNECTOR_METHODS[path.replace(/\/$/, '') || '/'] : undefined
     const allow = connectorAllow ? allowedMethods(connectorAllow) : path.startsWith('/') ? allowOf(path) : undefined
     return methodRefusal(method, path, allow) ?? apiError(404, `No operation at ${method} ${target}`)
@@ -247,7 +250,12 @@ export function createServer({ state = undefined, stateOptions, remoteAdmin = fa
       const rawUrl = req.url ?? '/'
       const path = rawUrl.split('?')[0]
       const admin = isAdminPath(path)
-      if (admin && !remoteAdmin && !isLoopback(req.socket.remoteAddress)) return sendResult(res, apiError(403, 'The control API is only served to loopback clients (start with --remote-admin to allow others)'))
+      if (admin && !remoteAdmin) {
+        if (!isLoopback(req.socket.remoteAddress)) return sendResult(res, apiError(403, ADMIN_LOOPBACK_ONLY))
+        // A page of another site, through the browser (its Origin) or by a name rebound to 127.0.0.1 (its Host).
+        const problem = rebindingProblem(req.headers.host, req.headers.origin)
+        if (problem) return sendResult(res, apiError(403, `The control API is only served to pages and clients on loopback (${problem}; start with --remote-admin to allow others)`))
+      }
       // The method is decided before any fetch Request is built (undici refuses TRACE and CONNECT): mock/methods.ts.
       const connectorPath = !admin && ownsPath(path)
       const allow = connectorPath ? undefined : allowOf(path)

@@ -7,6 +7,7 @@
  */
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
+import { request as httpRequest } from 'node:http'
 import { readFileSync } from 'node:fs'
 import { createServer as createNetServer } from 'node:net'
 import { networkInterfaces } from 'node:os'
@@ -346,6 +347,58 @@ describe('standalone server and CLI (issue 4: npm start / shoptwin serve; loopba
       } finally {
         await mock.close()
       }
+    }
+  })
+
+  it('admin: a page of another site is refused the control API, by its Origin or by a name rebound to 127.0.0.1 (its Host); loopback pages and clients are served', async () => {
+    const mock = createServer({ stateOptions: { seed: 7, now: NOW, rateLimit: false, scale: 'small' } })
+    const url = await mock.listen(0, '127.0.0.1')
+    const port = new URL(url).port
+    try {
+      const refused = [
+        ['GET', '/__admin/requests', { origin: 'https://evil.example' }, /Invalid Origin header: https:\/\/evil\.example/],
+        ['POST', '/__admin/reset', { origin: 'http://127.0.0.1.evil.example:8080', 'content-type': 'application/json' }, /Invalid Origin header/],
+        // A browser's preflight for a cross-site POST: refused, so the POST is never sent.
+        ['OPTIONS', '/__admin/reset', { origin: 'https://evil.example', 'access-control-request-method': 'POST' }, /Invalid Origin header/],
+        // DNS rebinding: the page's own origin, its name now resolving to 127.0.0.1.
+        ['POST', '/__admin/faults', { host: `evil.example:${port}`, origin: `http://evil.example:${port}`, 'content-type': 'application/json' }, /Invalid Host header: evil\.example/],
+        ['GET', '/__admin/console', { host: `evil.example:${port}` }, /Invalid Host header/],
+      ] as const
+      // node:http, not fetch: fetch does not let a caller set Host.
+      const send = (method: string, path: string, headers: Record<string, string>) =>
+        new Promise<{ status: number; body: string }>((resolve, reject) => {
+          const req = httpRequest(`${url}${path}`, { method, headers }, (res) => {
+            let body = ''
+            res.setEncoding('utf8')
+            res.on('data', (chunk: string) => (body += chunk))
+            res.on('end', () => resolve({ status: res.statusCode!, body }))
+          })
+          req.on('error', reject)
+          req.end(method === 'POST' ? '{}' : undefined)
+        })
+      for (const [method, path, headers, reason] of refused) {
+        const answer = await send(method, path, headers)
+        expect(answer.status, `${method} ${path} ${JSON.stringify(headers)}`).toBe(403)
+        const body = JSON.parse(answer.body) as { error: string }
+        expect(body.error).toMatch(reason)
+        expect(body.error).toMatch(/--remote-admin/)
+      }
+      // Loopback pages (another port of this machine, localhost, an opaque origin) and plain clients.
+      for (const headers of [{}, { origin: 'http://localhost:5173' }, { origin: `http://127.0.0.1:${port}` }, { origin: 'http://[::1]:3000' }, { origin: 'null' }, { host: `localhost:${port}` }, { host: `[::1]:${port}` }] as Array<Record<string, string>>) {
+        expect((await send('GET', '/__admin/clock', headers)).status, JSON.stringify(headers)).toBe(200)
+      }
+      // The API itself still answers any origin (CORS, as Prism does).
+      expect((await fetch(`${url}/health`, { headers: { origin: 'https://evil.example' } })).status).toBe(200)
+    } finally {
+      await mock.close()
+    }
+    // --remote-admin: the operator allows others.
+    const open = createServer({ stateOptions: { seed: 7, now: NOW, rateLimit: false, scale: 'small' }, remoteAdmin: true })
+    const openUrl = await open.listen(0, '127.0.0.1')
+    try {
+      expect((await fetch(`${openUrl}/__admin/clock`, { headers: { origin: 'https://ops.example' } })).status).toBe(200)
+    } finally {
+      await open.close()
     }
   })
 

@@ -6,6 +6,7 @@
  */
 import type { HttpHandler } from 'msw'
 import { http } from '../lib/msw.ts'
+import { LOOPBACK_HOST, rebindingProblem } from '../lib/loopback.ts'
 import { allowedMethods } from '../methods.ts'
 import type { MockState } from '../state.ts'
 import { createMcpEndpoint, type ConnectorPrincipal } from './mcp.ts'
@@ -38,29 +39,6 @@ const CORS: Record<string, string> = {
   'access-control-allow-headers': 'authorization, content-type, mcp-protocol-version, mcp-session-id, last-event-id',
   'access-control-allow-methods': 'GET, POST, DELETE, OPTIONS',
   'access-control-expose-headers': 'www-authenticate, mcp-session-id, mcp-protocol-version, x-shoptwin-trace',
-}
-
-const LOOPBACK_HOST = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\])(:\d+)?$/i
-
-/**
- * MCP transports, Security warning: a server on loopback must validate Host and Origin against DNS
- * rebinding. A connector served on a loopback address refuses any other Host or Origin.
- */
-function rebindingProblem(request: Request, loopback: boolean): string | null {
-  if (!loopback) return null
-  const host = request.headers.get('host')
-  if (host !== null && !LOOPBACK_HOST.test(host)) return `Invalid Host header: ${host}`
-  const origin = request.headers.get('origin')
-  if (origin !== null && origin !== 'null') {
-    let originHost = ''
-    try {
-      originHost = new URL(origin).host
-    } catch {
-      // an unparsable Origin is refused below
-    }
-    if (!LOOPBACK_HOST.test(originHost)) return `Invalid Origin header: ${origin}`
-  }
-  return null
 }
 
 /** The connector's paths and the methods each takes (`/mcp` documents GET and DELETE only to refuse them). */
@@ -136,7 +114,8 @@ export function createConnector(state: MockState, { baseUrl, log = (e) => consol
   async function route(request: Request, pathname: string): Promise<Response> {
     const method = request.method
     if (pathname === '/mcp') {
-      const problem = rebindingProblem(request, loopback)
+      // MCP transports, Security warning: a server on loopback validates Host and Origin (DNS rebinding).
+      const problem = loopback ? rebindingProblem(request.headers.get('host'), request.headers.get('origin')) : null
       if (problem) return jsonResponse(403, { jsonrpc: '2.0', error: { code: -32000, message: problem }, id: null })
       const refusal = connectorMethodRefusal(method, pathname)
       if (refusal) return refusal
