@@ -18,7 +18,6 @@ export interface AnswerRead {
   close: boolean
 }
 
-const CR = 13
 const LF = 10
 
 type State = 'head' | 'length' | 'chunk-size' | 'chunk-data' | 'chunk-data-end' | 'trailers' | 'to-close'
@@ -75,25 +74,21 @@ export class AnswerReader {
           }
           break
         }
-        case 'length': {
+        case 'length':
+        case 'chunk-data': {
+          // Counted bytes of a body (or of a chunk): what is left of it in this read.
           const take = Math.min(this.remaining, data.length - at)
           this.remaining -= take
           this.bytes += take
           at += take
-          if (this.remaining === 0) this.done()
+          if (this.remaining > 0) break
+          if (this.state === 'length') this.done()
+          else this.state = 'chunk-data-end'
           break
         }
         case 'to-close':
           this.bytes += data.length - at
           return
-        case 'chunk-data': {
-          const take = Math.min(this.remaining, data.length - at)
-          this.remaining -= take
-          this.bytes += take
-          at += take
-          if (this.remaining === 0) this.state = 'chunk-data-end'
-          break
-        }
         default: {
           // A line: a chunk's size, the CR LF after its data, or a trailer (an empty one ends the answer).
           const lf = data.indexOf(LF, at)
