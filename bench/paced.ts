@@ -15,7 +15,8 @@
  * one burst of `connections` at a time: the p50 is the burst's queue, as at full load (and its
  * coordinated-omission correction adds made-up values 1 ms apart below each measured one).
  */
-import { Agent, request } from 'node:http'
+import { connect, type Socket } from 'node:net'
+import { AnswerReader } from './http-answers.ts'
 import { bodyOf, headersFor, type Operation } from './targets.ts'
 
 export interface PacedLoad {
@@ -35,35 +36,117 @@ export interface PacedLoad {
 
 /** Distinct Idempotency-Keys across runs (`op.freshIdempotencyKey`: every write a new one). */
 let keys = 0
+/** The size of the reads (a 221 KB answer in one or two when the kernel has it). */
+const READ_SIZE = 256 * 1024
 
-export async function paced(baseUrl: string, op: Operation, shopId: string, { rate, seconds, connections }: { rate: number; seconds: number; connections: number }): Promise<PacedLoad> {
+/** A request: when it was due, and whether it counts (the warm-up's do not). */
+interface Due {
+  at: number
+  record: boolean
+}
+
+/** A kept-alive connection carrying one request at a time (no pipelining, as node:http's agent). */
+interface Connection {
+  socket: Socket
+  reader: AnswerReader
+  current: Due | undefined
+}
+
+/**
+ * The generator is lean on purpose (raw keep-alive sockets, bench/http-answers.ts counting the body's
+ * bytes): at 800 req/s of a 221 KB answer, node:http's client (stream events and buffers per read) was
+ * a large share of a 2-core machine, and its queue showed up in both sides' p50.
+ */
+export async function paced(baseUrl: string, op: Operation, shopId: string, { rate, seconds, connections, warmUpSeconds = 1 }: { rate: number; seconds: number; connections: number; warmUpSeconds?: number }): Promise<PacedLoad> {
   const url = new URL(`${baseUrl}${op.path}`)
-  const agent = new Agent({ keepAlive: true, maxSockets: connections })
   const body = bodyOf(op)
-  const headers = { ...headersFor(shopId), ...op.headers, ...(body === undefined ? {} : { 'content-length': String(Buffer.byteLength(body)) }) }
+  const bodyBytes = body === undefined ? undefined : Buffer.from(body)
+  let head = `${op.method} ${url.pathname}${url.search} HTTP/1.1\r\nHost: ${url.host}\r\n`
+  for (const [name, value] of Object.entries({ ...headersFor(shopId), ...op.headers })) head += `${name}: ${value}\r\n`
+  if (bodyBytes) head += `content-length: ${bodyBytes.length}\r\n`
+  const fixed = Buffer.concat([Buffer.from(`${head}\r\n`, 'latin1'), bodyBytes ?? Buffer.alloc(0)])
+  const requestBytes = () => (op.freshIdempotencyKey ? Buffer.concat([Buffer.from(`${head}idempotency-key: paced-${process.pid}-${++keys}\r\n\r\n`, 'latin1'), bodyBytes ?? Buffer.alloc(0)]) : fixed)
+
+  const readBuffer = Buffer.allocUnsafe(READ_SIZE)
   const latencies: number[] = []
   let non2xx = 0
   let errors = 0
   let inFlight = 0
-  const fire = (due: number, record: boolean) => {
-    inFlight++
-    const req = request(
-      { host: url.hostname, port: url.port, path: url.pathname + url.search, method: op.method, headers: op.freshIdempotencyKey ? { ...headers, 'idempotency-key': `paced-${process.pid}-${++keys}` } : headers, agent },
-      (res) => {
-        res.resume()
-        res.on('end', () => {
-          inFlight--
-          if (!record) return
-          latencies.push(performance.now() - due)
-          if (res.statusCode! < 200 || res.statusCode! >= 300) non2xx++
-        })
-      },
-    )
-    req.on('error', () => {
-      inFlight--
-      if (record) errors++
+  const open = new Set<Connection>()
+  const free: Connection[] = []
+  /** Requests due while every connection was busy, oldest first: their wait counts. */
+  const waiting: Due[] = []
+  let waitingFrom = 0
+  let stopped = false
+
+  const settled = (due: Due, status: number | undefined) => {
+    inFlight--
+    if (!due.record) return
+    if (status === undefined) errors++
+    else {
+      latencies.push(performance.now() - due.at)
+      if (status < 200 || status >= 300) non2xx++
+    }
+  }
+  const send = (connection: Connection, due: Due) => {
+    connection.current = due
+    connection.socket.write(requestBytes())
+  }
+  /** A connection is free: the oldest waiting request goes on it, or it waits for the next. */
+  const freed = (connection: Connection) => {
+    if (waitingFrom < waiting.length) {
+      send(connection, waiting[waitingFrom++]!)
+      if (waitingFrom > 1024 && waitingFrom * 2 > waiting.length) {
+        waiting.splice(0, waitingFrom)
+        waitingFrom = 0
+      }
+    } else free.push(connection)
+  }
+  const read = (connection: Connection, data: Buffer) => {
+    try {
+      connection.reader.feed(data)
+    } catch {
+      connection.socket.destroy()
+    }
+    return true
+  }
+  const dial = (): Connection => {
+    // Reads land in one buffer shared by every connection (the reader keeps no byte of it): no allocation per read.
+    const socket = connect({ host: url.hostname, port: Number(url.port || 80), noDelay: true, onread: { buffer: readBuffer, callback: (length) => read(connection, readBuffer.subarray(0, length)) } })
+    const connection: Connection = {
+      socket,
+      current: undefined,
+      reader: new AnswerReader((answer) => {
+        const due = connection.current!
+        connection.current = undefined
+        settled(due, answer.status)
+        if (answer.close) socket.destroy()
+        else freed(connection)
+      }),
+    }
+    open.add(connection)
+    socket.on('error', () => undefined)
+    socket.on('close', () => {
+      open.delete(connection)
+      const at = free.indexOf(connection)
+      if (at >= 0) free.splice(at, 1)
+      // The request on it failed (no whole answer), unless its answer was read to the close (which settles it).
+      if (connection.current && !connection.reader.end()) {
+        const due = connection.current
+        connection.current = undefined
+        settled(due, undefined)
+      }
+      // A request waiting for a connection gets a new one.
+      if (!stopped && waitingFrom < waiting.length && open.size < connections) send(dial(), waiting[waitingFrom++]!)
     })
-    req.end(body)
+    return connection
+  }
+  const fire = (at: number, record: boolean) => {
+    inFlight++
+    const due = { at, record }
+    const connection = free.pop() ?? (open.size < connections ? dial() : undefined)
+    if (connection) send(connection, due)
+    else waiting.push(due)
   }
   /** Sends `total` requests at `rate` a second; `record` says whether they count. */
   const run = (total: number, record: boolean) =>
@@ -80,12 +163,13 @@ export async function paced(baseUrl: string, op: Operation, shopId: string, { ra
       }, 1)
     })
   // A second's warm-up (connections opened), not counted.
-  await run(rate, false)
+  await run(Math.round(rate * warmUpSeconds), false)
   const total = Math.round(rate * seconds)
   await run(total, true)
   const waitUntil = performance.now() + 5000
   while (inFlight > 0 && performance.now() < waitUntil) await new Promise((r) => setTimeout(r, 10))
-  agent.destroy()
+  stopped = true
+  for (const connection of open) connection.socket.destroy()
   const sorted = [...latencies].sort((a, b) => a - b)
   const at = (q: number) => (sorted.length ? +sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!.toFixed(2) : NaN)
   return { rate, sent: total, answered: latencies.length, non2xx, errors, p50: at(0.5), p90: at(0.9), p99: at(0.99), mean: +(sorted.reduce((a, b) => a + b, 0) / Math.max(1, sorted.length)).toFixed(2) }

@@ -29,7 +29,7 @@ import { fileURLToPath } from 'node:url'
 import { measureStartup, startupTable } from './startup.ts'
 import { printSweep, sweep } from './sweep.ts'
 import { paced, type PacedLoad } from './paced.ts'
-import { API_KEY, cpuMs, headersFor, load as loadTarget, peakRssMb, settle, start, stop, type Load, type Operation, type Target } from './targets.ts'
+import { API_KEY, cpuMs, HAPROXY, headersFor, load as loadTarget, peakRssMb, settle, start, stop, type Load, type Operation, type Target } from './targets.ts'
 
 const duration = Number(process.env.BENCH_DURATION ?? 10)
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 50)
@@ -217,20 +217,24 @@ async function proxyCost(ops: Operation[], shopId: string): Promise<string[]> {
   const prism = await start('prism-proxy', [upstream.url])
   const tcp = await start('tcp-pipe', [upstream.url])
   const http = await start('http-pipe', [upstream.url])
+  // The floor in C, where HAProxy is installed: a byte pipe that does not pay for JS (the kernel's share of a large answer stays).
+  const haproxy = HAPROXY ? await start('haproxy-pipe', [upstream.url]) : undefined
   const lines: string[] = []
   const rows: Array<Record<string, string | number>> = []
   const cpuRows: Array<Record<string, string | number>> = []
   try {
     for (const op of ops) {
-      const by: Record<string, Load & { cpuUs: number; settleMs: number }> = {}
-      for (const target of [upstream, proxy, inline, prism, tcp, http]) {
+      const by: Record<string, Load & { cpuUs: number; userUs: number; systemUs: number; settleMs: number }> = {}
+      for (const target of [upstream, proxy, inline, prism, tcp, http, ...(haproxy ? [haproxy] : [])]) {
         await load(target, op, shopId, 3)
         await settle(target.child.pid)
         const cpu = cpuMs(target.child.pid)
+        const [user, system] = [cpuMs(target.child.pid, 'user'), cpuMs(target.child.pid, 'system')]
         const result = await load(target, op, shopId, duration)
         // The proxy's grading of the exchanges that waited runs now: counted in its CPU, and timed.
         const settleMs = await settle(target.child.pid)
-        by[target.name] = { ...result, settleMs, cpuUs: Math.round(((cpuMs(target.child.pid) - cpu) * 1000) / Math.max(1, result.requests)) }
+        const perRequest = (ms: number) => Math.round((ms * 1000) / Math.max(1, result.requests))
+        by[target.name] = { ...result, settleMs, cpuUs: perRequest(cpuMs(target.child.pid) - cpu), userUs: perRequest(cpuMs(target.child.pid, 'user') - user), systemUs: perRequest(cpuMs(target.child.pid, 'system') - system) }
       }
       const one: Record<string, Load> = {}
       for (const target of [upstream, proxy]) {
@@ -248,9 +252,10 @@ async function proxyCost(ops: Operation[], shopId: string): Promise<string[]> {
       const graded = by['proxy-inline']!
       const theirs = by['prism-proxy']!
       const ratio = (t: Load) => +(t.rps / direct.rps).toFixed(2)
-      rows.push({ operation: op.name, 'direct req/s': direct.rps, 'proxy req/s': ours.rps, 'proxy/direct': ratio(ours), 'proxy grading inline/direct': ratio(graded), 'prism proxy/direct': ratio(theirs), 'floors/direct (tcp, http)': `${ratio(by['tcp-pipe']!)}, ${ratio(by['http-pipe']!)}`, 'full load p50 ms (direct, proxy, inline, prism)': `${direct.p50}, ${ours.p50}, ${graded.p50}, ${theirs.p50}`, 'full load p99 ms (direct, proxy, inline, prism)': `${direct.p99}, ${ours.p99}, ${graded.p99}, ${theirs.p99}`, 'fixed rate: req/s, p50 ms (direct, proxy), p99 ms': `${rate}: ${fixed.shoptwin!.p50}, ${fixed.proxy!.p50}; ${fixed.shoptwin!.p99}, ${fixed.proxy!.p99}`, 'non-2xx (proxy, prism)': `${ours.non2xx}, ${theirs.non2xx}` })
-      cpuRows.push({ operation: op.name, 'upstream µs/req (direct)': direct.cpuUs, 'shoptwin proxy µs/req (grading included)': ours.cpuUs, 'grading inline µs/req': graded.cpuUs, 'node:http floor µs/req': by['http-pipe']!.cpuUs, 'tcp floor µs/req': by['tcp-pipe']!.cpuUs, 'prism proxy µs/req': theirs.cpuUs, 'grading after the load (ms)': ours.settleMs, '1 connection: mean ms (direct, proxy)': `${one.shoptwin!.mean.toFixed(2)}, ${one.proxy!.mean.toFixed(2)}` })
-      lines.push(`${ratio(ours) >= 0.7 ? '✓' : '✗'} ${op.name} through shoptwin proxy at >= 0.7 of direct: ${ratio(ours).toFixed(2)} (${ours.rps} vs ${direct.rps} req/s; grading each exchange inline ${ratio(graded).toFixed(2)}; prism proxy ${ratio(theirs).toFixed(2)}; the floors of a Node proxy here: tcp pipe ${ratio(by['tcp-pipe']!)}, bare node:http ${ratio(by['http-pipe']!)})`)
+      const haproxyRatio = haproxy ? ratio(by['haproxy-pipe']!) : 'not installed'
+      rows.push({ operation: op.name, 'direct req/s': direct.rps, 'proxy req/s': ours.rps, 'proxy/direct': ratio(ours), 'proxy grading inline/direct': ratio(graded), 'prism proxy/direct': ratio(theirs), 'floors/direct (tcp, http; haproxy)': `${ratio(by['tcp-pipe']!)}, ${ratio(by['http-pipe']!)}; ${haproxyRatio}`, 'full load p50 ms (direct, proxy, inline, prism)': `${direct.p50}, ${ours.p50}, ${graded.p50}, ${theirs.p50}`, 'full load p99 ms (direct, proxy, inline, prism)': `${direct.p99}, ${ours.p99}, ${graded.p99}, ${theirs.p99}`, 'fixed rate: req/s, p50 ms (direct, proxy), p99 ms': `${rate}: ${fixed.shoptwin!.p50}, ${fixed.proxy!.p50}; ${fixed.shoptwin!.p99}, ${fixed.proxy!.p99}`, 'non-2xx (proxy, prism)': `${ours.non2xx}, ${theirs.non2xx}` })
+      cpuRows.push({ operation: op.name, 'upstream µs/req (direct)': direct.cpuUs, 'shoptwin proxy µs/req (grading included)': ours.cpuUs, 'grading inline µs/req': graded.cpuUs, 'node:http floor µs/req': by['http-pipe']!.cpuUs, 'tcp floor µs/req': by['tcp-pipe']!.cpuUs, 'haproxy floor µs/req (user + system)': haproxy ? `${by['haproxy-pipe']!.cpuUs} (${by['haproxy-pipe']!.userUs} + ${by['haproxy-pipe']!.systemUs})` : '-', 'shoptwin proxy, user + system µs/req': `${ours.userUs} + ${ours.systemUs}`, 'prism proxy µs/req': theirs.cpuUs, 'grading after the load (ms)': ours.settleMs, '1 connection: mean ms (direct, proxy)': `${one.shoptwin!.mean.toFixed(2)}, ${one.proxy!.mean.toFixed(2)}` })
+      lines.push(`${ratio(ours) >= 0.7 ? '✓' : '✗'} ${op.name} through shoptwin proxy at >= 0.7 of direct: ${ratio(ours).toFixed(2)} (${ours.rps} vs ${direct.rps} req/s; grading each exchange inline ${ratio(graded).toFixed(2)}; prism proxy ${ratio(theirs).toFixed(2)}; the floors of a Node proxy here: tcp pipe ${ratio(by['tcp-pipe']!)}, bare node:http ${ratio(by['http-pipe']!)}; a byte pipe in C, haproxy in TCP mode: ${haproxyRatio})`)
       const d = fixed.shoptwin!
       const p = fixed.proxy!
       const sustained = (l: PacedLoad) => l.answered === l.sent && l.errors === 0
@@ -264,7 +269,7 @@ async function proxyCost(ops: Operation[], shopId: string): Promise<string[]> {
     console.table(cpuRows)
     lines.unshift(`peak RSS under load (MB): upstream ${peakRssMb(upstream.child.pid)}, shoptwin proxy ${peakRssMb(proxy.child.pid)} (grading inline ${peakRssMb(inline.child.pid)}), prism proxy ${peakRssMb(prism.child.pid)}`)
   } finally {
-    for (const t of [http, tcp, prism, inline, proxy, upstream]) await stop(t)
+    for (const t of [...(haproxy ? [haproxy] : []), http, tcp, prism, inline, proxy, upstream]) await stop(t)
   }
   return lines
 }

@@ -7,7 +7,8 @@
  */
 import autocannon from 'autocannon'
 import { spawn, type ChildProcess } from 'node:child_process'
-import { readFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { createServer as createNetServer } from 'node:net'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -18,7 +19,7 @@ export const HOST = '127.0.0.1'
 export const API_KEY = 'demo-key'
 
 export interface Target {
-  name: 'bare' | 'prism' | 'shoptwin' | 'uncached' | 'untraced' | 'certify-on' | 'certify-off' | 'proxy' | 'prism-proxy' | 'tcp-pipe' | 'http-pipe' | 'proxy-inline'
+  name: 'bare' | 'prism' | 'shoptwin' | 'uncached' | 'untraced' | 'certify-on' | 'certify-off' | 'proxy' | 'prism-proxy' | 'tcp-pipe' | 'http-pipe' | 'proxy-inline' | 'haproxy-pipe'
   child: ChildProcess
   url: string
 }
@@ -62,7 +63,18 @@ export async function waitFor200(url: string, timeoutMs = 60_000): Promise<numbe
   }
 }
 
+/** HAProxy, where Debian installed it (`apt-get install haproxy`): the proxy section's floor in C. */
+export const HAPROXY = ['/usr/sbin/haproxy', '/usr/bin/haproxy'].find((path) => existsSync(path))
+
 function spawnServer(name: Target['name'], port: number, extra: string[] = []): ChildProcess {
+  if (name === 'haproxy-pipe') {
+    // A byte pipe in C (TCP mode: no HTTP parsing), one thread as a Node process has one: what a proxy pays here for the bytes alone.
+    // Its buffers are 256 KB, the shoptwin proxy's read size (HAProxy's default 16 KB costs it twice the system time on a 221 KB answer).
+    const upstream = new URL(extra[0]!)
+    const config = join(mkdtempSync(join(tmpdir(), 'shoptwin-bench-haproxy-')), 'haproxy.cfg')
+    writeFileSync(config, `global\n  nbthread 1\n  maxconn 4096\n  tune.bufsize 262144\ndefaults\n  mode tcp\n  timeout connect 5s\n  timeout client 30s\n  timeout server 30s\nfrontend pipe\n  bind ${HOST}:${port}\n  default_backend upstream\nbackend upstream\n  server upstream ${upstream.hostname}:${upstream.port}\n`)
+    return spawn(HAPROXY!, ['-f', config, '-db'], { stdio: ['ignore', 'ignore', 'inherit'] })
+  }
   const args =
     name === 'shoptwin' || name === 'uncached' || name === 'untraced'
       ? [join(root, 'mock/cli.ts'), 'serve', '--port', String(port), '--host', HOST, '--scale', 'default', '--rate-limit', 'off', ...(name === 'uncached' ? ['--response-cache', 'off'] : []), ...(name === 'untraced' ? ['--trace', 'off'] : []), ...extra]
@@ -118,11 +130,11 @@ export function bodyOf(op: Operation): string | undefined {
   return op.rawBody ?? (op.body === undefined ? undefined : JSON.stringify(op.body))
 }
 
-/** CPU time (user + system, ms) a process has used so far, from /proc (Linux). */
-export function cpuMs(pid: number | undefined): number {
+/** CPU time (ms) a process has used so far, user + system, or one of them (system: the kernel's work for it, copies of socket bytes among it), from /proc (Linux). */
+export function cpuMs(pid: number | undefined, which: 'user' | 'system' | 'both' = 'both'): number {
   if (!pid) return 0
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
-  return (Number(fields[11]) + Number(fields[12])) * 10
+  return ((which === 'system' ? 0 : Number(fields[11])) + (which === 'user' ? 0 : Number(fields[12]))) * 10
 }
 
 /**

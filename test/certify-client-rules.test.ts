@@ -83,6 +83,17 @@ describe('client rules at their boundaries', () => {
     expect(outcome.failures.map((f) => f.requests)).toEqual([Array.from({ length: 15 }, (_, i) => 12 + i)])
     expect(outcome.failures[0]!.message).toMatch(/^15 requests within 140 ms/)
   })
+
+  it('contract.request-bodies: a repeated body gets its verdict again, a body one byte off is validated anew (the verdict memo is exact)', () => {
+    // "pricf" is one byte off "price": outside the sort_by enum. Repeats, alternations, and the two again in a second grading.
+    const bodies = ['price', 'price', 'pricf', 'pricf', 'price', 'pricf', 'price', 'price'].map((sort, i) => req(i + 1, i * 200, { bodyText: `{"sort_by":"${sort}"}` }))
+    const failed = () => {
+      const recording: Recording = { profile: PROFILES.standard, seed: 1, startedAt: new Date(T0).toISOString(), keys: {}, requests: bodies }
+      return gradeRecording(recording, { rules: clientRules.filter((r) => r.id === 'contract.request-bodies') }).outcomes[0]!.failures.flatMap((f) => f.requests)
+    }
+    expect(failed()).toEqual([3, 4, 6])
+    expect(failed()).toEqual([3, 4, 6])
+  })
 })
 
 /**

@@ -6,7 +6,7 @@
 import { CHARTLESS_STAT_KEYS } from '../../openapi/index.ts'
 import { isNumber, near, rowsOf } from '../../conformance/support.ts'
 import { nullableSorts, numericSorts, type SortCase } from '../../conformance/rules/sorting/cases.ts'
-import { describeObserved, type Observed, type PassiveJudge } from './types.ts'
+import { describeObserved, type Finding, type Observed, type PassiveJudge } from './types.ts'
 
 const success = (o: Observed) => o.status >= 200 && o.status < 300
 /** Refusals that come before the input is read (auth, scope, rate limit). */
@@ -143,27 +143,46 @@ const RATIOS: Record<string, Array<{ field: string; num: Part; den: Part; read?:
   ],
 }
 
-/** spec: Resources: Sales-max ad campaign, creative; Social: common metric fields. */
-const ratioFields: PassiveJudge = {
-  rule: 'invariants.ratio-fields',
-  judges: 'ratio fields of campaign, creative and social-campaign rows equal the ratio of their parts (ad_roi, cost_per_order, roi, cpa, roas, cost_per_purchase)',
-  observe(o, t) {
-    const ratios = RATIOS[o.op.path.replace(/^\/v1/, '')]
-    if (!ratios || !success(o)) return
-    const rows = rowsOf(o.json)
-    if (!rows.length) return
-    t.exercised(o)
-    for (const [index, row] of rows.entries()) {
-      for (const ratio of ratios) {
-        const num = ratio.num(row)
-        const den = ratio.den(row)
-        const value = (ratio.read ?? ((r) => r[ratio.field]))(row)
-        if (!isNumber(num) || !isNumber(den)) continue
-        const ok = den === 0 ? value === 0 || value === null : isNumber(value) && near(value, num / den)
-        if (!ok) return t.fail(o, { message: `${ratio.field} equals the ratio of its parts`, expected: `${ratio.field} = ${den === 0 ? '0 (no divisor)' : (num / den).toFixed(4)}`, received: `row ${index}: ${ratio.field} = ${JSON.stringify(value)} (parts ${num} / ${den})` })
-      }
+/** The first ratio field of `rows` that is not the ratio of its parts, or undefined. */
+function ratioFinding(rows: Array<Record<string, any>>, ratios: (typeof RATIOS)[string]): Finding | undefined {
+  for (const [index, row] of rows.entries()) {
+    for (const ratio of ratios) {
+      const num = ratio.num(row)
+      const den = ratio.den(row)
+      const value = (ratio.read ?? ((r) => r[ratio.field]))(row)
+      if (!isNumber(num) || !isNumber(den)) continue
+      const ok = den === 0 ? value === 0 || value === null : isNumber(value) && near(value, num / den)
+      if (!ok) return { message: `${ratio.field} equals the ratio of its parts`, expected: `${ratio.field} = ${den === 0 ? '0 (no divisor)' : (num / den).toFixed(4)}`, received: `row ${index}: ${ratio.field} = ${JSON.stringify(value)} (parts ${num} / ${den})` }
     }
-  },
+  }
+  return undefined
+}
+
+/**
+ * spec: Resources: Sales-max ad campaign, creative; Social: common metric fields. The verdict is a
+ * pure function of the operation and the answer's text (its rows), so an answer byte-identical to the
+ * last one of its operation (a repeated read: the proxy hands the same text) gets the last verdict
+ * again without reading its rows (test/proxy-repeated-answers.test.ts: answers one byte off are judged anew).
+ */
+function ratioFields(): PassiveJudge {
+  const last = new Map<string, { text: string; rows: number; finding: Finding | undefined }>()
+  return {
+    rule: 'invariants.ratio-fields',
+    judges: 'ratio fields of campaign, creative and social-campaign rows equal the ratio of their parts (ad_roi, cost_per_order, roi, cpa, roas, cost_per_purchase)',
+    observe(o, t) {
+      const path = o.op.path.replace(/^\/v1/, '')
+      const ratios = RATIOS[path]
+      if (!ratios || !success(o)) return
+      let judged = last.get(path)
+      if (judged?.text !== o.text) {
+        const rows = rowsOf(o.json)
+        last.set(path, (judged = { text: o.text, rows: rows.length, finding: rows.length ? ratioFinding(rows, ratios) : undefined }))
+      }
+      if (!judged.rows) return
+      t.exercised(o)
+      if (judged.finding) t.fail(o, judged.finding)
+    },
+  }
 }
 
 const STAGES = ['requested', 'approved', 'shipped', 'delivered', 'posted']
@@ -255,4 +274,4 @@ function staleUpdate412(): PassiveJudge {
   }
 }
 
-export const readJudges = (): PassiveJudge[] => [missingRange, slideshowsRange, haloRangeMax, statsGrainTimezone, dailyCounts, videoGmvBounded, newVideoGmvWithoutRange, ratioFields, funnelMonotonic, sortOrder, nullsLast, staleUpdate412()]
+export const readJudges = (): PassiveJudge[] => [missingRange, slideshowsRange, haloRangeMax, statsGrainTimezone, dailyCounts, videoGmvBounded, newVideoGmvWithoutRange, ratioFields(), funnelMonotonic, sortOrder, nullsLast, staleUpdate412()]

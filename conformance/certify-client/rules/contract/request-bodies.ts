@@ -1,3 +1,4 @@
+import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020.js'
 import { describeAjvError, type Contract, type JsonSchema, type OperationInfo } from '../../../../openapi/index.ts'
 import { inferredAlong } from '../../../schema.ts'
 import { querySchema } from '../../../../mock/pipeline/validate.ts'
@@ -10,6 +11,26 @@ function withinPageLimits(op: OperationInfo, input: Record<string, any>): Record
   const paging = op.paging
   if (!paging || typeof input[paging.sizeParam] !== 'number' || input[paging.sizeParam] <= paging.max) return input
   return { ...input, [paging.sizeParam]: paging.max }
+}
+
+/**
+ * The last verdict of each validator (one per operation and input kind), with the text it was read
+ * from. Validation is a pure function of the operation and the input, and the input a pure function
+ * of the body's (or the query's) text (grade.ts enrich: parse, then the area's normaliser), so a
+ * byte-identical text gets the last verdict without validating again: a client repeating a request,
+ * graded window after window by the proxy (proxy/client-grading.ts) and by both rules here. Exact,
+ * never a sample: a text that differs by one byte is validated anew.
+ */
+const lastVerdicts = new WeakMap<ValidateFunction, { text: string; error: ErrorObject | undefined }>()
+
+/** The first error of `r`'s input against `validate`, or undefined when it is valid. */
+function firstError(validate: ValidateFunction, r: GradedRequest): ErrorObject | undefined {
+  const text = r.op.hasBody ? r.bodyText : r.query
+  const last = lastVerdicts.get(validate)
+  if (last?.text === text) return last.error
+  const error = validate(withinPageLimits(r.op, withoutLegacyKeys(r.op, r.input))) ? undefined : validate.errors![0]!
+  lastVerdicts.set(validate, { text, error })
+  return error
 }
 
 /** Requests with a body, or a query on a GET form. */
@@ -28,8 +49,8 @@ export function inputFindings(requests: GradedRequest[], contract: Contract): Ar
     }
     // Legacy automation keys are outreach.no-legacy-keys' finding, not this rule's.
     const validate = r.op.hasBody ? contract.validators.requestBody(r.op) : contract.validators.compile(`${r.op.operationId}:query`, querySchema(r.op))
-    if (validate && !validate(withinPageLimits(r.op, withoutLegacyKeys(r.op, r.input)))) {
-      const ajvError = validate.errors![0]!
+    const ajvError = validate && firstError(validate, r)
+    if (ajvError) {
       const error = describeAjvError(ajvError, r.op.hasBody ? 'body' : 'query')
       const schema = (r.op.hasBody ? (r.op.operation.requestBody as { content?: Record<string, { schema?: JsonSchema }> } | undefined)?.content?.['application/json']?.schema : querySchema(r.op)) as JsonSchema | undefined
       const inferred = r.op.inferred || (schema !== undefined && inferredAlong(contract, schema, ajvError.instancePath))
