@@ -10,7 +10,7 @@ import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
 import { AnswerReader, type AnswerRead } from '../bench/http-answers.ts'
-import { paced } from '../bench/paced.ts'
+import { dueBy, paced } from '../bench/paced.ts'
 
 const answers: Array<{ wire: string; read: AnswerRead; head?: boolean }> = [
   { wire: 'HTTP/1.1 200 OK\r\nContent-Length: 5\r\nContent-Type: text/plain\r\n\r\nhello', read: { status: 200, bytes: 5, close: false } },
@@ -73,6 +73,24 @@ describe('AnswerReader', () => {
   it('refuses what is not an HTTP/1.x answer or a chunk size', () => {
     expect(() => new AnswerReader(() => undefined).feed(Buffer.from('SSH-2.0-OpenSSH\r\n\r\n'))).toThrow(/status line/)
     expect(() => new AnswerReader(() => undefined).feed(Buffer.from('HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n'))).toThrow(/chunk size/)
+  })
+})
+
+describe('the schedule', () => {
+  it('sends each request at the first tick at or after its due instant, never a whole interval late', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 5000 }), fc.double({ min: 0, max: 10_000, noNaN: true }), (rate, elapsed) => {
+        const total = 1_000_000
+        const sent = dueBy(elapsed, rate, total)
+        // Every request sent is due (its instant has come), and the next one is not yet.
+        expect(((sent - 1) * 1000) / rate).toBeLessThanOrEqual(elapsed + 1e-9)
+        expect((sent * 1000) / rate).toBeGreaterThan(elapsed - 1e-9)
+      }),
+    )
+    expect(dueBy(0, 500, 10)).toBe(1)
+    expect(dueBy(1.99, 500, 10)).toBe(1)
+    expect(dueBy(2, 500, 10)).toBe(2)
+    expect(dueBy(60_000, 500, 10)).toBe(10)
   })
 })
 
