@@ -50,7 +50,7 @@ describe('stores: one contract, in memory and on Redis (issue 23, item 1)', () =
     })
 
     if (kind === 'redis') {
-      it('redis: a window of more instants than one Lua call takes (1,100 a second) is kept whole: exactly the limit passes', async () => {
+      it('redis: rate limit (spec: Limits, per second per key and shop): a window of more instants than one Lua call takes (1,100 a second) is kept whole: exactly the limit passes', async () => {
         const state = await replica(undefined, { perSecond: 1100 })
         let allowed = 0
         for (let i = 0; i < 1150; i++) if ((await state.rateLimiter.take('demo-key', 'shop-a')).allowed) allowed++

@@ -24,7 +24,6 @@ import { duplicateOf, READY_WAIT_MS, readyWithin, SUBSCRIBER, subscribed } from 
 export const BATCH_DELAY_MS = 50
 /** A batch this large goes at once (its window not waited out): bounds a flush's size and the memory held. */
 export const BATCH_MAX_ENTRIES = 256
-/** How long a starting replica waits for the appends' connection (ms). */
 /** How long a reader waits for the other replicas' flushes (ms). */
 export const BARRIER_WAIT_MS = 1000
 

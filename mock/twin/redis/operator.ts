@@ -163,6 +163,9 @@ export function createOperatorWatch({ redis, batch, log, prefix, twin, replica, 
     return OFFLINE.test(text) ? `not connected: ${lastError || 'the connection closed'}` : text
   }
 
+  /** A failure in the caller's words when it rephrased it (a cluster's master named), else the client's own ("not connected" with the connection's reason). */
+  const plainly = (error: unknown, said?: { reason: string }) => (said && said.reason !== reasonOf(error, secrets) ? said.reason : reason(error))
+
   const storeEpisode = episode(log, {
     start: (why) => `${who}: the shared store ${store} is unreachable (${why}); requests get 503 until it is back`,
     still: (why, n, ms) => `${who}: the shared store ${store} is still unreachable after ${seconds(ms)} (${why}; ${n} calls to it failed so far)`,
@@ -223,8 +226,7 @@ export function createOperatorWatch({ redis, batch, log, prefix, twin, replica, 
       if (said?.topology) {
         advice = said.topology
         topologyEpisode.fail(said.reason)
-        // Rephrased (a cluster's master named), or the client's own words (its "not connected" said with the connection's reason).
-      } else storeEpisode.fail(said && said.reason !== reasonOf(error, secrets) ? said.reason : reason(error))
+      } else storeEpisode.fail(plainly(error, said))
     },
     /** Calls to the store fail now (an episode goes on): a cluster client stays 'ready' while the twin's master is away. */
     get storeAway() {
@@ -239,7 +241,7 @@ export function createOperatorWatch({ redis, batch, log, prefix, twin, replica, 
     appendFailed(error: unknown, lost: Lost, said?: { reason: string; topology?: string }) {
       if (!appendEpisode.active) lostSoFar = {}
       add(lost)
-      appendEpisode.fail(said?.topology ? `${said.reason}. To do: ${said.topology}` : said && said.reason !== reasonOf(error, secrets) ? said.reason : reason(error))
+      appendEpisode.fail(said?.topology ? `${said.reason}. To do: ${said.topology}` : plainly(error, said))
     },
     appendFlushed() {
       appendEpisode.ok()
