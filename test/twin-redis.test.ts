@@ -260,29 +260,111 @@ describe('one twin on Redis, in one process (issue 23, item 2)', () => {
     await closeAll(a)
   })
 
-  it('a keyed write costs two store round trips when nothing changed: its rate limit, claim and lease go with the catch-up, then the commit', async () => {
+  it('a keyed write costs two store round trips when nothing changed: its rate limit, claim and lease go with the catch-up, then the commit; on the replica that keeps the lease, its rate limit and claim, then the commit', async () => {
     const a = await replica()
     const shop = a.world.shops[0]!.shop_id
     const f = fetchOf(a)
     const body = { title: 'Two trips', message_type: 'dm', outreach_audience: { type: 'new_affiliates' }, dm_messages: [{ type: 'text', content: 'Hi' }] }
     const metrics = async () => (await a.twin.metrics()) as { store_commands: number; claims_with_catch_up: number; lease_acquisitions: number; pushes_received: number }
+    const lease = async () => (await redisCommand(redis.socket, 'EXISTS', `st:{tw:${a.twinName}}:lease`)).trim()
     expect((await f('POST', '/automations/create', body, shop, { 'idempotency-key': 'trips-0' })).status).toBe(201)
+    // The lease goes back when the replica stops writing: the next write takes it with its claim.
+    await expect.poll(lease).toBe(':0')
     const first = await metrics()
     const before = await metrics()
     const own = before.store_commands - first.store_commands
-    for (let i = 1; i <= 3; i++) expect((await f('POST', '/automations/create', { ...body, title: `Two trips ${i}` }, shop, { 'idempotency-key': `trips-${i}` })).status).toBe(201)
-    const after = await metrics()
-    expect(after.claims_with_catch_up - before.claims_with_catch_up).toBe(3)
-    expect(after.lease_acquisitions - before.lease_acquisitions).toBe(3)
-    expect(after.store_commands - before.store_commands - own).toBe(6)
+    expect((await f('POST', '/automations/create', { ...body, title: 'Two trips 1' }, shop, { 'idempotency-key': 'trips-1' })).status).toBe(201)
+    let after = await metrics()
+    expect(after.claims_with_catch_up - before.claims_with_catch_up).toBe(1)
+    expect(after.lease_acquisitions - before.lease_acquisitions).toBe(1)
+    expect(after.store_commands - before.store_commands - own).toBe(2)
+    // The next ones find the lease kept: the rate limit's slot and the claim in one round trip (the
+    // store's head unchecked), then the commit.
+    for (let i = 2; i <= 3; i++) expect((await f('POST', '/automations/create', { ...body, title: `Two trips ${i}` }, shop, { 'idempotency-key': `trips-${i}` })).status).toBe(201)
+    const kept = await metrics()
+    expect(kept.claims_with_catch_up - after.claims_with_catch_up).toBe(2)
+    expect(kept.lease_acquisitions - after.lease_acquisitions).toBe(0)
+    expect(kept.store_commands - after.store_commands - own).toBe(4)
+    after = kept
     // No other replica listens: the commits publish nothing (the replica would only hear itself).
     expect(after.pushes_received).toBe(0)
-    // The replay is one round trip: the claim answers it.
+    // The replay is one round trip: the rate limit's slot and the claim, which answers it.
     const replay = await f('POST', '/automations/create', { ...body, title: 'Two trips 3' }, shop, { 'idempotency-key': 'trips-3' })
     expect(replay.headers.get('idempotent-replayed')).toBe('true')
     expect((await metrics()).store_commands - after.store_commands - own).toBe(1)
     await closeAll(a)
   })
+
+  it('without a rate limit, a keyed write on the replica that keeps the lease waits for one store round trip, its commit: the claim is decided on the records the log has, and the store hears of it without the write waiting', async () => {
+    const a = await replica(undefined, { rateLimit: false })
+    const b = await replica(a.twinName)
+    const shop = a.world.shops[0]!.shop_id
+    const f = fetchOf(a)
+    const body = { title: 'One trip', message_type: 'dm', outreach_audience: { type: 'new_affiliates' }, dm_messages: [{ type: 'text', content: 'Hi' }] }
+    type M = { store_commands: number; claims_under_lease: number; lease_acquisitions: number; commits: number }
+    const metrics = async () => (await a.twin.metrics()) as M
+    // A record another replica completed, before A took the lease: A has it from the log.
+    expect((await fetchOf(b)('POST', '/automations/create', { ...body, title: 'From B' }, shop, { 'idempotency-key': 'one-b' })).status).toBe(201)
+    expect((await f('POST', '/automations/create', body, shop, { 'idempotency-key': 'one-0' })).status).toBe(201)
+    const first = await metrics()
+    const before = await metrics()
+    const own = before.store_commands - first.store_commands
+    for (let i = 1; i <= 3; i++) expect((await f('POST', '/automations/create', { ...body, title: `One trip ${i}` }, shop, { 'idempotency-key': `one-${i}` })).status).toBe(201)
+    const after = await metrics()
+    expect(after.claims_under_lease - before.claims_under_lease).toBe(3)
+    expect(after.lease_acquisitions - before.lease_acquisitions).toBe(0)
+    expect(after.commits - before.commits).toBe(3)
+    // Each: the claim sent to the store (not waited for) and the commit.
+    expect(after.store_commands - before.store_commands - own).toBe(6)
+    // Replays are answered here, from the log's records: B's too, and none costs a command.
+    const replays = [await f('POST', '/automations/create', { ...body, title: 'One trip 3' }, shop, { 'idempotency-key': 'one-3' }), await f('POST', '/automations/create', { ...body, title: 'From B' }, shop, { 'idempotency-key': 'one-b' })]
+    for (const r of replays) expect(r.headers.get('idempotent-replayed')).toBe('true')
+    expect((await metrics()).store_commands - after.store_commands - own).toBe(0)
+    // The same answers from B, which claims in the store.
+    const fromB = await fetchOf(b)('POST', '/automations/create', { ...body, title: 'One trip 3' }, shop, { 'idempotency-key': 'one-3' })
+    expect(fromB.text).toBe(replays[0]!.text)
+    expect(fromB.headers.get('idempotent-replayed')).toBe('true')
+    await closeAll(a, b)
+  })
+
+  it('a key claimed in the store by one replica, then on the replica that keeps the lease, acts once: whichever writes second finds the record in the log under the lease and replays it (spec: Idempotency)', async () => {
+    const a = await replica(undefined, { rateLimit: false, holdWriteMs: 1000 })
+    const b = await replica(a.twinName)
+    const shop = a.world.shops[0]!.shop_id
+    // Each replica's first request is slow (its code warms up): made before the race.
+    for (const r of [a, b]) await fetchOf(r)('POST', '/automations/list', {}, shop)
+    const body = { title: 'Settled', message_type: 'dm', outreach_audience: { type: 'new_affiliates' }, dm_messages: [{ type: 'text', content: 'Hi' }] }
+    const record = () => redisCommand(redis.socket, 'HGET', `st:{tw:${a.twinName}}:g0:idem:${shop}:settled-1`, 'status')
+    // A writes (held 1 s before its commit): it holds the lease.
+    const first = Promise.resolve(a.exclusive(() => a.admin.setClock({ advance_ms: 1 })))
+    await expect.poll(async () => ((await a.twin.metrics()) as { lease_acquisitions: number }).lease_acquisitions).toBe(1)
+    // B claims the key in the store and asks for the lease; then A claims it under its lease (its
+    // records have no such key; the store's claim, B's, is not waited for).
+    const fromB = fetchOf(b)('POST', '/automations/create', body, shop, { 'idempotency-key': 'settled-1' })
+    await expect.poll(record, { interval: 2 }).toContain('processing')
+    const fromA = fetchOf(a)('POST', '/automations/create', body, shop, { 'idempotency-key': 'settled-1' })
+    await expect.poll(async () => ((await a.twin.metrics()) as { claims_under_lease: number }).claims_under_lease).toBe(1)
+    const answers = await Promise.all([fromB, fromA, first])
+    const [rb, ra] = answers
+    expect([rb.status, ra.status].sort()).toEqual([201, 201])
+    expect(ra.text).toBe(rb.text)
+    expect([rb.headers.get('idempotent-replayed'), ra.headers.get('idempotent-replayed')].filter(Boolean)).toEqual(['true'])
+    await b.sync()
+    const list = JSON.stringify(JSON.parse((await fetchOf(b)('POST', '/automations/list', {}, shop)).text))
+    expect(list.split('"Settled"').length - 1).toBe(1)
+    await closeAll(a, b)
+  }, 30_000)
+
+  it('the lease kept after a write goes back when the replica stops writing, never while a write of it runs (each write here takes longer than the idle time)', async () => {
+    const a = await replica(undefined, { rateLimit: false, holdWriteMs: 120 })
+    const lease = async () => (await redisCommand(redis.socket, 'EXISTS', `st:{tw:${a.twinName}}:lease`)).trim()
+    type M = { commits: number; refused_commits: number; lease_acquisitions: number }
+    await Promise.all(Array.from({ length: 3 }, () => Promise.resolve(a.exclusive(() => a.admin.setClock({ advance_ms: 1 })))))
+    const m = (await a.twin.metrics()) as M
+    expect([m.commits, m.refused_commits, m.lease_acquisitions]).toEqual([3, 0, 1])
+    await expect.poll(lease).toBe(':0')
+    await closeAll(a)
+  }, 30_000)
 
   it('a keyed request refused before its idempotency step (its body, its shop, the rate limit) frees the claim and the lease made ahead: the corrected retry runs', async () => {
     const a = await replica()
@@ -306,7 +388,8 @@ describe('one twin on Redis, in one process (issue 23, item 2)', () => {
     expect((await f('POST', '/automations/create', { ...body, title: 'Limited' }, shop, { 'idempotency-key': 'refused-3' })).status).toBe(429)
     await a.exclusive(() => a.admin.setClock({ advance_ms: 1000 }))
     expect((await f('POST', '/automations/create', { ...body, title: 'Limited' }, shop, { 'idempotency-key': 'refused-3' })).status).toBe(201)
-    expect(await lease()).toBe(':0')
+    // Kept by A while it writes, given back when it stops.
+    await expect.poll(lease).toBe(':0')
     await closeAll(a, b)
   })
 

@@ -5,7 +5,7 @@
  * 60 seconds; 5xx responses and exceptions are not cached.
  */
 import { messages } from '../messages.ts'
-import type { IdempotencyStore } from '../stores/idempotency.ts'
+import type { IdempotencyEntry, IdempotencyStore } from '../stores/idempotency.ts'
 import { apiError, isApiError, serializeBody, type ApiResult } from '../respond.ts'
 import { refreshContext, type Next, type RequestContext, type Step } from './compose.ts'
 import { StoreUnavailable } from '../twin/ops.ts'
@@ -36,14 +36,7 @@ async function withKey(ctx: RequestContext, key: string, next: Next): Promise<Ap
   const claim = (await claimedAhead(ctx, shopId, key)) ?? (await store.claim(shopId, key, ctx.trace?.id))
   ctx.trace?.decide(idempotencyDecision, key, claim)
   if (claim.kind === 'in-flight') throw apiError(409, IN_FLIGHT_MESSAGE)
-  if (claim.kind === 'replay') {
-    const { entry } = claim
-    if (entry.permission !== undefined && entry.permission !== ctx.op.permission) {
-      ctx.trace?.decide(idempotencyRefused('elsewhere', key, keyUsedElsewhere(entry.permission)))
-      throw apiError(400, keyUsedElsewhere(entry.permission))
-    }
-    return { status: entry.responseStatus!, rawBody: entry.rawBody!, headers: { ...entry.headers, 'idempotent-replayed': 'true' } }
-  }
+  if (claim.kind === 'replay') return replay(ctx, key, claim.entry)
 
   // On a shared store the write and its record are committed together, or neither is (mock/twin/):
   // a write refused there (503, nothing written) frees the key for the retry.
@@ -58,6 +51,15 @@ async function withKey(ctx: RequestContext, key: string, next: Next): Promise<Ap
   }
 }
 
+/** A completed record's answer, byte for byte, if it answered this operation. */
+function replay(ctx: RequestContext, key: string, entry: IdempotencyEntry): ApiResult {
+  if (entry.permission !== undefined && entry.permission !== ctx.op.permission) {
+    ctx.trace?.decide(idempotencyRefused('elsewhere', key, keyUsedElsewhere(entry.permission)))
+    throw apiError(400, keyUsedElsewhere(entry.permission))
+  }
+  return { status: entry.responseStatus!, rawBody: entry.rawBody!, headers: { ...entry.headers, 'idempotent-replayed': 'true' } }
+}
+
 /** The claim a shared store made with the catch-up (twin-sync.ts), if it is this request's; another is freed. */
 async function claimedAhead(ctx: RequestContext, shopId: string, key: string) {
   const ahead = ctx.claimedAhead
@@ -70,6 +72,12 @@ async function claimedAhead(ctx: RequestContext, shopId: string, key: string) {
 
 function keyed(ctx: RequestContext, store: IdempotencyStore, shopId: string, key: string, next: Next) {
   return ctx.state.exclusive(async () => {
+    // Another replica's write completed the key since this request claimed it (mock/twin/redis/).
+    const settled = store.settled?.(shopId, key)
+    if (settled?.kind === 'replay') {
+      ctx.trace?.decide(idempotencyDecision, key, settled)
+      return replay(ctx, key, settled.entry)
+    }
     if (ctx.state.twin.shared) refreshContext(ctx)
     let result: ApiResult
     try {

@@ -39,6 +39,12 @@ export type IdempotencyClaim =
 export interface IdempotencyStore {
   /** Starts a request with this key (`trace`: its trace id, kept as the holder), or tells that one is in flight or completed. */
   claim(shopId: string, key: string, trace?: string): IdempotencyClaim | Promise<IdempotencyClaim>
+  /**
+   * A shared store's second look, under the write's lease: the record another replica completed after
+   * this request's claim started (the request replays it), or undefined. The in-memory store's claim
+   * is the last word and it has none.
+   */
+  settled?(shopId: string, key: string): IdempotencyClaim | undefined
   /** The first request finished with a cacheable response. */
   complete(shopId: string, key: string, response: { status: number; rawBody: string; headers?: Record<string, string>; permission?: string }): void | Promise<void>
   /** The first request failed (5xx or exception): the key is free again. */
@@ -59,6 +65,8 @@ export interface MemoryIdempotencyStore extends IdempotencyStore {
   release(shopId: string, key: string): void
   lookup(shopId: string, key: string): IdempotencyEntry | undefined
   clear(): void
+  /** Puts a completed record as it was made elsewhere (a shared store's replica learns its twin's records from the log). */
+  restore(shopId: string, key: string, entry: IdempotencyEntry): void
 }
 
 const idOf = (shopId: string, key: string) => `${shopId}\u0000${key}`
@@ -116,6 +124,12 @@ export function createIdempotencyStore(clock: Clock, { ttlMs = 24 * 60 * 60 * 10
     },
     release(shopId, key) {
       records.delete(idOf(shopId, key))
+    },
+    restore(shopId, key, entry) {
+      const id = idOf(shopId, key)
+      records.delete(id)
+      records.set(id, entry)
+      sweep(clock.nowMs())
     },
     lookup(shopId, key) {
       return get(shopId, key, clock.nowMs())

@@ -5,8 +5,10 @@
  *
  * Keys, all under the twin's hash tag `{tw:<name>}` (one slot, so a Redis Cluster spreads twins, not a twin):
  *   cfg            the twin's settings, resolved once when it was created (seed, scale, today, limits, clock)
- *   head, log      the log's last sequence number and the log itself (a stream, ids `<seq>-0`)
- *   lease          the write lease: one replica writes at a time; its token fences the commit
+ *   head, log      the log's last sequence number and the log itself (a stream, ids `<seq>-0`: the
+ *                  operations, and after a keyed write's the idempotency record it completed)
+ *   lease          the write lease: one replica writes at a time, its token fences the commit; kept
+ *                  by the replica after its write until it stops writing or another replica asks
  *   gen            the generation of records and counters (a reset starts a new one)
  *   g<gen>:rl:*    rate-limit windows; g<gen>:idem:* idempotency records (+ an index that caps them)
  *   activity       the account's activity log (a capped stream)
@@ -14,8 +16,8 @@
  *   appends        the channel of the flush barrier (batch.ts)
  *
  * A request first catches up with the log (one round trip when nothing changed). A write takes the
- * lease, catches up, runs, and commits its operations, with the idempotency record it completes, in
- * one fenced script. A replica whose commit is refused (its lease ran out, say while it was stopped)
+ * lease (or finds it kept from its replica's last write), catches up, runs, and commits its
+ * operations, with the idempotency record it completes, in one fenced script. A replica whose commit is refused (its lease ran out, say while it was stopped)
  * or whose store went away mid-commit rebuilds its state from the log and answers 503.
  */
 import { AsyncLocalStorage } from 'node:async_hooks'
@@ -27,7 +29,7 @@ import { keyIdOf } from '../../connector/activity.ts'
 import { ACTIVITY_MAX, type ActivityEntry } from '../../connector/store.ts'
 import type { MockState } from '../../state.ts'
 import type { ActivityStore } from '../../stores/activity.ts'
-import type { IdempotencyClaim, IdempotencyEntry, IdempotencyStore } from '../../stores/idempotency.ts'
+import { createIdempotencyStore, type IdempotencyClaim, type IdempotencyEntry, type IdempotencyStore, type MemoryIdempotencyStore } from '../../stores/idempotency.ts'
 import type { RateDecision, RateLimiter } from '../../stores/rate-limiter.ts'
 import { NeedsExclusive, StoreUnavailable, type TwinOp } from '../ops.ts'
 import type { Ahead, AheadAsk, TwinStore } from '../store.ts'
@@ -52,6 +54,11 @@ export interface TwinConfig {
   rateLimit: boolean
   perSecond: number
   perDay: number
+  /**
+   * 'log': every idempotency record a commit completes is in the log too (a twin made before, without
+   * this field, has its older records only in their hashes: its replicas claim every key in the store).
+   */
+  records?: 'log'
 }
 
 /** The flags a replica was started with: what it brings to a new twin, or must agree with on an existing one. */
@@ -104,9 +111,9 @@ type Commands = Redis & {
   twinSyncAhead(...args: Array<string | number>): Promise<Array<string | number>>
   twinReleaseClaim(record: string, lease: string, token: string): Promise<number>
   twinRefund(recent: string, day: string, instant: string): Promise<number>
-  twinAcquire(lease: string, head: string, gen: string, wanted: string, token: string, ms: number, replica: string): Promise<[number, number?, number?]>
+  twinAcquire(lease: string, head: string, gen: string, wanted: string, channel: string, token: string, ms: number, replica: string): Promise<[number, number?, number?]>
   twinClaim(record: string, index: string, now: number, inFlightMs: number, maxRecords: number): Promise<string[]>
-  twinClaimAndAcquire(record: string, index: string, lease: string, head: string, gen: string, wanted: string, now: number, inFlightMs: number, maxRecords: number, token: string, ms: number, replica: string): Promise<Array<string | number>>
+  twinClaimAndAcquire(record: string, index: string, lease: string, head: string, gen: string, wanted: string, channel: string, now: number, inFlightMs: number, maxRecords: number, token: string, ms: number, replica: string): Promise<Array<string | number>>
   twinCommit(...args: Array<string | number>): Promise<number[]>
   twinRelease(lease: string, token: string): Promise<number>
   twinRenew(lease: string, token: string, ms: number): Promise<number>
@@ -129,12 +136,12 @@ export async function connectRedis(url: string): Promise<Commands> {
   // Losing and finding the store again are said by the replica (operator.ts); before it, connect() says why it failed.
   redis.on('error', () => {})
   redis.defineCommand('twinRateLimit', { numberOfKeys: 2, lua: RATE_LIMIT })
-  redis.defineCommand('twinSyncAhead', { numberOfKeys: 8, lua: SYNC_AHEAD })
+  redis.defineCommand('twinSyncAhead', { numberOfKeys: 9, lua: SYNC_AHEAD })
   redis.defineCommand('twinReleaseClaim', { numberOfKeys: 2, lua: RELEASE_CLAIM })
   redis.defineCommand('twinRefund', { numberOfKeys: 2, lua: RATE_REFUND })
-  redis.defineCommand('twinAcquire', { numberOfKeys: 4, lua: ACQUIRE })
+  redis.defineCommand('twinAcquire', { numberOfKeys: 5, lua: ACQUIRE })
   redis.defineCommand('twinClaim', { numberOfKeys: 2, lua: IDEMPOTENCY_CLAIM })
-  redis.defineCommand('twinClaimAndAcquire', { numberOfKeys: 6, lua: CLAIM_AND_ACQUIRE })
+  redis.defineCommand('twinClaimAndAcquire', { numberOfKeys: 7, lua: CLAIM_AND_ACQUIRE })
   redis.defineCommand('twinCommit', { numberOfKeys: 7, lua: COMMIT })
   redis.defineCommand('twinRelease', { numberOfKeys: 1, lua: RELEASE })
   redis.defineCommand('twinRenew', { numberOfKeys: 1, lua: RENEW })
@@ -165,6 +172,7 @@ export async function adoptTwinConfig(redis: Redis, name: string, flags: Replica
     rateLimit: flags.rateLimit ?? true,
     perSecond: flags.perSecond ?? 10,
     perDay: flags.perDay ?? 1_000_000,
+    records: 'log',
   }
   const created = (await redis.set(keys.cfg, JSON.stringify(proposed), 'NX')) === 'OK'
   if (created) return { config: proposed, created }
@@ -180,7 +188,7 @@ export async function adoptTwinConfig(redis: Redis, name: string, flags: Replica
 interface Tx {
   token: string
   ops: TwinOp[]
-  record?: { key: string; status: number; rawBody: string; headers: string; permission: string; expiresAt: number; startedAt: number }
+  record?: { key: string; shopId: string; idempotencyKey: string; status: number; rawBody: string; headers: string; permission: string; expiresAt: number; startedAt: number }
 }
 
 /** Counters an operator scrapes. */
@@ -199,6 +207,8 @@ interface Counters {
   heldForTest: number
   takenWithSync: number
   claimedWithSync: number
+  claimedUnderLease: number
+  leasesHandedOver: number
 }
 
 /** The TwinStore of one replica (MockStateOptions.twin). */
@@ -207,12 +217,19 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
   const replica = randomUUID().slice(0, 8)
   const tx = new AsyncLocalStorage<Tx>()
   let state: MockState
+  /**
+   * The twin's idempotency records as the log has them (every commit logs the record it completes),
+   * and this replica's claims in flight: what a replica holding the lease decides a claim on.
+   */
+  let records: MemoryIdempotencyStore
+  /** The twin logs its records (a twin made before they were logged does not: its claims go to the store). */
+  const recordsLogged = config.records === 'log'
   let applied = 0
   let seenHead = 0
   let gen = 0
   let dirty = true
   let rttMs = 0
-  const counters: Counters = { commits: 0, refusedCommits: 0, rebuilds: 0, storeErrors: 0, leaseWaitMs: 0, caughtUp: 0, commands: 0, leases: 0, heldWrites: 0, takenWithSync: 0, claimedWithSync: 0, pushes: 0, caughtUpByPush: 0, heldForTest: 0 }
+  const counters: Counters = { commits: 0, refusedCommits: 0, rebuilds: 0, storeErrors: 0, leaseWaitMs: 0, caughtUp: 0, commands: 0, leases: 0, heldWrites: 0, takenWithSync: 0, claimedWithSync: 0, claimedUnderLease: 0, leasesHandedOver: 0, pushes: 0, caughtUpByPush: 0, heldForTest: 0 }
   // Every command this replica sends is one round trip (no auto-pipelining): counted for the metrics.
   const send = redis.sendCommand.bind(redis)
   redis.sendCommand = ((...args: Parameters<typeof send>) => {
@@ -262,6 +279,9 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
   batch.define('twinActivity', 2, ACTIVITY_RECORD)
   const shared: SharedContext = { redis, prefix: keys.prefix, generation: () => gen, sync: () => catchUp(), guard, batch }
 
+  /** A record the log has (or this replica's commit on its way): a claim of its key is a replay. */
+  const learn = (r: LoggedRecord) => records.restore(r.shop, r.key, entryOf(String(r.status), r.rawBody, r.headers, r.permission, String(r.startedAt), String(r.expiresAt)))
+
   const applyUpTo = (head: number): Promise<void> => {
     // A failed catch-up (the store went away) leaves the chain usable: the next one starts over.
     applying = applying.catch(() => {}).then(async () => {
@@ -277,7 +297,8 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
         const entries = await redis.xrange(keys.log, `${applied + 1}-0`, `${head}-0`, 'COUNT', 1000)
         if (entries.length === 0) break
         for (const [id, fields] of entries) {
-          state.replay(JSON.parse(fields[1]!) as TwinOp)
+          if (fields[0] === 'rec') learn(JSON.parse(fields[1]!) as LoggedRecord)
+          else state.replay(JSON.parse(fields[1]!) as TwinOp)
           applied = Number(id.slice(0, id.indexOf('-')))
         }
       }
@@ -354,6 +375,7 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
     hearing = heardOnce
   })
   listener.on('smessage', (_channel: string, message: string) => {
+    if (message === 'want') return handOverWhenIdle()
     counters.pushes++
     const head = Number(message)
     if (head > seenHead) seenHead = head
@@ -374,7 +396,7 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
     try {
       // Terminates: the deadline bounds the loop.
       for (;;) {
-        const [taken, head, g] = await redis.twinAcquire(keys.lease, keys.head, keys.gen, keys.wanted, token, leaseMs, replica)
+        const [taken, head, g] = await redis.twinAcquire(keys.lease, keys.head, keys.gen, keys.wanted, keys.news, token, leaseMs, replica)
         if (taken === 1) {
           counters.leaseWaitMs += Date.now() - started
           return await leaseTaken(token, Number(head), Number(g))
@@ -398,11 +420,46 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
     // A live replica keeps its lease while it writes, from a thread of its own (lease-keeper.ts); a
     // stalled one (SIGSTOP) cannot, and is fenced out.
     heldForKeeper.set(token)
+    lastWrite = performance.now()
+    keepWhileBusy()
     try {
       await applyUpTo(seenHead)
     } catch (error) {
       handOver(true)
       throw error
+    }
+  }
+
+  /**
+   * A lease kept after this replica's writes goes back when they stop (IDLE_MS without one) or when
+   * another replica asks (its `want`, heard on the channel, or seen by a commit).
+   */
+  let writing = false
+  let lastWrite = 0
+  let idle: NodeJS.Timeout | null = null
+  const keepWhileBusy = () => {
+    if (idle !== null || held === null) return
+    idle = setTimeout(function check() {
+      idle = null
+      if (held === null) return
+      const left = lastWrite + IDLE_MS - performance.now()
+      if (writing || waiting > 0 || left > 0) {
+        idle = setTimeout(check, Math.max(1, left))
+        idle.unref()
+        return
+      }
+      handOver(true)
+    }, IDLE_MS)
+    idle.unref()
+  }
+  /** Another replica wants the lease: given now if no write of this replica runs or waits, else with the next commit. */
+  const handOverWhenIdle = () => {
+    if (held === null) return
+    wanted = true
+    // Not a lease just taken with a claim: its write follows (and gives it up with its commit).
+    if (!writing && waiting === 0 && !freshLease) {
+      counters.leasesHandedOver++
+      handOver(true)
     }
   }
 
@@ -428,10 +485,12 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
       return Promise.resolve()
     }
     const expected = applied
-    // What this replica holds is the log's, plus the writes whose commits are on their way.
-    applied += t.ops.length
-    const reset = t.ops.some((op) => op.kind === 'reset') ? '1' : '0'
     const r = t.record
+    // What this replica holds is the log's, plus the writes whose commits are on their way.
+    applied += t.ops.length + (r ? 1 : 0)
+    const reset = t.ops.some((op) => op.kind === 'reset') ? '1' : '0'
+    const logged: LoggedRecord | undefined = r && { shop: r.shopId, key: r.idempotencyKey, status: r.status, rawBody: r.rawBody, headers: r.headers, permission: r.permission, startedAt: r.startedAt, expiresAt: r.expiresAt }
+    if (logged) learn(logged)
     return redis
       .twinCommit(
         keys.lease,
@@ -453,6 +512,7 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
         r?.startedAt ?? 0,
         keep ? '1' : '0',
         hearing ? '1' : '0',
+        logged ? JSON.stringify(logged) : '',
         ...t.ops.map((op) => JSON.stringify(op)),
       )
       .then((result) => {
@@ -466,7 +526,8 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
         counters.commits++
         seenHead = Math.max(seenHead, result[0]!)
         gen = result[1]!
-        if (result[2] === 1) wanted = true
+        // Another replica asked for the lease: the write in progress, if any, gives it up with its commit.
+        if (result[2] === 1) handOverWhenIdle()
       })
   }
 
@@ -493,6 +554,18 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
 
   /** One write in this replica's turn; `pass` lets the next one run (once this one's commit is sent). */
   async function inTurn<T>(run: () => T | Promise<T>, pass: () => void): Promise<Outcome<T>> {
+    writing = true
+    // Once: the next write of this replica may be writing by the time this one's commit is back.
+    let finished = false
+    const done = () => {
+      if (!finished) {
+        finished = true
+        writing = false
+        lastWrite = performance.now()
+        keepWhileBusy()
+      }
+      pass()
+    }
     try {
       let committed: Promise<void>
       let outcome: Outcome<T>
@@ -516,7 +589,9 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
         log(`shoptwin: replica ${replica} holds write ${++counters.heldForTest} for ${holdWriteMs} ms before its commit (SHOPTWIN_HOLD_WRITE_MS)`)
         await new Promise((resolve) => setTimeout(resolve, holdWriteMs))
       }
-      const keep = waiting > 0 && !wanted && !dirty
+      // The lease stays with this replica after its write (the next one here needs no round trip to
+      // take it), unless another replica asked for it.
+      const keep = !wanted && !dirty
       committed = commit(t, keep).catch((error: unknown) => {
         // Not known to be committed: what this replica holds may differ from the log.
         dirty = true
@@ -530,11 +605,11 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
       if (!keep) handOver()
       // A reset starts a new generation of records and counters: the next write needs its number.
       if (t.ops.some((op) => op.kind === 'reset')) await committed
-      pass()
+      done()
       await committed
       return outcome
     } finally {
-      pass()
+      done()
     }
   }
 
@@ -544,6 +619,7 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
     replica,
     attach(s) {
       state = s
+      records = createIdempotencyStore(s.clock, { ttlMs: TTL_MS, inFlightMs: IN_FLIGHT_MS, maxRecords: MAX_RECORDS })
       // The replica's traces also go to the store (its sink), read there by every replica.
       store.traces = createRedisTraces(shared, s.traces)
     },
@@ -611,6 +687,10 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
         // Requests whose catch-up went with their rate limit or claim in one round trip, and keyed writes whose claim (and lease) went with it.
         rate_limit_with_catch_up: counters.takenWithSync,
         claims_with_catch_up: counters.claimedWithSync,
+        // Keyed writes' claims decided under the lease this replica kept, on the records the log has (no round trip before the write).
+        claims_under_lease: counters.claimedUnderLease,
+        // Leases given to another replica that asked while this one kept it without writing.
+        leases_handed_over: counters.leasesHandedOver,
         operations_caught_up: counters.caughtUp,
         // Heads heard on the twin's channel, and the operations applied on hearing them (before a request asked).
         pushes_received: counters.pushes,
@@ -655,9 +735,18 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
    */
   const syncAhead = (ask: AheadAsk) =>
     guard(async (): Promise<Ahead | undefined> => {
-      if (dirty || held !== null) {
+      if (dirty) {
         await catchUp()
         return undefined
+      }
+      // A keyed write on the replica that holds the lease: the log moves only by its commits, so it
+      // is at the head, and its records are the twin's. Without a rate limit, no round trip before
+      // the write; with one, the slot and the claim in one (the store's head not checked: some of
+      // this replica's commits may be on their way).
+      const underLease = ask.claim !== undefined && holdsLease()
+      if (underLease && !ask.rate) {
+        const claim = claimLocally(ask.claim!.shopId, ask.claim!.key)
+        return { claimed: { claim, release: () => releaseClaim(ask.claim!.shopId, ask.claim!.key, claim) } }
       }
       const t = now()
       const rate = ask.rate && windowOf(ask.rate.apiKey, t)
@@ -669,7 +758,7 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
       const started = performance.now()
       let r: Array<string | number>
       try {
-        r = await redis.twinSyncAhead(keys.head, keys.gen, recent, dayKey, record, keys.idemIndex(gen), keys.lease, keys.wanted, applied, gen, t, rate?.perSecond ?? 0, rate?.perDay ?? 0, rate?.midnight ?? 0, ask.rate ? '1' : '0', ask.claim ? '1' : '0', IN_FLIGHT_MS, MAX_RECORDS, lease ? '1' : '0', lease?.token ?? '', leaseMs, replica)
+        r = await redis.twinSyncAhead(keys.head, keys.gen, recent, dayKey, record, keys.idemIndex(gen), keys.lease, keys.wanted, keys.news, underLease ? -1 : applied, gen, t, rate?.perSecond ?? 0, rate?.perDay ?? 0, rate?.midnight ?? 0, ask.rate ? '1' : '0', ask.claim ? '1' : '0', IN_FLIGHT_MS, MAX_RECORDS, lease ? '1' : '0', lease?.token ?? '', leaseMs, replica)
         if (r[9] === 1) await lease!.taken(Number(r[0]), Number(r[1]))
       } finally {
         lease?.settle()
@@ -693,24 +782,50 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
       }
       if (r[8] !== '') {
         counters.claimedWithSync++
-        const claim = claimAnswer([r[8], ...r.slice(10)].map(String))
+        const { shopId, key } = ask.claim!
+        const claim = startedHere(shopId, key, claimAnswer([r[8], ...r.slice(10)].map(String)))
         const token = r[9] === 1 ? lease!.token : ''
-        done.claimed = {
-          claim,
-          release: async () => {
-            if (claim.kind !== 'started') return
-            // The lease only if no write of this replica took it meanwhile.
-            const ours = token !== '' && freshLease && held === token
-            if (ours) {
-              freshLease = false
-              handOver()
-            }
-            await redis.twinReleaseClaim(record, keys.lease, ours ? token : '').catch(() => counters.storeErrors++)
-          },
-        }
+        done.claimed = { claim, release: () => releaseClaim(shopId, key, claim, token) }
       }
       return done
     })
+
+  /** This replica holds the lease (none of its writes is asking for it) and the twin logs its records. */
+  const holdsLease = () => held !== null && recordsLogged && !dirty && !acquiring && leaseComing === null
+
+  /**
+   * A claim decided under the lease, on the records the log has (the twin's: no other replica writes
+   * meanwhile): no round trip. The store hears of a start without this write waiting for it, so a
+   * request with the same key on another replica meets it in flight, as it would here.
+   */
+  const claimLocally = (shopId: string, key: string): IdempotencyClaim => {
+    counters.claimedUnderLease++
+    const claim = records.claim(shopId, key)
+    if (claim.kind === 'started') void redis.twinClaim(keys.idem(gen, shopId, key), keys.idemIndex(gen), now(), IN_FLIGHT_MS, MAX_RECORDS).catch(() => counters.storeErrors++)
+    return claim
+  }
+
+  /** A claim the store started is this replica's in flight too (a second request here with the key meets it). */
+  const startedHere = (shopId: string, key: string, claim: IdempotencyClaim) => {
+    if (claim.kind === 'started') records.claim(shopId, key)
+    return claim
+  }
+
+  /**
+   * Frees a started claim: here, unless the log has completed the key meanwhile (another replica's
+   * write), and in the store, where only a record still in flight goes. `token`: the lease taken with
+   * the claim, given back if no write of this replica took it meanwhile.
+   */
+  const releaseClaim = async (shopId: string, key: string, claim: IdempotencyClaim, token = '') => {
+    if (claim.kind !== 'started') return
+    if (records.lookup(shopId, key)?.status === 'processing') records.release(shopId, key)
+    const ours = token !== '' && freshLease && held === token
+    if (ours) {
+      freshLease = false
+      handOver()
+    }
+    await redis.twinReleaseClaim(keys.idem(gen, shopId, key), keys.lease, ours ? token : '').catch(() => counters.storeErrors++)
+  }
 
   /**
    * A claim's round trip that may bring the free lease: none while another write of this replica holds
@@ -730,14 +845,8 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
       },
       taken: async (head: number, g: number) => {
         await leaseTaken(token, head, g)
+        // The write follows at once; should it not (a caller that only claims), the lease goes back when idle.
         freshLease = true
-        // The write follows at once; should it not (a caller that only claims), the lease goes back.
-        setTimeout(() => {
-          if (freshLease && held === token && waiting === 0) {
-            freshLease = false
-            handOver(true)
-          }
-        }, 100).unref()
       },
     }
   }
@@ -759,21 +868,19 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
     return { allowed: false, retryAfterSeconds: Number(retryAfter), window: window as 'second' | 'day', limit: window === 'day' ? config.perDay : config.perSecond, ...counts }
   }
 
-  const TTL_MS = 24 * 60 * 60 * 1000
-  const IN_FLIGHT_MS = 60 * 1000
-  const MAX_RECORDS = 10_000
   const idempotency: IdempotencyStore = {
     size: -1,
     claim: (shopId, key) =>
       guard(async (): Promise<IdempotencyClaim> => {
+        if (holdsLease()) return claimLocally(shopId, key)
         const record = keys.idem(gen, shopId, key)
         // The write that starts will want the lease next: asked for in the same round trip when no
         // other write of this replica holds or waits for it.
         const lease = leaseWithClaim()
-        if (!lease) return claimAnswer(await redis.twinClaim(record, keys.idemIndex(gen), now(), IN_FLIGHT_MS, MAX_RECORDS))
+        if (!lease) return startedHere(shopId, key, claimAnswer(await redis.twinClaim(record, keys.idemIndex(gen), now(), IN_FLIGHT_MS, MAX_RECORDS)))
         let r: Array<string | number>
         try {
-          r = await redis.twinClaimAndAcquire(record, keys.idemIndex(gen), keys.lease, keys.head, keys.gen, keys.wanted, now(), IN_FLIGHT_MS, MAX_RECORDS, lease.token, leaseMs, replica)
+          r = await redis.twinClaimAndAcquire(record, keys.idemIndex(gen), keys.lease, keys.head, keys.gen, keys.wanted, keys.news, now(), IN_FLIGHT_MS, MAX_RECORDS, lease.token, leaseMs, replica)
           if (r[0] === 'started' && r[1] === 1) {
             try {
               await lease.taken(Number(r[2]), Number(r[3]))
@@ -785,11 +892,20 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
         } finally {
           lease.settle()
         }
-        return claimAnswer(r.map(String))
+        return startedHere(shopId, key, claimAnswer(r.map(String)))
       }),
+    /**
+     * Under the write's lease, at the head: the record another replica completed since this request
+     * claimed the key in the store (it claimed before that write's commit; the commit completed the
+     * record over its claim). The request replays it instead of writing again.
+     */
+    settled(shopId, key) {
+      const entry = records.lookup(shopId, key)
+      return entry?.status === 'completed' ? { kind: 'replay', entry } : undefined
+    },
     complete(shopId, key, response) {
       const t = tx.getStore()
-      const record = { key: keys.idem(gen, shopId, key), status: response.status, rawBody: response.rawBody, headers: JSON.stringify(response.headers ?? {}), permission: response.permission ?? '', expiresAt: now() + TTL_MS, startedAt: now() }
+      const record = { key: keys.idem(gen, shopId, key), shopId, idempotencyKey: key, status: response.status, rawBody: response.rawBody, headers: JSON.stringify(response.headers ?? {}), permission: response.permission ?? '', expiresAt: now() + TTL_MS, startedAt: now() }
       // In a write, the record is committed with it; otherwise (never, today) on its own.
       if (t) {
         t.record = record
@@ -801,7 +917,7 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
     },
     release: (shopId, key) =>
       guard(async () => {
-        await redis.del(keys.idem(gen, shopId, key))
+        await releaseClaim(shopId, key, { kind: 'started' })
       }),
     lookup: (shopId, key) =>
       guard(async () => {
@@ -811,7 +927,8 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
         if (status === 'completed' && Number(expiresAt) > t) return entryOf(responseStatus!, rawBody!, headers ?? '', permission ?? '', startedAt!, expiresAt!)
         return undefined
       }),
-    clear: () => {},
+    // A reset (applied from the log) starts a new generation: the records here go with the old one.
+    clear: () => records.clear(),
   }
 
   // The activity log, the journal and the traces are not part of an answer: a request does not wait
@@ -834,6 +951,31 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
   const journal = createRedisJournal(shared)
   Object.assign(store, { rateLimiter, idempotency, activity, journal, syncAhead })
   return store
+}
+
+/** spec: Limits: idempotency records are kept 24 h, a claim in flight 60 s; the store keeps the newest 10,000 (inferred: memory's bound). */
+/**
+ * How long a replica keeps the write lease after its last write (ms): a client's next write, sent on
+ * the answer to its last, finds it still here and costs one round trip (its commit), not two. Another
+ * replica that wants it asks and gets it at once; a replica killed holding it fences writes out for
+ * the lease's time, as one killed mid-write does.
+ */
+const IDLE_MS = 50
+const TTL_MS = 24 * 60 * 60 * 1000
+const IN_FLIGHT_MS = 60 * 1000
+const MAX_RECORDS = 10_000
+
+/** An idempotency record as the log keeps it (a `rec` entry, after the operations of the write it answers). */
+interface LoggedRecord {
+  shop: string
+  key: string
+  status: number
+  rawBody: string
+  /** JSON, as the record's hash keeps them. */
+  headers: string
+  permission: string
+  startedAt: number
+  expiresAt: number
 }
 
 function claimAnswer(r: string[]): IdempotencyClaim {

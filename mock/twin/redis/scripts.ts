@@ -100,9 +100,11 @@ return claim(KEYS[1], KEYS[2], tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(AR
  * connection), unless another replica asked for it (`wanted`, returned so the holder hands it over).
  * The new head is published on the twin's channel: every other replica hears of it and catches up at
  * once (each still checks the head before it answers).
+ * The record is logged too, after the operations (a `rec` entry): a replica that holds the lease has
+ * then every record of the twin at hand, and decides a keyed write's claim without asking the store.
  * KEYS: lease, head, log, gen, idempotency record (or the lease again when none), wanted, channel.
  * ARGV: token, expected head, reset (0/1), has record (0/1), status, rawBody, headers, permission, expiresAt, startedAt, keep lease (0/1),
- * this replica listens (0/1), op...
+ * this replica listens (0/1), the record as the log keeps it (JSON), op...
  * Returns {head, gen, wanted 0|1} or {-1} (lease lost) or {-2, head} (the log moved: another writer was fenced in).
  */
 export const COMMIT = `
@@ -110,17 +112,19 @@ local lh = redis.call('MGET', KEYS[1], KEYS[2], KEYS[4])
 if lh[1] ~= ARGV[1] then return {-1} end
 local head = tonumber(lh[2] or '0')
 if head ~= tonumber(ARGV[2]) then return {-2, head} end
-for i = 13, #ARGV do
+for i = 14, #ARGV do
   head = head + 1
   redis.call('XADD', KEYS[3], string.format('%d', head) .. '-0', 'op', ARGV[i])
 end
-redis.call('SET', KEYS[2], string.format('%d', head))
 local gen = tonumber(lh[3] or '0')
 if ARGV[3] == '1' then gen = redis.call('INCR', KEYS[4]) end
 if ARGV[4] == '1' then
   redis.call('HSET', KEYS[5], 'status', 'completed', 'responseStatus', ARGV[5], 'rawBody', ARGV[6], 'headers', ARGV[7], 'permission', ARGV[8], 'expiresAt', ARGV[9], 'startedAt', ARGV[10])
   redis.call('PEXPIRE', KEYS[5], ${GC_MS})
+  head = head + 1
+  redis.call('XADD', KEYS[3], string.format('%d', head) .. '-0', 'rec', ARGV[13])
 end
+redis.call('SET', KEYS[2], string.format('%d', head))
 if ARGV[11] ~= '1' then redis.call('DEL', KEYS[1]) end
 -- Heard by this replica's own listener too: published only when another replica listens.
 if redis.call('PUBSUB', 'SHARDNUMSUB', KEYS[7])[2] > tonumber(ARGV[12]) then redis.call('SPUBLISH', KEYS[7], head) end
@@ -129,13 +133,14 @@ return {head, gen, redis.call('EXISTS', KEYS[6])}
 
 /**
  * Takes the write lease, or queues for it: one round trip. A replica that finds the lease taken says it
- * wants it (`wanted`, its id, for a second); the holder hands it over after its next commit, and
- * until then only that replica may take it, so a replica with a long burst of writes cannot keep it.
- * KEYS: lease, head, gen, wanted. ARGV: token, ms, replica.
+ * wants it (`wanted`, its id, for a second, and `want` on the twin's channel); the holder hands it over
+ * after its write in progress, or at once when it has none, and until then only that replica may take
+ * it, so a replica with a long burst of writes cannot keep it.
+ * KEYS: lease, head, gen, wanted, channel. ARGV: token, ms, replica.
  * Returns {1, head, gen} (taken: the log's head to catch up to) or {0}.
  */
 const ACQUIRE_LEASE = `
-local function acquire(lease, head, gen, wanted, token, ms, replica)
+local function acquire(lease, head, gen, wanted, channel, token, ms, replica)
   local w = redis.call('GET', wanted)
   if (not w or w == replica) and redis.call('SET', lease, token, 'NX', 'PX', ms) then
     if w then redis.call('DEL', wanted) end
@@ -147,18 +152,21 @@ local function acquire(lease, head, gen, wanted, token, ms, replica)
   -- Tokens start with the replica's id: one that holds the lease itself does not ask for it.
   local holder = redis.call('GET', lease)
   if holder and string.sub(holder, 1, #replica + 1) == replica .. ':' then return {0} end
-  if not w then redis.call('SET', wanted, replica, 'PX', 1000) elseif w == replica then redis.call('PEXPIRE', wanted, 1000) end
+  if not w then
+    redis.call('SET', wanted, replica, 'PX', 1000)
+    redis.call('SPUBLISH', channel, 'want')
+  elseif w == replica then redis.call('PEXPIRE', wanted, 1000) end
   return {0}
 end
 `
 
 export const ACQUIRE = `${ACQUIRE_LEASE}
-return acquire(KEYS[1], KEYS[2], KEYS[3], KEYS[4], ARGV[1], ARGV[2], ARGV[3])
+return acquire(KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], ARGV[1], ARGV[2], ARGV[3])
 `
 
 /**
  * A keyed write's claim and, when it starts and the lease is free, the lease too: one round trip
- * where two would be. KEYS: record, index, lease, head, gen, wanted.
+ * where two would be. KEYS: record, index, lease, head, gen, wanted, channel.
  * ARGV: now, inFlightMs, maxRecords, token, ms, replica.
  * Returns the claim's answer; a start that took the lease is {'started', 1, head, gen}.
  */
@@ -166,7 +174,7 @@ export const CLAIM_AND_ACQUIRE = `${CLAIM}
 ${ACQUIRE_LEASE}
 local c = claim(KEYS[1], KEYS[2], tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]))
 if c[1] ~= 'started' then return c end
-local l = acquire(KEYS[3], KEYS[4], KEYS[5], KEYS[6], ARGV[4], ARGV[5], ARGV[6])
+local l = acquire(KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], ARGV[4], ARGV[5], ARGV[6])
 if l[1] == 1 then return {'started', 1, l[2], l[3]} end
 return c
 `
@@ -177,7 +185,9 @@ return c
  * slot (when asked), then, if the slot was given, a keyed write's idempotency claim (when asked) and,
  * when that claim starts and `lease` asks for it, the free write lease. Otherwise nothing is done and
  * the head is returned, to catch up first (the request then takes and claims in its own steps).
- * KEYS: head, gen, recent, day, record, index, lease, wanted.
+ * A replica that holds the lease passes applied -1: the log moves only by its own commits then (some
+ * may be on their way), and its keyed write's commit is fenced.
+ * KEYS: head, gen, recent, day, record, index, lease, wanted, channel.
  * ARGV: applied, gen, now, perSecond, perDay, next midnight, rate (0/1), claim (0/1), inFlightMs,
  * maxRecords, lease (0/1), token, ms, replica.
  * Returns {head, gen} or {head, gen, allowed, window, retryAfterSeconds, secondCount, windowStart,
@@ -189,7 +199,7 @@ ${ACQUIRE_LEASE}
 local hg = redis.call('MGET', KEYS[1], KEYS[2])
 local head = tonumber(hg[1] or '0')
 local gen = tonumber(hg[2] or '0')
-if head ~= tonumber(ARGV[1]) or gen ~= tonumber(ARGV[2]) then return {head, gen} end
+if ARGV[1] ~= '-1' and (head ~= tonumber(ARGV[1]) or gen ~= tonumber(ARGV[2])) then return {head, gen} end
 local now = tonumber(ARGV[3])
 local r = {1, '', 0, 0, 0, 0}
 if ARGV[7] == '1' then r = take(KEYS[3], KEYS[4], now, tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])) end
@@ -199,7 +209,7 @@ local c = claim(KEYS[5], KEYS[6], now, tonumber(ARGV[9]), tonumber(ARGV[10]))
 out[9] = c[1]
 for i = 2, #c do out[9 + i] = c[i] end
 if c[1] == 'started' and ARGV[11] == '1' then
-  local l = acquire(KEYS[7], head, gen, KEYS[8], ARGV[12], ARGV[13], ARGV[14])
+  local l = acquire(KEYS[7], head, gen, KEYS[8], KEYS[9], ARGV[12], ARGV[13], ARGV[14])
   if l[1] == 1 then out[10] = 1 end
 end
 return out
