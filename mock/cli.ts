@@ -227,12 +227,14 @@ async function openSharedTwin(url: string, name: string, flags: { seed?: number;
   // For the fencing proofs (test/replicas): a shorter lease, and writes held under it.
   const leaseMs = process.env.SHOPTWIN_LEASE_MS ? Number(process.env.SHOPTWIN_LEASE_MS) : undefined
   const holdWriteMs = process.env.SHOPTWIN_HOLD_WRITE_MS ? Number(process.env.SHOPTWIN_HOLD_WRITE_MS) : undefined
+  // For the proof that a replica stopped while it kept the lease idle answers nothing from what it held.
+  const leaseIdleMs = process.env.SHOPTWIN_LEASE_IDLE_MS ? Number(process.env.SHOPTWIN_LEASE_IDLE_MS) : undefined
   // For the barrier's proof: appended entries held until a reader asks for them.
   const appendDelayMs = process.env.SHOPTWIN_APPEND_DELAY_MS ? Number(process.env.SHOPTWIN_APPEND_DELAY_MS) : undefined
   // For operators: the lag (operations) at which a replica says it fell behind.
   const lagWarnOps = process.env.SHOPTWIN_LAG_WARN ? Number(process.env.SHOPTWIN_LAG_WARN) : undefined
   try {
-    const twin = await openRedisTwin(url, name, { ...flags, createdAt: Date.now(), clock: { frozenAt: null, offset: 0 } }, { ...(leaseMs ? { leaseMs } : {}), ...(holdWriteMs ? { holdWriteMs } : {}), ...(appendDelayMs ? { appendDelayMs } : {}), ...(lagWarnOps ? { lagWarnOps } : {}) })
+    const twin = await openRedisTwin(url, name, { ...flags, createdAt: Date.now(), clock: { frozenAt: null, offset: 0 } }, { ...(leaseMs ? { leaseMs } : {}), ...(holdWriteMs ? { holdWriteMs } : {}), ...(leaseIdleMs ? { leaseIdleMs } : {}), ...(appendDelayMs ? { appendDelayMs } : {}), ...(lagWarnOps ? { lagWarnOps } : {}) })
     return { ...twin, store: redactStoreUrl(url) }
   } catch (error) {
     return (error as Error).message

@@ -218,6 +218,31 @@ describe('three replicas on Redis behind a balancer (issue 23, item 3)', () => {
     }
   })
 
+  it('a replica stopped (SIGSTOP) while it keeps the lease idle, past its lease, answers nothing from what it held when continued: a key it had completed is run again after another replica reset the twin', async () => {
+    const a = await startReplica({ store: redis.url, twin: 'kept', args: ['--rate-limit', 'off'], env: { SHOPTWIN_LEASE_MS: '3000', SHOPTWIN_LEASE_IDLE_MS: '600000' } })
+    const b = await startReplica({ store: redis.url, twin: 'kept', args: ['--rate-limit', 'off'], env: { SHOPTWIN_LEASE_MS: '3000' } })
+    const shop = /\n {2}([0-9a-f-]{36}) /.exec(a.output())![1]!
+    try {
+      const key = 'kept-1'
+      expect((await call(a.url, 'POST', '/automations/create', shop, automation(key), { 'idempotency-key': key })).status).toBe(201)
+      // A keeps the lease (it would for 10 minutes); with it, A answers a replay of the key itself.
+      const again = await call(a.url, 'POST', '/automations/create', shop, automation(key), { 'idempotency-key': key })
+      expect(again.replayed).toBe('true')
+      a.signal('SIGSTOP')
+      await new Promise((r) => setTimeout(r, 5000))
+      // A's lease ran out: B takes it and resets the twin (its records go).
+      expect((await call(b.url, 'POST', '/__admin/reset', undefined, {})).status).toBe(200)
+      a.signal('SIGCONT')
+      const after = await call(a.url, 'POST', '/automations/create', shop, automation(key), { 'idempotency-key': key })
+      expect(after.status, after.text).toBe(201)
+      expect(after.replayed).toBeNull()
+      expect(await automationTitles(b.url, shop, 'kept-')).toEqual([key])
+    } finally {
+      await a.stop()
+      await b.stop()
+    }
+  })
+
   it('conformance: the suite against the balancer gives the same verdict and outcomes as against one in-memory server', async () => {
     const t = await twin('conformance')
     const { createServer } = await import('../../mock/server.ts')

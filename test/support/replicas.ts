@@ -152,6 +152,8 @@ export interface Reply {
   replica?: string | null
   /** The answer's trace id (`x-shoptwin-trace`). */
   trace?: string | null
+  /** `idempotent-replayed`: true on a replay of a completed key. */
+  replayed?: string | null
   /** What the request carried in `x-load` (a labelled load: `<label>-<process>-<n>`). */
   'x-load'?: string
 }
@@ -166,7 +168,7 @@ export async function call(base: string, method: string, path: string, shop: str
     // Which request failed, and why (fetch says only "fetch failed").
     throw new Error(`${method} ${base}${path}: ${error.message} (${String((error.cause as Error | undefined)?.message ?? '')})`, { cause: error })
   })
-  return { status: response.status, text: await response.text(), retryAfter: response.headers.get('retry-after'), replica: response.headers.get('x-shoptwin-replica'), trace: response.headers.get('x-shoptwin-trace') }
+  return { status: response.status, text: await response.text(), retryAfter: response.headers.get('retry-after'), replica: response.headers.get('x-shoptwin-replica'), trace: response.headers.get('x-shoptwin-trace'), replayed: response.headers.get('idempotent-replayed') }
 }
 
 /** Runs `n` load processes (test/replicas/load.ts), each sending its share of the requests at once (or one after another); their replies. */

@@ -34,7 +34,7 @@ import type { RateDecision, RateLimiter } from '../../stores/rate-limiter.ts'
 import { NeedsExclusive, StoreUnavailable, type TwinOp } from '../ops.ts'
 import type { Ahead, AheadAsk, TwinStore } from '../store.ts'
 import { createAppendBatch } from './batch.ts'
-import { heldLease } from './lease-keeper.ts'
+import { epochNow, heldLease } from './lease-keeper.ts'
 import { addressOf, duplicateOf, redactStoreUrl, storeClient, type StoreClient, SUBSCRIBER, subscribed } from './connect.ts'
 import { createRedisJournal, type SharedContext } from './journal.ts'
 import { createOperatorWatch } from './operator.ts'
@@ -67,6 +67,8 @@ export type ReplicaFlags = Partial<Pick<TwinConfig, 'seed' | 'scale' | 'today' |
 export interface RedisTwinOptions {
   /** How long a write may hold the lease (ms); a replica stalled longer is fenced out. */
   leaseMs?: number
+  /** How long the replica keeps the lease after its last write (ms; default IDLE_MS). `SHOPTWIN_LEASE_IDLE_MS` for `serve`. */
+  leaseIdleMs?: number
   /** How long a write waits for the lease before answering 503 (ms). */
   leaseWaitMs?: number
   /** Where the replica says it lost or found the store again, or fell behind (operator.ts). */
@@ -212,7 +214,7 @@ interface Counters {
 }
 
 /** The TwinStore of one replica (MockStateOptions.twin). */
-export function createRedisTwin(redis: Commands, name: string, config: TwinConfig, { leaseMs = 10_000, leaseWaitMs = 15_000, log = (line: string) => console.error(line), holdWriteMs = 0, lagWarnOps, appendDelayMs }: RedisTwinOptions = {}) {
+export function createRedisTwin(redis: Commands, name: string, config: TwinConfig, { leaseMs = 10_000, leaseIdleMs = IDLE_MS, leaseWaitMs = 15_000, log = (line: string) => console.error(line), holdWriteMs = 0, lagWarnOps, appendDelayMs }: RedisTwinOptions = {}) {
   const keys = twinKeys(name)
   const replica = randomUUID().slice(0, 8)
   const tx = new AsyncLocalStorage<Tx>()
@@ -396,10 +398,11 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
     try {
       // Terminates: the deadline bounds the loop.
       for (;;) {
+        const sent = epochNow()
         const [taken, head, g] = await redis.twinAcquire(keys.lease, keys.head, keys.gen, keys.wanted, keys.news, token, leaseMs, replica)
         if (taken === 1) {
           counters.leaseWaitMs += Date.now() - started
-          return await leaseTaken(token, Number(head), Number(g))
+          return await leaseTaken(token, Number(head), Number(g), sent)
         }
         if (Date.now() - started > leaseWaitMs) throw new StoreUnavailable('The twin is busy: no write lease within the wait; retry shortly')
         await new Promise((resolve) => setTimeout(resolve, wait * (0.5 + Math.random())))
@@ -411,7 +414,7 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
   }
 
   /** The lease is this replica's from now: it keeps it alive and catches up to the head it was given. */
-  const leaseTaken = async (token: string, head: number, g: number) => {
+  const leaseTaken = async (token: string, head: number, g: number, sent: number) => {
     counters.leases++
     seenHead = head
     gen = g
@@ -420,6 +423,7 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
     // A live replica keeps its lease while it writes, from a thread of its own (lease-keeper.ts); a
     // stalled one (SIGSTOP) cannot, and is fenced out.
     heldForKeeper.set(token)
+    heldForKeeper.confirm(sent)
     lastWrite = performance.now()
     keepWhileBusy()
     try {
@@ -442,14 +446,14 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
     idle = setTimeout(function check() {
       idle = null
       if (held === null) return
-      const left = lastWrite + IDLE_MS - performance.now()
+      const left = lastWrite + leaseIdleMs - performance.now()
       if (writing || waiting > 0 || left > 0) {
         idle = setTimeout(check, Math.max(1, left))
         idle.unref()
         return
       }
       handOver(true)
-    }, IDLE_MS)
+    }, leaseIdleMs)
     idle.unref()
   }
   /** Another replica wants the lease: given now if no write of this replica runs or waits, else with the next commit. */
@@ -574,6 +578,9 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
         if (leaseComing) await leaseComing
         // A rebuild (after a refused commit) takes a while: done before the lease, not under it.
         if (dirty && held === null) await catchUp()
+        // Kept, but not surely still its own (the replica was stopped or paused past half its time):
+        // given up, and taken anew (the log may have moved meanwhile).
+        if (held !== null && !leaseFresh()) handOver(true)
         if (held === null) await acquireLease()
         else if (freshLease) freshLease = false
         else counters.heldWrites++
@@ -790,8 +797,13 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
       return done
     })
 
-  /** This replica holds the lease (none of its writes is asking for it) and the twin logs its records. */
-  const holdsLease = () => held !== null && recordsLogged && !dirty && !acquiring && leaseComing === null
+  /**
+   * This replica holds the lease (none of its writes is asking for it), surely: its last take or
+   * renewal the store confirmed was sent less than half the lease's time ago (a replica stopped or
+   * paused longer may have lost it unknowingly, and goes to the store); and the twin logs its records.
+   */
+  const holdsLease = () => held !== null && recordsLogged && !dirty && !acquiring && leaseComing === null && leaseFresh()
+  const leaseFresh = () => epochNow() - heldForKeeper.confirmedAt() < leaseMs / 2
 
   /**
    * A claim decided under the lease, on the records the log has (the twin's: no other replica writes
@@ -837,6 +849,8 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
     let settle!: () => void
     // Until its answer is here, no other write of this replica asks for the lease.
     leaseComing = new Promise<void>((resolve) => (settle = resolve))
+    // Sent at once, with the claim.
+    const sent = epochNow()
     return {
       token,
       settle: () => {
@@ -844,7 +858,7 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
         settle()
       },
       taken: async (head: number, g: number) => {
-        await leaseTaken(token, head, g)
+        await leaseTaken(token, head, g, sent)
         // The write follows at once; should it not (a caller that only claims), the lease goes back when idle.
         freshLease = true
       },

@@ -18,15 +18,27 @@ const TOKEN_BYTES = 128
 const encoder = new TextEncoder()
 const decoder = new TextDecoder()
 
+/** Epoch ms, the same in both threads (each has its own performance.now() origin). */
+export const epochNow = () => performance.timeOrigin + performance.now()
+
 /**
  * The lease a replica holds, in memory its keeper thread reads: a seqlock (the version is odd while
- * the token is written), the token's length (0: none held), its bytes.
+ * the token is written), the token's length (0: none held), its bytes; and the instant (epoch ms) the
+ * last take or renewal that the store confirmed was sent: the lease is the replica's until at least
+ * that instant plus its time, whatever happened since (a stop, a pause), on the store's clock.
  */
-export function heldLease(buffer = new SharedArrayBuffer(8 + TOKEN_BYTES)) {
+export function heldLease(buffer = new SharedArrayBuffer(8 + TOKEN_BYTES + 8)) {
   const header = new Int32Array(buffer, 0, 2)
-  const bytes = new Uint8Array(buffer, 8)
+  const bytes = new Uint8Array(buffer, 8, TOKEN_BYTES)
+  const confirmed = new BigInt64Array(buffer, 8 + TOKEN_BYTES, 1)
   return {
     buffer,
+    /** A take or renewal sent at `at` (epoch ms) was confirmed by the store. */
+    confirm(at: number) {
+      Atomics.store(confirmed, 0, BigInt(Math.floor(at)))
+    },
+    /** When the last confirmed take or renewal was sent (epoch ms). */
+    confirmedAt: () => Number(Atomics.load(confirmed, 0)),
     set(token: string | null) {
       Atomics.add(header, 0, 1)
       const length = token === null ? 0 : encoder.encodeInto(token, bytes).written
@@ -55,7 +67,15 @@ if (parentPort && (workerData as { leaseKeeper?: boolean } | null)?.leaseKeeper 
   const held = heldLease(shared)
   setInterval(() => {
     const token = held.get()
-    if (token !== null) void redis.twinRenew(lease, token, ms).catch(() => {})
+    if (token === null) return
+    const sent = epochNow()
+    redis.twinRenew(lease, token, ms).then(
+      (renewed) => {
+        // Still the token held (not one given up meanwhile), and the store extended it.
+        if (renewed === 1 && held.get() === token) held.confirm(sent)
+      },
+      () => {},
+    )
   }, Math.max(50, ms / 3))
   parentPort.on('close', () => redis.disconnect())
 }
