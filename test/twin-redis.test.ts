@@ -366,6 +366,25 @@ describe('one twin on Redis, in one process (issue 23, item 2)', () => {
     await closeAll(a)
   }, 30_000)
 
+  it("a completed record lives until 24 h on the twin's clock, as the log has it, whatever the store's GC did to its hash (a frozen clock, weeks): read and replayed on every replica", async () => {
+    const a = await replica(undefined, { rateLimit: false })
+    const b = await replica(a.twinName)
+    const shop = a.world.shops[0]!.shop_id
+    const body = { title: 'Lives on', message_type: 'dm', outreach_audience: { type: 'new_affiliates' }, dm_messages: [{ type: 'text', content: 'Hi' }] }
+    const first = await fetchOf(a)('POST', '/automations/create', body, shop, { 'idempotency-key': 'gc-1' })
+    expect(first.status).toBe(201)
+    // The store's GC (its PEXPIRE, two days of wall clock) took the hash; the twin's clock has not moved.
+    await redisCommand(redis.socket, 'DEL', `st:{tw:${a.twinName}}:g0:idem:${shop}:gc-1`)
+    for (const r of [b, a]) {
+      const record = JSON.parse((await fetchOf(r)('GET', '/idempotency/gc-1', undefined, shop)).text) as { idempotency: { status: string; response_status: number } }
+      expect(record.idempotency).toMatchObject({ status: 'completed', response_status: 201 })
+      const again = await fetchOf(r)('POST', '/automations/create', body, shop, { 'idempotency-key': 'gc-1' })
+      expect(again.headers.get('idempotent-replayed')).toBe('true')
+      expect(again.text).toBe(first.text)
+    }
+    await closeAll(a, b)
+  })
+
   it('a keyed request refused before its idempotency step (its body, its shop, the rate limit) frees the claim and the lease made ahead: the corrected retry runs', async () => {
     const a = await replica()
     const b = await replica(a.twinName)

@@ -39,7 +39,7 @@ import { addressOf, duplicateOf, redactStoreUrl, storeClient, type StoreClient, 
 import { createRedisJournal, type SharedContext } from './journal.ts'
 import { createOperatorWatch } from './operator.ts'
 import { keySlot, storeFailure } from './store-errors.ts'
-import { ACQUIRE, ACTIVITY_RECORD, CLAIM_AND_ACQUIRE, COMMIT, IDEMPOTENCY_CLAIM, RATE_LIMIT, RATE_REFUND, RELEASE, RELEASE_CLAIM, RENEW, SYNC_AHEAD } from './scripts.ts'
+import { ACQUIRE, ACTIVITY_RECORD, GC_MS, CLAIM_AND_ACQUIRE, COMMIT, IDEMPOTENCY_CLAIM, RATE_LIMIT, RATE_REFUND, RELEASE, RELEASE_CLAIM, RENEW, SYNC_AHEAD } from './scripts.ts'
 import { createRedisTraces, type SharedTraces } from './traces.ts'
 
 /** What makes replicas one twin: resolved once, stored with it, adopted by every replica. */
@@ -915,7 +915,17 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
      */
     settled(shopId, key) {
       const entry = records.lookup(shopId, key)
-      return entry?.status === 'completed' ? { kind: 'replay', entry } : undefined
+      if (entry?.status !== 'completed') return undefined
+      // This request's claim in the store goes: the record as the log has it is put back in its place
+      // (the write's commit completed it over the claim; the store's GC may have taken it since).
+      const record = keys.idem(gen, shopId, key)
+      void redis
+        .multi()
+        .hset(record, { status: 'completed', responseStatus: entry.responseStatus!, rawBody: entry.rawBody!, headers: JSON.stringify(entry.headers ?? {}), permission: entry.permission ?? '', expiresAt: entry.expiresAt!, startedAt: entry.startedAt })
+        .pexpire(record, GC_MS)
+        .exec()
+        .catch(() => counters.storeErrors++)
+      return { kind: 'replay', entry }
     },
     complete(shopId, key, response) {
       const t = tx.getStore()
@@ -938,6 +948,12 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
         const [status, startedAt, expiresAt, responseStatus, rawBody, headers, permission] = await redis.hmget(keys.idem(gen, shopId, key), 'status', 'startedAt', 'expiresAt', 'responseStatus', 'rawBody', 'headers', 'permission')
         const t = now()
         if (status === 'processing' && t - Number(startedAt) < IN_FLIGHT_MS) return { status: 'processing', startedAt: Number(startedAt) } as IdempotencyEntry
+        // Completed records as the log has them (caught up before this read), as a write decides on
+        // them under the lease: live until 24 h on the twin's clock, whatever the store's GC did.
+        if (recordsLogged) {
+          const entry = records.lookup(shopId, key)
+          return entry?.status === 'completed' ? entry : undefined
+        }
         if (status === 'completed' && Number(expiresAt) > t) return entryOf(responseStatus!, rawBody!, headers ?? '', permission ?? '', startedAt!, expiresAt!)
         return undefined
       }),
