@@ -305,6 +305,9 @@ describe('one twin on Redis, in one process (issue 23, item 2)', () => {
     const metrics = async () => (await a.twin.metrics()) as M
     // A record another replica completed, before A took the lease: A has it from the log.
     expect((await fetchOf(b)('POST', '/automations/create', { ...body, title: 'From B' }, shop, { 'idempotency-key': 'one-b' })).status).toBe(201)
+    // B gives the lease back when it stops writing (had A asked for it, both would give it up with
+    // each commit for a second: replicas taking turns).
+    await expect.poll(async () => (await redisCommand(redis.socket, 'EXISTS', `st:{tw:${a.twinName}}:lease`)).trim()).toBe(':0')
     expect((await f('POST', '/automations/create', body, shop, { 'idempotency-key': 'one-0' })).status).toBe(201)
     const first = await metrics()
     const before = await metrics()
@@ -382,6 +385,24 @@ describe('one twin on Redis, in one process (issue 23, item 2)', () => {
       expect(again.headers.get('idempotent-replayed')).toBe('true')
       expect(again.text).toBe(first.text)
     }
+    await closeAll(a, b)
+  })
+
+  it('replicas that take turns writing (a round-robin balancer) give the lease up with each commit once one asked: the next takes it at once, not by asking and waiting for a hand-over', async () => {
+    const a = await replica(undefined, { rateLimit: false })
+    const b = await replica(a.twinName)
+    const shop = a.world.shops[0]!.shop_id
+    const body = { title: 'Turns', message_type: 'dm', outreach_audience: { type: 'new_affiliates' }, dm_messages: [{ type: 'text', content: 'Hi' }] }
+    type M = { leases_handed_over: number; lease_acquisitions: number }
+    const both = async () => (await Promise.all([a, b].map(async (r) => (await r.twin.metrics()) as M))).reduce((x, y) => ({ leases_handed_over: x.leases_handed_over + y.leases_handed_over, lease_acquisitions: x.lease_acquisitions + y.lease_acquisitions }))
+    for (let i = 0; i < 2; i++) expect((await fetchOf(i % 2 ? b : a)('POST', '/automations/create', { ...body, title: `Turns ${i}` }, shop, { 'idempotency-key': `turns-${i}` })).status).toBe(201)
+    const before = await both()
+    for (let i = 2; i < 22; i++) expect((await fetchOf(i % 2 ? b : a)('POST', '/automations/create', { ...body, title: `Turns ${i}` }, shop, { 'idempotency-key': `turns-${i}` })).status).toBe(201)
+    const after = await both()
+    // Each write takes the lease (with its claim, or at once after it: the other's commit is news to
+    // catch up with first), and none waits for the other to hand it over.
+    expect(after.lease_acquisitions - before.lease_acquisitions).toBe(20)
+    expect(after.leases_handed_over - before.leases_handed_over).toBe(0)
     await closeAll(a, b)
   })
 

@@ -440,6 +440,8 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
    */
   let writing = false
   let lastWrite = 0
+  /** When another replica last asked for the lease (performance.now()). */
+  let lastWanted = -Infinity
   let idle: NodeJS.Timeout | null = null
   const keepWhileBusy = () => {
     if (idle !== null || held === null) return
@@ -458,6 +460,7 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
   }
   /** Another replica wants the lease: given now if no write of this replica runs or waits, else with the next commit. */
   const handOverWhenIdle = () => {
+    lastWanted = performance.now()
     if (held === null) return
     wanted = true
     // Not a lease just taken with a claim: its write follows (and gives it up with its commit).
@@ -597,8 +600,10 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
         await new Promise((resolve) => setTimeout(resolve, holdWriteMs))
       }
       // The lease stays with this replica after its write (the next one here needs no round trip to
-      // take it), unless another replica asked for it.
-      const keep = !wanted && !dirty
+      // take it), unless another replica asked for it, now or in the last second (replicas that take
+      // turns, behind a round-robin balancer, each get it with their claim: one round trip, not an
+      // ask and a hand-over).
+      const keep = !wanted && !dirty && (waiting > 0 || performance.now() - lastWanted > CONTENDED_MS)
       committed = commit(t, keep).catch((error: unknown) => {
         // Not known to be committed: what this replica holds may differ from the log.
         dirty = true
@@ -991,6 +996,8 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
  * the lease's time, as one killed mid-write does.
  */
 const IDLE_MS = 50
+/** How long after another replica asked for the lease a replica gives it up with each commit (ms). */
+const CONTENDED_MS = 1000
 const TTL_MS = 24 * 60 * 60 * 1000
 const IN_FLIGHT_MS = 60 * 1000
 const MAX_RECORDS = 10_000
