@@ -95,28 +95,32 @@ export async function sharedStoreBench(): Promise<void> {
     for (const t of [memory, shared, memoryUncached, sharedUncached]) await stop(t)
 
     // Startup with a long log: `logged` writes, then a fresh replica replays them before it listens.
-    const writer = await start('shoptwin', ['--store', redis.url, '--twin', 'bench-log'])
-    const board = (await (await fetch(`${writer.url}/dashboards/create`, { method: 'POST', headers: headersFor(shopId), body: JSON.stringify({ name: 'log-0' }) })).json()) as { data: { id: string } }
-    const batch = 50
-    for (let i = 1; i < logged; i += batch) {
-      await Promise.all(
-        Array.from({ length: Math.min(batch, logged - i) }, (_, j) =>
-          fetch(`${writer.url}/dashboards/update`, { method: 'POST', headers: headersFor(shopId), body: JSON.stringify({ dashboard_id: board.data.id, name: `log-${i + j}` }) }).then((r) => r.arrayBuffer()),
-        ),
-      )
-    }
-    const head = (await redisCommand(redis.socket, 'GET', 'st:{tw:bench-log}:head')).split('\r\n')[1]
-    await stop(writer)
-    const times: number[] = []
-    for (let i = 0; i < 3; i++) {
-      const replica = await start('shoptwin', ['--store', redis.url, '--twin', 'bench-log'])
-      times.push(replica.startupMs)
-      await stop(replica)
-    }
+    // Two logs: unkeyed updates (an operation each), and keyed creates (an operation and the
+    // idempotency record it completed each: twice the entries, each record a JSON of its answer).
     const memoryStart = await start('shoptwin')
     await stop(memoryStart)
-    times.sort((a, b) => a - b)
-    console.log(`startup of a replica replaying ${head} logged operations: median ${(times[1]! / 1000).toFixed(2)} s (min ${(times[0]! / 1000).toFixed(2)}, max ${(times[2]! / 1000).toFixed(2)}); in-memory start in the same run: ${(memoryStart.startupMs / 1000).toFixed(2)} s (goal: ready within 5 s)`)
+    for (const keyed of [false, true]) {
+      const twin = keyed ? 'bench-log-keyed' : 'bench-log'
+      const writer = await start('shoptwin', ['--store', redis.url, '--twin', twin])
+      const board = (await (await fetch(`${writer.url}/dashboards/create`, { method: 'POST', headers: headersFor(shopId), body: JSON.stringify({ name: 'log-0' }) })).json()) as { data: { id: string } }
+      const batch = 50
+      const one = (i: number) =>
+        keyed
+          ? fetch(`${writer.url}/automations/create`, { method: 'POST', headers: { ...headersFor(shopId), 'idempotency-key': `log-${i}` }, body: JSON.stringify({ ...write.body as object, title: `log-${i}` }) })
+          : fetch(`${writer.url}/dashboards/update`, { method: 'POST', headers: headersFor(shopId), body: JSON.stringify({ dashboard_id: board.data.id, name: `log-${i}` }) })
+      for (let i = 1; i < logged; i += batch) await Promise.all(Array.from({ length: Math.min(batch, logged - i) }, (_, j) => one(i + j).then((r) => r.arrayBuffer())))
+      const head = (await redisCommand(redis.socket, 'GET', `st:{tw:${twin}}:head`)).split('\r\n')[1]
+      await stop(writer)
+      const times: number[] = []
+      for (let i = 0; i < 3; i++) {
+        const replica = await start('shoptwin', ['--store', redis.url, '--twin', twin])
+        times.push(replica.startupMs)
+        await stop(replica)
+      }
+      times.sort((a, b) => a - b)
+      const what = keyed ? `${logged} logged keyed writes (${head} entries: each write's operations and its idempotency record)` : `${head} logged operations`
+      console.log(`startup of a replica replaying ${what}: median ${(times[1]! / 1000).toFixed(2)} s (min ${(times[0]! / 1000).toFixed(2)}, max ${(times[2]! / 1000).toFixed(2)}); in-memory start in the same run: ${(memoryStart.startupMs / 1000).toFixed(2)} s (goal: ready within 5 s)`)
+    }
   } finally {
     await redis.stop()
   }
