@@ -330,6 +330,29 @@ describe('one twin on Redis, in one process (issue 23, item 2)', () => {
     await closeAll(a, b)
   })
 
+  it('a lone replica (no other listens on the twin) sends a keyed write nothing but its commit; its key in flight reads as processing there', async () => {
+    const a = await replica(undefined, { rateLimit: false, holdWriteMs: 300 })
+    const shop = a.world.shops[0]!.shop_id
+    const f = fetchOf(a)
+    const body = { title: 'Alone', message_type: 'dm', outreach_audience: { type: 'new_affiliates' }, dm_messages: [{ type: 'text', content: 'Hi' }] }
+    type M = { store_commands: number; claims_under_lease: number }
+    const metrics = async () => (await a.twin.metrics()) as M
+    expect((await f('POST', '/automations/create', body, shop, { 'idempotency-key': 'alone-0' })).status).toBe(201)
+    const first = await metrics()
+    const before = await metrics()
+    const own = before.store_commands - first.store_commands
+    for (let i = 1; i <= 2; i++) expect((await f('POST', '/automations/create', { ...body, title: `Alone ${i}` }, shop, { 'idempotency-key': `alone-${i}` })).status).toBe(201)
+    const after = await metrics()
+    expect(after.claims_under_lease - before.claims_under_lease).toBe(2)
+    expect(after.store_commands - before.store_commands - own).toBe(2)
+    // A write held before its commit: its key reads as in flight on its replica.
+    const held = f('POST', '/automations/create', { ...body, title: 'Alone 3' }, shop, { 'idempotency-key': 'alone-3' })
+    await expect.poll(async () => (JSON.parse((await f('GET', '/idempotency/alone-3', undefined, shop)).text) as { idempotency?: { status: string } }).idempotency?.status, { interval: 10 }).toBe('processing')
+    expect((await held).status).toBe(201)
+    expect((JSON.parse((await f('GET', '/idempotency/alone-3', undefined, shop)).text) as { idempotency: { status: string } }).idempotency.status).toBe('completed')
+    await closeAll(a)
+  }, 30_000)
+
   it('a key claimed in the store by one replica, then on the replica that keeps the lease, acts once: whichever writes second finds the record in the log under the lease and replays it (spec: Idempotency)', async () => {
     const a = await replica(undefined, { rateLimit: false, holdWriteMs: 1000 })
     const b = await replica(a.twinName)
@@ -395,9 +418,10 @@ describe('one twin on Redis, in one process (issue 23, item 2)', () => {
     const body = { title: 'Turns', message_type: 'dm', outreach_audience: { type: 'new_affiliates' }, dm_messages: [{ type: 'text', content: 'Hi' }] }
     type M = { leases_handed_over: number; lease_acquisitions: number }
     const both = async () => (await Promise.all([a, b].map(async (r) => (await r.twin.metrics()) as M))).reduce((x, y) => ({ leases_handed_over: x.leases_handed_over + y.leases_handed_over, lease_acquisitions: x.lease_acquisitions + y.lease_acquisitions }))
-    for (let i = 0; i < 2; i++) expect((await fetchOf(i % 2 ? b : a)('POST', '/automations/create', { ...body, title: `Turns ${i}` }, shop, { 'idempotency-key': `turns-${i}` })).status).toBe(201)
+    // Each has written once (the turns are seen from there).
+    for (let i = 0; i < 4; i++) expect((await fetchOf(i % 2 ? b : a)('POST', '/automations/create', { ...body, title: `Turns ${i}` }, shop, { 'idempotency-key': `turns-${i}` })).status).toBe(201)
     const before = await both()
-    for (let i = 2; i < 22; i++) expect((await fetchOf(i % 2 ? b : a)('POST', '/automations/create', { ...body, title: `Turns ${i}` }, shop, { 'idempotency-key': `turns-${i}` })).status).toBe(201)
+    for (let i = 4; i < 24; i++) expect((await fetchOf(i % 2 ? b : a)('POST', '/automations/create', { ...body, title: `Turns ${i}` }, shop, { 'idempotency-key': `turns-${i}` })).status).toBe(201)
     const after = await both()
     // Each write takes the lease (with its claim, or at once after it: the other's commit is news to
     // catch up with first), and none waits for the other to hand it over.

@@ -144,7 +144,7 @@ export async function connectRedis(url: string): Promise<Commands> {
   redis.defineCommand('twinAcquire', { numberOfKeys: 5, lua: ACQUIRE })
   redis.defineCommand('twinClaim', { numberOfKeys: 2, lua: IDEMPOTENCY_CLAIM })
   redis.defineCommand('twinClaimAndAcquire', { numberOfKeys: 7, lua: CLAIM_AND_ACQUIRE })
-  redis.defineCommand('twinCommit', { numberOfKeys: 7, lua: COMMIT })
+  redis.defineCommand('twinCommit', { numberOfKeys: 8, lua: COMMIT })
   redis.defineCommand('twinRelease', { numberOfKeys: 1, lua: RELEASE })
   redis.defineCommand('twinRenew', { numberOfKeys: 1, lua: RENEW })
   try {
@@ -416,6 +416,8 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
   /** The lease is this replica's from now: it keeps it alive and catches up to the head it was given. */
   const leaseTaken = async (token: string, head: number, g: number, sent: number) => {
     counters.leases++
+    // Another replica wrote since this one's last commit: replicas take turns (see `keep`).
+    if (lastCommitted > 0 && head > lastCommitted) lastWanted = performance.now()
     seenHead = head
     gen = g
     held = token
@@ -440,7 +442,11 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
    */
   let writing = false
   let lastWrite = 0
-  /** When another replica last asked for the lease (performance.now()). */
+  /** No other replica listened on the twin's channel at this replica's last commit. */
+  let alone = false
+  /** The log's head after this replica's last commit. */
+  let lastCommitted = 0
+  /** When another replica last asked for the lease, or was seen to have written when this one took it (performance.now()). */
   let lastWanted = -Infinity
   let idle: NodeJS.Timeout | null = null
   const keepWhileBusy = () => {
@@ -507,6 +513,7 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
         r?.key ?? keys.lease,
         keys.wanted,
         keys.news,
+        keys.idemIndex(gen),
         t.token,
         expected,
         reset,
@@ -520,6 +527,7 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
         keep ? '1' : '0',
         hearing ? '1' : '0',
         logged ? JSON.stringify(logged) : '',
+        MAX_RECORDS,
         ...t.ops.map((op) => JSON.stringify(op)),
       )
       .then((result) => {
@@ -533,6 +541,8 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
         counters.commits++
         seenHead = Math.max(seenHead, result[0]!)
         gen = result[1]!
+        alone = result[3] === 0
+        lastCommitted = result[0]!
         // Another replica asked for the lease: the write in progress, if any, gives it up with its commit.
         if (result[2] === 1) handOverWhenIdle()
       })
@@ -600,9 +610,9 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
         await new Promise((resolve) => setTimeout(resolve, holdWriteMs))
       }
       // The lease stays with this replica after its write (the next one here needs no round trip to
-      // take it), unless another replica asked for it, now or in the last second (replicas that take
-      // turns, behind a round-robin balancer, each get it with their claim: one round trip, not an
-      // ask and a hand-over).
+      // take it), unless another replica asked for it, or did or wrote in the last second (replicas
+      // that take turns, behind a round-robin balancer, each get it with their claim: one round trip,
+      // not an ask and a hand-over).
       const keep = !wanted && !dirty && (waiting > 0 || performance.now() - lastWanted > CONTENDED_MS)
       committed = commit(t, keep).catch((error: unknown) => {
         // Not known to be committed: what this replica holds may differ from the log.
@@ -812,13 +822,14 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
 
   /**
    * A claim decided under the lease, on the records the log has (the twin's: no other replica writes
-   * meanwhile): no round trip. The store hears of a start without this write waiting for it, so a
-   * request with the same key on another replica meets it in flight, as it would here.
+   * meanwhile): no round trip. When another replica listens, the store hears of a start without this
+   * write waiting for it, so a request with the same key there meets it in flight, as it would here.
    */
   const claimLocally = (shopId: string, key: string): IdempotencyClaim => {
     counters.claimedUnderLease++
     const claim = records.claim(shopId, key)
-    if (claim.kind === 'started') void redis.twinClaim(keys.idem(gen, shopId, key), keys.idemIndex(gen), now(), IN_FLIGHT_MS, MAX_RECORDS).catch(() => counters.storeErrors++)
+    // No other replica to meet it (none listened at the last commit): the commit indexes the record.
+    if (claim.kind === 'started' && !alone) void redis.twinClaim(keys.idem(gen, shopId, key), keys.idemIndex(gen), now(), IN_FLIGHT_MS, MAX_RECORDS).catch(() => counters.storeErrors++)
     return claim
   }
 
@@ -954,10 +965,11 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
         const t = now()
         if (status === 'processing' && t - Number(startedAt) < IN_FLIGHT_MS) return { status: 'processing', startedAt: Number(startedAt) } as IdempotencyEntry
         // Completed records as the log has them (caught up before this read), as a write decides on
-        // them under the lease: live until 24 h on the twin's clock, whatever the store's GC did.
+        // them under the lease: live until 24 h on the twin's clock, whatever the store's GC did; and
+        // this replica's own claims in flight (a lone replica's are not sent to the store).
         if (recordsLogged) {
           const entry = records.lookup(shopId, key)
-          return entry?.status === 'completed' ? entry : undefined
+          return entry?.status === 'processing' ? { status: 'processing', startedAt: entry.startedAt } : entry
         }
         if (status === 'completed' && Number(expiresAt) > t) return entryOf(responseStatus!, rawBody!, headers ?? '', permission ?? '', startedAt!, expiresAt!)
         return undefined

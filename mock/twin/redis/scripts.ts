@@ -64,7 +64,18 @@ return 1
  * KEYS: record, index. ARGV: now, inFlightMs, maxRecords.
  * Returns {'started'} | {'in-flight'} | {'replay', responseStatus, rawBody, headers, permission, startedAt, expiresAt}.
  */
-const CLAIM = `
+const INDEX = `
+local function indexed(record, index, at, maxRecords)
+  redis.call('ZADD', index, at, record)
+  local over = redis.call('ZCARD', index) - maxRecords
+  if over > 0 then
+    local old = redis.call('ZPOPMIN', index, over)
+    for i = 1, #old, 2 do if old[i] ~= record then redis.call('DEL', old[i]) end end
+  end
+end
+`
+
+const CLAIM = `${INDEX}
 local function claim(record, index, now, inFlightMs, maxRecords)
   local r = redis.call('HMGET', record, 'status', 'startedAt', 'expiresAt', 'responseStatus', 'rawBody', 'headers', 'permission')
   if r[1] == 'completed' and tonumber(r[3]) > now then
@@ -77,12 +88,7 @@ local function claim(record, index, now, inFlightMs, maxRecords)
   if r[1] then redis.call('DEL', record) end
   redis.call('HSET', record, 'status', 'processing', 'startedAt', string.format('%d', now))
   redis.call('PEXPIRE', record, ${GC_MS})
-  redis.call('ZADD', index, now, record)
-  local over = redis.call('ZCARD', index) - maxRecords
-  if over > 0 then
-    local old = redis.call('ZPOPMIN', index, over)
-    for i = 1, #old, 2 do if old[i] ~= record then redis.call('DEL', old[i]) end end
-  end
+  indexed(record, index, now, maxRecords)
   return {'started'}
 end
 `
@@ -102,17 +108,19 @@ return claim(KEYS[1], KEYS[2], tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(AR
  * once (each still checks the head before it answers).
  * The record is logged too, after the operations (a `rec` entry): a replica that holds the lease has
  * then every record of the twin at hand, and decides a keyed write's claim without asking the store.
- * KEYS: lease, head, log, gen, idempotency record (or the lease again when none), wanted, channel.
+ * The record goes in the records' index here too (a claim decided by the replica under its lease
+ * may not have been sent to the store).
+ * KEYS: lease, head, log, gen, idempotency record (or the lease again when none), wanted, channel, index.
  * ARGV: token, expected head, reset (0/1), has record (0/1), status, rawBody, headers, permission, expiresAt, startedAt, keep lease (0/1),
- * this replica listens (0/1), the record as the log keeps it (JSON), op...
- * Returns {head, gen, wanted 0|1} or {-1} (lease lost) or {-2, head} (the log moved: another writer was fenced in).
+ * this replica listens (0/1), the record as the log keeps it (JSON), maxRecords, op...
+ * Returns {head, gen, wanted 0|1, another replica listens 0|1} or {-1} (lease lost) or {-2, head} (the log moved: another writer was fenced in).
  */
-export const COMMIT = `
+export const COMMIT = `${INDEX}
 local lh = redis.call('MGET', KEYS[1], KEYS[2], KEYS[4])
 if lh[1] ~= ARGV[1] then return {-1} end
 local head = tonumber(lh[2] or '0')
 if head ~= tonumber(ARGV[2]) then return {-2, head} end
-for i = 14, #ARGV do
+for i = 15, #ARGV do
   head = head + 1
   redis.call('XADD', KEYS[3], string.format('%d', head) .. '-0', 'op', ARGV[i])
 end
@@ -121,14 +129,19 @@ if ARGV[3] == '1' then gen = redis.call('INCR', KEYS[4]) end
 if ARGV[4] == '1' then
   redis.call('HSET', KEYS[5], 'status', 'completed', 'responseStatus', ARGV[5], 'rawBody', ARGV[6], 'headers', ARGV[7], 'permission', ARGV[8], 'expiresAt', ARGV[9], 'startedAt', ARGV[10])
   redis.call('PEXPIRE', KEYS[5], ${GC_MS})
+  indexed(KEYS[5], KEYS[8], tonumber(ARGV[10]), tonumber(ARGV[14]))
   head = head + 1
   redis.call('XADD', KEYS[3], string.format('%d', head) .. '-0', 'rec', ARGV[13])
 end
 redis.call('SET', KEYS[2], string.format('%d', head))
 if ARGV[11] ~= '1' then redis.call('DEL', KEYS[1]) end
 -- Heard by this replica's own listener too: published only when another replica listens.
-if redis.call('PUBSUB', 'SHARDNUMSUB', KEYS[7])[2] > tonumber(ARGV[12]) then redis.call('SPUBLISH', KEYS[7], head) end
-return {head, gen, redis.call('EXISTS', KEYS[6])}
+local others = 0
+if redis.call('PUBSUB', 'SHARDNUMSUB', KEYS[7])[2] > tonumber(ARGV[12]) then
+  others = 1
+  redis.call('SPUBLISH', KEYS[7], head)
+end
+return {head, gen, redis.call('EXISTS', KEYS[6]), others}
 `
 
 /**
