@@ -561,6 +561,26 @@ describe('one twin on Redis, in one process (issue 23, item 2)', () => {
     await state.twin.close()
     await own.stop()
   })
+
+  it('store away while a replica keeps the lease: a keyed write decided there gets 503 saying nothing was written (its commit never left), and its retry runs once the store is back', async () => {
+    const own = await startRedis()
+    // It keeps the lease (for a minute) after its first write.
+    const state = await inProcessReplica(own.url, 'away-kept', { rateLimit: false, leaseIdleMs: 60_000 })
+    const shop = state.world.shops[0]!.shop_id
+    const f = fetchOf(state)
+    const body = { title: 'Away', message_type: 'dm', outreach_audience: { type: 'new_affiliates' }, dm_messages: [{ type: 'text', content: 'Hi' }] }
+    expect((await f('POST', '/automations/create', body, shop, { 'idempotency-key': 'away-0' })).status).toBe(201)
+    await own.stop({ remove: false })
+    const away = await f('POST', '/automations/create', { ...body, title: 'Away 1' }, shop, { 'idempotency-key': 'away-1' })
+    expect(away.status).toBe(503)
+    expect(JSON.parse(away.text).error).toMatch(/unavailable .*nothing was written/)
+    await own.restart()
+    await expect.poll(async () => (await f('POST', '/automations/create', { ...body, title: 'Away 1' }, shop, { 'idempotency-key': 'away-1' })).status, { timeout: 10_000, interval: 100 }).toBe(201)
+    const list = JSON.stringify(JSON.parse((await f('POST', '/automations/list', {}, shop)).text))
+    expect(list.split('"Away 1"').length - 1).toBe(1)
+    await state.twin.close()
+    await own.stop()
+  })
 })
 
 describe('serve --store: refusals at the door (issue 23, item 2)', () => {

@@ -15,11 +15,13 @@ export interface ReplicaOptions extends Pick<MockStateOptions, 'trace' | 'respon
   perSecond?: number
   /** SHOPTWIN_HOLD_WRITE_MS: each write held this long before its commit. */
   holdWriteMs?: number
+  /** SHOPTWIN_LEASE_IDLE_MS: how long the replica keeps the lease after its last write. */
+  leaseIdleMs?: number
 }
 
 /** A replica of twin `name` on the store at `url`, caught up with its log. */
-export async function inProcessReplica(url: string, name: string, { rateLimit, perSecond, holdWriteMs = 0, ...state }: ReplicaOptions = {}): Promise<MockState & { twinName: string }> {
-  const opened = await openRedisTwin(url, name, { seed: 42, scale: 'small', today: '2026-03-10', ...(rateLimit !== undefined ? { rateLimit } : {}), ...(perSecond !== undefined ? { perSecond } : {}), createdAt: Date.parse(TWIN_NOW), clock: { frozenAt: Date.parse(TWIN_NOW), offset: 0 } }, { log: () => {}, holdWriteMs })
+export async function inProcessReplica(url: string, name: string, { rateLimit, perSecond, holdWriteMs = 0, leaseIdleMs, ...state }: ReplicaOptions = {}): Promise<MockState & { twinName: string }> {
+  const opened = await openRedisTwin(url, name, { seed: 42, scale: 'small', today: '2026-03-10', ...(rateLimit !== undefined ? { rateLimit } : {}), ...(perSecond !== undefined ? { perSecond } : {}), createdAt: Date.parse(TWIN_NOW), clock: { frozenAt: Date.parse(TWIN_NOW), offset: 0 } }, { log: () => {}, holdWriteMs, ...(leaseIdleMs !== undefined ? { leaseIdleMs } : {}) })
   const mock = createMockState({ seed: 42, scale: 'small', today: '2026-03-10', now: TWIN_NOW, rateLimit: opened.config.rateLimit, createdAt: opened.config.createdAt, twin: opened.attach, ...state })
   await opened.start()
   return Object.assign(mock, { twinName: name })

@@ -37,7 +37,7 @@ import { createAppendBatch } from './batch.ts'
 import { epochNow, heldLease } from './lease-keeper.ts'
 import { addressOf, duplicateOf, redactStoreUrl, storeClient, type StoreClient, SUBSCRIBER, subscribed } from './connect.ts'
 import { createRedisJournal, type SharedContext } from './journal.ts'
-import { createOperatorWatch } from './operator.ts'
+import { createOperatorWatch, notSent } from './operator.ts'
 import { keySlot, storeFailure } from './store-errors.ts'
 import { ACQUIRE, ACTIVITY_RECORD, GC_MS, CLAIM_AND_ACQUIRE, COMMIT, IDEMPOTENCY_CLAIM, RATE_LIMIT, RATE_REFUND, RELEASE, RELEASE_CLAIM, RENEW, SYNC_AHEAD } from './scripts.ts'
 import { createRedisTraces, type SharedTraces } from './traces.ts'
@@ -622,6 +622,8 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
         counters.storeErrors++
         const said = failure(error)
         watch.storeFailed(error, said)
+        // Refused before it was sent (the connection was down): nothing was written.
+        if (notSent(error)) throw new StoreUnavailable(`The shared state store is unavailable (${said.reason}); nothing was written; retry shortly`)
         throw new StoreUnavailable(`The shared state store went away while this write was committed (${said.reason}): it may have been written; retry with the same Idempotency-Key`, { outcomeUnknown: true })
       })
       if (!keep) handOver()

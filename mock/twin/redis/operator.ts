@@ -27,6 +27,9 @@ export const REMIND_MS = 60_000
 /** What the client says of a command while it is not connected (the connection's reason says more). */
 const OFFLINE = /enableOfflineQueue|maxRetriesPerRequest|Connection is closed/
 
+/** The client refused the command before sending it (no connection, no offline queue): the store never saw it. */
+export const notSent = (error: unknown) => error instanceof Error && /enableOfflineQueue/.test(error.message)
+
 /** The longest reason a line gives (a Lua error can quote a whole script). */
 const REASON_MAX = 200
 

@@ -155,16 +155,19 @@ return {head, gen, redis.call('EXISTS', KEYS[6]), others}
 const ACQUIRE_LEASE = `
 local function acquire(lease, head, gen, wanted, channel, token, ms, replica)
   local w = redis.call('GET', wanted)
-  if (not w or w == replica) and redis.call('SET', lease, token, 'NX', 'PX', ms) then
+  local holder = redis.call('GET', lease)
+  -- Tokens start with the replica's id. A replica asks only when it holds no lease: one of its own
+  -- still here was left by a hand-over that never reached the store (it was away), and is taken over.
+  local own = holder and string.sub(holder, 1, #replica + 1) == replica .. ':'
+  if (not w or w == replica) and (not holder or own) then
+    redis.call('SET', lease, token, 'PX', ms)
     if w then redis.call('DEL', wanted) end
     -- head and gen are keys, or their values when the caller has read them already.
     if type(head) == 'number' then return {1, head, gen} end
     local hg = redis.call('MGET', head, gen)
     return {1, tonumber(hg[1] or '0'), tonumber(hg[2] or '0')}
   end
-  -- Tokens start with the replica's id: one that holds the lease itself does not ask for it.
-  local holder = redis.call('GET', lease)
-  if holder and string.sub(holder, 1, #replica + 1) == replica .. ':' then return {0} end
+  if own then return {0} end
   if not w then
     redis.call('SET', wanted, replica, 'PX', 1000)
     redis.call('SPUBLISH', channel, 'want')
