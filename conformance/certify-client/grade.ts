@@ -113,9 +113,31 @@ const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`
  * The report of a finished recording. `requireOperations` (operationIds or permissions) is the slice
  * a partner's CI insists on: a client that did not call one of them does not pass (exit 1).
  */
-export function gradeRecording(recording: Recording, { contract = loadContract(), rules = clientRules, runErrors = [] as string[], requireOperations = [] as readonly string[] } = {}): ClientReport {
+export function gradeRecording(recording: Recording, options: GradingOptions = {}): ClientReport {
+  const steps = gradingSteps(recording, options)
+  for (let step = steps.next(); ; step = steps.next()) if (step.done) return step.value
+}
+
+export interface GradingOptions {
+  contract?: Contract
+  rules?: readonly ClientRule[]
+  runErrors?: string[]
+  requireOperations?: readonly string[]
+}
+
+/**
+ * gradeRecording in steps: it yields once the requests are read and after each rule, and returns the
+ * report. The same computation in the same order (gradeRecording runs it through): a caller that
+ * must not hold its event loop for a whole grading (the proxy's client windows) runs it a step at a time.
+ */
+export function* gradingSteps(recording: Recording, { contract = loadContract(), rules = clientRules, runErrors = [], requireOperations = [] }: GradingOptions = {}): Generator<void, ClientReport, void> {
   const requests = enrich(recording.requests, contract)
-  const outcomes = rules.map((rule) => outcomeOf(rule, requests, recording, contract))
+  yield
+  const outcomes: ClientRuleOutcome[] = []
+  for (const rule of rules) {
+    outcomes.push(outcomeOf(rule, requests, recording, contract))
+    yield
+  }
   const called = new Set(requests.map((r) => r.canonicalId))
   const operations = [...called].map((id) => permissionOf(contract, id)).sort()
   const missingOperations = requireOperations.filter((wanted) => !covers(contract, called, wanted))
