@@ -67,25 +67,31 @@ export interface ClientReport {
 
 /** The requests as the rules read them: operation, input (JSON body or GET query, camelCase read as snake_case). Also used by proxy/. */
 export function enrich(requests: RecordedRequest[], contract: Contract, resolve = schemaResolver(contract.doc)): GradedRequest[] {
-  return requests.flatMap((r) => {
-    const op = contract.byId.get(r.operationId)
-    if (!op) return []
-    let canonical: OperationInfo = op
-    for (let hops = 0; canonical.aliasOf && contract.byId.has(canonical.aliasOf) && hops < 5; hops++) canonical = contract.byId.get(canonical.aliasOf)!
-    const body = op.hasBody ? safeJson(r.bodyText) : undefined
-    let input: Record<string, any> = op.hasBody ? (body ?? {}) : op.query.length ? parseQuery(new URLSearchParams(r.query), op.query, resolve) : {}
-    // camelCase keys read as the service reads them (spec: Conventions 4).
-    const normalize = areaNormalizers[op.operationId] ?? areaNormalizers[canonical.operationId]
-    if (normalize) {
-      try {
-        input = normalize(structuredClone(input), op, contract)
-      } catch {
-        // A refusal of the normalizer: the raw input is judged.
-      }
-    }
-    return [{ ...r, op, input, canonicalId: canonical.operationId, parseError: op.hasBody && r.bodyText !== '' && body === undefined }]
-  })
+  return requests.flatMap((r) => enrichOne(r, contract, resolve))
 }
+
+/** One request as the rules read it; none when the contract does not know its operation. */
+function enrichOne(r: RecordedRequest, contract: Contract, resolve: ReturnType<typeof schemaResolver>): GradedRequest[] {
+  const op = contract.byId.get(r.operationId)
+  if (!op) return []
+  let canonical: OperationInfo = op
+  for (let hops = 0; canonical.aliasOf && contract.byId.has(canonical.aliasOf) && hops < 5; hops++) canonical = contract.byId.get(canonical.aliasOf)!
+  const body = op.hasBody ? safeJson(r.bodyText) : undefined
+  let input: Record<string, any> = op.hasBody ? (body ?? {}) : op.query.length ? parseQuery(new URLSearchParams(r.query), op.query, resolve) : {}
+  // camelCase keys read as the service reads them (spec: Conventions 4).
+  const normalize = areaNormalizers[op.operationId] ?? areaNormalizers[canonical.operationId]
+  if (normalize) {
+    try {
+      input = normalize(structuredClone(input), op, contract)
+    } catch {
+      // A refusal of the normalizer: the raw input is judged.
+    }
+  }
+  return [{ ...r, op, input, canonicalId: canonical.operationId, parseError: op.hasBody && r.bodyText !== '' && body === undefined }]
+}
+
+/** Requests read per step of gradingSteps. */
+const ENRICH_STEP = 250
 
 function outcomeOf(rule: ClientRule, requests: GradedRequest[], recording: Recording, contract: Contract): ClientRuleOutcome {
   const base = { id: rule.id, title: rule.title, spec: rule.spec, level: rule.level, quote: rule.quote, ...(rule.inferred ? { inferred: rule.inferred } : {}), scope: rule.scope, area: areaOf(rule.id) }
@@ -126,13 +132,17 @@ export interface GradingOptions {
 }
 
 /**
- * gradeRecording in steps: it yields once the requests are read and after each rule, and returns the
+ * gradeRecording in steps: it yields after each ENRICH_STEP requests read and after each rule, and returns the
  * report. The same computation in the same order (gradeRecording runs it through): a caller that
  * must not hold its event loop for a whole grading (the proxy's client windows) runs it a step at a time.
  */
 export function* gradingSteps(recording: Recording, { contract = loadContract(), rules = clientRules, runErrors = [], requireOperations = [] }: GradingOptions = {}): Generator<void, ClientReport, void> {
-  const requests = enrich(recording.requests, contract)
-  yield
+  const resolve = schemaResolver(contract.doc)
+  const requests: GradedRequest[] = []
+  for (let i = 0; i < recording.requests.length; i += ENRICH_STEP) {
+    for (const r of recording.requests.slice(i, i + ENRICH_STEP)) requests.push(...enrichOne(r, contract, resolve))
+    yield
+  }
   const outcomes: ClientRuleOutcome[] = []
   for (const rule of rules) {
     outcomes.push(outcomeOf(rule, requests, recording, contract))
