@@ -11,7 +11,7 @@
  * A run shorter than one window (WINDOW requests) is graded in one piece, exactly as certify-client
  * grades a recording.
  *
- * A window that closes is graded in steps (certify-client's gradingSteps: the requests read, then one
+ * A window that closes is graded in steps (certify-client's outcomeSteps: the requests read, then one
  * rule at a time), which `work` runs while the proxy has time for it (proxy/backlog.ts), so no single
  * call holds the proxy's loop for a whole window (54-174 ms on the stats answers). Exact: each step is
  * the same computation on the window's own requests and the recording's meta, both fixed when the
@@ -21,7 +21,7 @@
  */
 import type { Contract } from '../openapi/index.ts'
 import type { RecordedRequest } from '../mock/pipeline/certification.ts'
-import { gradeRecording, gradingSteps, type ClientReport } from '../conformance/certify-client/grade.ts'
+import { gradeRecording, outcomeSteps, type ClientReport, type ClientRuleOutcome } from '../conformance/certify-client/grade.ts'
 import { clientRules } from '../conformance/certify-client/rules/index.ts'
 import type { Recording } from '../conformance/certify-client/session.ts'
 import type { ClientFailure, ClientRule, Grade } from '../conformance/certify-client/types.ts'
@@ -79,10 +79,10 @@ export function createClientGrader(contract: Contract, meta: () => Omit<Recordin
   let windows = 0
 
   /** Closed windows being graded, oldest first: their steps, requests and the requests they own. */
-  const closing: Array<{ steps: Generator<void, ClientReport, void>; requests: RecordedRequest[]; own: Set<number> }> = []
+  const closing: Array<{ steps: ReturnType<typeof windowSteps>; requests: RecordedRequest[]; own: Set<number> }> = []
 
-  /** Grades `requests` in steps (every finding listed: the fold counts them), counting the findings whose first request is in `own`. */
-  const windowSteps = (requests: RecordedRequest[], meta: Omit<Recording, 'requests'>) => gradingSteps({ ...meta, requests }, { contract, rules: [...rules] })
+  /** The rules' outcomes on `requests`, in steps (run with every finding listed: the fold counts them). Only the outcomes are folded, so the report around them (its contract digest alone is 8-11 ms) is not built per window. */
+  const windowSteps = (requests: RecordedRequest[], meta: Omit<Recording, 'requests'>) => outcomeSteps({ ...meta, requests }, { contract, rules: [...rules] })
 
   /** One step of the oldest closed window; folded into the outcomes when it is graded. */
   function stepOldest(): void {
@@ -90,22 +90,22 @@ export function createClientGrader(contract: Contract, meta: () => Omit<Recordin
     const step = withEveryFinding(() => oldest.steps.next())
     if (!step.done) return
     closing.shift()
-    fold(step.value, oldest.requests, oldest.own, folded)
+    fold(step.value.outcomes, oldest.requests, oldest.own, folded)
   }
 
   /** Grades `requests` at once (the last window, for a report), counting the findings whose first request is in `own`. */
-  function gradeWindow(requests: RecordedRequest[], own: Set<number>, into: Map<string, Folded>, meta: Omit<Recording, 'requests'>): ClientReport {
+  function gradeWindow(requests: RecordedRequest[], own: Set<number>, into: Map<string, Folded>, meta: Omit<Recording, 'requests'>): ClientRuleOutcome[] {
     const steps = windowSteps(requests, meta)
     for (;;) {
       const step = withEveryFinding(() => steps.next())
-      if (step.done) return fold(step.value, requests, own, into, true)
+      if (step.done) return fold(step.value.outcomes, requests, own, into, true)
     }
   }
 
-  /** Folds a window's report into `into`: the findings whose first request it owns, its evidence. */
-  function fold(report: ClientReport, requests: RecordedRequest[], own: Set<number>, into: Map<string, Folded>, last = false): ClientReport {
+  /** Folds a window's outcomes into `into`: the findings whose first request it owns, its evidence. */
+  function fold(outcomes: ClientRuleOutcome[], requests: RecordedRequest[], own: Set<number>, into: Map<string, Folded>, last = false): ClientRuleOutcome[] {
     const bySeq = new Map(requests.map((r) => [r.seq, r]))
-    for (const outcome of report.outcomes) {
+    for (const outcome of outcomes) {
       const f = into.get(outcome.id)!
       if (outcome.status === 'not applicable') continue
       f.applies = true
@@ -132,7 +132,7 @@ export function createClientGrader(contract: Contract, meta: () => Omit<Recordin
         keptRequests.set(seq, bySeq.get(seq)!)
       }
     }
-    return report
+    return outcomes
   }
 
   const sorted = () => buffer.sort((a, b) => a.seq - b.seq)
@@ -186,7 +186,7 @@ export function createClientGrader(contract: Contract, meta: () => Omit<Recordin
       const own = new Set(buffer.filter((r) => !judged.has(r.seq)).map((r) => r.seq))
       const last = gradeWindow(buffer, own, final, meta)
       // Several windows: the report of the whole traffic from the folded outcomes.
-      const outcomes = last.outcomes.map((o) => {
+      const outcomes = last.map((o) => {
         const f = final.get(o.id)!
         const base = { ...o, failures: [] as ClientFailure[], evidence: [] as number[] }
         if (!f.applies) return { ...base, status: 'not applicable' as const }

@@ -137,6 +137,12 @@ export interface GradingOptions {
  * must not hold its event loop for a whole grading (the proxy's client windows) runs it a step at a time.
  */
 export function* gradingSteps(recording: Recording, { contract = loadContract(), rules = clientRules, runErrors = [], requireOperations = [] }: GradingOptions = {}): Generator<void, ClientReport, void> {
+  const { requests, outcomes } = yield* outcomeSteps(recording, { contract, rules })
+  return reportOf(recording, contract, requests, outcomes, runErrors, requireOperations)
+}
+
+/** The rules' outcomes alone, in the steps of gradingSteps (the proxy's windows fold only these: the report around them is built once, for the whole traffic). */
+export function* outcomeSteps(recording: Recording, { contract = loadContract(), rules = clientRules }: Pick<GradingOptions, 'contract' | 'rules'> = {}): Generator<void, { requests: GradedRequest[]; outcomes: ClientRuleOutcome[] }, void> {
   const resolve = schemaResolver(contract.doc)
   const requests: GradedRequest[] = []
   for (let i = 0; i < recording.requests.length; i += ENRICH_STEP) {
@@ -148,6 +154,10 @@ export function* gradingSteps(recording: Recording, { contract = loadContract(),
     outcomes.push(outcomeOf(rule, requests, recording, contract))
     yield
   }
+  return { requests, outcomes }
+}
+
+function reportOf(recording: Recording, contract: Contract, requests: GradedRequest[], outcomes: ClientRuleOutcome[], runErrors: string[], requireOperations: readonly string[]): ClientReport {
   const called = new Set(requests.map((r) => r.canonicalId))
   const operations = [...called].map((id) => permissionOf(contract, id)).sort()
   const missingOperations = requireOperations.filter((wanted) => !covers(contract, called, wanted))
