@@ -13,11 +13,13 @@
  *
  * A window that closes is graded in steps (certify-client's outcomeSteps: the requests read, then one
  * rule at a time), which `work` runs while the proxy has time for it (proxy/backlog.ts), so no single
- * call holds the proxy's loop for a whole window (54-174 ms on the stats answers). Exact: each step is
+ * call holds the proxy's loop for a whole window (54-243 ms on the stats answers). Exact: each step is
  * the same computation on the window's own requests and the recording's meta, both fixed when the
  * window closed; windows are folded in the order they closed; and any report first runs what is left
- * (test/proxy-client-grading.test.ts: the same outcome whether windows close at once or in steps). Inferred: a situation whose follow-up comes later than the horizon (a retry
- * more than CONTEXT_MS later under heavy traffic) is judged without it; the report says so.
+ * (test/proxy-client-grading.test.ts: the same report whether windows are graded at once or in steps).
+ *
+ * Inferred: a situation whose follow-up comes later than the horizon (a retry more than CONTEXT_MS
+ * later under heavy traffic) is judged without it; the report says so.
  */
 import type { Contract } from '../openapi/index.ts'
 import type { RecordedRequest } from '../mock/pipeline/certification.ts'
