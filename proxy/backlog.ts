@@ -1,7 +1,9 @@
 /**
- * Grading off the request's path. An exchange, once answered, waits here. It is graded when no request
- * is in progress at the proxy: between a sequential client's requests, which is at once. While traffic
- * keeps requests in flight, the proxy's CPU is left to forwarding, and the exchanges wait. The wait is
+ * Grading off the request's path. An exchange, once answered, waits here. It is graded in a quiet
+ * spell: once no request has been in progress at the proxy for QUIET_MS (a client that pauses, the
+ * end of a load). While traffic flows, even one request at a time, the proxy's CPU is left to
+ * forwarding and the exchanges wait: grading in the gaps between requests took CPU from the load and
+ * made a request that came meanwhile wait for its slice. The wait is
  * bounded: past MAX_WAITING exchanges or MAX_WAITING_BYTES of bodies, each new exchange grades the
  * oldest first, inline. That is backpressure: the proxy then forwards at the pace of grading. Nothing
  * is dropped; `flush` grades what is left, before any report, in arrival order. Graded in the same
@@ -15,11 +17,13 @@ export const MAX_WAITING = 50_000
 export const MAX_WAITING_BYTES = 64 * 1024 * 1024
 /** A slice of grading when idle, in ms: a request arriving meanwhile waits at most about this long. */
 const SLICE_MS = 5
+/** How long the proxy stays without a request in progress before grading runs, in ms. */
+export const QUIET_MS = 20
 
 export interface GradingBacklog {
   /** An answered exchange, to grade. */
   add(x: ProxyExchange): void
-  /** No request is in progress any more: grading may run. */
+  /** No request is in progress any more: grading runs if none starts within QUIET_MS. */
   idle(): void
   /** Grades every exchange still waiting. */
   flush(): void
@@ -27,7 +31,12 @@ export interface GradingBacklog {
   readonly waiting: number
 }
 
-export function createBacklog({ grade, busy, maxWaiting = MAX_WAITING, maxBytes = MAX_WAITING_BYTES }: { grade(x: ProxyExchange): void; busy(): boolean; maxWaiting?: number; maxBytes?: number }): GradingBacklog {
+/**
+ * `grade` judges one exchange; `work` runs grading left over from earlier exchanges (the client
+ * windows closed, proxy/client-grading.ts) until a deadline, true when some is left; `busy` says
+ * whether a request is in progress.
+ */
+export function createBacklog({ grade, work = () => false, busy, maxWaiting = MAX_WAITING, maxBytes = MAX_WAITING_BYTES, quietMs = QUIET_MS }: { grade(x: ProxyExchange): void; work?(until: number): boolean; busy(): boolean; maxWaiting?: number; maxBytes?: number; quietMs?: number }): GradingBacklog {
   let queue: ProxyExchange[] = []
   let next = 0
   let bytes = 0
@@ -67,18 +76,35 @@ export function createBacklog({ grade, busy, maxWaiting = MAX_WAITING, maxBytes 
   }
 
   const pending = () => queue.length - next
+  /** Whether anything is left to grade: waiting exchanges, or work left over from graded ones (`work` with a deadline passed runs nothing). */
+  const more = () => pending() > 0 || work(0)
 
+  /** A slice of grading; the next one follows at once unless a request came meanwhile (then it waits for the next quiet spell). */
   function run(): void {
     scheduled = false
     const until = performance.now() + SLICE_MS
-    while (pending() && !busy() && performance.now() < until) gradeOldest()
-    if (pending() && !busy()) schedule()
+    while (!busy() && performance.now() < until) {
+      if (pending()) gradeOldest()
+      else if (!work(until)) break
+    }
+    if (!busy() && more()) schedule()
   }
 
   function schedule(): void {
-    if (scheduled || !pending()) return
+    if (scheduled) return
     scheduled = true
     setImmediate(run)
+  }
+
+  /** One timer for the quiet spell, restarted (refresh) each time the proxy becomes idle; it does not keep the process up. */
+  let quiet: NodeJS.Timeout | undefined
+  const quietSpell = () => {
+    if (!busy()) schedule()
+  }
+  function idle(): void {
+    if (!more()) return
+    if (quiet) quiet.refresh()
+    else (quiet = setTimeout(quietSpell, quietMs)).unref()
   }
 
   return {
@@ -88,11 +114,12 @@ export function createBacklog({ grade, busy, maxWaiting = MAX_WAITING, maxBytes 
       sizes.push(size)
       bytes += size
       while (pending() > maxWaiting || (bytes > maxBytes && pending() > 0)) gradeOldest()
-      if (!busy()) schedule()
+      if (!busy()) idle()
     },
-    idle: schedule,
+    idle,
     flush() {
       while (pending()) gradeOldest()
+      work(Infinity)
     },
     get waiting() {
       return pending()

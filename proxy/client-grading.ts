@@ -9,12 +9,21 @@
  * evidence (EVIDENCE), and the requests those name.
  *
  * A run shorter than one window (WINDOW requests) is graded in one piece, exactly as certify-client
- * grades a recording. Inferred: a situation whose follow-up comes later than the horizon (a retry
- * more than CONTEXT_MS later under heavy traffic) is judged without it; the report says so.
+ * grades a recording.
+ *
+ * A window that closes is graded in steps (certify-client's outcomeSteps: the requests read, then one
+ * rule at a time), which `work` runs while the proxy has time for it (proxy/backlog.ts), so no single
+ * call holds the proxy's loop for a whole window (54-243 ms on the stats answers). Exact: each step is
+ * the same computation on the window's own requests and the recording's meta, both fixed when the
+ * window closed; windows are folded in the order they closed; and any report first runs what is left
+ * (test/proxy-client-grading.test.ts: the same report whether windows are graded at once or in steps).
+ *
+ * Inferred: a situation whose follow-up comes later than the horizon (a retry more than CONTEXT_MS
+ * later under heavy traffic) is judged without it; the report says so.
  */
 import type { Contract } from '../openapi/index.ts'
 import type { RecordedRequest } from '../mock/pipeline/certification.ts'
-import { gradeRecording, type ClientReport } from '../conformance/certify-client/grade.ts'
+import { gradeRecording, outcomeSteps, type ClientReport, type ClientRuleOutcome } from '../conformance/certify-client/grade.ts'
 import { clientRules } from '../conformance/certify-client/rules/index.ts'
 import type { Recording } from '../conformance/certify-client/session.ts'
 import type { ClientFailure, ClientRule, Grade } from '../conformance/certify-client/types.ts'
@@ -28,6 +37,8 @@ export const CONTEXT_MS = 120_000
 export const CONTEXT_MAX = 1_000
 const KEEP = 20
 const EVIDENCE = 50
+/** Closed windows whose grading may wait for `work`; past it, the oldest is finished at once (each holds its window's requests). */
+const CLOSING_MAX = 2
 
 interface Folded {
   applies: boolean
@@ -46,6 +57,8 @@ export interface ClientGrader {
   kept(): Map<number, RecordedRequest>
   /** Requests held now (for a test of the bound). */
   held(): number
+  /** Runs the closed windows' grading, a step at a time, until `until` (performance.now()); true when some is left. */
+  work(until: number): boolean
 }
 
 /** The operation a certificate names for `operationId`: its canonical one's permission (aliases followed), as certify-client names it. */
@@ -67,11 +80,34 @@ export function createClientGrader(contract: Contract, meta: () => Omit<Recordin
   let count = 0
   let windows = 0
 
-  /** Grades `requests`, counting the findings whose first request is in `own`; returns the fold of `into` (copied when `copy`). */
-  function gradeWindow(requests: RecordedRequest[], own: Set<number>, into: Map<string, Folded>, meta: Omit<Recording, 'requests'>, last = false): ClientReport {
-    const report = withEveryFinding(() => gradeRecording({ ...meta, requests }, { contract, rules: [...rules] }))
+  /** Closed windows being graded, oldest first: their steps, requests and the requests they own. */
+  const closing: Array<{ steps: ReturnType<typeof windowSteps>; requests: RecordedRequest[]; own: Set<number> }> = []
+
+  /** The rules' outcomes on `requests`, in steps (run with every finding listed: the fold counts them). Only the outcomes are folded, so the report around them (its contract digest alone is 8-11 ms) is not built per window. */
+  const windowSteps = (requests: RecordedRequest[], meta: Omit<Recording, 'requests'>) => outcomeSteps({ ...meta, requests }, { contract, rules: [...rules] })
+
+  /** One step of the oldest closed window; folded into the outcomes when it is graded. */
+  function stepOldest(): void {
+    const oldest = closing[0]!
+    const step = withEveryFinding(() => oldest.steps.next())
+    if (!step.done) return
+    closing.shift()
+    fold(step.value.outcomes, oldest.requests, oldest.own, folded)
+  }
+
+  /** Grades `requests` at once (the last window, for a report), counting the findings whose first request is in `own`. */
+  function gradeWindow(requests: RecordedRequest[], own: Set<number>, into: Map<string, Folded>, meta: Omit<Recording, 'requests'>): ClientRuleOutcome[] {
+    const steps = windowSteps(requests, meta)
+    for (;;) {
+      const step = withEveryFinding(() => steps.next())
+      if (step.done) return fold(step.value.outcomes, requests, own, into, true)
+    }
+  }
+
+  /** Folds a window's outcomes into `into`: the findings whose first request it owns, its evidence. */
+  function fold(outcomes: ClientRuleOutcome[], requests: RecordedRequest[], own: Set<number>, into: Map<string, Folded>, last = false): ClientRuleOutcome[] {
     const bySeq = new Map(requests.map((r) => [r.seq, r]))
-    for (const outcome of report.outcomes) {
+    for (const outcome of outcomes) {
       const f = into.get(outcome.id)!
       if (outcome.status === 'not applicable') continue
       f.applies = true
@@ -98,7 +134,7 @@ export function createClientGrader(contract: Contract, meta: () => Omit<Recordin
         keptRequests.set(seq, bySeq.get(seq)!)
       }
     }
-    return report
+    return outcomes
   }
 
   const sorted = () => buffer.sort((a, b) => a.seq - b.seq)
@@ -118,7 +154,9 @@ export function createClientGrader(contract: Contract, meta: () => Omit<Recordin
     const last = own[own.length - 1]!
     if (after.length < contextMax && after[after.length - 1]!.atMs - last.atMs < contextMs) return false
     windows++
-    gradeWindow(buffer, new Set(own.map((r) => r.seq)), folded, meta())
+    // Graded by `work`, a step at a time; the array is the window's own from now on (buffer is replaced below).
+    closing.push({ steps: windowSteps(buffer, meta()), requests: buffer, own: new Set(own.map((r) => r.seq)) })
+    while (closing.length > CLOSING_MAX) stepOldest()
     for (const r of own) judged.add(r.seq)
     // Keep as context for the next window the judged requests of the horizon before it.
     const judgedKept = buffer.filter((r) => judged.has(r.seq) && r.atMs >= last.atMs - contextMs).slice(-contextMax)
@@ -137,15 +175,20 @@ export function createClientGrader(contract: Contract, meta: () => Omit<Recordin
       // Windows close every window requests at most (the check itself is not per request).
       if (count % Math.min(1000, window) === 0) maybeClose()
     },
+    work(until) {
+      while (closing.length && performance.now() < until) stepOldest()
+      return closing.length > 0
+    },
     report(meta) {
+      while (closing.length) stepOldest()
       sorted()
       // Traffic shorter than a window: graded in one piece, as certify-client grades a recording.
       if (!windows) return gradeRecording({ ...meta, requests: buffer }, { contract, rules: [...rules] })
       const final = new Map([...folded].map(([id, f]) => [id, { ...f, failures: [...f.failures], evidence: new Set(f.evidence) }]))
       const own = new Set(buffer.filter((r) => !judged.has(r.seq)).map((r) => r.seq))
-      const last = gradeWindow(buffer, own, final, meta, true)
+      const last = gradeWindow(buffer, own, final, meta)
       // Several windows: the report of the whole traffic from the folded outcomes.
-      const outcomes = last.outcomes.map((o) => {
+      const outcomes = last.map((o) => {
         const f = final.get(o.id)!
         const base = { ...o, failures: [] as ClientFailure[], evidence: [] as number[] }
         if (!f.applies) return { ...base, status: 'not applicable' as const }

@@ -319,7 +319,7 @@ export function createGrader({ upstream, contract = loadContract(), redactor = n
     }
   }
 
-  return { observe, report, redactor }
+  return { observe, report, redactor, work: client.work }
 }
 
 export type Grader = ReturnType<typeof createGrader>

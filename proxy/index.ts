@@ -54,7 +54,7 @@ export async function startProxy({ upstream, port = 0, host = '127.0.0.1', injec
     now,
     injector: inject ? createInjector(inject, seed) : undefined,
     onInject,
-    // Graded off the request's path: when no request is in flight, or past the backlog's bound (proxy/backlog.ts).
+    // Graded off the request's path: in a quiet spell (no request in flight for a while), or past the backlog's bound (proxy/backlog.ts).
     onExchange: (x) => backlog.add(x),
     onIdle: () => backlog.idle(),
   })
@@ -63,6 +63,7 @@ export async function startProxy({ upstream, port = 0, host = '127.0.0.1', injec
       const graded = grader.observe(x)
       onExchange?.(graded)
     },
+    work: grader.work,
     busy: () => server.busy(),
     ...(gradingBacklog === undefined ? {} : { maxWaiting: gradingBacklog }),
   })

@@ -4,7 +4,8 @@
  */
 import { setupServer } from 'msw/node'
 import { describe, expect, it } from 'vitest'
-import { gradeRecording } from '../conformance/certify-client/grade.ts'
+import { gradeRecording, gradingSteps } from '../conformance/certify-client/grade.ts'
+import { withEveryFinding } from '../conformance/certify-client/support.ts'
 import { PROFILES } from '../conformance/certify-client/profile.ts'
 import { clientRules } from '../conformance/certify-client/rules/index.ts'
 import type { Recording } from '../conformance/certify-client/session.ts'
@@ -93,6 +94,21 @@ describe('client rules at their boundaries', () => {
     }
     expect(failed()).toEqual([3, 4, 6])
     expect(failed()).toEqual([3, 4, 6])
+  })
+
+  it('graded in steps (gradingSteps, the proxy\'s windows): every request is read, across the steps that read them', () => {
+    // 1,001 requests (the steps read 250 at a time), every 7th body one byte off: each must be found.
+    const requests = Array.from({ length: 1_001 }, (_, i) => req(i + 1, i * 200, { bodyText: `{"sort_by":"${i % 7 === 0 ? 'pricf' : 'price'}"}` }))
+    const recording: Recording = { profile: PROFILES.standard, seed: 1, startedAt: new Date(T0).toISOString(), keys: {}, requests }
+    const steps = withEveryFinding(() => {
+      const run = gradingSteps(recording)
+      let yields = 0
+      for (let step = run.next(); ; step = run.next(), yields++) if (step.done) return { report: step.value, yields }
+    })
+    expect(steps.yields).toBe(Math.ceil(1_001 / 250) + clientRules.length)
+    const bodies = steps.report.outcomes.find((o) => o.id === 'contract.request-bodies')!
+    expect(bodies.failures.flatMap((f) => f.requests)).toEqual(requests.filter((_, i) => i % 7 === 0).map((r) => r.seq))
+    expect(steps.report.summary.requests).toBe(1_001)
   })
 })
 

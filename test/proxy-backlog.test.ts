@@ -7,9 +7,11 @@
  * ends), so the proxy is never idle.
  */
 import { connect, createServer as createNetServer, type AddressInfo, type Server, type Socket } from 'node:net'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { createServer } from '../mock/server.ts'
 import { startProxy, type ProxyReport } from '../proxy/index.ts'
+import { createBacklog, QUIET_MS } from '../proxy/backlog.ts'
+import type { ProxyExchange } from '../proxy/exchange.ts'
 
 /** The mock behind a TCP pipe that says when a request marked `x-hold` reached it. */
 async function upstreamWithSpy() {
@@ -117,5 +119,67 @@ describe('proxy: grading off the request\'s path', () => {
     // The traffic exercised rules on both sides (the comparison is not of empty reports).
     expect(inline.report.server.outcomes.filter((o) => o.status !== 'skip').length).toBeGreaterThan(5)
     expect(inline.report.client.requests.length).toBe(requests)
+  })
+})
+
+describe('proxy: the backlog grades in a quiet spell', () => {
+  const exchange = (seq: number) => ({ seq, requestBody: '', operationId: 'getHealth', upstream: undefined }) as unknown as ProxyExchange
+
+  it('nothing while requests keep coming, even one at a time; everything, in order, once none came for QUIET_MS; a request during grading stops it until the next spell', () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setImmediate', 'clearImmediate'] })
+    try {
+      let inFlight = 0
+      const graded: number[] = []
+      let work = 3
+      const worked: number[] = []
+      const backlog = createBacklog({
+        grade: (x) => {
+          graded.push(x.seq)
+          // A request arrives while exchange 4 is graded.
+          if (x.seq === 4) inFlight++
+        },
+        // Work left over from graded exchanges (a client window), one unit per call.
+        work: (until) => {
+          if (work && until > 0) worked.push(work--)
+          return work > 0
+        },
+        busy: () => inFlight > 0,
+      })
+      /** A sequential client's request: in flight, answered, recorded; then the proxy is idle. */
+      const request = (seq: number) => {
+        inFlight++
+        inFlight--
+        backlog.add(exchange(seq))
+        backlog.idle()
+      }
+      for (let seq = 1; seq <= 3; seq++) {
+        request(seq)
+        vi.advanceTimersByTime(QUIET_MS - 1)
+      }
+      expect(graded).toEqual([])
+      expect(backlog.waiting).toBe(3)
+      request(4)
+      request(5)
+      vi.advanceTimersByTime(QUIET_MS - 1)
+      expect(graded).toEqual([])
+      // (+ 2: the fake setImmediate the spell schedules runs a tick later.)
+      vi.advanceTimersByTime(2)
+      // Graded oldest first; the request that came during exchange 4 stops the grading.
+      expect(graded).toEqual([1, 2, 3, 4])
+      vi.advanceTimersByTime(10 * QUIET_MS)
+      expect(graded).toEqual([1, 2, 3, 4])
+      // That request answered: the next quiet spell grades the rest, then the left-over work.
+      inFlight--
+      backlog.idle()
+      vi.advanceTimersByTime(QUIET_MS - 1)
+      expect(graded).toEqual([1, 2, 3, 4])
+      vi.advanceTimersByTime(2)
+      vi.runAllTimers()
+      expect(graded).toEqual([1, 2, 3, 4, 5])
+      expect(worked).toEqual([3, 2, 1])
+      expect(backlog.waiting).toBe(0)
+    } finally {
+      vi.useRealTimers()
+    }
   })
 })

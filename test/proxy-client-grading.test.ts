@@ -4,9 +4,11 @@
  * client and each client breaking one rule, under certify-client's strict schedule, the folded
  * outcome of every rule is the one certify-client gives the whole recording, with as many findings
  * (ratelimit.pace: its worst second once per window, not once per session), and the requests held
- * never exceed the window and its context.
+ * never exceed the window and its context. A closed window is graded in steps (`work`, between the
+ * proxy's requests): one step after each request gives the very report that grading each window at
+ * once gives.
  */
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { loadContract } from '../openapi/index.ts'
 import { gradeRecording } from '../conformance/certify-client/grade.ts'
 import { PROFILES } from '../conformance/certify-client/profile.ts'
@@ -50,7 +52,22 @@ describe('proxy: the client grading in windows', () => {
       expect(requests.length).toBeGreaterThan(3 * window)
       expect(most).toBeLessThanOrEqual(contextMax + window + contextMax + window)
       expect(most).toBeLessThan(requests.length)
+      // The same requests, the closed windows graded one step after each request (a clock that moves one unit per reading: `work` runs exactly one step).
+      const stepped = createClientGrader(contract, () => meta, { window, contextMax })
+      let tick = 0
+      let partway = 0
+      const clock = vi.spyOn(performance, 'now').mockImplementation(() => ++tick)
+      try {
+        for (const r of requests) {
+          stepped.add(r)
+          if (stepped.work(tick + 1.5)) partway++
+        }
+      } finally {
+        clock.mockRestore()
+      }
+      expect(partway).toBeGreaterThan(window)
       const folded = grader.report(meta)
+      expect(stepped.report(meta)).toEqual(folded)
       expect(folded.outcomes.map((o) => [o.id, o.status])).toEqual(whole.outcomes.map((o) => [o.id, o.status]))
       // ratelimit.pace names the worst second per key and shop: once per session graded whole, once per window folded.
       const counts = (report: typeof whole) => Object.fromEntries(report.outcomes.map((o) => [o.id, o.id === 'ratelimit.pace' ? Math.min(1, failureCount(o.failures)) : failureCount(o.failures)]))

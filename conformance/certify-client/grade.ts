@@ -67,25 +67,31 @@ export interface ClientReport {
 
 /** The requests as the rules read them: operation, input (JSON body or GET query, camelCase read as snake_case). Also used by proxy/. */
 export function enrich(requests: RecordedRequest[], contract: Contract, resolve = schemaResolver(contract.doc)): GradedRequest[] {
-  return requests.flatMap((r) => {
-    const op = contract.byId.get(r.operationId)
-    if (!op) return []
-    let canonical: OperationInfo = op
-    for (let hops = 0; canonical.aliasOf && contract.byId.has(canonical.aliasOf) && hops < 5; hops++) canonical = contract.byId.get(canonical.aliasOf)!
-    const body = op.hasBody ? safeJson(r.bodyText) : undefined
-    let input: Record<string, any> = op.hasBody ? (body ?? {}) : op.query.length ? parseQuery(new URLSearchParams(r.query), op.query, resolve) : {}
-    // camelCase keys read as the service reads them (spec: Conventions 4).
-    const normalize = areaNormalizers[op.operationId] ?? areaNormalizers[canonical.operationId]
-    if (normalize) {
-      try {
-        input = normalize(structuredClone(input), op, contract)
-      } catch {
-        // A refusal of the normalizer: the raw input is judged.
-      }
-    }
-    return [{ ...r, op, input, canonicalId: canonical.operationId, parseError: op.hasBody && r.bodyText !== '' && body === undefined }]
-  })
+  return requests.flatMap((r) => enrichOne(r, contract, resolve))
 }
+
+/** One request as the rules read it; none when the contract does not know its operation. */
+function enrichOne(r: RecordedRequest, contract: Contract, resolve: ReturnType<typeof schemaResolver>): GradedRequest[] {
+  const op = contract.byId.get(r.operationId)
+  if (!op) return []
+  let canonical: OperationInfo = op
+  for (let hops = 0; canonical.aliasOf && contract.byId.has(canonical.aliasOf) && hops < 5; hops++) canonical = contract.byId.get(canonical.aliasOf)!
+  const body = op.hasBody ? safeJson(r.bodyText) : undefined
+  let input: Record<string, any> = op.hasBody ? (body ?? {}) : op.query.length ? parseQuery(new URLSearchParams(r.query), op.query, resolve) : {}
+  // camelCase keys read as the service reads them (spec: Conventions 4).
+  const normalize = areaNormalizers[op.operationId] ?? areaNormalizers[canonical.operationId]
+  if (normalize) {
+    try {
+      input = normalize(structuredClone(input), op, contract)
+    } catch {
+      // A refusal of the normalizer: the raw input is judged.
+    }
+  }
+  return [{ ...r, op, input, canonicalId: canonical.operationId, parseError: op.hasBody && r.bodyText !== '' && body === undefined }]
+}
+
+/** Requests read per step of gradingSteps. */
+const ENRICH_STEP = 250
 
 function outcomeOf(rule: ClientRule, requests: GradedRequest[], recording: Recording, contract: Contract): ClientRuleOutcome {
   const base = { id: rule.id, title: rule.title, spec: rule.spec, level: rule.level, quote: rule.quote, ...(rule.inferred ? { inferred: rule.inferred } : {}), scope: rule.scope, area: areaOf(rule.id) }
@@ -113,9 +119,45 @@ const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`
  * The report of a finished recording. `requireOperations` (operationIds or permissions) is the slice
  * a partner's CI insists on: a client that did not call one of them does not pass (exit 1).
  */
-export function gradeRecording(recording: Recording, { contract = loadContract(), rules = clientRules, runErrors = [] as string[], requireOperations = [] as readonly string[] } = {}): ClientReport {
-  const requests = enrich(recording.requests, contract)
-  const outcomes = rules.map((rule) => outcomeOf(rule, requests, recording, contract))
+export function gradeRecording(recording: Recording, options: GradingOptions = {}): ClientReport {
+  const steps = gradingSteps(recording, options)
+  for (let step = steps.next(); ; step = steps.next()) if (step.done) return step.value
+}
+
+export interface GradingOptions {
+  contract?: Contract
+  rules?: readonly ClientRule[]
+  runErrors?: string[]
+  requireOperations?: readonly string[]
+}
+
+/**
+ * gradeRecording in steps: it yields after each ENRICH_STEP requests read and after each rule, and returns the
+ * report. The same computation in the same order (gradeRecording runs it through): a caller that
+ * must not hold its event loop for a whole grading (the proxy's client windows) runs it a step at a time.
+ */
+export function* gradingSteps(recording: Recording, { contract = loadContract(), rules = clientRules, runErrors = [], requireOperations = [] }: GradingOptions = {}): Generator<void, ClientReport, void> {
+  const { requests, outcomes } = yield* outcomeSteps(recording, { contract, rules })
+  return reportOf(recording, contract, requests, outcomes, runErrors, requireOperations)
+}
+
+/** The rules' outcomes alone, in the steps of gradingSteps (the proxy's windows fold only these: the report around them is built once, for the whole traffic). */
+export function* outcomeSteps(recording: Recording, { contract = loadContract(), rules = clientRules }: Pick<GradingOptions, 'contract' | 'rules'> = {}): Generator<void, { requests: GradedRequest[]; outcomes: ClientRuleOutcome[] }, void> {
+  const resolve = schemaResolver(contract.doc)
+  const requests: GradedRequest[] = []
+  for (let i = 0; i < recording.requests.length; i += ENRICH_STEP) {
+    for (const r of recording.requests.slice(i, i + ENRICH_STEP)) requests.push(...enrichOne(r, contract, resolve))
+    yield
+  }
+  const outcomes: ClientRuleOutcome[] = []
+  for (const rule of rules) {
+    outcomes.push(outcomeOf(rule, requests, recording, contract))
+    yield
+  }
+  return { requests, outcomes }
+}
+
+function reportOf(recording: Recording, contract: Contract, requests: GradedRequest[], outcomes: ClientRuleOutcome[], runErrors: string[], requireOperations: readonly string[]): ClientReport {
   const called = new Set(requests.map((r) => r.canonicalId))
   const operations = [...called].map((id) => permissionOf(contract, id)).sort()
   const missingOperations = requireOperations.filter((wanted) => !covers(contract, called, wanted))
