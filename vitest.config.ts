@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os'
 import { defineConfig } from 'vitest/config'
 
 export default defineConfig({
@@ -12,5 +13,10 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // Two files at a time at least: vitest's default is one worker fewer than the cores, which is one
+    // on a 2-core machine, and the suite then waits alone on every subprocess, browser, npm install and
+    // rate-limited run (the baseline left a core idle 29% of the time). Files share no fixed port or
+    // path (port 0, temp dirs, test-results/ names of their own).
+    maxWorkers: Math.max(2, availableParallelism() - 1),
   },
 })

@@ -21,11 +21,25 @@ export interface WorldOptions {
 /** True when `scale` names one of the fixtures' scales. */
 export const isScale = (scale: string): scale is Scale => Object.hasOwn(SCALES, scale)
 
+/**
+ * Frozen worlds by seed, scale and today, the most recently used last. A frozen world cannot change
+ * (an edit throws), so the states built for the same three share one: tests and strict mode build
+ * many (a state per test, every reset), each the same world. An unfrozen world is built anew each time.
+ */
+const frozenWorlds = new Map<string, World>()
+const FROZEN_WORLDS_KEPT = 4
+
 /** The world for a seed, scale and today. */
 export function buildWorld({ seed, scale, today, freeze = false }: WorldOptions): World {
   if (!isScale(scale)) throw new RangeError(`scale must be one of ${Object.keys(SCALES).join(', ')}; got ${scale}`)
   if (!/^\d{4}-\d{2}-\d{2}$/.test(today)) throw new RangeError(`today must be YYYY-MM-DD; got ${today}`)
   // Each shop's data is built on its first use (the same data as built at once): a server starts
   // without building shops no request has asked for.
-  return createWorld({ seed, scale, today, lazyShops: true, freeze })
+  if (!freeze) return createWorld({ seed, scale, today, lazyShops: true, freeze })
+  const key = `${seed} ${scale} ${today}`
+  const world = frozenWorlds.get(key) ?? createWorld({ seed, scale, today, lazyShops: true, freeze })
+  frozenWorlds.delete(key)
+  frozenWorlds.set(key, world)
+  if (frozenWorlds.size > FROZEN_WORLDS_KEPT) frozenWorlds.delete(frozenWorlds.keys().next().value!)
+  return world
 }

@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest'
 import { defineAreaState, type WriteRecord } from '../mock/context.ts'
 import { createMockState } from '../mock/state.ts'
+import { sampleRequestsOf, samplesState } from '../mock/lib/sample-requests.ts'
 
 const counter = defineAreaState('test', (world) => ({ seed: world.options.seed, shops: world.shops.length, writes: 0, log: [] as string[] }), {
   add(state, input: { by: number; note: string }) {
@@ -84,5 +85,34 @@ describe('the generated world is read-only', () => {
   it('can be left unfrozen (the standalone server, where the walk would cost start-up time)', () => {
     const state = createMockState({ seed: 3, rateLimit: false, freezeWorld: false })
     expect(Object.isFrozen(state.world.shops)).toBe(false)
+  })
+  it('a frozen world is built once per seed, scale and today and shared by the states made for them (the last 4 kept); an unfrozen one is built anew', async () => {
+    const { buildWorld } = await import('../mock/world.ts')
+    const options = { seed: 3, scale: 'small', today: '2026-11-20', freeze: true }
+    const world = buildWorld(options)
+    expect(buildWorld(options)).toBe(world)
+    for (const other of [{ seed: 4 }, { scale: 'default' }, { today: '2026-11-21' }, { freeze: false }]) expect(buildWorld({ ...options, ...other })).not.toBe(world)
+    expect(buildWorld({ ...options, freeze: false })).not.toBe(buildWorld({ ...options, freeze: false }))
+    // Used last: kept while four others are built, then dropped for a fifth.
+    expect(buildWorld(options)).toBe(world)
+    for (const seed of [10, 11, 12]) buildWorld({ ...options, seed })
+    expect(buildWorld(options)).toBe(world)
+    for (const seed of [10, 11, 12, 13]) buildWorld({ ...options, seed })
+    expect(buildWorld(options)).not.toBe(world)
+  })
+
+  it('two states on one shared world keep their own writes, clock and view', () => {
+    const a = createMockState({ seed: 3, rateLimit: false, now: '2026-11-20T12:00:00.000Z', today: '2026-11-20' })
+    const b = createMockState({ seed: 3, rateLimit: false, now: '2026-11-20T12:00:00.000Z', today: '2026-11-20' })
+    const shopId = a.world.shops[0]!.shop_id
+    const before = sampleRequestsOf(b, shopId)
+    const creator = a.world.creators[0]!
+    const product = a.world.shopData[shopId]!.skus[0]!
+    a.write(samplesState, 'arrive', { shopId, creatorId: creator.creator_id, handle: creator.handle, productId: product.product_id, skuId: product.sku_id, source: 'Open', at: '2026-11-20T12:00:00.000Z', expireDate: '2026-11-27' })
+    expect(sampleRequestsOf(a, shopId).length).toBe(before.length + 1)
+    expect(sampleRequestsOf(b, shopId)).toBe(before)
+    a.clock.advance(3 * 3600_000)
+    expect(b.clock.now().toISOString()).toBe('2026-11-20T12:00:00.000Z')
+    expect(sampleRequestsOf(b, shopId)).toBe(before)
   })
 })

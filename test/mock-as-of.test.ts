@@ -88,7 +88,8 @@ describe('the world as of the clock (issue 15; fixtures/as-of.ts)', () => {
 
   it('answers the same bytes on a frozen clock, and the same as a second mock of the same seed and clock', async () => {
     const a = createMockState({ seed: 42, today: TODAY, now: '2026-11-20T15:20:00.000Z', rateLimit: false })
-    const b = createMockState({ seed: 42, today: TODAY, now: '2026-11-20T15:20:00.000Z', rateLimit: false })
+    // Its world built apart (mock/world.ts shares a frozen world between states of one seed), as another process's would be.
+    const b = createMockState({ seed: 42, today: TODAY, now: '2026-11-20T15:20:00.000Z', rateLimit: false, freezeWorld: false })
     const body = { page_size: 50, page_number: 1, search_params: {} }
     const first = await call(a, '/affiliate/samples/list', body)
     expect(first.status).toBe(200)

@@ -11,6 +11,8 @@ import { createInProcessClient } from './support/in-process.ts'
 import { createServer } from '../mock/server.ts'
 
 const OPTIONS = { seed: 7, scale: 'small', today: '2026-11-20', now: '2026-11-20T15:20:00.000Z', rateLimit: false } as const
+/** The second mock's: its world built apart (mock/world.ts shares a frozen world between states of one seed), as another process's would be. */
+const OWN_WORLD = { ...OPTIONS, freezeWorld: false } as const
 
 /** Every reading operation answered once, as `operationId status body` lines. */
 async function readAll(state: MockState): Promise<string[]> {
@@ -44,13 +46,13 @@ describe('determinism: answers depend on seed, today, state and clock only (issu
       return [...before, ...written, ...(await readAll(state))]
     }
     const first = await sequence(createMockState(OPTIONS))
-    const second = await sequence(createMockState(OPTIONS))
+    const second = await sequence(createMockState(OWN_WORLD))
     expect(first.length).toBeGreaterThan(100)
     expect(second).toEqual(first)
   })
 
   it('two listening servers with the same seed, today and frozen clock answer every reading operation, writes and the reads again byte for byte over HTTP', async () => {
-    const servers = [createServer({ stateOptions: OPTIONS }), createServer({ stateOptions: OPTIONS })]
+    const servers = [createServer({ stateOptions: OPTIONS }), createServer({ stateOptions: OWN_WORLD })]
     try {
       const bases = await Promise.all(servers.map((s) => s.listen(0, '127.0.0.1')))
       const state = servers[0]!.state

@@ -822,6 +822,9 @@ describe('shop stats: what is worked out once is still exact (spec: POST /shop/s
     expect(after.sample_requests).toBe(countIn(list, (r) => r.timestamp, LONG))
     expect(after.samples_approved).toBe(countIn(list, (r) => r.sample_approved, LONG))
     expect(await totals({ date_range: LONG, stats: keys })).toEqual(after)
+    // An arrival after the stats read the list (arrivals join it on the next read): counted at once too.
+    state.write(samplesState, 'arrive', { ...arrival, at: `${LONG.from}T13:00:00.000Z` })
+    expect((await totals({ date_range: LONG, stats: keys })).sample_requests).toBe(after.sample_requests! + 1)
   })
 
   it('stats: series kept per window and filters (new content GMV, first-time posters) answer each window as if computed afresh (spec: POST /shop/stats)', async () => {

@@ -15,8 +15,9 @@ import type { LoggedOp, TwinOp } from '../mock/twin/ops.ts'
 const BASE = 'https://twin-log.example.com'
 const NOW = '2026-03-10T12:00:00.000Z'
 
-function twin(onOp?: (entry: LoggedOp) => void) {
-  const state = createMockState({ seed: 42, now: NOW, rateLimit: false, strict: true, ...(onOp ? { onOp } : {}) })
+/** A twin; `ownWorld`: built apart from the world the other twins share (mock/world.ts keeps frozen worlds), as another process's would be. */
+function twin(onOp?: (entry: LoggedOp) => void, { ownWorld = false } = {}) {
+  const state = createMockState({ seed: 42, now: NOW, rateLimit: false, strict: true, ...(onOp ? { onOp } : {}), ...(ownWorld ? { freezeWorld: false } : {}) })
   const handlers = createHandlers(state, { baseUrl: BASE, log: () => {} })
   const connector = createConnector(state, { baseUrl: BASE, log: () => {} })
   const shopId = () => state.world.shops[0]!.shop_id
@@ -111,7 +112,7 @@ describe('the twin log (issue 23, item 1)', () => {
         for (const [name, n] of run) await actions[name]!(original, n)
         const log = JSON.parse(JSON.stringify(entries)) as LoggedOp[]
         expect(log.map((e) => e.seq)).toEqual(log.map((_, i) => i + 1))
-        const replayed = twin()
+        const replayed = twin(undefined, { ownWorld: true })
         for (const { op } of log) replayed.state.replay(op)
         expect(await readEverything(replayed)).toEqual(await readEverything(original))
       }),

@@ -9,7 +9,7 @@
  *   node mock/console/build.ts --dist     rebuild, and copy the assets into dist/mock/console/assets
  */
 import { build } from 'esbuild'
-import { cpSync, mkdirSync, writeFileSync } from 'node:fs'
+import { cpSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 
 const here = (path: string) => fileURLToPath(new URL(path, import.meta.url))
@@ -31,7 +31,14 @@ export async function bundleConsole(): Promise<string> {
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   mkdirSync(here('./assets'), { recursive: true })
-  writeFileSync(here('./assets/console.js'), await bundleConsole())
+  // `npm pack` (prepare) runs this while other test files may read the bundle: an unchanged bundle is
+  // left alone, a changed one replaces the old by a rename, so no reader sees a half-written file.
+  const bundle = await bundleConsole()
+  const file = here('./assets/console.js')
+  if (!existsSync(file) || readFileSync(file, 'utf8') !== bundle) {
+    writeFileSync(`${file}.${process.pid}.tmp`, bundle)
+    renameSync(`${file}.${process.pid}.tmp`, file)
+  }
   if (process.argv.includes('--dist')) {
     const target = fileURLToPath(new URL('../../dist/mock/console/assets', import.meta.url))
     mkdirSync(target, { recursive: true })

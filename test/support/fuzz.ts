@@ -179,12 +179,16 @@ export const mutationArbitrary: fc.Arbitrary<Mutation> = fc.record({
 
 type Path = Array<string | number>
 
-function nodesOf(value: unknown, path: Path = [], out: Path[] = []): Path[] {
-  out.push(path)
+/** Every node of the value with its path, in document order (walked once: looking each path up again was quadratic on a deep nesting). */
+function nodesOf(value: unknown, path: Path = [], out: Array<{ path: Path; node: unknown }> = []): Array<{ path: Path; node: unknown }> {
+  out.push({ path, node: value })
   if (Array.isArray(value)) value.forEach((v, i) => nodesOf(v, [...path, i], out))
   else if (value && typeof value === 'object') for (const [k, v] of Object.entries(value)) nodesOf(v, [...path, k], out)
   return out
 }
+
+/** The paths of the nodes that pass `test`, in document order. */
+const pathsWhere = (nodes: ReadonlyArray<{ path: Path; node: unknown }>, test: (node: unknown) => boolean): Path[] => nodes.filter(({ node }) => test(node)).map(({ path }) => path)
 
 function getAt(root: unknown, path: Path): unknown {
   let node = root
@@ -218,12 +222,8 @@ export function applyMutations(value: unknown, mutations: readonly Mutation[]): 
 
 function applyMutation(root: unknown, { kind, at, pick, text }: Mutation): unknown {
   const nodes = nodesOf(root)
-  const path = nodes[at % nodes.length]
-  const node = getAt(root, path)
-  const objectPaths = nodes.filter((p) => {
-    const n = getAt(root, p)
-    return n !== null && typeof n === 'object' && !Array.isArray(n)
-  })
+  const { path, node } = nodes[at % nodes.length]!
+  const objectPaths = pathsWhere(nodes, (n) => n !== null && typeof n === 'object' && !Array.isArray(n))
   switch (kind) {
     case 'wrong-type':
       return setAt(root, path, structuredClone(WRONG_TYPES[pick % WRONG_TYPES.length]))
@@ -251,16 +251,13 @@ function applyMutation(root: unknown, { kind, at, pick, text }: Mutation): unkno
       return setAt(root, [...target, PAGE_KEYS[pick % PAGE_KEYS.length]], PAGE_VALUES[(pick >> 4) % PAGE_VALUES.length])
     }
     case 'empty-array': {
-      const arrays = nodes.filter((p) => Array.isArray(getAt(root, p)))
+      const arrays = pathsWhere(nodes, Array.isArray)
       return setAt(root, arrays.length ? arrays[at % arrays.length] : path, [])
     }
     case 'unicode':
       return setAt(root, path, pick % 2 ? text : NASTY_STRINGS[pick % NASTY_STRINGS.length])
     case 'invalid-date': {
-      const dates = nodes.filter((p) => {
-        const n = getAt(root, p)
-        return typeof n === 'string' && /^\d{4}-\d{2}-\d{2}/.test(n)
-      })
+      const dates = pathsWhere(nodes, (n) => typeof n === 'string' && /^\d{4}-\d{2}-\d{2}/.test(n))
       return setAt(root, dates.length ? dates[at % dates.length] : path, INVALID_DATES[pick % INVALID_DATES.length])
     }
     case 'null-node':
