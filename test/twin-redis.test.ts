@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createMockState, type MockState } from '../mock/index.ts'
 import { redisCommand, startRedis, type TestRedis } from './support/redis.ts'
-import { runCli } from './support/replicas.ts'
+import { automation, runCli } from './support/replicas.ts'
 import { fetchOf } from './support/in-process.ts'
 import { inProcessReplica, type ReplicaOptions, TWIN_NOW } from './support/twin.ts'
 
@@ -172,7 +172,7 @@ describe('one twin on Redis, in one process (issue 23, item 2)', () => {
     const a = await replica(undefined, { rateLimit: false })
     const b = await replica(a.twinName)
     const shop = a.world.shops[0]!.shop_id
-    const body = { title: 'Once', message_type: 'dm', outreach_audience: { type: 'new_affiliates' }, dm_messages: [{ type: 'text', content: 'Hi [affiliate_name]' }] }
+    const body = automation('Once')
     for (let round = 0; round < 5; round++) {
       const answers = await Promise.all(Array.from({ length: 6 }, (_, i) => fetchOf(i % 2 ? a : b)('POST', '/automations/create', { ...body, title: `Once ${round}` }, shop, { 'idempotency-key': `race-${round}` })))
       const created = answers.filter((r) => r.status === 201)
@@ -264,7 +264,7 @@ describe('one twin on Redis, in one process (issue 23, item 2)', () => {
     const a = await replica()
     const shop = a.world.shops[0]!.shop_id
     const f = fetchOf(a)
-    const body = { title: 'Two trips', message_type: 'dm', outreach_audience: { type: 'new_affiliates' }, dm_messages: [{ type: 'text', content: 'Hi' }] }
+    const body = automation('Two trips')
     const metrics = async () => (await a.twin.metrics()) as { store_commands: number; claims_with_catch_up: number; lease_acquisitions: number; pushes_received: number }
     const lease = async () => (await redisCommand(redis.socket, 'EXISTS', `st:{tw:${a.twinName}}:lease`)).trim()
     expect((await f('POST', '/automations/create', body, shop, { 'idempotency-key': 'trips-0' })).status).toBe(201)
@@ -300,7 +300,7 @@ describe('one twin on Redis, in one process (issue 23, item 2)', () => {
     const b = await replica(a.twinName)
     const shop = a.world.shops[0]!.shop_id
     const f = fetchOf(a)
-    const body = { title: 'One trip', message_type: 'dm', outreach_audience: { type: 'new_affiliates' }, dm_messages: [{ type: 'text', content: 'Hi' }] }
+    const body = automation('One trip')
     type M = { store_commands: number; claims_under_lease: number; lease_acquisitions: number; commits: number }
     const metrics = async () => (await a.twin.metrics()) as M
     // A record another replica completed, before A took the lease: A has it from the log.
@@ -334,7 +334,7 @@ describe('one twin on Redis, in one process (issue 23, item 2)', () => {
     const a = await replica(undefined, { rateLimit: false, holdWriteMs: 300 })
     const shop = a.world.shops[0]!.shop_id
     const f = fetchOf(a)
-    const body = { title: 'Alone', message_type: 'dm', outreach_audience: { type: 'new_affiliates' }, dm_messages: [{ type: 'text', content: 'Hi' }] }
+    const body = automation('Alone')
     type M = { store_commands: number; claims_under_lease: number }
     const metrics = async () => (await a.twin.metrics()) as M
     expect((await f('POST', '/automations/create', body, shop, { 'idempotency-key': 'alone-0' })).status).toBe(201)
@@ -359,7 +359,7 @@ describe('one twin on Redis, in one process (issue 23, item 2)', () => {
     const shop = a.world.shops[0]!.shop_id
     // Each replica's first request is slow (its code warms up): made before the race.
     for (const r of [a, b]) await fetchOf(r)('POST', '/automations/list', {}, shop)
-    const body = { title: 'Settled', message_type: 'dm', outreach_audience: { type: 'new_affiliates' }, dm_messages: [{ type: 'text', content: 'Hi' }] }
+    const body = automation('Settled')
     const record = () => redisCommand(redis.socket, 'HGET', `st:{tw:${a.twinName}}:g0:idem:${shop}:settled-1`, 'status')
     // A writes (held 1 s before its commit): it holds the lease.
     const first = Promise.resolve(a.exclusive(() => a.admin.setClock({ advance_ms: 1 })))
@@ -396,7 +396,7 @@ describe('one twin on Redis, in one process (issue 23, item 2)', () => {
     const a = await replica(undefined, { rateLimit: false })
     const b = await replica(a.twinName)
     const shop = a.world.shops[0]!.shop_id
-    const body = { title: 'Lives on', message_type: 'dm', outreach_audience: { type: 'new_affiliates' }, dm_messages: [{ type: 'text', content: 'Hi' }] }
+    const body = automation('Lives on')
     const first = await fetchOf(a)('POST', '/automations/create', body, shop, { 'idempotency-key': 'gc-1' })
     expect(first.status).toBe(201)
     // The store's GC (its PEXPIRE, two days of wall clock) took the hash; the twin's clock has not moved.
@@ -415,7 +415,7 @@ describe('one twin on Redis, in one process (issue 23, item 2)', () => {
     const a = await replica(undefined, { rateLimit: false })
     const b = await replica(a.twinName)
     const shop = a.world.shops[0]!.shop_id
-    const body = { title: 'Turns', message_type: 'dm', outreach_audience: { type: 'new_affiliates' }, dm_messages: [{ type: 'text', content: 'Hi' }] }
+    const body = automation('Turns')
     type M = { leases_handed_over: number; lease_acquisitions: number }
     const both = async () => (await Promise.all([a, b].map(async (r) => (await r.twin.metrics()) as M))).reduce((x, y) => ({ leases_handed_over: x.leases_handed_over + y.leases_handed_over, lease_acquisitions: x.lease_acquisitions + y.lease_acquisitions }))
     // Each has written once (the turns are seen from there).
@@ -435,7 +435,7 @@ describe('one twin on Redis, in one process (issue 23, item 2)', () => {
     const b = await replica(a.twinName)
     const shop = a.world.shops[0]!.shop_id
     const f = fetchOf(a)
-    const body = { title: 'Refused first', message_type: 'dm', outreach_audience: { type: 'new_affiliates' }, dm_messages: [{ type: 'text', content: 'Hi' }] }
+    const body = automation('Refused first')
     const lease = async () => (await redisCommand(redis.socket, 'EXISTS', `st:{tw:${a.twinName}}:lease`)).trim()
     const invalid = await f('POST', '/automations/create', { ...body, title: undefined }, shop, { 'idempotency-key': 'refused-1' })
     expect(invalid.status).toBe(400)
@@ -510,7 +510,7 @@ describe('one twin on Redis, in one process (issue 23, item 2)', () => {
     const shop = a.world.shops[0]!.shop_id
     const f = fetchOf(a)
     await f('POST', '/dashboards/create', { name: 'Kept' }, shop)
-    await f('POST', '/automations/create', { title: 'Kept', message_type: 'dm', outreach_audience: { type: 'new_affiliates' }, dm_messages: [{ type: 'text', content: 'Hi' }] }, shop, { 'idempotency-key': 'kept-1' })
+    await f('POST', '/automations/create', automation('Kept'), shop, { 'idempotency-key': 'kept-1' })
     await a.exclusive(() => a.admin.setClock({ advance_ms: 90_000 }))
     await a.exclusive(() => a.admin.run('halo/config', { refresh_ms: 1234 }))
     const sweep = async (s: MockState) => {
@@ -568,7 +568,7 @@ describe('one twin on Redis, in one process (issue 23, item 2)', () => {
     const state = await inProcessReplica(own.url, 'away-kept', { rateLimit: false, leaseIdleMs: 60_000 })
     const shop = state.world.shops[0]!.shop_id
     const f = fetchOf(state)
-    const body = { title: 'Away', message_type: 'dm', outreach_audience: { type: 'new_affiliates' }, dm_messages: [{ type: 'text', content: 'Hi' }] }
+    const body = automation('Away')
     expect((await f('POST', '/automations/create', body, shop, { 'idempotency-key': 'away-0' })).status).toBe(201)
     await own.stop({ remove: false })
     const away = await f('POST', '/automations/create', { ...body, title: 'Away 1' }, shop, { 'idempotency-key': 'away-1' })
