@@ -349,9 +349,10 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
     })
 
   /**
-   * The lease, held across a burst of this replica's writes: taken once (one round trip that also
-   * returns the head to catch up to), kept while more writes wait here, handed over when another
-   * replica asks for it (seen in a commit's answer) or when none waits.
+   * The lease, held across a burst of this replica's writes and after them: taken once (one round
+   * trip that also returns the head to catch up to), kept while this replica writes and for
+   * IDLE_MS after, handed over when another replica asks for it (heard on the channel, or seen in a
+   * commit's answer), and given up with each commit while replicas take turns (CONTENDED_MS).
    */
   let held: string | null = null
   /** Taken with a keyed write's claim, for that write (not yet used by one). */

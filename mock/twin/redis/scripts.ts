@@ -102,8 +102,9 @@ return claim(KEYS[1], KEYS[2], tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(AR
  * to, appends its operations; the idempotency record of the request they answer is completed in the
  * same step, so the side effect and its record appear together or not at all. A reset starts a new
  * generation of records and counters (the old ones are left to expire).
- * The lease is kept when the replica has more writes queued (their commits follow on the same
- * connection), unless another replica asked for it (`wanted`, returned so the holder hands it over).
+ * The lease is kept when the replica asks (its next writes need not take it again; their commits
+ * follow on the same connection); whether another replica asked for it (`wanted`) is returned, so
+ * the holder hands it over.
  * The new head is published on the twin's channel: every other replica hears of it and catches up at
  * once (each still checks the head before it answers).
  * The record is logged too, after the operations (a `rec` entry): a replica that holds the lease has
