@@ -190,7 +190,8 @@ export async function adoptTwinConfig(redis: Redis, name: string, flags: Replica
 interface Tx {
   token: string
   ops: TwinOp[]
-  record?: { key: string; shopId: string; idempotencyKey: string; status: number; rawBody: string; headers: string; permission: string; expiresAt: number; startedAt: number }
+  /** The idempotency record the write completes, and its hash in the store. */
+  record?: { hash: string; logged: LoggedRecord }
 }
 
 /** Counters an operator scrapes. */
@@ -280,6 +281,11 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
   const watch = createOperatorWatch({ redis, batch, log, prefix: keys.prefix, twin: name, replica, store: storeName, secrets: [password], position: () => ({ applied, seen: seenHead }), ...(lagWarnOps !== undefined ? { lagWarnOps } : {}) })
   batch.define('twinActivity', 2, ACTIVITY_RECORD)
   const shared: SharedContext = { redis, prefix: keys.prefix, generation: () => gen, sync: () => catchUp(), guard, batch }
+
+  /** A completed record in its hash, as the commit writes it (outside a commit: a claim's record put back). */
+  const storeRecord = async (hash: string, r: LoggedRecord) => {
+    await redis.multi().hset(hash, { status: 'completed', responseStatus: r.status, rawBody: r.rawBody, headers: r.headers, permission: r.permission, expiresAt: r.expiresAt, startedAt: r.startedAt }).pexpire(hash, GC_MS).exec()
+  }
 
   /** A record the log has (or this replica's commit on its way): a claim of its key is a replay. */
   const learn = (r: LoggedRecord) => records.restore(r.shop, r.key, entryOf(String(r.status), r.rawBody, r.headers, r.permission, String(r.startedAt), String(r.expiresAt)))
@@ -499,19 +505,18 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
       return Promise.resolve()
     }
     const expected = applied
-    const r = t.record
+    const r = t.record?.logged
     // What this replica holds is the log's, plus the writes whose commits are on their way.
     applied += t.ops.length + (r ? 1 : 0)
     const reset = t.ops.some((op) => op.kind === 'reset') ? '1' : '0'
-    const logged: LoggedRecord | undefined = r && { shop: r.shopId, key: r.idempotencyKey, status: r.status, rawBody: r.rawBody, headers: r.headers, permission: r.permission, startedAt: r.startedAt, expiresAt: r.expiresAt }
-    if (logged) learn(logged)
+    if (r) learn(r)
     return redis
       .twinCommit(
         keys.lease,
         keys.head,
         keys.log,
         keys.gen,
-        r?.key ?? keys.lease,
+        t.record?.hash ?? keys.lease,
         keys.wanted,
         keys.news,
         keys.idemIndex(gen),
@@ -527,7 +532,7 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
         r?.startedAt ?? 0,
         keep ? '1' : '0',
         hearing ? '1' : '0',
-        logged ? JSON.stringify(logged) : '',
+        r ? JSON.stringify(r) : '',
         MAX_RECORDS,
         ...t.ops.map((op) => JSON.stringify(op)),
       )
@@ -937,26 +942,20 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
       if (entry?.status !== 'completed') return undefined
       // This request's claim in the store goes: the record as the log has it is put back in its place
       // (the write's commit completed it over the claim; the store's GC may have taken it since).
-      const record = keys.idem(gen, shopId, key)
-      void redis
-        .multi()
-        .hset(record, { status: 'completed', responseStatus: entry.responseStatus!, rawBody: entry.rawBody!, headers: JSON.stringify(entry.headers ?? {}), permission: entry.permission ?? '', expiresAt: entry.expiresAt!, startedAt: entry.startedAt })
-        .pexpire(record, GC_MS)
-        .exec()
-        .catch(() => counters.storeErrors++)
+      const logged: LoggedRecord = { shop: shopId, key, status: entry.responseStatus!, rawBody: entry.rawBody!, headers: JSON.stringify(entry.headers ?? {}), permission: entry.permission ?? '', startedAt: entry.startedAt, expiresAt: entry.expiresAt! }
+      storeRecord(keys.idem(gen, shopId, key), logged).catch(() => counters.storeErrors++)
       return { kind: 'replay', entry }
     },
     complete(shopId, key, response) {
       const t = tx.getStore()
-      const record = { key: keys.idem(gen, shopId, key), shopId, idempotencyKey: key, status: response.status, rawBody: response.rawBody, headers: JSON.stringify(response.headers ?? {}), permission: response.permission ?? '', expiresAt: now() + TTL_MS, startedAt: now() }
+      const hash = keys.idem(gen, shopId, key)
+      const logged: LoggedRecord = { shop: shopId, key, status: response.status, rawBody: response.rawBody, headers: JSON.stringify(response.headers ?? {}), permission: response.permission ?? '', startedAt: now(), expiresAt: now() + TTL_MS }
       // In a write, the record is committed with it; otherwise (never, today) on its own.
       if (t) {
-        t.record = record
+        t.record = { hash, logged }
         return
       }
-      return guard(async () => {
-        await redis.hset(record.key, { status: 'completed', responseStatus: record.status, rawBody: record.rawBody, headers: record.headers, permission: record.permission, expiresAt: record.expiresAt, startedAt: record.startedAt })
-      })
+      return guard(() => storeRecord(hash, logged))
     },
     release: (shopId, key) =>
       guard(async () => {
