@@ -120,13 +120,28 @@ function fields(text: string, lineEnd: number, what: string, checked = false): F
   return out
 }
 
-/** Finds the fields `pattern` names (`/\r\n(name|...):([^\r]*)/gi`), repeats joined as `fields` joins them. */
-function pick(text: string, pattern: RegExp): Record<string, string> {
+/**
+ * Fields found by name without parsing the head into fields: `pattern` holds one group per name, in
+ * the order of `names` (`/\r\n(?:(host)|(connection)|...):([^\r]*)/gi`), the value in the group after
+ * them. The field is stored under the constant name of its group (no lower-casing, no new key string
+ * per head); repeats are joined as `fields` joins them.
+ */
+interface Picking {
+  readonly names: readonly string[]
+  readonly pattern: RegExp
+}
+
+const picking = (names: readonly string[]): Picking => ({ names, pattern: new RegExp(`\\r\\n(?:${names.map((name) => `(${name})`).join('|')}):([^\\r]*)`, 'gi') })
+
+function pick(text: string, { names, pattern }: Picking): Record<string, string> {
   const out: Record<string, string> = {}
+  const valueGroup = names.length + 1
   pattern.lastIndex = 0
   for (let m = pattern.exec(text); m; m = pattern.exec(text)) {
-    const name = m[1]!.toLowerCase()
-    const value = m[2]!.trim()
+    let group = 1
+    while (m[group] === undefined) group++
+    const name = names[group - 1]!
+    const value = m[valueGroup]!.trim()
     const prior = out[name]
     out[name] = prior === undefined ? value : `${prior}, ${value}`
   }
@@ -146,14 +161,14 @@ abstract class LazyHead implements Head {
   private parsed: Fields | undefined
   private readonly what: string
 
-  protected constructor(text: string, lineEnd: number, minor: number, what: string, picking: RegExp) {
+  protected constructor(text: string, lineEnd: number, minor: number, what: string, wanted: Picking) {
     this.text = text
     this.lineEnd = lineEnd
     this.minor = minor
     this.what = what
     HEADER_LINES.lastIndex = lineEnd
     this.checked = HEADER_LINES.test(text)
-    if (this.checked) this.picked = pick(text, picking)
+    if (this.checked) this.picked = pick(text, wanted)
     else this.picked = (this.parsed = fields(text, lineEnd, what)).headers
   }
 
@@ -174,8 +189,8 @@ abstract class LazyHead implements Head {
   }
 }
 
-const REQUEST_PICKED = /\r\n(host|connection|content-length|transfer-encoding|expect|idempotency-key|x-shop-id|x-forwarded-for|x-forwarded-host|x-forwarded-proto|x-forwarded-port):([^\r]*)/gi
-const RESPONSE_PICKED = /\r\n(content-length|transfer-encoding|connection|retry-after):([^\r]*)/gi
+const REQUEST_PICKED = picking(['host', 'connection', 'content-length', 'transfer-encoding', 'expect', 'idempotency-key', 'x-shop-id', 'x-forwarded-for', 'x-forwarded-host', 'x-forwarded-proto', 'x-forwarded-port'])
+const RESPONSE_PICKED = picking(['content-length', 'transfer-encoding', 'connection', 'retry-after'])
 
 class LazyRequestHead extends LazyHead implements RequestHead {
   method: string
@@ -222,6 +237,9 @@ export function parseResponseHead(buffer: Buffer, start: number, end: number): R
   return new LazyResponseHead(text, lineEnd, Number(line[2]), line[3] ?? '', Number(line[1]))
 }
 
+/** A Content-Length value: digits only (no sign, no spaces), at most 15 of them. */
+const LENGTH = /^\d{1,15}$/
+
 /** How a body is delimited: its length, chunked, to the close of the connection (answers only). */
 export type Framing = { kind: 'length'; length: number } | { kind: 'chunked' } | { kind: 'close' }
 
@@ -234,6 +252,8 @@ export function framingOf(head: Pick<Head, 'headers'>, isRequest: boolean): Fram
   const what = isRequest ? 'the request' : 'the answer'
   const te = head.headers['transfer-encoding']
   const cl = head.headers['content-length']
+  // The common message: one Content-Length of plain digits.
+  if (te === undefined && cl !== undefined && LENGTH.test(cl)) return { kind: 'length', length: Number(cl) }
   if (te !== undefined) {
     if (cl !== undefined) throw new HttpError(`${what} has both Transfer-Encoding and Content-Length`, status)
     if (te.trim().toLowerCase() === 'chunked') return { kind: 'chunked' }
@@ -244,7 +264,7 @@ export function framingOf(head: Pick<Head, 'headers'>, isRequest: boolean): Fram
   if (cl !== undefined) {
     const lengths = new Set(cl.split(',').map((s) => s.trim()))
     const [length] = lengths
-    if (lengths.size !== 1 || !/^\d{1,15}$/.test(length!)) throw new HttpError(`${what} has an invalid Content-Length: ${JSON.stringify(cl.slice(0, 40))}`, status)
+    if (lengths.size !== 1 || !LENGTH.test(length!)) throw new HttpError(`${what} has an invalid Content-Length: ${JSON.stringify(cl.slice(0, 40))}`, status)
     return { kind: 'length', length: Number(length) }
   }
   return isRequest ? { kind: 'length', length: 0 } : { kind: 'close' }

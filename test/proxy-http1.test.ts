@@ -9,7 +9,9 @@
 import { createServer as createHttpServer, type IncomingMessage, type Server } from 'node:http'
 import { connect, createServer as createNetServer, type AddressInfo, type Server as NetServer } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import fc from 'fast-check'
 import { startProxy, type RunningProxy } from '../proxy/index.ts'
+import { headEnd, parseRequestHead, parseResponseHead } from '../proxy/http1.ts'
 
 let upstream: Server
 let upstreamUrl: string
@@ -271,5 +273,28 @@ describe('proxy on the wire: HTTP/1.1 as a reverse proxy speaks it', () => {
     } finally {
       await other.stop()
     }
+  })
+})
+
+describe('proxy heads: the fields the forwarding picks are the fields a full parse finds', () => {
+  const PICKED_REQUEST = ['host', 'connection', 'content-length', 'transfer-encoding', 'expect', 'idempotency-key', 'x-shop-id', 'x-forwarded-for', 'x-forwarded-host', 'x-forwarded-proto', 'x-forwarded-port']
+  const PICKED_ANSWER = ['content-length', 'transfer-encoding', 'connection', 'retry-after']
+  const casing = (name: string) => fc.array(fc.boolean(), { minLength: name.length, maxLength: name.length }).map((upper) => [...name].map((c, i) => (upper[i] ? c.toUpperCase() : c)).join(''))
+  const value = fc.tuple(fc.constantFrom('', ' ', '\t'), fc.stringMatching(/^[a-z0-9=;,./ -]{0,10}[a-z0-9]$/), fc.constantFrom('', ' ', '\t ')).map(([a, v, b]) => `${a}${v}${b}`)
+  const lines = (names: string[]) => fc.array(fc.tuple(fc.constantFrom(...names, 'x-other', 'content-type', 'x-shop-idx', 'hostname').chain(casing), value).map(([n, v]) => `${n}:${v}`), { maxLength: 12 })
+
+  it('a request head and an answer head, names in any case, repeated or not: picked[name] equals headers[name] for every picked name', () => {
+    fc.assert(
+      fc.property(lines(PICKED_REQUEST), lines(PICKED_ANSWER), (requestLines, answerLines) => {
+        const request = Buffer.from(`POST /x HTTP/1.1${requestLines.map((l) => `\r\n${l}`).join('')}\r\n\r\n`, 'latin1')
+        const req = parseRequestHead(request, 0, headEnd(request, 0))
+        expect(req.checked).toBe(true)
+        for (const name of PICKED_REQUEST) expect([name, req.picked[name]]).toEqual([name, req.headers[name]])
+        const answer = Buffer.from(`HTTP/1.1 200 OK${answerLines.map((l) => `\r\n${l}`).join('')}\r\n\r\n`, 'latin1')
+        const res = parseResponseHead(answer, 0, headEnd(answer, 0))
+        for (const name of PICKED_ANSWER) expect([name, res.picked[name]]).toEqual([name, res.headers[name]])
+      }),
+      { numRuns: 300 },
+    )
   })
 })
