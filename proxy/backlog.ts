@@ -8,6 +8,10 @@
  * oldest first, inline. That is backpressure: the proxy then forwards at the pace of grading. Nothing
  * is dropped; `flush` grades what is left, before any report, in arrival order. Graded in the same
  * order as inline, the report is the same (test/proxy-backlog.test.ts).
+ *
+ * When a person watches the live lines (`liveMs`, the CLI on a terminal), an exchange does not wait
+ * for a pause: every liveMs, what waited is graded, in slices between requests, traffic or not. The
+ * lines then run at most about liveMs behind the traffic, and the grading's CPU is taken during it.
  */
 import type { ProxyExchange } from './exchange.ts'
 
@@ -19,6 +23,8 @@ export const MAX_WAITING_BYTES = 64 * 1024 * 1024
 const SLICE_MS = 5
 /** How long the proxy stays without a request in progress before grading runs, in ms. */
 export const QUIET_MS = 20
+/** How far the live lines may run behind the traffic when a person watches them, in ms. */
+export const LIVE_MS = 250
 
 export interface GradingBacklog {
   /** An answered exchange, to grade. */
@@ -36,11 +42,15 @@ export interface GradingBacklog {
  * windows closed, proxy/client-grading.ts) until a deadline, true when some is left; `busy` says
  * whether a request is in progress.
  */
-export function createBacklog({ grade, work = () => false, busy, maxWaiting = MAX_WAITING, maxBytes = MAX_WAITING_BYTES, quietMs = QUIET_MS }: { grade(x: ProxyExchange): void; work?(until: number): boolean; busy(): boolean; maxWaiting?: number; maxBytes?: number; quietMs?: number }): GradingBacklog {
+export function createBacklog({ grade, work = () => false, busy, maxWaiting = MAX_WAITING, maxBytes = MAX_WAITING_BYTES, quietMs = QUIET_MS, liveMs }: { grade(x: ProxyExchange): void; work?(until: number): boolean; busy(): boolean; maxWaiting?: number; maxBytes?: number; quietMs?: number; liveMs?: number }): GradingBacklog {
   let queue: ProxyExchange[] = []
   let next = 0
   let bytes = 0
   let scheduled = false
+  /** Exchanges added and graded so far; with liveMs, those added before `due` are graded whether requests are in flight or not. */
+  let added = 0
+  let graded = 0
+  let due = 0
   const sizes: number[] = []
   /** The last answer of each operation and status: a repeat shares its bytes (proxy/server.ts Capture). */
   const lastRaw = new Map<string, Buffer>()
@@ -72,6 +82,7 @@ export function createBacklog({ grade, work = () => false, busy, maxWaiting = MA
       sizes.splice(0, next)
       next = 0
     }
+    graded++
     grade(x)
   }
 
@@ -107,13 +118,35 @@ export function createBacklog({ grade, work = () => false, busy, maxWaiting = MA
     else (quiet = setTimeout(quietSpell, quietMs)).unref()
   }
 
+  /** The live lines' tick: what waited until now is due; graded in slices, each followed at once by the next (requests interleave). */
+  let live: NodeJS.Timeout | undefined
+  let catchingUp = false
+  const startLive = () => {
+    if (liveMs !== undefined && !live && !catchingUp && pending()) live = setTimeout(liveTick, liveMs).unref()
+  }
+  function liveTick(): void {
+    live = undefined
+    due = added
+    catchingUp = true
+    runDue()
+  }
+  function runDue(): void {
+    const until = performance.now() + SLICE_MS
+    while (graded < due && pending() && performance.now() < until) gradeOldest()
+    if (graded < due && pending()) return void setImmediate(runDue)
+    catchingUp = false
+    startLive()
+  }
+
   return {
     add(x) {
       const size = sizeOf(x)
       queue.push(x)
       sizes.push(size)
       bytes += size
+      added++
       while (pending() > maxWaiting || (bytes > maxBytes && pending() > 0)) gradeOldest()
+      startLive()
       if (!busy()) idle()
     },
     idle,

@@ -12,6 +12,7 @@ import { keepServing } from '../mock/cli-output.ts'
 import { portInUseMessage } from '../mock/port-holder.ts'
 import type { Graded } from './grade.ts'
 import { startProxy, type ProxyReport } from './index.ts'
+import { LIVE_MS } from './backlog.ts'
 import { proxyHtml, proxyJson, proxyJunit } from './reporters.ts'
 
 const FAIL_ON = ['must', 'should', 'never'] as const
@@ -89,6 +90,8 @@ export async function main(argv: string[], { signal }: { signal?: AbortSignal } 
       failOn,
       commandLine: `shoptwin proxy ${argv.join(' ')}`,
       onExchange: live ? (graded) => process.stdout.write(`${liveLine(graded, color)}\n`) : undefined,
+      // A person reads the lines: they follow the traffic within LIVE_MS, not at its next pause.
+      liveMs: live ? LIVE_MS : undefined,
     })
   } catch (error) {
     const host = values.host ?? '127.0.0.1'

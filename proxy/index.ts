@@ -30,6 +30,8 @@ export interface ProxyOptions {
   onInject?: (x: ProxyExchange) => void
   /** How many answered exchanges may wait to be graded while requests are in flight (proxy/backlog.ts); 0 grades each at once. */
   gradingBacklog?: number
+  /** How far, in ms, the graded exchanges (onExchange) may run behind the traffic: a person watches them (the CLI on a terminal, LIVE_MS). Default: graded in quiet spells only. */
+  liveMs?: number
 }
 
 export interface RunningProxy {
@@ -44,7 +46,7 @@ export interface RunningProxy {
   waiting(): number
 }
 
-export async function startProxy({ upstream, port = 0, host = '127.0.0.1', inject, seed = 42, timeoutMs, failOn = 'must', now, contract = loadContract(), commandLine, onExchange, onInject, gradingBacklog }: ProxyOptions): Promise<RunningProxy> {
+export async function startProxy({ upstream, port = 0, host = '127.0.0.1', inject, seed = 42, timeoutMs, failOn = 'must', now, contract = loadContract(), commandLine, onExchange, onInject, gradingBacklog, liveMs }: ProxyOptions): Promise<RunningProxy> {
   const grader = createGrader({ upstream, contract, now, inject, seed })
   const startedAt = new Date(now ? now() : Date.now())
   const server = createProxyServer({
@@ -66,6 +68,7 @@ export async function startProxy({ upstream, port = 0, host = '127.0.0.1', injec
     work: grader.work,
     busy: () => server.busy(),
     ...(gradingBacklog === undefined ? {} : { maxWaiting: gradingBacklog }),
+    liveMs,
   })
   const url = await server.listen(port, host)
   const report = () => {

@@ -10,7 +10,7 @@ import { connect, createServer as createNetServer, type AddressInfo, type Server
 import { describe, expect, it, vi } from 'vitest'
 import { createServer } from '../mock/server.ts'
 import { startProxy, type ProxyReport } from '../proxy/index.ts'
-import { createBacklog, QUIET_MS } from '../proxy/backlog.ts'
+import { createBacklog, LIVE_MS, QUIET_MS } from '../proxy/backlog.ts'
 import type { ProxyExchange } from '../proxy/exchange.ts'
 
 /** The mock behind a TCP pipe that says when a request marked `x-hold` reached it. */
@@ -178,6 +178,45 @@ describe('proxy: the backlog grades in a quiet spell', () => {
       expect(graded).toEqual([1, 2, 3, 4, 5])
       expect(worked).toEqual([3, 2, 1])
       expect(backlog.waiting).toBe(0)
+    } finally {
+      vi.useRealTimers()
+    }
+  })
+
+  it('with live lines (liveMs), traffic that never pauses is graded within liveMs, oldest first, in slices between requests; without, it waits', () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setImmediate', 'clearImmediate'] })
+    try {
+      for (const liveMs of [LIVE_MS, undefined]) {
+        const graded: number[] = []
+        // A request is always in flight: no quiet spell ever comes.
+        const backlog = createBacklog({ grade: (x) => void graded.push(x.seq), busy: () => true, liveMs })
+        let seq = 0
+        /** 10 ms of traffic: an exchange answered every millisecond. */
+        const traffic = (ms: number) => {
+          for (let i = 0; i < ms; i++) {
+            backlog.add(exchange(++seq))
+            vi.advanceTimersByTime(1)
+          }
+        }
+        traffic(LIVE_MS - 1)
+        expect(graded).toEqual([])
+        traffic(2)
+        if (liveMs === undefined) {
+          traffic(10 * LIVE_MS)
+          expect(graded).toEqual([])
+          expect(backlog.waiting).toBe(seq)
+          continue
+        }
+        // The tick at LIVE_MS: what waited then is graded (the slices run between the exchanges that keep coming).
+        expect(graded).toEqual(Array.from({ length: LIVE_MS }, (_, i) => i + 1))
+        traffic(3 * LIVE_MS)
+        // Never more than about liveMs behind: the oldest waiting came at most LIVE_MS + 1 ms ago.
+        expect(seq - backlog.waiting).toBe(graded.length)
+        expect(backlog.waiting).toBeLessThanOrEqual(LIVE_MS + 1)
+        expect(graded).toEqual(Array.from({ length: graded.length }, (_, i) => i + 1))
+        backlog.flush()
+        expect(graded.length).toBe(seq)
+      }
     } finally {
       vi.useRealTimers()
     }
