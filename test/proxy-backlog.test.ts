@@ -183,13 +183,16 @@ describe('proxy: the backlog grades in a quiet spell', () => {
     }
   })
 
-  it('with live lines (liveMs), traffic that never pauses is graded within liveMs, oldest first, in slices between requests; without, it waits', () => {
+  it('with live lines (liveMs), traffic that never pauses is graded within liveMs, oldest first, and the work it leaves done, in slices between requests; without, it waits', () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setImmediate', 'clearImmediate'] })
     try {
       for (const liveMs of [LIVE_MS, undefined]) {
         const graded: number[] = []
+        // Work left by graded exchanges (a client window closed), one unit per call.
+        let work = 3
+        const worked: number[] = []
         // A request is always in flight: no quiet spell ever comes.
-        const backlog = createBacklog({ grade: (x) => void graded.push(x.seq), busy: () => true, liveMs })
+        const backlog = createBacklog({ grade: (x) => void graded.push(x.seq), work: (until) => (work && until > 0 && worked.push(work--), work > 0), busy: () => true, liveMs })
         let seq = 0
         /** 10 ms of traffic: an exchange answered every millisecond. */
         const traffic = (ms: number) => {
@@ -204,12 +207,15 @@ describe('proxy: the backlog grades in a quiet spell', () => {
         if (liveMs === undefined) {
           traffic(10 * LIVE_MS)
           expect(graded).toEqual([])
+          expect(worked).toEqual([])
           expect(backlog.waiting).toBe(seq)
           continue
         }
         // The tick at LIVE_MS: what waited then is graded (the slices run between the exchanges that keep coming).
         expect(graded).toEqual(Array.from({ length: LIVE_MS }, (_, i) => i + 1))
         traffic(3 * LIVE_MS)
+        // The work they left ran in the same slices, not in a quiet spell that never comes.
+        expect(worked).toEqual([3, 2, 1])
         // Never more than about liveMs behind: the oldest waiting came at most LIVE_MS + 1 ms ago.
         expect(seq - backlog.waiting).toBe(graded.length)
         expect(backlog.waiting).toBeLessThanOrEqual(LIVE_MS + 1)
