@@ -5,7 +5,8 @@
  * forwarding and the exchanges wait: grading in the gaps between requests took CPU from the load and
  * made a request that came meanwhile wait for its slice. The wait is
  * bounded: past MAX_WAITING exchanges or MAX_WAITING_BYTES of bodies, each new exchange grades the
- * oldest first, inline. That is backpressure: the proxy then forwards at the pace of grading. Nothing
+ * oldest first, inline, and the work grading leaves (a closed client window's steps) runs in slices
+ * beside the traffic. That is backpressure: the proxy then forwards at the pace of grading. Nothing
  * is dropped; `flush` grades what is left, before any report, in arrival order. Graded in the same
  * order as inline, the report is the same (test/proxy-backlog.test.ts).
  *
@@ -148,7 +149,16 @@ export function createBacklog({ grade, work = () => false, busy, maxWaiting = MA
       sizes.push(size)
       bytes += size
       added++
-      while (pending() > maxWaiting || (bytes > maxBytes && pending() > 0)) gradeOldest()
+      let bounded = false
+      while (pending() > maxWaiting || (bytes > maxBytes && pending() > 0)) {
+        gradeOldest()
+        bounded = true
+      }
+      // Past the bound the traffic is graded as it comes: the work it leaves runs in slices beside it too.
+      if (bounded && !catchingUp) {
+        catchingUp = true
+        setImmediate(runDue)
+      }
       startLive()
       if (!busy()) idle()
     },

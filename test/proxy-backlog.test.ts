@@ -227,4 +227,22 @@ describe('proxy: the backlog grades in a quiet spell', () => {
       vi.useRealTimers()
     }
   })
+
+  it('past the bound, under traffic that never pauses, the oldest is graded as each exchange comes and the work it leaves runs in slices beside it', () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setImmediate', 'clearImmediate'] })
+    try {
+      const graded: number[] = []
+      let work = 3
+      const worked: number[] = []
+      const backlog = createBacklog({ grade: (x) => void graded.push(x.seq), work: (until) => (work && until > 0 && worked.push(work--), work > 0), busy: () => true, maxWaiting: 3 })
+      for (let seq = 1; seq <= 10; seq++) backlog.add(exchange(seq))
+      expect(graded).toEqual([1, 2, 3, 4, 5, 6, 7])
+      expect(worked).toEqual([])
+      vi.advanceTimersByTime(5)
+      expect(worked).toEqual([3, 2, 1])
+      expect(backlog.waiting).toBe(3)
+    } finally {
+      vi.useRealTimers()
+    }
+  })
 })
