@@ -105,7 +105,8 @@ describe('client rules at their boundaries', () => {
       let yields = 0
       for (let step = run.next(); ; step = run.next(), yields++) if (step.done) return { report: step.value, yields }
     })
-    expect(steps.yields).toBe(Math.ceil(1_001 / 250) + clientRules.length)
+    // Each 250 read, then the rules' per-request work on them (ClientRule.prepare: the request bodies' verdicts), then one rule per step.
+    expect(steps.yields).toBe(2 * Math.ceil(1_001 / 250) + clientRules.length)
     const bodies = steps.report.outcomes.find((o) => o.id === 'contract.request-bodies')!
     expect(bodies.failures.flatMap((f) => f.requests)).toEqual(requests.filter((_, i) => i % 7 === 0).map((r) => r.seq))
     expect(steps.report.summary.requests).toBe(1_001)

@@ -145,8 +145,15 @@ export function* gradingSteps(recording: Recording, { contract = loadContract(),
 export function* outcomeSteps(recording: Recording, { contract = loadContract(), rules = clientRules }: Pick<GradingOptions, 'contract' | 'rules'> = {}): Generator<void, { requests: GradedRequest[]; outcomes: ClientRuleOutcome[] }, void> {
   const resolve = schemaResolver(contract.doc)
   const requests: GradedRequest[] = []
+  const preparing = rules.filter((rule) => rule.prepare)
   for (let i = 0; i < recording.requests.length; i += ENRICH_STEP) {
+    const from = requests.length
     for (const r of recording.requests.slice(i, i + ENRICH_STEP)) requests.push(...enrichOne(r, contract, resolve))
+    yield
+    // The rules' per-request work on these requests (ClientRule.prepare), a step of its own.
+    if (!preparing.length) continue
+    const read = requests.slice(from)
+    for (const rule of preparing) rule.prepare!(read, contract)
     yield
   }
   const outcomes: ClientRuleOutcome[] = []

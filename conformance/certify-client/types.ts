@@ -69,5 +69,11 @@ export interface ClientRule extends Provenance {
    * client's first applicable call.
    */
   situations: readonly Situation[]
+  /**
+   * Per-request work `grade` would do, done ahead on a few requests at a time while the recording is
+   * read (grade.ts outcomeSteps), so that no single step of the grading holds the loop for a whole
+   * window (the proxy grades between requests). Optional; `grade` gives the same outcome without it.
+   */
+  prepare?(requests: GradedRequest[], contract: Contract): void
   grade(t: GradingContext): Grade
 }

@@ -36,26 +36,42 @@ function firstError(validate: ValidateFunction, r: GradedRequest): ErrorObject |
 /** Requests with a body, or a query on a GET form. */
 const hasInput = (r: GradedRequest) => (r.op.hasBody ? r.bodyText !== '' : r.op.query.length > 0)
 
+type InputFinding = { failure: ClientFailure; inferred: boolean }
+
 /**
- * Each invalid body or query, and whether the schema part it breaks is our inference (an x-inferred
- * operation or schema part: a body the spec does not show).
+ * Each request's finding (or null), once per request: a pure function of it (a request is read
+ * against one contract: its `op` is that contract's), so both rules here read the same verdicts, and
+ * the grading's reading steps compute them ahead in small pieces (`prepare`, grade.ts outcomeSteps)
+ * instead of in one long rule step over a whole window.
  */
-export function inputFindings(requests: GradedRequest[], contract: Contract): Array<{ failure: ClientFailure; inferred: boolean }> {
-  const findings: Array<{ failure: ClientFailure; inferred: boolean }> = []
-  for (const r of requests.filter(hasInput)) {
-    if (r.op.hasBody && r.parseError) {
-      findings.push({ failure: { message: `${describeRequest(r)}: the body is not a JSON object`, expected: 'a JSON object', received: r.bodyText.slice(0, 200), requests: [r.seq] }, inferred: false })
-      continue
-    }
-    // Legacy automation keys are outreach.no-legacy-keys' finding, not this rule's.
-    const validate = r.op.hasBody ? contract.validators.requestBody(r.op) : contract.validators.compile(`${r.op.operationId}:query`, querySchema(r.op))
-    const ajvError = validate && firstError(validate, r)
-    if (ajvError) {
-      const error = describeAjvError(ajvError, r.op.hasBody ? 'body' : 'query')
-      const schema = (r.op.hasBody ? (r.op.operation.requestBody as { content?: Record<string, { schema?: JsonSchema }> } | undefined)?.content?.['application/json']?.schema : querySchema(r.op)) as JsonSchema | undefined
-      const inferred = r.op.inferred || (schema !== undefined && inferredAlong(contract, schema, ajvError.instancePath))
-      findings.push({ failure: { message: `${describeRequest(r)}: ${error}`, expected: `a ${r.op.hasBody ? 'body' : 'query'} valid against ${r.op.operationId}'s schema`, received: error, requests: [r.seq] }, inferred })
-    }
+const findingsByRequest = new WeakMap<GradedRequest, InputFinding | null>()
+
+function findingOf(r: GradedRequest, contract: Contract): InputFinding | null {
+  let finding = findingsByRequest.get(r)
+  if (finding === undefined) findingsByRequest.set(r, (finding = judgeInput(r, contract)))
+  return finding
+}
+
+/** A request's invalid body or query, and whether the schema part it breaks is our inference (an x-inferred operation or schema part: a body the spec does not show). */
+function judgeInput(r: GradedRequest, contract: Contract): InputFinding | null {
+  if (r.op.hasBody && r.parseError) return { failure: { message: `${describeRequest(r)}: the body is not a JSON object`, expected: 'a JSON object', received: r.bodyText.slice(0, 200), requests: [r.seq] }, inferred: false }
+  // Legacy automation keys are outreach.no-legacy-keys' finding, not this rule's.
+  const validate = r.op.hasBody ? contract.validators.requestBody(r.op) : contract.validators.compile(`${r.op.operationId}:query`, querySchema(r.op))
+  const ajvError = validate && firstError(validate, r)
+  if (!ajvError) return null
+  const error = describeAjvError(ajvError, r.op.hasBody ? 'body' : 'query')
+  const schema = (r.op.hasBody ? (r.op.operation.requestBody as { content?: Record<string, { schema?: JsonSchema }> } | undefined)?.content?.['application/json']?.schema : querySchema(r.op)) as JsonSchema | undefined
+  const inferred = r.op.inferred || (schema !== undefined && inferredAlong(contract, schema, ajvError.instancePath))
+  return { failure: { message: `${describeRequest(r)}: ${error}`, expected: `a ${r.op.hasBody ? 'body' : 'query'} valid against ${r.op.operationId}'s schema`, received: error, requests: [r.seq] }, inferred }
+}
+
+/** Each invalid body or query among `requests`, in order (see judgeInput). */
+export function inputFindings(requests: GradedRequest[], contract: Contract): InputFinding[] {
+  const findings: InputFinding[] = []
+  for (const r of requests) {
+    if (!hasInput(r)) continue
+    const finding = findingOf(r, contract)
+    if (finding) findings.push(finding)
   }
   return findings
 }
@@ -69,6 +85,9 @@ export const requestBodies: ClientRule = {
   scope: 'requests with a body or a query',
   situations: [],
   appliesTo: (r) => (r.op.hasBody ? r.bodyText !== '' : r.op.query.length > 0),
+  prepare(requests, contract) {
+    for (const r of requests) if (hasInput(r)) findingOf(r, contract)
+  },
   grade({ requests, contract }) {
     const checked = requests.filter(hasInput)
     if (!checked.length) return notExercised('the client sent no body and no query')
