@@ -2,12 +2,16 @@
  * The floors of a proxy written in Node on this machine, for the proxy section of `npm run bench`:
  * `tcp` pipes bytes to the upstream with no HTTP parsing at all (no Node HTTP proxy can cost less);
  * `http` is the least a node:http reverse proxy does (parse, a keep-alive agent, pipe both ways,
- * no grading, no forwarding headers). `inline` is not a floor: `shoptwin proxy` itself, grading each
+ * no grading, no forwarding headers); `raw` is the least an HTTP/1.1 reverse proxy on raw sockets
+ * does, as `shoptwin proxy` forwards (find each head's end and its Content-Length, set Host and
+ * X-Forwarded-For, keep connections alive both ways, the upstream read into one reused buffer): no
+ * validation, no recording, no timeouts, no hop-by-hop headers dropped, Content-Length bodies only
+ * (the bench's operations have no other). `inline` is not a floor: `shoptwin proxy` itself, grading each
  * exchange as it ends (no backlog: proxy/backlog.ts), the proxy's cost under traffic that never lets up.
- * Usage: node bench/proxy-floor.ts tcp|http|inline UPSTREAM_URL PORT HOST
+ * Usage: node bench/proxy-floor.ts tcp|http|raw|inline UPSTREAM_URL PORT HOST
  */
 import { Agent, createServer, request } from 'node:http'
-import { connect, createServer as createNetServer } from 'node:net'
+import { connect, createServer as createNetServer, type Socket } from 'node:net'
 import { startProxy } from '../proxy/index.ts'
 
 const [kind, upstreamUrl, port, host = '127.0.0.1'] = process.argv.slice(2)
@@ -19,6 +23,59 @@ if (kind === 'tcp') {
     client.pipe(server).pipe(client)
     client.on('error', () => server.destroy())
     server.on('error', () => client.destroy())
+  }).listen(Number(port), host)
+} else if (kind === 'raw') {
+  const END = Buffer.from('\r\n\r\n')
+  const LENGTH = /\r\ncontent-length:[ \t]*(\d+)/i
+  const idle: Array<{ socket: Socket; owner?: (chunk: Buffer) => void }> = []
+  // Reads land in one buffer, a new one when a write still holds the last chunk (the client's socket did not take it at once).
+  let readBuffer = Buffer.allocUnsafe(256 * 1024)
+  const acquire = () => {
+    const pooled = idle.pop()
+    if (pooled) return pooled
+    const connection: { socket: Socket; owner?: (chunk: Buffer) => void } = {
+      socket: connect({ host: upstream.hostname, port: Number(upstream.port), noDelay: true, onread: { buffer: () => readBuffer, callback: (n, buffer) => (connection.owner?.((buffer as Buffer).subarray(0, n)), true) } }),
+    }
+    return connection
+  }
+  createNetServer({ noDelay: true }, (client) => {
+    let pending: Buffer | undefined
+    let busy = false
+    const next = () => {
+      if (!pending || busy) return
+      const end = pending.indexOf(END)
+      if (end < 0) return
+      const head = pending.toString('latin1', 0, end)
+      const length = Number(LENGTH.exec(head)?.[1] ?? 0)
+      if (pending.length < end + 4 + length) return
+      const body = pending.subarray(end + 4, end + 4 + length)
+      pending = pending.length > end + 4 + length ? pending.subarray(end + 4 + length) : undefined
+      busy = true
+      const connection = acquire()
+      let remaining = -1
+      connection.owner = (chunk) => {
+        if (remaining < 0) {
+          const at = chunk.indexOf(END)
+          remaining = Number(LENGTH.exec(chunk.toString('latin1', 0, at))?.[1] ?? 0) - (chunk.length - at - 4)
+        } else remaining -= chunk.length
+        client.write(chunk)
+        if (client.writableLength > 0) readBuffer = Buffer.allocUnsafe(256 * 1024)
+        if (remaining > 0) return
+        connection.owner = undefined
+        idle.push(connection)
+        busy = false
+        next()
+      }
+      connection.socket.cork()
+      connection.socket.write(`${head.replace(/\r\nhost:[^\r]*/i, '')}\r\nHost: ${upstream.host}\r\nX-Forwarded-For: ${client.remoteAddress}\r\n\r\n`, 'latin1')
+      if (length) connection.socket.write(body)
+      connection.socket.uncork()
+    }
+    client.on('data', (chunk: Buffer) => {
+      pending = pending ? Buffer.concat([pending, chunk]) : chunk
+      next()
+    })
+    client.on('error', () => undefined)
   }).listen(Number(port), host)
 } else if (kind === 'inline') {
   const proxy = await startProxy({ upstream: upstreamUrl!, port: Number(port), host, gradingBacklog: 0 })

@@ -198,8 +198,9 @@ async function certificationCost(ops: Operation[], shopId: string): Promise<stri
 }
 
 /**
- * Direct to one shoptwin, through `shoptwin proxy`, through `prism proxy`, and through the two floors
- * of any proxy written in Node (bench/proxy-floor.ts: a TCP pipe, a bare node:http proxy): the same
+ * Direct to one shoptwin, through `shoptwin proxy`, through `prism proxy`, and through the floors of
+ * a proxy written in Node (bench/proxy-floor.ts: a TCP pipe, a bare node:http proxy, the least HTTP
+ * forwarding on raw sockets) and in C (HAProxy in TCP mode, where installed): the same
  * requests, one after the other. `shoptwin proxy` grades off the request's path (proxy/backlog.ts:
  * exchanges wait while requests are in flight, up to 50,000); the same proxy grading each exchange as
  * it ends is loaded too (`proxy-inline`: its figure under traffic that never lets up). Beside req/s and
@@ -217,6 +218,7 @@ async function proxyCost(ops: Operation[], shopId: string): Promise<string[]> {
   const prism = await start('prism-proxy', [upstream.url])
   const tcp = await start('tcp-pipe', [upstream.url])
   const http = await start('http-pipe', [upstream.url])
+  const raw = await start('raw-pipe', [upstream.url])
   // The floor in C, where HAProxy is installed: a byte pipe that does not pay for JS (the kernel's share of a large answer stays).
   const haproxy = HAPROXY ? await start('haproxy-pipe', [upstream.url]) : undefined
   const lines: string[] = []
@@ -225,7 +227,7 @@ async function proxyCost(ops: Operation[], shopId: string): Promise<string[]> {
   try {
     for (const op of ops) {
       const by: Record<string, Load & { cpuUs: number; userUs: number; systemUs: number; settleMs: number }> = {}
-      for (const target of [upstream, proxy, inline, prism, tcp, http, ...(haproxy ? [haproxy] : [])]) {
+      for (const target of [upstream, proxy, inline, prism, tcp, http, raw, ...(haproxy ? [haproxy] : [])]) {
         await load(target, op, shopId, 3)
         await settle(target.child.pid)
         const cpu = cpuMs(target.child.pid)
@@ -253,9 +255,9 @@ async function proxyCost(ops: Operation[], shopId: string): Promise<string[]> {
       const theirs = by['prism-proxy']!
       const ratio = (t: Load) => +(t.rps / direct.rps).toFixed(2)
       const haproxyRatio = haproxy ? ratio(by['haproxy-pipe']!) : 'not installed'
-      rows.push({ operation: op.name, 'direct req/s': direct.rps, 'proxy req/s': ours.rps, 'proxy/direct': ratio(ours), 'proxy grading inline/direct': ratio(graded), 'prism proxy/direct': ratio(theirs), 'floors/direct (tcp, http; haproxy)': `${ratio(by['tcp-pipe']!)}, ${ratio(by['http-pipe']!)}; ${haproxyRatio}`, 'full load p50 ms (direct, proxy, inline, prism)': `${direct.p50}, ${ours.p50}, ${graded.p50}, ${theirs.p50}`, 'full load p99 ms (direct, proxy, inline, prism)': `${direct.p99}, ${ours.p99}, ${graded.p99}, ${theirs.p99}`, 'fixed rate: req/s, p50 ms (direct, proxy), p99 ms': `${rate}: ${fixed.shoptwin!.p50}, ${fixed.proxy!.p50}; ${fixed.shoptwin!.p99}, ${fixed.proxy!.p99}`, 'non-2xx (proxy, prism)': `${ours.non2xx}, ${theirs.non2xx}` })
-      cpuRows.push({ operation: op.name, 'upstream µs/req (direct)': direct.cpuUs, 'shoptwin proxy µs/req (grading included)': ours.cpuUs, 'grading inline µs/req': graded.cpuUs, 'node:http floor µs/req': by['http-pipe']!.cpuUs, 'tcp floor µs/req': by['tcp-pipe']!.cpuUs, 'haproxy floor µs/req (user + system)': haproxy ? `${by['haproxy-pipe']!.cpuUs} (${by['haproxy-pipe']!.userUs} + ${by['haproxy-pipe']!.systemUs})` : '-', 'shoptwin proxy, user + system µs/req': `${ours.userUs} + ${ours.systemUs}`, 'prism proxy µs/req': theirs.cpuUs, 'grading after the load (ms)': ours.settleMs, '1 connection: mean ms (direct, proxy)': `${one.shoptwin!.mean.toFixed(2)}, ${one.proxy!.mean.toFixed(2)}` })
-      lines.push(`${ratio(ours) >= 0.7 ? '✓' : '✗'} ${op.name} through shoptwin proxy at >= 0.7 of direct: ${ratio(ours).toFixed(2)} (${ours.rps} vs ${direct.rps} req/s; grading each exchange inline ${ratio(graded).toFixed(2)}; prism proxy ${ratio(theirs).toFixed(2)}; the floors of a Node proxy here: tcp pipe ${ratio(by['tcp-pipe']!)}, bare node:http ${ratio(by['http-pipe']!)}; a byte pipe in C, haproxy in TCP mode: ${haproxyRatio})`)
+      rows.push({ operation: op.name, 'direct req/s': direct.rps, 'proxy req/s': ours.rps, 'proxy/direct': ratio(ours), 'proxy grading inline/direct': ratio(graded), 'prism proxy/direct': ratio(theirs), 'floors/direct (tcp, http, raw http; haproxy)': `${ratio(by['tcp-pipe']!)}, ${ratio(by['http-pipe']!)}, ${ratio(by['raw-pipe']!)}; ${haproxyRatio}`, 'full load p50 ms (direct, proxy, inline, prism)': `${direct.p50}, ${ours.p50}, ${graded.p50}, ${theirs.p50}`, 'full load p99 ms (direct, proxy, inline, prism)': `${direct.p99}, ${ours.p99}, ${graded.p99}, ${theirs.p99}`, 'fixed rate: req/s, p50 ms (direct, proxy), p99 ms': `${rate}: ${fixed.shoptwin!.p50}, ${fixed.proxy!.p50}; ${fixed.shoptwin!.p99}, ${fixed.proxy!.p99}`, 'non-2xx (proxy, prism)': `${ours.non2xx}, ${theirs.non2xx}` })
+      cpuRows.push({ operation: op.name, 'upstream µs/req (direct)': direct.cpuUs, 'shoptwin proxy µs/req (grading included)': ours.cpuUs, 'grading inline µs/req': graded.cpuUs, 'node:http floor µs/req': by['http-pipe']!.cpuUs, 'tcp floor µs/req': by['tcp-pipe']!.cpuUs, 'raw http floor µs/req (user + system)': `${by['raw-pipe']!.cpuUs} (${by['raw-pipe']!.userUs} + ${by['raw-pipe']!.systemUs})`, 'haproxy floor µs/req (user + system)': haproxy ? `${by['haproxy-pipe']!.cpuUs} (${by['haproxy-pipe']!.userUs} + ${by['haproxy-pipe']!.systemUs})` : '-', 'shoptwin proxy, user + system µs/req': `${ours.userUs} + ${ours.systemUs}`, 'prism proxy µs/req': theirs.cpuUs, 'grading after the load (ms)': ours.settleMs, '1 connection: mean ms (direct, proxy)': `${one.shoptwin!.mean.toFixed(2)}, ${one.proxy!.mean.toFixed(2)}` })
+      lines.push(`${ratio(ours) >= 0.7 ? '✓' : '✗'} ${op.name} through shoptwin proxy at >= 0.7 of direct: ${ratio(ours).toFixed(2)} (${ours.rps} vs ${direct.rps} req/s; grading each exchange inline ${ratio(graded).toFixed(2)}; prism proxy ${ratio(theirs).toFixed(2)}; the floors of a Node proxy here: tcp pipe ${ratio(by['tcp-pipe']!)}, bare node:http ${ratio(by['http-pipe']!)}, the least HTTP forwarding on raw sockets ${ratio(by['raw-pipe']!)}; a byte pipe in C, haproxy in TCP mode: ${haproxyRatio})`)
       const d = fixed.shoptwin!
       const p = fixed.proxy!
       const sustained = (l: PacedLoad) => l.answered === l.sent && l.errors === 0
@@ -269,7 +271,7 @@ async function proxyCost(ops: Operation[], shopId: string): Promise<string[]> {
     console.table(cpuRows)
     lines.unshift(`peak RSS under load (MB): upstream ${peakRssMb(upstream.child.pid)}, shoptwin proxy ${peakRssMb(proxy.child.pid)} (grading inline ${peakRssMb(inline.child.pid)}), prism proxy ${peakRssMb(prism.child.pid)}`)
   } finally {
-    for (const t of [...(haproxy ? [haproxy] : []), http, tcp, prism, inline, proxy, upstream]) await stop(t)
+    for (const t of [...(haproxy ? [haproxy] : []), raw, http, tcp, prism, inline, proxy, upstream]) await stop(t)
   }
   return lines
 }

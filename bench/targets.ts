@@ -19,7 +19,7 @@ export const HOST = '127.0.0.1'
 export const API_KEY = 'demo-key'
 
 export interface Target {
-  name: 'bare' | 'prism' | 'shoptwin' | 'uncached' | 'untraced' | 'certify-on' | 'certify-off' | 'proxy' | 'prism-proxy' | 'tcp-pipe' | 'http-pipe' | 'proxy-inline' | 'haproxy-pipe'
+  name: 'bare' | 'prism' | 'shoptwin' | 'uncached' | 'untraced' | 'certify-on' | 'certify-off' | 'proxy' | 'prism-proxy' | 'tcp-pipe' | 'http-pipe' | 'raw-pipe' | 'proxy-inline' | 'haproxy-pipe'
   child: ChildProcess
   url: string
 }
@@ -82,8 +82,8 @@ function spawnServer(name: Target['name'], port: number, extra: string[] = []): 
         ? [join(root, 'bench/certify-server.ts'), String(port), HOST, name === 'certify-on' ? 'on' : 'off']
         : name === 'proxy'
         ? [join(root, 'mock/cli.ts'), 'proxy', '--upstream', extra[0]!, '--port', String(port), '--host', HOST]
-        : name === 'tcp-pipe' || name === 'http-pipe' || name === 'proxy-inline'
-        ? [join(root, 'bench/proxy-floor.ts'), name === 'tcp-pipe' ? 'tcp' : name === 'http-pipe' ? 'http' : 'inline', extra[0]!, String(port), HOST]
+        : name === 'tcp-pipe' || name === 'http-pipe' || name === 'raw-pipe' || name === 'proxy-inline'
+        ? [join(root, 'bench/proxy-floor.ts'), name === 'proxy-inline' ? 'inline' : name.slice(0, -'-pipe'.length), extra[0]!, String(port), HOST]
         : name === 'prism-proxy'
         ? [join(root, 'node_modules/@stoplight/prism-cli/dist/index.js'), 'proxy', join(root, 'openapi/openapi.yaml'), extra[0]!, '-p', String(port), '-h', HOST, '-v', 'silent']
         : name === 'prism'
