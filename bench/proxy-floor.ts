@@ -31,11 +31,16 @@ if (kind === 'tcp') {
   // Reads land in one buffer, a new one when a write still holds the last chunk (the client's socket did not take it at once).
   let readBuffer = Buffer.allocUnsafe(256 * 1024)
   const acquire = () => {
+    // The upstream closes a connection idle past its keep-alive timeout: such a one leaves the pool when it closes.
     const pooled = idle.pop()
     if (pooled) return pooled
     const connection: { socket: Socket; owner?: (chunk: Buffer) => void } = {
       socket: connect({ host: upstream.hostname, port: Number(upstream.port), noDelay: true, onread: { buffer: () => readBuffer, callback: (n, buffer) => (connection.owner?.((buffer as Buffer).subarray(0, n)), true) } }),
     }
+    connection.socket.on('error', () => undefined).on('close', () => {
+      const at = idle.indexOf(connection)
+      if (at >= 0) idle.splice(at, 1)
+    })
     return connection
   }
   createNetServer({ noDelay: true }, (client) => {
