@@ -258,7 +258,14 @@ export function hasToken(value: string | undefined, token: string): boolean {
   return lower.split(',').some((part) => part.trim() === token)
 }
 
-const HEX = /^[0-9a-fA-F]{1,15}$/
+/**
+ * A chunk-size line (RFC 9112 7.1, 7.1.1): the size, then extensions `;name` or `;name=token|"quoted"`
+ * with optional whitespace around `;` and `=`; nothing else (no control, no bare CR): a line the proxy
+ * passed on must be read the same by the upstream.
+ */
+const CHUNK_LINE = /^([0-9a-fA-F]{1,15})(?:[ \t]*;[ \t]*[!#$%&'*+.^_`|~0-9A-Za-z-]+(?:[ \t]*=[ \t]*(?:[!#$%&'*+.^_`|~0-9A-Za-z-]+|"(?:[\t \x21\x23-\x5b\x5d-\x7e\x80-\xff]|\\[\t \x21-\x7e\x80-\xff])*"))?)*$/
+/** A trailer line: a field line as in a head (a token, a colon, a value without controls but tab; no obs-fold). */
+const TRAILER_LINE = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+:[\t\x20-\x7e\x80-\xff]*$/
 /** The longest chunk-size line or trailer line accepted. */
 const MAX_LINE = 16 * 1024
 
@@ -313,11 +320,11 @@ export class ChunkedDecoder {
       this.line = ''
       if (this.state === 3) {
         if (line === '') return i
+        if (!TRAILER_LINE.test(line)) throw new HttpError(`a malformed trailer line: ${JSON.stringify(line.slice(0, 40))}`, this.status)
         continue
       }
-      const semi = line.indexOf(';')
-      const size = semi < 0 ? line : line.slice(0, semi)
-      if (!HEX.test(size)) throw new HttpError(`an invalid chunk size: ${JSON.stringify(line.slice(0, 40))}`, this.status)
+      const size = CHUNK_LINE.exec(line)?.[1]
+      if (size === undefined) throw new HttpError(`an invalid chunk size or extension: ${JSON.stringify(line.slice(0, 40))}`, this.status)
       this.remaining = parseInt(size, 16)
       this.state = this.remaining === 0 ? 3 : 1
     }
