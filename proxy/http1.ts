@@ -75,13 +75,13 @@ const HEADER_LINES = /(?:\r\n[!#$%&'*+.^_`|~0-9A-Za-z-]+:[\t\x20-\x7e\x80-\xff]*
  * Where the head of the message starting at `start` ends (the index after its blank line), -1 when
  * it has not all come yet. Throws 431 past MAX_HEAD, 400 on a line ended by a bare LF.
  */
-export function headEnd(buffer: Buffer, start: number): number {
+export function headEnd(buffer: Buffer, start: number, what = 'the request'): number {
   const at = buffer.indexOf(CRLF2, start)
   if (at >= 0) {
-    if (at - start > MAX_HEAD) throw new HttpError('the request head is over 64 KiB', 431)
+    if (at - start > MAX_HEAD) throw new HttpError(`${what}'s head is over 64 KiB`, 431)
     return at + 4
   }
-  if (buffer.length - start > MAX_HEAD) throw new HttpError('the request head is over 64 KiB', 431)
+  if (buffer.length - start > MAX_HEAD) throw new HttpError(`${what}'s head is over 64 KiB`, 431)
   // A head whose lines end with a bare LF never ends with CRLF CRLF: refused as soon as it shows.
   const lf = buffer.indexOf(10, start)
   if (lf >= 0 && (lf === start || buffer[lf - 1] !== 13)) throw new HttpError('a line of the head ends without CR LF')
@@ -242,6 +242,8 @@ export function framingOf(head: Pick<Head, 'headers'>, isRequest: boolean): Fram
     return { kind: 'close' }
   }
   if (cl !== undefined) {
+    // An answer's `5, 5` (or two lines) is refused (RFC 9110 8.6 allows it): its head goes on as it came, and a strict client refuses the list.
+    if (!isRequest && cl.includes(',')) throw new HttpError(`${what} has more than one Content-Length: ${JSON.stringify(cl.slice(0, 40))}`, status)
     const lengths = new Set(cl.split(',').map((s) => s.trim()))
     const [length] = lengths
     if (lengths.size !== 1 || !/^\d{1,15}$/.test(length!)) throw new HttpError(`${what} has an invalid Content-Length: ${JSON.stringify(cl.slice(0, 40))}`, status)

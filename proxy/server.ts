@@ -316,6 +316,8 @@ class RequestBody {
 /** The answer to the client, written on its connection. */
 class Reply {
   headersSent = false
+  /** A byte of the answer went to the client: past this, a failure can only cut the connection. */
+  wrote = false
   /** The whole answer was written. */
   finished = false
   statusCode = 0
@@ -344,6 +346,7 @@ class Reply {
     this.headersSent = true
     this.statusCode = status
     if (this.destroyed) return
+    this.wrote = true
     const connection = this.closeAfter ? 'Connection: close\r\n' : this.minor === 0 ? 'Connection: keep-alive\r\n' : ''
     this.socket.write(`HTTP/1.1 ${status} ${reason}\r\n${lines}${connection}\r\n`, 'latin1')
   }
@@ -357,6 +360,7 @@ class Reply {
   /** Writes body bytes; false when the client's buffer is full (wait for 'drain'). */
   write(data: Buffer): boolean {
     if (this.destroyed) return true
+    this.wrote = true
     return this.socket.write(data)
   }
 
@@ -392,6 +396,8 @@ interface UpstreamConnection {
   owner: { data(chunk: Buffer): void; closed(error?: NodeJS.ErrnoException): void; timeout(): void } | undefined
   /** The last chunk passed to `owner.data` is still referenced: the next read goes to a new buffer. */
   keep(): void
+  /** Freed this turn or the one before: not reused yet (see `release`). */
+  cooling?: boolean
 }
 
 /**
@@ -433,11 +439,24 @@ export function createProxyServer({ upstream, contract, timeoutMs = 30_000, clie
     return readBuffer
   }
 
-  // The upstream's connections: kept alive, the last one freed reused first.
+  // The upstream's connections: kept alive, the last one freed reused first (once it cooled).
   const idle: UpstreamConnection[] = []
+  /** Connections freed this turn, and the turn before (see `release`). */
+  let freed: UpstreamConnection[] = []
+  let cooling: UpstreamConnection[] = []
+  let ticking = false
+  const tick = () => {
+    for (const connection of cooling) connection.cooling = false
+    cooling = freed
+    freed = []
+    if (cooling.length) setImmediate(tick)
+    else ticking = false
+  }
   function acquire(): UpstreamConnection {
-    while (idle.length) {
-      const connection = idle.pop()!
+    for (let i = idle.length - 1; i >= 0; i--) {
+      const connection = idle[i]!
+      if (connection.cooling) continue
+      idle.splice(i, 1)
       if (!connection.socket.destroyed && connection.socket.readyState === 'open') return connection
     }
     const data = (chunk: Buffer) => (connection.owner ? connection.owner.data(chunk) : socket.destroy())
@@ -468,10 +487,22 @@ export function createProxyServer({ upstream, contract, timeoutMs = 30_000, clie
     })
     return connection
   }
+  /**
+   * A connection whose answer ended is kept for reuse, but not before a whole turn of reads passed: bytes
+   * an upstream sent after its answer (a stray body, a second answer) may be unread yet, and on a
+   * connection reused at once (a pipelined request is sent the moment its predecessor's answer ends) they
+   * would be read as the next request's answer. Read while the connection is idle, they destroy it.
+   */
   function release(connection: UpstreamConnection): void {
     connection.owner = undefined
-    if (idle.length < MAX_IDLE && !closing) idle.push(connection)
-    else connection.socket.destroy()
+    if (idle.length >= MAX_IDLE || closing) return void connection.socket.destroy()
+    idle.push(connection)
+    connection.cooling = true
+    freed.push(connection)
+    if (!ticking) {
+      ticking = true
+      setImmediate(tick)
+    }
   }
 
   /** The request's head for the upstream: its end-to-end headers, Host, X-Forwarded-*, the framing. */
@@ -527,6 +558,8 @@ export function createProxyServer({ upstream, contract, timeoutMs = 30_000, clie
       let dechunk = false
       /** Operation and status: the last whole answer of the same is what this one is compared with. */
       let answerKey: string | undefined
+      /** The answer said its connection closes (Connection: close, an HTTP/1.0 answer without keep-alive): not reused. */
+      let upstreamCloses = false
       const sent = body !== undefined ? true : undefined
       const bodySent = () => sent ?? requestBody.done
 
@@ -546,7 +579,16 @@ export function createProxyServer({ upstream, contract, timeoutMs = 30_000, clie
       }
       const fail = (message: string, status: 502 | 504) => {
         if (done) return
-        if (settled) {
+        if (settled && reply && !reply.wrote && !reply.destroyed) {
+          // The answer's head was read but nothing of it reached the client (a bad chunk in the first read): a 502 still can.
+          reply.headersSent = false
+          reply.retryAfter = undefined
+          x.upstream!.raw = capture.buffer()
+          x.upstream!.truncated = true
+          x.upstreamError = message
+          if (body === undefined && !requestBody.done) reply.closeAfter = true
+          reply.json(status, `shoptwin proxy: ${message}`)
+        } else if (settled) {
           // The answer had begun: the client cannot get a 502 any more, only a cut connection.
           x.upstreamError ??= message
           x.upstream!.raw = capture.buffer()
@@ -567,7 +609,7 @@ export function createProxyServer({ upstream, contract, timeoutMs = 30_000, clie
         x.upstream!.truncated = capture.truncated
         if (answerKey !== undefined && !capture.truncated) lastAnswers.set(answerKey, x.upstream!.raw)
         reply?.end()
-        finish(reusable)
+        finish(reusable && !upstreamCloses)
       }
       /**
        * Body bytes of the answer (from `start`): to the capture (decoded) and to the client (as they came,
@@ -629,6 +671,7 @@ export function createProxyServer({ upstream, contract, timeoutMs = 30_000, clie
         if (framing.kind === 'length') remaining = framing.length
         else if (framing.kind === 'chunked') decoder = new ChunkedDecoder(502)
         const connectionField = head.picked.connection
+        upstreamCloses = hasToken(connectionField, 'close') || (head.minor === 0 && !hasToken(connectionField, 'keep-alive'))
         if (reply && !reply.destroyed && head.checked && head.minor === 1 && reply.minor === 1 && !reply.closeAfter && framing.kind !== 'close' && (connectionField === undefined || connectionField.toLowerCase() === 'keep-alive')) {
           // The common answer: its head passed on as it came, the hop-by-hop lines cut out in place, with the body in one write.
           reply.retryAfter = head.picked['retry-after']
@@ -650,8 +693,12 @@ export function createProxyServer({ upstream, contract, timeoutMs = 30_000, clie
           reply.retryAfter = head.headers['retry-after']
           reply.socket.cork()
           reply.head(head.status, head.reason, lines)
-          pass(chunk, end)
-          reply.socket.uncork()
+          // The head goes out even when the body's first bytes are refused (the answer is then cut, not lost whole).
+          try {
+            pass(chunk, end)
+          } finally {
+            reply.socket.uncork()
+          }
         } else pass(chunk, end)
       }
       connection.owner = {
@@ -661,7 +708,7 @@ export function createProxyServer({ upstream, contract, timeoutMs = 30_000, clie
             if (head) pass(chunk, 0)
             else {
               if (partial) chunk = Buffer.concat([partial, chunk])
-              const end = headEnd(chunk, 0)
+              const end = headEnd(chunk, 0, 'its answer')
               if (end < 0) {
                 // A head in pieces: kept as a copy (the read buffer is reused).
                 partial = Buffer.from(chunk)
