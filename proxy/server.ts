@@ -565,6 +565,8 @@ export function createProxyServer({ upstream, contract, timeoutMs = 30_000, clie
 
       const finish = (reusable: boolean) => {
         done = true
+        // Paused for a slow client when its answer ended: read again before it is freed (bytes after the answer must be read, and destroy it, while it cools).
+        unthrottle?.()
         if (reusable && bodySent() && !up.destroyed) release(connection)
         else {
           connection.owner = undefined
@@ -641,17 +643,17 @@ export function createProxyServer({ upstream, contract, timeoutMs = 30_000, clie
         }
       }
       /** The client reads slower than the upstream writes: the upstream waits. */
-      let throttled = false
+      let unthrottle: (() => void) | undefined
       const throttle = () => {
-        if (throttled) return
-        throttled = true
+        if (unthrottle) return
         up.pause()
         // The client drained its buffer, or went away (its answer is then read to the end for the record).
         const resume = () => {
           reply!.socket.off('drain', resume).off('close', resume)
-          throttled = false
+          unthrottle = undefined
           up.resume()
         }
+        unthrottle = resume
         reply!.socket.on('drain', resume).on('close', resume)
       }
       const answered = (chunk: Buffer, end: number): void => {

@@ -128,8 +128,9 @@ describe('proxy on the wire: HTTP/1.1 as a reverse proxy speaks it', () => {
     expect(JSON.parse(decoded)).toEqual({ data: { echo: '{"three": 3}' } })
     expect(got[3]).toMatch(/\r\nConnection: close\r\n/i)
     expect(seen.map((s) => s.url)).toEqual(['/one?a=1', '/two', '/chunked', '/four'])
-    // The four went over one kept-alive connection to the upstream (at most one new one).
-    expect(upstreamConnections - before).toBeLessThanOrEqual(1)
+    // The four went over kept-alive connections to the upstream: a connection freed is reused once a turn of
+    // reads passed (bytes after an answer must not be read as the next one's), so pipelined requests take turns on two.
+    expect(upstreamConnections - before).toBeLessThanOrEqual(2)
   })
 
   it('Expect: 100-continue gets 100 Continue before the body; HEAD, 204 and 304 carry no body and the connection goes on', async () => {
