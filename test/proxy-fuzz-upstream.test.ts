@@ -58,6 +58,9 @@ async function play(socket: Socket, script: Script): Promise<void> {
 beforeAll(async () => {
   process.on('uncaughtException', onUncaught)
   upstream = createServer((socket) => {
+    // No Nagle: bytes written a turn after an answer leave at once, not held for the answer's ACK (the limit of
+    // the proxy's guarantee: bytes that reach it a turn or more after their answer, it cannot tell from the next one's).
+    socket.setNoDelay(true)
     upstreamSockets.add(socket)
     socket.on('close', () => upstreamSockets.delete(socket))
     socket.on('error', () => undefined)
