@@ -519,7 +519,8 @@ function judge({ reqs, sent, ending }: Sent, received: Buffer, hang: boolean): s
   const verdictOf = (i: number): Verdict => (i > 0 && reqs[i - 1]!.spoilsNext ? 'refuse' : reqs[i]!.verdict)
   let answers: ReturnType<typeof readAnswers>
   try {
-    answers = readAnswers(received, (i) => reqs[i]?.method === 'HEAD')
+    // A HEAD whose line the bytes before it spoiled is not read as a HEAD.
+    answers = readAnswers(received, (i) => reqs[i]?.method === 'HEAD' && !(i > 0 && reqs[i - 1]!.spoilsNext))
   } catch (error) {
     // A client that closed first may have read half an answer.
     if (ending !== 'destroy') return [...problems, `the client read a malformed answer: ${(error as Error).message}`]
@@ -559,7 +560,7 @@ function judge({ reqs, sent, ending }: Sent, received: Buffer, hang: boolean): s
       continue
     }
     // An answer to HEAD has no body: the proxy's own says how long its {"error"} would be.
-    const own = r.method === 'HEAD' && a.body.length === 0 && Number(field(a.fields, 'content-length')[0]) > 0 && a.status >= 400 ? '(to HEAD, no body)' : isOwn(a.body)
+    const own = r.method === 'HEAD' && !(finals > 1 && reqs[finals - 2]!.spoilsNext) && a.body.length === 0 && Number(field(a.fields, 'content-length')[0]) > 0 && a.status >= 400 ? '(to HEAD, no body)' : isOwn(a.body)
     if (own === undefined) {
       problems.push(`answer ${finals} (${a.status} ${JSON.stringify(a.body.toString('latin1').slice(0, 100))}) is neither the upstream's nor the proxy's {"error"}`)
       continue
