@@ -172,7 +172,8 @@ const answerArb = fc.record({
   interim: fc.array(fc.constantFrom('HTTP/1.1 100 Continue\r\n\r\n', 'HTTP/1.1 102 Processing\r\n\r\n', 'HTTP/1.1 103 Early Hints\r\nLink: </a.css>; rel=preload\r\n\r\n'), { maxLength: 2 }),
   status: fc.oneof({ weight: 4, arbitrary: fc.nat(3) }, fc.nat(STATUS_LINES.length - 1)),
   headers: fc.array(fc.nat(HEADER_LINES.length - 1), { maxLength: 3 }),
-  framing: fc.oneof({ weight: 4, arbitrary: fc.constantFrom<FramingKind>('length', 'chunked') }, fc.constantFrom(...FRAMINGS)),
+  // By class, each often enough for a default run: as written; bytes after the answer; every other fault.
+  framing: fc.oneof({ weight: 4, arbitrary: fc.constantFrom<FramingKind>('length', 'chunked') }, { weight: 2, arbitrary: fc.constantFrom<FramingKind>('extra-after', 'extra-later') }, { weight: 4, arbitrary: fc.constantFrom(...FRAMINGS) }),
   body: fc.tuple(fc.oneof({ weight: 5, arbitrary: fc.nat(300) }, fc.constant(200_000)), fc.nat()),
   cuts: fc.array(fc.nat(), { maxLength: 4 }),
   splits: fc.array(fc.nat(), { maxLength: 4 }),
@@ -336,7 +337,8 @@ function plan(method: string, minor: number, a: AnswerShape): Planned {
   const head = `${a.interim.join('')}${line.text}\r\n${[...fieldText, ...framingLines].join('\r\n')}\r\n\r\n`
   // A body cut short: half of it, then the close, the reset or silence.
   if (outcome === 'cut' && (framing === 'reset-mid' || framing === 'silent-mid' || framing === 'short-then-close')) payload = payload.subarray(0, Math.floor(payload.length / 2))
-  const all = Buffer.concat([Buffer.from(head, 'latin1'), payload, extraLater ? Buffer.alloc(0) : extra])
+  // The answer in pieces; bytes after it in the same write as its last piece (one read), or a turn later.
+  const all = Buffer.concat([Buffer.from(head, 'latin1'), payload])
   const at = [...new Set(a.splits.map((s) => s % (all.length + 1)))].sort((x, y) => x - y)
   const pieces: Buffer[] = []
   let from = 0
@@ -344,7 +346,8 @@ function plan(method: string, minor: number, a: AnswerShape): Planned {
     if (to > from) pieces.push(all.subarray(from, to))
     from = to
   }
-  if (extraLater) pieces.push(extra)
+  if (extra.length && (extraLater || !pieces.length)) pieces.push(extra)
+  else if (extra.length) pieces[pieces.length - 1] = Buffer.concat([pieces.at(-1)!, extra])
   const fields = [...fieldText, ...framingLines].join('\r\n').split('\r\n').map((l) => ({ name: l.slice(0, l.indexOf(':')), value: l.slice(l.indexOf(':') + 1).trim() }))
   if (outcome === '502') closes = false
   const saysClose = headers.some((h) => h.closes) || line.minor === 0
