@@ -21,7 +21,7 @@ import { connect, createServer, type AddressInfo, type Server, type Socket } fro
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startProxy, type RunningProxy } from '../proxy/index.ts'
 import { proxyHtml, proxyJson, proxyJunit } from '../proxy/reporters.ts'
-import { field, readAnswers, readRequest, WireError, type ParsedRequest } from './support/http1-wire.ts'
+import { cutPoints, field, readAnswers, readRequest, WireError, type ParsedRequest } from './support/http1-wire.ts'
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 220)
 const SEED = process.env.FUZZ_SEED === undefined ? undefined : Number(process.env.FUZZ_SEED)
@@ -449,7 +449,7 @@ type Ending = 'end' | 'wait' | 'destroy'
 
 const connectionArb = fc.record({
   requests: fc.array(requestArb, { minLength: 1, maxLength: 3 }),
-  splits: fc.array(fc.nat(), { maxLength: 6 }),
+  splits: fc.tuple(fc.array(fc.nat(), { maxLength: 6 }), fc.array(fc.nat(), { maxLength: 3 })),
   // Mostly all of it sent, a fifth cut short.
   truncate: fc.oneof({ weight: 4, arbitrary: fc.constant(null) }, fc.nat()),
   ending: fc.constantFrom<Ending>('end', 'end', 'end', 'wait', 'destroy'),
@@ -465,7 +465,7 @@ interface Sent {
 }
 
 /** Writes the parts, ends the way the case says, and reads until the proxy closes (or the watchdog fires). */
-async function run(bytes: Buffer, splits: number[], ending: Ending): Promise<{ received: Buffer; hang: boolean }> {
+async function run(bytes: Buffer, [random, insideCrlf]: [number[], number[]], ending: Ending): Promise<{ received: Buffer; hang: boolean }> {
   const { port } = new URL(proxy.url)
   const socket = connect(Number(port), '127.0.0.1')
   const chunks: Buffer[] = []
@@ -473,7 +473,7 @@ async function run(bytes: Buffer, splits: number[], ending: Ending): Promise<{ r
   socket.on('error', () => undefined)
   const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()))
   await new Promise<void>((resolve) => socket.once('connect', () => resolve()))
-  const at = [...new Set(splits.map((s) => s % (bytes.length + 1)))].sort((a, b) => a - b)
+  const at = cutPoints(bytes, random, insideCrlf)
   let from = 0
   for (const to of [...at, bytes.length]) {
     if (to > from && !socket.destroyed) socket.write(bytes.subarray(from, to))

@@ -187,3 +187,14 @@ export function readAnswers(bytes: Buffer, noBody: (i: number) => boolean): Read
   }
   return out
 }
+
+/**
+ * Where to cut `bytes` into writes: at the `random` points (mod its length), and between the CR and
+ * the LF of the CR LFs `insideCrlf` picks (mod their count): a line end split across two reads.
+ */
+export function cutPoints(bytes: Buffer, random: number[], insideCrlf: number[] = []): number[] {
+  const crlfs: number[] = []
+  if (insideCrlf.length) for (let at = bytes.indexOf('\r\n'); at >= 0; at = bytes.indexOf('\r\n', at + 2)) crlfs.push(at + 1)
+  const points = [...random.map((r) => r % (bytes.length + 1)), ...(crlfs.length ? insideCrlf.map((i) => crlfs[i % crlfs.length]!) : [])]
+  return [...new Set(points)].sort((a, b) => a - b)
+}
