@@ -17,11 +17,11 @@
  * Loopback, port 0; FUZZ_SEED / FUZZ_RUNS replay or widen a run (the seed is printed on failure).
  */
 import fc from 'fast-check'
-import { connect, createServer, type AddressInfo, type Server, type Socket } from 'node:net'
+import { createServer, type AddressInfo, type Server, type Socket } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startProxy, type RunningProxy } from '../proxy/index.ts'
 import { proxyHtml, proxyJson, proxyJunit } from '../proxy/reporters.ts'
-import { cutPoints, field, readAnswers, readRequest, WireError, type ParsedRequest } from './support/http1-wire.ts'
+import { cutPoints, field, proxyError, readAnswers, readRequest, seededBytes, talk, WireError, type ParsedRequest } from './support/http1-wire.ts'
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 220)
 const SEED = process.env.FUZZ_SEED === undefined ? undefined : Number(process.env.FUZZ_SEED)
@@ -248,15 +248,6 @@ const chunked = (body: Buffer, cuts: number[], ext: string[], trailers: string):
 
 /** A body: its size and a seed for its bytes (any byte), built when the request is. */
 const bodyArb = fc.tuple(fc.oneof({ weight: 6, arbitrary: fc.nat(200) }, fc.integer({ min: 1000, max: 5000 }), fc.constant(300_000)), fc.nat())
-const bodyOf = ([size, seed]: [number, number]): Buffer => {
-  const bytes = Buffer.alloc(size)
-  let x = seed | 1
-  for (let i = 0; i < size; i++) {
-    x = (x * 1103515245 + 12345) & 0x7fffffff
-    bytes[i] = x >> 16
-  }
-  return bytes
-}
 
 const framingArb = fc.record({
     body: bodyArb,
@@ -272,7 +263,7 @@ const framingArb = fc.record({
   })
 
 function makeFraming({ body: size, cuts, kind }: typeof framingArb extends fc.Arbitrary<infer T> ? T : never): Framing {
-    const body = bodyOf(size)
+    const body = seededBytes(size)
     const n = body.length
     const raw = body.toString('latin1')
     const ch = (ext: string[] = [], trailers = '') => chunked(body, cuts, ext, trailers)
@@ -464,44 +455,6 @@ interface Sent {
   ending: Ending
 }
 
-/** Writes the parts, ends the way the case says, and reads until the proxy closes (or the watchdog fires). */
-async function run(bytes: Buffer, [random, insideCrlf]: [number[], number[]], ending: Ending): Promise<{ received: Buffer; hang: boolean }> {
-  const { port } = new URL(proxy.url)
-  const socket = connect(Number(port), '127.0.0.1')
-  const chunks: Buffer[] = []
-  socket.on('data', (c: Buffer) => chunks.push(c))
-  socket.on('error', () => undefined)
-  const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()))
-  await new Promise<void>((resolve) => socket.once('connect', () => resolve()))
-  const at = cutPoints(bytes, random, insideCrlf)
-  let from = 0
-  for (const to of [...at, bytes.length]) {
-    if (to > from && !socket.destroyed) socket.write(bytes.subarray(from, to))
-    from = to
-    // The next part in a later read of the proxy's.
-    await new Promise((resolve) => setImmediate(resolve))
-  }
-  if (ending === 'end') socket.end()
-  if (ending === 'destroy') socket.destroy()
-  let hang = false
-  const watchdog = setTimeout(() => {
-    hang = true
-    socket.destroy()
-  }, HANG_MS)
-  await closed
-  clearTimeout(watchdog)
-  return { received: Buffer.concat(chunks), hang }
-}
-
-const isOwn = (body: Buffer): string | undefined => {
-  try {
-    const parsed = JSON.parse(body.toString('utf8')) as { error?: unknown }
-    return typeof parsed.error === 'string' && parsed.error.startsWith('shoptwin proxy: ') && Object.keys(parsed).length === 1 ? parsed.error : undefined
-  } catch {
-    return undefined
-  }
-}
-
 const HOP = ['connection', 'keep-alive', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'proxy-authorization']
 
 /** Every way the exchange broke a property, in words (empty: all held). */
@@ -560,7 +513,7 @@ function judge({ reqs, sent, ending }: Sent, received: Buffer, hang: boolean): s
       continue
     }
     // An answer to HEAD has no body: the proxy's own says how long its {"error"} would be.
-    const own = r.method === 'HEAD' && !(finals > 1 && reqs[finals - 2]!.spoilsNext) && a.body.length === 0 && Number(field(a.fields, 'content-length')[0]) > 0 && a.status >= 400 ? '(to HEAD, no body)' : isOwn(a.body)
+    const own = r.method === 'HEAD' && !(finals > 1 && reqs[finals - 2]!.spoilsNext) && a.body.length === 0 && Number(field(a.fields, 'content-length')[0]) > 0 && a.status >= 400 ? '(to HEAD, no body)' : proxyError(a.body)
     if (own === undefined) {
       problems.push(`answer ${finals} (${a.status} ${JSON.stringify(a.body.toString('latin1').slice(0, 100))}) is neither the upstream's nor the proxy's {"error"}`)
       continue
@@ -601,7 +554,8 @@ describe('shoptwin proxy under a fuzzer: the client side', () => {
         const sent = truncate === null ? stream.length : truncate % (stream.length + 1)
         const errorsBefore = upstreamErrors.length
         const thrownBefore = thrown.length
-        const { received, hang } = await run(stream.subarray(0, sent), splits, ending)
+        const bytes = stream.subarray(0, sent)
+        const { received, hang } = await talk(proxy.url, bytes, cutPoints(bytes, ...splits), ending, HANG_MS)
         const problems = judge({ reqs: built, sent, ending }, received, hang)
         problems.push(...upstreamErrors.slice(errorsBefore).map((e) => `the upstream could not frame what the proxy sent: ${e}`))
         problems.push(...thrown.slice(thrownBefore).map((e) => `the proxy threw: ${(e as Error)?.stack ?? e}`))

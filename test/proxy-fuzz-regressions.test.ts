@@ -4,11 +4,11 @@
  * that frames requests strictly (test/support/http1-wire.ts) and answers each by its path: the default
  * a 200 naming the path, or the bytes a case sets. Loopback, port 0; the proxy's timers small.
  */
-import { connect, createServer, type AddressInfo, type Server, type Socket } from 'node:net'
+import { createServer, type AddressInfo, type Server, type Socket } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startProxy, type RunningProxy } from '../proxy/index.ts'
 import { proxyHtml, proxyJson, proxyJunit } from '../proxy/reporters.ts'
-import { field, readAnswers, readRequest, type ParsedRequest } from './support/http1-wire.ts'
+import { field, readAnswers, readRequest, talk, type ParsedRequest } from './support/http1-wire.ts'
 
 const IDLE_MS = 60
 const UPSTREAM_MS = 200
@@ -70,21 +70,10 @@ afterAll(async () => {
 })
 
 /** Writes each part in its own turn, then half-closes (`end`) or waits for the proxy to close; the bytes read. */
-async function exchange(parts: Array<string | Buffer>, ending: 'end' | 'wait' = 'end'): Promise<Buffer> {
-  const { port } = new URL(proxy.url)
-  const socket = connect(Number(port), '127.0.0.1')
-  const chunks: Buffer[] = []
-  socket.on('data', (c: Buffer) => chunks.push(c))
-  socket.on('error', () => undefined)
-  const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()))
-  await new Promise<void>((resolve) => socket.once('connect', () => resolve()))
-  for (const part of parts) {
-    if (!socket.destroyed) socket.write(typeof part === 'string' ? Buffer.from(part, 'latin1') : part)
-    await new Promise((resolve) => setImmediate(resolve))
-  }
-  if (ending === 'end') socket.end()
-  await closed
-  return Buffer.concat(chunks)
+async function exchange(parts: string[], ending: 'end' | 'wait' = 'end'): Promise<Buffer> {
+  const bytes = parts.map((part) => Buffer.from(part, 'latin1'))
+  const points = bytes.slice(0, -1).map((_, i) => bytes.slice(0, i + 1).reduce((n, b) => n + b.length, 0))
+  return (await talk(proxy.url, Buffer.concat(bytes), points, ending, 5_000)).received
 }
 
 const targets = () => seen.map((s) => s.request.target)

@@ -12,11 +12,11 @@
  * Loopback, port 0; FUZZ_SEED / FUZZ_PATH / FUZZ_RUNS replay or widen a run.
  */
 import fc from 'fast-check'
-import { connect, createServer, type AddressInfo, type Server, type Socket } from 'node:net'
+import { createServer, type AddressInfo, type Server, type Socket } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startProxy, type RunningProxy } from '../proxy/index.ts'
 import type { ProxyExchange } from '../proxy/exchange.ts'
-import { cutPoints, field, readAnswers, readRequest, type Field } from './support/http1-wire.ts'
+import { cutPoints, field, proxyError, readAnswers, readRequest, seededBytes, talk, type Field } from './support/http1-wire.ts'
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 200)
 const SEED = process.env.FUZZ_SEED === undefined ? undefined : Number(process.env.FUZZ_SEED)
@@ -182,16 +182,6 @@ type AnswerShape = typeof answerArb extends fc.Arbitrary<infer T> ? T : never
 
 const requestArb = fc.record({ method: fc.constantFrom('GET', 'POST', 'HEAD'), minor: fc.oneof({ weight: 5, arbitrary: fc.constant(1) }, fc.constant(0)), answer: answerArb })
 
-function bytesOf([size, seed]: [number, number]): Buffer {
-  const out = Buffer.alloc(size)
-  let x = seed | 1
-  for (let i = 0; i < size; i++) {
-    x = (x * 1103515245 + 12345) & 0x7fffffff
-    out[i] = x >> 16
-  }
-  return out
-}
-
 const chunkedOf = (body: Buffer, cuts: number[], ext = '', trailers = ''): Buffer => {
   const at = [...new Set(cuts.map((c) => c % (body.length + 1)))].sort((a, b) => a - b)
   const parts: Buffer[] = []
@@ -228,7 +218,7 @@ function plan(method: string, minor: number, a: AnswerShape): Planned {
   const headers = a.headers.map((i) => HEADER_LINES[i]!)
   const framing = a.framing
   const noBody = line.noBody === true || method === 'HEAD'
-  const body = noBody ? Buffer.alloc(0) : bytesOf(a.body)
+  const body = noBody ? Buffer.alloc(0) : seededBytes(a.body)
   const why = [line.text.slice(0, 40), ...headers.map((h) => h.text.slice(0, 30)), framing, `${method} HTTP/1.${minor}`]
   let outcome: Outcome = line.outcome ?? headers.find((h) => h.outcome)?.outcome ?? 'pass'
   const fieldText = [`X-Id: ${id}`, ...headers.map((h) => h.text)]
@@ -366,42 +356,6 @@ function requestBytes(p: Planned): Buffer {
   return Buffer.from(`${head}${body ? `Content-Length: ${body.length}\r\n` : ''}\r\n${body}`, 'latin1')
 }
 
-/** end: the client half-closes once all is sent (the proxy answers what came, then closes); wait: the proxy's idle timer ends it. */
-async function run(bytes: Buffer, [random, insideCrlf]: [number[], number[]], ending: 'end' | 'wait'): Promise<{ received: Buffer; hang: boolean }> {
-  const { port } = new URL(proxy.url)
-  const socket = connect(Number(port), '127.0.0.1')
-  const chunks: Buffer[] = []
-  socket.on('data', (c: Buffer) => chunks.push(c))
-  socket.on('error', () => undefined)
-  const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()))
-  await new Promise<void>((resolve) => socket.once('connect', () => resolve()))
-  const at = cutPoints(bytes, random, insideCrlf)
-  let from = 0
-  for (const to of [...at, bytes.length]) {
-    if (to > from && !socket.destroyed) socket.write(bytes.subarray(from, to))
-    from = to
-    await new Promise((resolve) => setImmediate(resolve))
-  }
-  if (ending === 'end') socket.end()
-  let hang = false
-  const watchdog = setTimeout(() => {
-    hang = true
-    socket.destroy()
-  }, HANG_MS)
-  await closed
-  clearTimeout(watchdog)
-  return { received: Buffer.concat(chunks), hang }
-}
-
-const ownError = (body: Buffer): string | undefined => {
-  try {
-    const parsed = JSON.parse(body.toString('utf8')) as { error?: unknown }
-    return typeof parsed.error === 'string' && parsed.error.startsWith('shoptwin proxy: ') ? parsed.error : undefined
-  } catch {
-    return undefined
-  }
-}
-
 async function judge(planned: Planned[], received: Buffer, hang: boolean): Promise<string[]> {
   const problems: string[] = []
   if (hang) problems.push(`the connection was still open ${HANG_MS} ms after the last byte`)
@@ -427,7 +381,7 @@ async function judge(planned: Planned[], received: Buffer, hang: boolean): Promi
     const xid = field(a.fields, 'x-id')[0]
     if (xid !== undefined && xid !== p.id) problems.push(`${p.id} got ${xid}'s answer${xid === 'smuggled' ? ': bytes sent after an answer were taken for the next one' : ''}`)
     // An answer to HEAD has no body: the proxy's own says how long its {"error"} would be.
-    const own = xid !== undefined ? undefined : p.method === 'HEAD' && a.body.length === 0 && Number(field(a.fields, 'content-length')[0]) > 0 ? '(to HEAD, no body)' : ownError(a.body)
+    const own = xid !== undefined ? undefined : p.method === 'HEAD' && a.body.length === 0 && Number(field(a.fields, 'content-length')[0]) > 0 ? '(to HEAD, no body)' : proxyError(a.body)
     const type = field(a.fields, 'content-type')
     if (own !== undefined && (type[0] !== 'application/json' || type.length !== 1)) problems.push(`the proxy's ${a.status} for ${p.id} has Content-Type ${JSON.stringify(type)}`)
     if (p.outcome === 'pass') {
@@ -478,7 +432,9 @@ describe('shoptwin proxy under a fuzzer: the upstream side', () => {
         const thrownBefore = thrown.length
         const reusedBefore = reusedAfterClose.length
         // A client that half-closes after a request answered early would abort it: that one waits.
-        const { received, hang } = await run(Buffer.concat(planned.map(requestBytes)), splits, planned.some((p) => p.script.early) ? 'wait' : ending)
+        // end: the client half-closes once all is sent (the proxy answers what came, then closes); wait: the proxy's idle timer ends it.
+        const bytes = Buffer.concat(planned.map(requestBytes))
+        const { received, hang } = await talk(proxy.url, bytes, cutPoints(bytes, ...splits), planned.some((p) => p.script.early) ? 'wait' : ending, HANG_MS)
         const problems = await judge(planned, received, hang)
         problems.push(...reusedAfterClose.slice(reusedBefore).map((r) => `the proxy sent ${r} on the same upstream connection`))
         problems.push(...thrown.slice(thrownBefore).map((e) => `the proxy threw: ${(e as Error)?.stack ?? e}`))

@@ -1,3 +1,5 @@
+import { connect } from 'node:net'
+
 /**
  * HTTP/1.1 messages read the test's own way, for the proxy's fuzz tests (test/proxy-fuzz-*.test.ts):
  * a strict parser of the requests an upstream receives (RFC 9112 as written, no leniency: the oracle
@@ -197,4 +199,56 @@ export function cutPoints(bytes: Buffer, random: number[], insideCrlf: number[] 
   if (insideCrlf.length) for (let at = bytes.indexOf('\r\n'); at >= 0; at = bytes.indexOf('\r\n', at + 2)) crlfs.push(at + 1)
   const points = [...random.map((r) => r % (bytes.length + 1)), ...(crlfs.length ? insideCrlf.map((i) => crlfs[i % crlfs.length]!) : [])]
   return [...new Set(points)].sort((a, b) => a - b)
+}
+
+/**
+ * Writes `bytes` to `url` on a new connection, cut at `points` (each part in its own turn: a later read
+ * of the proxy's), then half-closes (`end`), closes at once (`destroy`) or waits (`wait`), and reads until
+ * the other side closes. Still open `hangMs` after the last byte: a hang (the socket is destroyed).
+ */
+export async function talk(url: string, bytes: Buffer, points: number[], ending: 'end' | 'wait' | 'destroy', hangMs: number): Promise<{ received: Buffer; hang: boolean }> {
+  const { port, hostname } = new URL(url)
+  const socket = connect(Number(port), hostname)
+  const chunks: Buffer[] = []
+  socket.on('data', (c: Buffer) => chunks.push(c))
+  socket.on('error', () => undefined)
+  const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()))
+  await new Promise<void>((resolve) => socket.once('connect', () => resolve()))
+  let from = 0
+  for (const to of [...points, bytes.length]) {
+    if (to > from && !socket.destroyed) socket.write(bytes.subarray(from, to))
+    from = to
+    await new Promise((resolve) => setImmediate(resolve))
+  }
+  if (ending === 'end') socket.end()
+  if (ending === 'destroy') socket.destroy()
+  let hang = false
+  const watchdog = setTimeout(() => {
+    hang = true
+    socket.destroy()
+  }, hangMs)
+  await closed
+  clearTimeout(watchdog)
+  return { received: Buffer.concat(chunks), hang }
+}
+
+/** The message of the proxy's own `{"error": "shoptwin proxy: …"}` (nothing else in it), or undefined. */
+export function proxyError(body: Buffer): string | undefined {
+  try {
+    const parsed = JSON.parse(body.toString('utf8')) as { error?: unknown }
+    return typeof parsed.error === 'string' && parsed.error.startsWith('shoptwin proxy: ') && Object.keys(parsed).length === 1 ? parsed.error : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/** `size` bytes of any value from `seed` (a linear congruential sequence): a body a counterexample names by two numbers. */
+export function seededBytes([size, seed]: readonly [number, number]): Buffer {
+  const out = Buffer.alloc(size)
+  let x = seed | 1
+  for (let i = 0; i < size; i++) {
+    x = (x * 1103515245 + 12345) & 0x7fffffff
+    out[i] = x >> 16
+  }
+  return out
 }
