@@ -57,8 +57,10 @@ export class Redactor {
     for (const name of SECRET_HEADERS) {
       const value = headers[name]
       if (!value) continue
-      const token = BEARER.exec(value)?.[2] ?? value
-      for (const secret of [value, token]) {
+      // A header sent twice comes joined (`key1, key2`): each one is a secret of its own too.
+      const parts = value.includes(',') ? value.split(',').map((part) => part.trim()) : []
+      const secrets = [value, ...parts].flatMap((v) => [v, BEARER.exec(v)?.[2] ?? v])
+      for (const secret of secrets) {
         if (secret.length < 3 || this.secrets.has(secret)) continue
         this.secrets.add(secret)
         if (name === 'x-api-key') this.variables.set(secret, this.variables.size === 0 ? 'API_KEY' : `API_KEY_${this.variables.size + 1}`)

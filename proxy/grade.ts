@@ -284,6 +284,8 @@ export function createGrader({ upstream, contract = loadContract(), redactor = n
     recordingMeta = { profile: inject ?? PASSIVE, seed, startedAt: startedAt.toISOString(), finishedAt: finishedAt.toISOString(), keys: {} }
     const clientReport = client.report(recordingMeta)
     clientReport.tool = 'shoptwin proxy'
+    // The recorded requests as the report shows them: a key the client echoed in a body or a query is redacted there too (copies: the grading keeps its own).
+    clientReport.requests = clientReport.requests.map((r) => ({ ...r, path: redactor.text(r.path), query: redactor.text(r.query), bodyText: redactor.text(r.bodyText) }))
     clientReport.commandLine = commandLine
     const shouldFailed = outcomes.some((o) => o.level === 'SHOULD' && o.status === 'fail') || clientReport.summary.shouldFailed > 0
     const failed = failOn === 'never' ? false : server.verdict === 'not certified' || clientReport.summary.mustFailed > 0 || (failOn === 'should' && shouldFailed)

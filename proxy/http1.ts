@@ -75,13 +75,13 @@ const HEADER_LINES = /(?:\r\n[!#$%&'*+.^_`|~0-9A-Za-z-]+:[\t\x20-\x7e\x80-\xff]*
  * Where the head of the message starting at `start` ends (the index after its blank line), -1 when
  * it has not all come yet. Throws 431 past MAX_HEAD, 400 on a line ended by a bare LF.
  */
-export function headEnd(buffer: Buffer, start: number): number {
+export function headEnd(buffer: Buffer, start: number, what = 'the request'): number {
   const at = buffer.indexOf(CRLF2, start)
   if (at >= 0) {
-    if (at - start > MAX_HEAD) throw new HttpError('the request head is over 64 KiB', 431)
+    if (at - start > MAX_HEAD) throw new HttpError(`${what}'s head is over 64 KiB`, 431)
     return at + 4
   }
-  if (buffer.length - start > MAX_HEAD) throw new HttpError('the request head is over 64 KiB', 431)
+  if (buffer.length - start > MAX_HEAD) throw new HttpError(`${what}'s head is over 64 KiB`, 431)
   // A head whose lines end with a bare LF never ends with CRLF CRLF: refused as soon as it shows.
   const lf = buffer.indexOf(10, start)
   if (lf >= 0 && (lf === start || buffer[lf - 1] !== 13)) throw new HttpError('a line of the head ends without CR LF')
@@ -258,10 +258,13 @@ export function framingOf(head: Pick<Head, 'headers'>, isRequest: boolean): Fram
     if (cl !== undefined) throw new HttpError(`${what} has both Transfer-Encoding and Content-Length`, status)
     if (te.trim().toLowerCase() === 'chunked') return { kind: 'chunked' }
     // A request must end where the proxy and the server both see it end; an answer with another coding runs to the close.
-    if (isRequest) throw new HttpError(`Transfer-Encoding ${JSON.stringify(te)} is not supported (only chunked)`, 501)
+    // 400, not the 501 RFC 9112 6.1 suggests: a request the proxy cannot frame is the client's input, and bad input gets a 4xx here.
+    if (isRequest) throw new HttpError(`Transfer-Encoding ${JSON.stringify(te)} is not supported (only chunked)`, 400)
     return { kind: 'close' }
   }
   if (cl !== undefined) {
+    // An answer's `5, 5` (or two lines) is refused (RFC 9110 8.6 allows it): its head goes on as it came, and a strict client refuses the list.
+    if (!isRequest && cl.includes(',')) throw new HttpError(`${what} has more than one Content-Length: ${JSON.stringify(cl.slice(0, 40))}`, status)
     const lengths = new Set(cl.split(',').map((s) => s.trim()))
     const [length] = lengths
     if (lengths.size !== 1 || !LENGTH.test(length!)) throw new HttpError(`${what} has an invalid Content-Length: ${JSON.stringify(cl.slice(0, 40))}`, status)
@@ -278,7 +281,14 @@ export function hasToken(value: string | undefined, token: string): boolean {
   return lower.split(',').some((part) => part.trim() === token)
 }
 
-const HEX = /^[0-9a-fA-F]{1,15}$/
+/**
+ * A chunk-size line (RFC 9112 7.1, 7.1.1): the size, then extensions `;name` or `;name=token|"quoted"`
+ * with optional whitespace around `;` and `=`; nothing else (no control, no bare CR): a line the proxy
+ * passed on must be read the same by the upstream.
+ */
+const CHUNK_LINE = /^([0-9a-fA-F]{1,15})(?:[ \t]*;[ \t]*[!#$%&'*+.^_`|~0-9A-Za-z-]+(?:[ \t]*=[ \t]*(?:[!#$%&'*+.^_`|~0-9A-Za-z-]+|"(?:[\t \x21\x23-\x5b\x5d-\x7e\x80-\xff]|\\[\t \x21-\x7e\x80-\xff])*"))?)*$/
+/** A trailer line: a field line as in a head (a token, a colon, a value without controls but tab; no obs-fold). */
+const TRAILER_LINE = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+:[\t\x20-\x7e\x80-\xff]*$/
 /** The longest chunk-size line or trailer line accepted. */
 const MAX_LINE = 16 * 1024
 
@@ -333,11 +343,11 @@ export class ChunkedDecoder {
       this.line = ''
       if (this.state === 3) {
         if (line === '') return i
+        if (!TRAILER_LINE.test(line)) throw new HttpError(`a malformed trailer line: ${JSON.stringify(line.slice(0, 40))}`, this.status)
         continue
       }
-      const semi = line.indexOf(';')
-      const size = semi < 0 ? line : line.slice(0, semi)
-      if (!HEX.test(size)) throw new HttpError(`an invalid chunk size: ${JSON.stringify(line.slice(0, 40))}`, this.status)
+      const size = CHUNK_LINE.exec(line)?.[1]
+      if (size === undefined) throw new HttpError(`an invalid chunk size or extension: ${JSON.stringify(line.slice(0, 40))}`, this.status)
       this.remaining = parseInt(size, 16)
       this.state = this.remaining === 0 ? 3 : 1
     }

@@ -19,6 +19,8 @@ export interface ProxyOptions {
   seed?: number
   /** Milliseconds the upstream may stay silent before the client gets 504 (default 30 s). */
   timeoutMs?: number
+  /** Milliseconds a client's kept-alive connection may stay idle (default 5 s). */
+  clientIdleMs?: number
   failOn?: ProxyReport['failOn']
   /** The clock exchanges are timed on (tests pass the twin's); default the wall clock. */
   now?: () => number
@@ -46,13 +48,14 @@ export interface RunningProxy {
   waiting(): number
 }
 
-export async function startProxy({ upstream, port = 0, host = '127.0.0.1', inject, seed = 42, timeoutMs, failOn = 'must', now, contract = loadContract(), commandLine, onExchange, onInject, gradingBacklog, liveMs }: ProxyOptions): Promise<RunningProxy> {
+export async function startProxy({ upstream, port = 0, host = '127.0.0.1', inject, seed = 42, timeoutMs, clientIdleMs, failOn = 'must', now, contract = loadContract(), commandLine, onExchange, onInject, gradingBacklog, liveMs }: ProxyOptions): Promise<RunningProxy> {
   const grader = createGrader({ upstream, contract, now, inject, seed })
   const startedAt = new Date(now ? now() : Date.now())
   const server = createProxyServer({
     upstream,
     contract,
     timeoutMs,
+    clientIdleMs,
     now,
     injector: inject ? createInjector(inject, seed) : undefined,
     onInject,

@@ -213,6 +213,8 @@ const connectionNamed = (value: string | undefined): Set<string> | undefined => 
 class RequestBody {
   done = false
   aborted = false
+  /** Why the body was cut by the client's fault (a malformed chunk: 400; it stopped coming: 408), answered with its status. */
+  error: HttpError | undefined
   private remaining = 0
   private decoder: ChunkedDecoder | undefined
   private waiting: Buffer[] | undefined = []
@@ -282,6 +284,13 @@ class RequestBody {
     this.waiting = undefined
   }
 
+  /** The body cannot go on (a malformed chunk, or it stopped coming): cut as an abort, answered `error.status`. */
+  fail(error: HttpError): void {
+    if (this.done || this.aborted) return
+    this.error = error
+    this.abort()
+  }
+
   /** The client went away before the end of the body. */
   abort(): void {
     if (this.done) return
@@ -299,7 +308,7 @@ class RequestBody {
   readAll(): Promise<Buffer> {
     this.detach()
     return new Promise((resolve, reject) =>
-      this.onEnd(() => (this.aborted ? reject(new Error('the client closed the connection before the end of its request')) : resolve(Buffer.concat(this.collected!)))),
+      this.onEnd(() => (this.aborted ? reject(this.error ?? new Error('the client closed the connection before the end of its request')) : resolve(Buffer.concat(this.collected!)))),
     )
   }
 }
@@ -307,6 +316,8 @@ class RequestBody {
 /** The answer to the client, written on its connection. */
 class Reply {
   headersSent = false
+  /** A byte of the answer went to the client: past this, a failure can only cut the connection. */
+  wrote = false
   /** The whole answer was written. */
   finished = false
   statusCode = 0
@@ -316,11 +327,14 @@ class Reply {
 
   readonly socket: Socket
   readonly minor: number
+  /** The answer to a HEAD: the proxy's own answers carry their Content-Length but no body (RFC 9110 9.3.2). */
+  readonly toHead: boolean
 
-  constructor(socket: Socket, minor: number, keepAlive: boolean) {
+  constructor(socket: Socket, minor: number, keepAlive: boolean, toHead = false) {
     this.socket = socket
     this.minor = minor
     this.closeAfter = !keepAlive
+    this.toHead = toHead
   }
 
   get destroyed(): boolean {
@@ -332,6 +346,7 @@ class Reply {
     this.headersSent = true
     this.statusCode = status
     if (this.destroyed) return
+    this.wrote = true
     const connection = this.closeAfter ? 'Connection: close\r\n' : this.minor === 0 ? 'Connection: keep-alive\r\n' : ''
     this.socket.write(`HTTP/1.1 ${status} ${reason}\r\n${lines}${connection}\r\n`, 'latin1')
   }
@@ -345,6 +360,7 @@ class Reply {
   /** Writes body bytes; false when the client's buffer is full (wait for 'drain'). */
   write(data: Buffer): boolean {
     if (this.destroyed) return true
+    this.wrote = true
     return this.socket.write(data)
   }
 
@@ -360,7 +376,7 @@ class Reply {
     for (const [name, value] of Object.entries(headers)) lines += `${name}: ${value}\r\n`
     this.retryAfter = headers['Retry-After'] ?? headers['retry-after']
     this.head(status, STATUS_CODES[status] ?? '', lines)
-    this.write(body)
+    if (!this.toHead) this.write(body)
     this.end()
   }
 
@@ -380,6 +396,8 @@ interface UpstreamConnection {
   owner: { data(chunk: Buffer): void; closed(error?: NodeJS.ErrnoException): void; timeout(): void } | undefined
   /** The last chunk passed to `owner.data` is still referenced: the next read goes to a new buffer. */
   keep(): void
+  /** Freed this turn or the one before: not reused yet (see `release`). */
+  cooling?: boolean
 }
 
 /**
@@ -421,11 +439,24 @@ export function createProxyServer({ upstream, contract, timeoutMs = 30_000, clie
     return readBuffer
   }
 
-  // The upstream's connections: kept alive, the last one freed reused first.
+  // The upstream's connections: kept alive, the last one freed reused first (once it cooled).
   const idle: UpstreamConnection[] = []
+  /** Connections freed this turn, and the turn before (see `release`). */
+  let freed: UpstreamConnection[] = []
+  let cooling: UpstreamConnection[] = []
+  let ticking = false
+  const tick = () => {
+    for (const connection of cooling) connection.cooling = false
+    cooling = freed
+    freed = []
+    if (cooling.length) setImmediate(tick)
+    else ticking = false
+  }
   function acquire(): UpstreamConnection {
-    while (idle.length) {
-      const connection = idle.pop()!
+    for (let i = idle.length - 1; i >= 0; i--) {
+      const connection = idle[i]!
+      if (connection.cooling) continue
+      idle.splice(i, 1)
       if (!connection.socket.destroyed && connection.socket.readyState === 'open') return connection
     }
     const data = (chunk: Buffer) => (connection.owner ? connection.owner.data(chunk) : socket.destroy())
@@ -456,14 +487,26 @@ export function createProxyServer({ upstream, contract, timeoutMs = 30_000, clie
     })
     return connection
   }
+  /**
+   * A connection whose answer ended is kept for reuse, but not before a whole turn of reads passed: bytes
+   * an upstream sent after its answer (a stray body, a second answer) may be unread yet, and on a
+   * connection reused at once (a pipelined request is sent the moment its predecessor's answer ends) they
+   * would be read as the next request's answer. Read while the connection is idle, they destroy it.
+   */
   function release(connection: UpstreamConnection): void {
     connection.owner = undefined
-    if (idle.length < MAX_IDLE && !closing) idle.push(connection)
-    else connection.socket.destroy()
+    if (idle.length >= MAX_IDLE || closing) return void connection.socket.destroy()
+    idle.push(connection)
+    connection.cooling = true
+    freed.push(connection)
+    if (!ticking) {
+      ticking = true
+      setImmediate(tick)
+    }
   }
 
   /** The request's head for the upstream: its end-to-end headers, Host, X-Forwarded-*, the framing. */
-  function upstreamHead(req: RequestHead, socket: Socket, length: number | undefined): string {
+  function upstreamHead(req: RequestHead, socket: Socket, length: number | undefined, framing: Framing): string {
     const h = req.picked
     let out = `${req.method} ${prefix}${req.target} HTTP/1.1\r\n${hostLine}`
     if (req.checked && (h.connection === undefined || h.connection.toLowerCase() === 'keep-alive')) {
@@ -483,8 +526,9 @@ export function createProxyServer({ upstream, contract, timeoutMs = 30_000, clie
     const address = socket.remoteAddress ?? ''
     out += `X-Forwarded-For: ${prior ? `${prior}, ${address}` : address}\r\nX-Forwarded-Host: ${h['x-forwarded-host'] ?? h.host ?? ''}\r\nX-Forwarded-Proto: ${h['x-forwarded-proto'] ?? 'http'}\r\nX-Forwarded-Port: ${h['x-forwarded-port'] ?? socket.localPort ?? ''}\r\n`
     if (length !== undefined) out += `Content-Length: ${length}\r\n`
-    else if (h['transfer-encoding'] !== undefined) out += 'Transfer-Encoding: chunked\r\n'
-    else if (h['content-length'] !== undefined) out += `Content-Length: ${h['content-length']}\r\n`
+    else if (framing.kind === 'chunked') out += 'Transfer-Encoding: chunked\r\n'
+    // The length as framed (`5, 5` or `005` sent on as it came would be refused, or read otherwise, by a strict upstream).
+    else if (framing.kind === 'length' && h['content-length'] !== undefined) out += `Content-Length: ${framing.length}\r\n`
     return `${out}\r\n`
   }
 
@@ -514,11 +558,15 @@ export function createProxyServer({ upstream, contract, timeoutMs = 30_000, clie
       let dechunk = false
       /** Operation and status: the last whole answer of the same is what this one is compared with. */
       let answerKey: string | undefined
+      /** The answer said its connection closes (Connection: close, an HTTP/1.0 answer without keep-alive): not reused. */
+      let upstreamCloses = false
       const sent = body !== undefined ? true : undefined
       const bodySent = () => sent ?? requestBody.done
 
       const finish = (reusable: boolean) => {
         done = true
+        // Paused for a slow client when its answer ended: read again before it is freed (bytes after the answer must be read, and destroy it, while it cools).
+        unthrottle?.()
         if (reusable && bodySent() && !up.destroyed) release(connection)
         else {
           connection.owner = undefined
@@ -533,7 +581,16 @@ export function createProxyServer({ upstream, contract, timeoutMs = 30_000, clie
       }
       const fail = (message: string, status: 502 | 504) => {
         if (done) return
-        if (settled) {
+        if (settled && reply && !reply.wrote && !reply.destroyed) {
+          // The answer's head was read but nothing of it reached the client (a bad chunk in the first read): a 502 still can.
+          reply.headersSent = false
+          reply.retryAfter = undefined
+          x.upstream!.raw = capture.buffer()
+          x.upstream!.truncated = true
+          x.upstreamError = message
+          if (body === undefined && !requestBody.done) reply.closeAfter = true
+          reply.json(status, `shoptwin proxy: ${message}`)
+        } else if (settled) {
           // The answer had begun: the client cannot get a 502 any more, only a cut connection.
           x.upstreamError ??= message
           x.upstream!.raw = capture.buffer()
@@ -554,7 +611,7 @@ export function createProxyServer({ upstream, contract, timeoutMs = 30_000, clie
         x.upstream!.truncated = capture.truncated
         if (answerKey !== undefined && !capture.truncated) lastAnswers.set(answerKey, x.upstream!.raw)
         reply?.end()
-        finish(reusable)
+        finish(reusable && !upstreamCloses)
       }
       /**
        * Body bytes of the answer (from `start`): to the capture (decoded) and to the client (as they came,
@@ -586,17 +643,17 @@ export function createProxyServer({ upstream, contract, timeoutMs = 30_000, clie
         }
       }
       /** The client reads slower than the upstream writes: the upstream waits. */
-      let throttled = false
+      let unthrottle: (() => void) | undefined
       const throttle = () => {
-        if (throttled) return
-        throttled = true
+        if (unthrottle) return
         up.pause()
         // The client drained its buffer, or went away (its answer is then read to the end for the record).
         const resume = () => {
           reply!.socket.off('drain', resume).off('close', resume)
-          throttled = false
+          unthrottle = undefined
           up.resume()
         }
+        unthrottle = resume
         reply!.socket.on('drain', resume).on('close', resume)
       }
       const answered = (chunk: Buffer, end: number): void => {
@@ -616,6 +673,7 @@ export function createProxyServer({ upstream, contract, timeoutMs = 30_000, clie
         if (framing.kind === 'length') remaining = framing.length
         else if (framing.kind === 'chunked') decoder = new ChunkedDecoder(502)
         const connectionField = head.picked.connection
+        upstreamCloses = hasToken(connectionField, 'close') || (head.minor === 0 && !hasToken(connectionField, 'keep-alive'))
         if (reply && !reply.destroyed && head.checked && head.minor === 1 && reply.minor === 1 && !reply.closeAfter && framing.kind !== 'close' && (connectionField === undefined || connectionField.toLowerCase() === 'keep-alive')) {
           // The common answer: its head passed on as it came, the hop-by-hop lines cut out in place, with the body in one write.
           reply.retryAfter = head.picked['retry-after']
@@ -637,8 +695,12 @@ export function createProxyServer({ upstream, contract, timeoutMs = 30_000, clie
           reply.retryAfter = head.headers['retry-after']
           reply.socket.cork()
           reply.head(head.status, head.reason, lines)
-          pass(chunk, end)
-          reply.socket.uncork()
+          // The head goes out even when the body's first bytes are refused (the answer is then cut, not lost whole).
+          try {
+            pass(chunk, end)
+          } finally {
+            reply.socket.uncork()
+          }
         } else pass(chunk, end)
       }
       connection.owner = {
@@ -648,7 +710,7 @@ export function createProxyServer({ upstream, contract, timeoutMs = 30_000, clie
             if (head) pass(chunk, 0)
             else {
               if (partial) chunk = Buffer.concat([partial, chunk])
-              const end = headEnd(chunk, 0)
+              const end = headEnd(chunk, 0, 'its answer')
               if (end < 0) {
                 // A head in pieces: kept as a copy (the read buffer is reused).
                 partial = Buffer.from(chunk)
@@ -676,10 +738,10 @@ export function createProxyServer({ upstream, contract, timeoutMs = 30_000, clie
       }
       up.cork()
       if (body !== undefined) {
-        up.write(upstreamHead(req, socket, body.length || req.picked['content-length'] !== undefined ? body.length : undefined), 'latin1')
+        up.write(upstreamHead(req, socket, body.length || req.picked['content-length'] !== undefined ? body.length : undefined, requestBody.framing), 'latin1')
         if (body.length) up.write(body)
       } else {
-        up.write(upstreamHead(req, socket, undefined), 'latin1')
+        up.write(upstreamHead(req, socket, undefined, requestBody.framing), 'latin1')
         for (const raw of requestBody.attach((raw) => {
           if (!up.write(raw)) {
             socket.pause()
@@ -690,8 +752,13 @@ export function createProxyServer({ upstream, contract, timeoutMs = 30_000, clie
         // A client gone before the end of its body: the upstream's request is cut, nothing waits for it.
         requestBody.onEnd(() => {
           if (requestBody.aborted && !done) {
-            // Not the upstream's failure: the exchange ends, recorded as the client's abort.
-            x.clientAborted = true
+            // Not the upstream's failure: the exchange ends, recorded as the client's abort, or answered the client's fault.
+            const error = requestBody.error
+            if (!error) x.clientAborted = true
+            else if (reply && !reply.headersSent && !reply.destroyed) {
+              reply.closeAfter = true
+              reply.json(error.status, `shoptwin proxy: ${error.message}`)
+            } else reply?.destroy()
             if (x.upstream) {
               x.upstream.raw = capture.buffer()
               x.upstream.truncated = true
@@ -725,13 +792,13 @@ export function createProxyServer({ upstream, contract, timeoutMs = 30_000, clie
       if (!adversity) await forward(req, requestBody, socket, x, body, reply, responseCapture)
       else await produce(adversity, req, requestBody, socket, reply, x, op!, responseCapture)
     } catch (error) {
-      if (requestBody.aborted) x.clientAborted = true
-      else x.upstreamError ??= `the proxy failed: ${(error as Error).message}`
+      if (requestBody.aborted && !requestBody.error) x.clientAborted = true
+      else if (!requestBody.error) x.upstreamError ??= `the proxy failed: ${(error as Error).message}`
       if (reply.destroyed) {
         // The client is gone: nothing to answer.
       } else if (!reply.headersSent) {
         reply.closeAfter ||= !requestBody.done
-        reply.json(502, `shoptwin proxy: ${(error as Error).message}`)
+        reply.json(requestBody.error?.status ?? 502, `shoptwin proxy: ${(error as Error).message}`)
       } else reply.destroy()
     }
     if (!reply.finished) x.clientAborted = true
@@ -805,9 +872,15 @@ export function createProxyServer({ upstream, contract, timeoutMs = 30_000, clie
       socket.setNoDelay(true)
       socket.setTimeout(clientIdleMs)
       socket.on('data', (chunk: Buffer) => this.data(chunk))
-      // Idle (or refused and never closed by the client): closed; a request in progress waits for its answer.
+      // Idle (or refused and never closed by the client): closed; a request in progress waits for its answer,
+      // but one whose body stopped coming is answered 408 (the client's fault, not a 504 when the upstream waits for it too).
       // Judged after this turn's reads: a request that came while the loop was held is not reset.
-      socket.on('timeout', () => unlessReadThisTurn(socket, () => (!this.busy || socket.writableEnded) && socket.destroy()))
+      socket.on('timeout', () =>
+        unlessReadThisTurn(socket, () => {
+          if (!this.busy || socket.writableEnded) socket.destroy()
+          else this.body?.fail(new HttpError(`the request body stopped coming: nothing for ${clientIdleMs} ms`, 408))
+        }),
+      )
       socket.on('end', () => {
         this.ended = true
         this.body?.abort()
@@ -821,8 +894,17 @@ export function createProxyServer({ upstream, contract, timeoutMs = 30_000, clie
     }
 
     private data(chunk: Buffer): void {
+      // The proxy closes this connection (a refusal, `Connection: close`, HTTP/1.0): what comes after is not read as requests.
+      if (this.socket.writableEnded) return
       if (this.body && !this.body.done && !this.body.aborted) {
-        const end = this.body.feed(chunk, 0)
+        let end: number
+        try {
+          end = this.body.feed(chunk, 0)
+        } catch (error) {
+          // A malformed chunk after the request went on: its upstream request is cut, the client gets a 400 and the connection closes.
+          this.pending = undefined
+          return void this.body.fail(error instanceof HttpError ? error : new HttpError((error as Error).message))
+        }
         if (end < 0 || end === chunk.length) return
         chunk = chunk.subarray(end)
       }
@@ -835,8 +917,13 @@ export function createProxyServer({ upstream, contract, timeoutMs = 30_000, clie
 
     /** Reads the next request from what came, if its head is all there. */
     private next(): void {
-      const buffer = this.pending
+      let buffer = this.pending
       if (!buffer || this.busy || this.socket.destroyed) return
+      // RFC 9112 2.2: empty lines before a request line are ignored (a client's extra CR LF after a body), and dropped.
+      let blank = 0
+      while (buffer[blank] === 13 && buffer[blank + 1] === 10) blank += 2
+      if (blank) this.pending = buffer = buffer.subarray(blank)
+      if (!buffer.length) return
       let req: RequestHead
       let body: RequestBody
       let bodyEnd: number
@@ -851,6 +938,9 @@ export function createProxyServer({ upstream, contract, timeoutMs = 30_000, clie
           const url = new URL(req.target)
           req.target = `${url.pathname}${url.search}`
         }
+        // RFC 9112 3.2: a request with more than one Host, or an HTTP/1.1 request with none, MUST be answered 400 (a host field holds no comma: two joined).
+        const host = req.picked.host
+        if (host === undefined ? req.minor === 1 : host.includes(',')) throw new HttpError(host === undefined ? 'an HTTP/1.1 request must have a Host header' : 'the request has more than one Host header')
         const expect = req.picked.expect
         if (expect !== undefined && expect.toLowerCase() !== '100-continue') throw new HttpError(`Expect ${JSON.stringify(expect)} is not supported`, 417)
         body = new RequestBody(framingOf({ headers: req.picked }, true), new Capture())
@@ -860,12 +950,17 @@ export function createProxyServer({ upstream, contract, timeoutMs = 30_000, clie
         if (expect !== undefined && req.minor === 1) this.socket.write('HTTP/1.1 100 Continue\r\n\r\n', 'latin1')
         bodyEnd = body.feed(buffer, end)
       } catch (error) {
-        return this.refuse(error as Error)
+        // A HEAD refused gets no body either (its request line may be the part refused: read as it came).
+        return this.refuse(error as Error, buffer.toString('latin1', 0, 5) === 'HEAD ')
       }
       if (bodyEnd >= 0 && bodyEnd < buffer.length) this.pending = buffer.subarray(bodyEnd)
       this.body = body
-      const keepAlive = req.minor === 1 ? !hasToken(req.picked.connection, 'close') : hasToken(req.picked.connection, 'keep-alive')
-      const reply = new Reply(this.socket, req.minor, keepAlive && !closing)
+      // After the client's FIN, a body not all here never will be.
+      if (this.ended) body.abort()
+      // RFC 9112 6.1: an HTTP/1.0 message with Transfer-Encoding is framed faultily: the connection closes after it.
+      // `close` wins over `keep-alive` when a client sends both.
+      const keepAlive = !hasToken(req.picked.connection, 'close') && (req.minor === 1 || (hasToken(req.picked.connection, 'keep-alive') && req.picked['transfer-encoding'] === undefined))
+      const reply = new Reply(this.socket, req.minor, keepAlive && !closing, req.method === 'HEAD')
       // A retry of a held write: the held one goes first, this one right behind it.
       const heldWrite = req.picked['idempotency-key'] ? held.get(`${req.picked['x-shop-id'] ?? ''} ${req.picked['idempotency-key']}`) : undefined
       if (heldWrite) void heldWrite.release()
@@ -882,16 +977,18 @@ export function createProxyServer({ upstream, contract, timeoutMs = 30_000, clie
       this.busy = false
       this.body = undefined
       if (this.socket.destroyed) return
-      if (reply.closeAfter || this.ended || closing) return void this.socket.end()
+      if (reply.closeAfter || closing) return void this.socket.end()
       this.socket.resume()
       this.next()
+      // The client sent its FIN (a half-close): the requests that came whole are answered first, in order.
+      if (this.ended && !this.busy) this.socket.end()
     }
 
-    /** A request that is not HTTP/1.1 as the RFC writes it: 400 (or 405, 417, 431, 501) `{"error"}`, and the connection closes. */
-    private refuse(error: Error): void {
+    /** A request that is not HTTP/1.1 as the RFC writes it: 400 (or 405, 417, 431) `{"error"}`, and the connection closes. */
+    private refuse(error: Error, toHead: boolean): void {
       this.pending = undefined
       const status = error instanceof HttpError ? error.status : 400
-      const reply = new Reply(this.socket, 1, false)
+      const reply = new Reply(this.socket, 1, false, toHead)
       reply.json(status, `shoptwin proxy: ${error.message}`)
       this.busy = true
       this.socket.end()

@@ -130,8 +130,9 @@ describe('proxy on the wire: HTTP/1.1 as a reverse proxy speaks it', () => {
     expect(JSON.parse(decoded)).toEqual({ data: { echo: '{"three": 3}' } })
     expect(got[3]).toMatch(/\r\nConnection: close\r\n/i)
     expect(seen.map((s) => s.url)).toEqual(['/one?a=1', '/two', '/chunked', '/four'])
-    // The four went over one kept-alive connection to the upstream (at most one new one).
-    expect(upstreamConnections - before).toBeLessThanOrEqual(1)
+    // The four went over kept-alive connections to the upstream: a connection freed is reused once a turn of
+    // reads passed (bytes after an answer must not be read as the next one's), so pipelined requests take turns on two.
+    expect(upstreamConnections - before).toBeLessThanOrEqual(2)
   })
 
   it('Expect: 100-continue gets 100 Continue before the body; HEAD, 204 and 304 carry no body and the connection goes on', async () => {
@@ -182,13 +183,15 @@ describe('proxy on the wire: HTTP/1.1 as a reverse proxy speaks it', () => {
       ['GET /a HTTP/2.0\r\nHost: h\r\n\r\n', 400, /request line/],
       ['GET /a HTTP/1.1\r\nBad Header: x\r\n\r\n', 400, /malformed header line/],
       ['GET /a HTTP/1.1\r\nX-A: 1\r\n folded\r\n\r\n', 400, /malformed header line/],
-      ['POST /a HTTP/1.1\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n', 400, /both Transfer-Encoding and Content-Length/],
-      ['POST /a HTTP/1.1\r\nContent-Length: 3, 4\r\n\r\nabc', 400, /invalid Content-Length/],
-      ['POST /a HTTP/1.1\r\nTransfer-Encoding: gzip, chunked\r\n\r\n', 501, /not supported/],
-      ['POST /a HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n', 400, /invalid chunk size/],
+      ['POST /a HTTP/1.1\r\nHost: h\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n', 400, /both Transfer-Encoding and Content-Length/],
+      ['POST /a HTTP/1.1\r\nHost: h\r\nContent-Length: 3, 4\r\n\r\nabc', 400, /invalid Content-Length/],
+      ['POST /a HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: gzip, chunked\r\n\r\n', 400, /not supported/],
+      ['POST /a HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n', 400, /invalid chunk size/],
+      ['GET /a HTTP/1.1\r\nX-A: 1\r\n\r\n', 400, /must have a Host header/],
+      ['GET /a HTTP/1.1\r\nHost: h\r\nHost: i\r\n\r\n', 400, /more than one Host header/],
       ['GET /a HTTP/1.1\nHost: h\n\n', 400, /without CR LF/],
       ['CONNECT shop.test:443 HTTP/1.1\r\nHost: shop.test:443\r\n\r\n', 405, /CONNECT is not supported/],
-      ['GET /a HTTP/1.1\r\nExpect: magic\r\n\r\n', 417, /Expect "magic" is not supported/],
+      ['GET /a HTTP/1.1\r\nHost: h\r\nExpect: magic\r\n\r\n', 417, /Expect "magic" is not supported/],
     ] as const
     for (const [request, status, message] of cases) {
       const text = await exchange(proxy.url, request)
