@@ -17,11 +17,10 @@
  * Loopback, port 0; FUZZ_SEED / FUZZ_RUNS replay or widen a run (the seed is printed on failure).
  */
 import fc from 'fast-check'
-import { createServer, type AddressInfo, type Server, type Socket } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startProxy, type RunningProxy } from '../proxy/index.ts'
 import { proxyHtml, proxyJson, proxyJunit } from '../proxy/reporters.ts'
-import { cutPoints, field, proxyError, readAnswers, readRequest, seededBytes, talk, WireError, type ParsedRequest } from './support/http1-wire.ts'
+import { cutPoints, field, proxyError, readAnswers, seededBytes, strictUpstream, talk, type ParsedRequest } from './support/http1-wire.ts'
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 300)
 const SEED = process.env.FUZZ_SEED === undefined ? undefined : Number(process.env.FUZZ_SEED)
@@ -36,8 +35,7 @@ const seen = new Map<string, ParsedRequest>()
 /** What the upstream could not frame, or framed without an id: the proxy sent it a malformed message or a piece of a body as a request. */
 const upstreamErrors: string[] = []
 const thrown: unknown[] = []
-let upstream: Server
-const upstreamSockets = new Set<Socket>()
+let upstream: Awaited<ReturnType<typeof strictUpstream>>
 let proxy: RunningProxy
 const secrets = new Set<string>()
 
@@ -45,42 +43,22 @@ const onUncaught = (error: unknown) => void thrown.push(error)
 
 beforeAll(async () => {
   process.on('uncaughtException', onUncaught)
-  upstream = createServer((socket) => {
-    upstreamSockets.add(socket)
-    socket.on('close', () => upstreamSockets.delete(socket))
-    socket.on('error', () => undefined)
-    let pending = Buffer.alloc(0)
-    socket.on('data', (chunk: Buffer) => {
-      pending = Buffer.concat([pending, chunk])
-      for (;;) {
-        let read
-        try {
-          read = readRequest(pending)
-        } catch (error) {
-          upstreamErrors.push(`${(error as WireError).message} in ${JSON.stringify(pending.toString('latin1').slice(0, 300))}`)
-          return void socket.destroy()
-        }
-        if (!read) return
-        pending = pending.subarray(read.end)
-        const id = field(read.request.fields, 'x-fuzz-id')
-        if (id.length !== 1 || seen.has(id[0]!)) {
-          upstreamErrors.push(`a request with X-Fuzz-Id ${JSON.stringify(id)} (${seen.has(id[0]!) ? 'twice' : 'none of the fuzz'}): ${JSON.stringify(read.request.raw.toString('latin1').slice(0, 300))}`)
-          return void socket.destroy()
-        }
-        seen.set(id[0]!, read.request)
-        const body = `{"seen":"${id[0]}"}`
-        socket.write(`HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nX-Seen: ${id[0]}\r\nContent-Length: ${body.length}\r\n\r\n${read.request.method === 'HEAD' ? '' : body}`)
-      }
-    })
-  })
-  await new Promise<void>((done) => upstream.listen(0, '127.0.0.1', done))
-  proxy = await startProxy({ upstream: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`, timeoutMs: UPSTREAM_MS, clientIdleMs: IDLE_MS, gradingBacklog: 0 })
+  upstream = await strictUpstream((request, socket) => {
+    const id = field(request.fields, 'x-fuzz-id')
+    if (id.length !== 1 || seen.has(id[0]!)) {
+      upstreamErrors.push(`a request with X-Fuzz-Id ${JSON.stringify(id)} (${seen.has(id[0]!) ? 'twice' : 'none of the fuzz'}): ${JSON.stringify(request.raw.toString('latin1').slice(0, 300))}`)
+      return void socket.destroy()
+    }
+    seen.set(id[0]!, request)
+    const body = `{"seen":"${id[0]}"}`
+    socket.write(`HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nX-Seen: ${id[0]}\r\nContent-Length: ${body.length}\r\n\r\n${request.method === 'HEAD' ? '' : body}`)
+  }, upstreamErrors)
+  proxy = await startProxy({ upstream: upstream.url, timeoutMs: UPSTREAM_MS, clientIdleMs: IDLE_MS, gradingBacklog: 0 })
 })
 
 afterAll(async () => {
   process.off('uncaughtException', onUncaught)
-  for (const socket of upstreamSockets) socket.destroy()
-  await new Promise<void>((done) => upstream?.close(() => done()))
+  await upstream?.close()
 })
 
 // ---------------------------------------------------------------------------------------------

@@ -4,11 +4,10 @@
  * that frames requests strictly (test/support/http1-wire.ts) and answers each by its path: the default
  * a 200 naming the path, or the bytes a case sets. Loopback, port 0; the proxy's timers small.
  */
-import { createServer, type AddressInfo, type Server, type Socket } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startProxy, type RunningProxy } from '../proxy/index.ts'
 import { proxyHtml, proxyJson, proxyJunit } from '../proxy/reporters.ts'
-import { field, readAnswers, readRequest, talk, type ParsedRequest } from './support/http1-wire.ts'
+import { field, readAnswers, strictUpstream, talk, type ParsedRequest } from './support/http1-wire.ts'
 
 const IDLE_MS = 60
 const UPSTREAM_MS = 200
@@ -20,51 +19,26 @@ const upstreamErrors: string[] = []
 const answers = new Map<string, Array<string | Buffer>>()
 const thrown: unknown[] = []
 const onUncaught = (error: unknown) => void thrown.push(error)
-let upstream: Server
-const upstreamSockets = new Set<Socket>()
-let connections = 0
+let upstream: Awaited<ReturnType<typeof strictUpstream>>
 let proxy: RunningProxy
 
 beforeAll(async () => {
   process.on('uncaughtException', onUncaught)
-  upstream = createServer((socket) => {
-    const connection = ++connections
-    // No Nagle: a piece written a turn after an answer leaves at once (Nagle holds it for the answer's ACK, up to a delayed ACK's 40 ms).
-    socket.setNoDelay(true)
-    upstreamSockets.add(socket)
-    socket.on('close', () => upstreamSockets.delete(socket))
-    socket.on('error', () => undefined)
-    let pending = Buffer.alloc(0)
-    socket.on('data', async (chunk: Buffer) => {
-      pending = Buffer.concat([pending, chunk])
-      for (;;) {
-        let read
-        try {
-          read = readRequest(pending)
-        } catch (error) {
-          upstreamErrors.push((error as Error).message)
-          return void socket.destroy()
-        }
-        if (!read) return
-        pending = pending.subarray(read.end)
-        seen.push({ request: read.request, connection })
-        const path = read.request.target
-        for (const piece of answers.get(path) ?? [`HTTP/1.1 200 OK\r\nX-Seen: ${path}\r\nContent-Length: ${path.length}\r\n\r\n${read.request.method === 'HEAD' ? '' : path}`]) {
-          socket.write(piece)
-          await new Promise((resolve) => setImmediate(resolve))
-        }
-      }
-    })
-  })
-  await new Promise<void>((done) => upstream.listen(0, '127.0.0.1', done))
-  proxy = await startProxy({ upstream: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`, timeoutMs: UPSTREAM_MS, clientIdleMs: IDLE_MS, gradingBacklog: 0 })
+  upstream = await strictUpstream(async (request, socket, connection) => {
+    seen.push({ request, connection })
+    const path = request.target
+    for (const piece of answers.get(path) ?? [`HTTP/1.1 200 OK\r\nX-Seen: ${path}\r\nContent-Length: ${path.length}\r\n\r\n${request.method === 'HEAD' ? '' : path}`]) {
+      socket.write(piece)
+      await new Promise((resolve) => setImmediate(resolve))
+    }
+  }, upstreamErrors)
+  proxy = await startProxy({ upstream: upstream.url, timeoutMs: UPSTREAM_MS, clientIdleMs: IDLE_MS, gradingBacklog: 0 })
 })
 
 afterAll(async () => {
   process.off('uncaughtException', onUncaught)
   await proxy.stop()
-  for (const socket of upstreamSockets) socket.destroy()
-  await new Promise<void>((done) => upstream.close(() => done()))
+  await upstream.close()
   expect(upstreamErrors).toEqual([])
   expect(thrown).toEqual([])
 })

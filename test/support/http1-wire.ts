@@ -1,4 +1,4 @@
-import { connect } from 'node:net'
+import { connect, createServer as createNetServer, type AddressInfo, type Socket } from 'node:net'
 
 /**
  * HTTP/1.1 messages read the test's own way, for the proxy's fuzz tests (test/proxy-fuzz-*.test.ts):
@@ -252,3 +252,45 @@ export function seededBytes([size, seed]: readonly [number, number]): Buffer {
   }
   return out
 }
+
+/**
+ * A strict upstream on 127.0.0.1, port 0, without Nagle (a piece written a turn after an answer leaves
+ * at once): each request it frames (`readRequest`) goes to `onRequest`, awaited before the next; bytes
+ * it cannot frame are pushed to `errors` and the connection is destroyed.
+ */
+export async function strictUpstream(onRequest: (request: ParsedRequest, socket: Socket, connection: number) => void | Promise<void>, errors: string[]): Promise<{ url: string; close(): Promise<void> }> {
+  const sockets = new Set<Socket>()
+  let connections = 0
+  const server = createNetServer((socket) => {
+    const connection = ++connections
+    socket.setNoDelay(true)
+    sockets.add(socket)
+    socket.on('close', () => sockets.delete(socket))
+    socket.on('error', () => undefined)
+    let pending = Buffer.alloc(0)
+    socket.on('data', async (chunk: Buffer) => {
+      pending = Buffer.concat([pending, chunk])
+      for (;;) {
+        let read
+        try {
+          read = readRequest(pending)
+        } catch (error) {
+          errors.push(`${(error as Error).message} in ${JSON.stringify(pending.toString('latin1').slice(0, 300))}`)
+          return void socket.destroy()
+        }
+        if (!read) return
+        pending = pending.subarray(read.end)
+        await onRequest(read.request, socket, connection)
+      }
+    })
+  })
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done))
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    async close() {
+      for (const socket of sockets) socket.destroy()
+      await new Promise<void>((done) => server.close(() => done()))
+    },
+  }
+}
+
