@@ -396,8 +396,6 @@ interface UpstreamConnection {
   owner: { data(chunk: Buffer): void; closed(error?: NodeJS.ErrnoException): void; timeout(): void } | undefined
   /** The last chunk passed to `owner.data` is still referenced: the next read goes to a new buffer. */
   keep(): void
-  /** Freed this turn or the one before: not reused yet (see `release`). */
-  cooling?: boolean
 }
 
 /**
@@ -439,24 +437,25 @@ export function createProxyServer({ upstream, contract, timeoutMs = 30_000, clie
     return readBuffer
   }
 
-  // The upstream's connections: kept alive, the last one freed reused first (once it cooled).
+  // The upstream's connections: kept alive, the last one freed reused first, once it cooled (see `release`).
   const idle: UpstreamConnection[] = []
-  /** Connections freed this turn, and the turn before (see `release`). */
+  /** Connections freed this turn, and the turn before: idle after the next tick. */
   let freed: UpstreamConnection[] = []
   let cooling: UpstreamConnection[] = []
   let ticking = false
   const tick = () => {
-    for (const connection of cooling) connection.cooling = false
+    for (const connection of cooling) {
+      if (closing) connection.socket.destroy()
+      else if (!connection.socket.destroyed) idle.push(connection)
+    }
     cooling = freed
     freed = []
     if (cooling.length) setImmediate(tick)
     else ticking = false
   }
   function acquire(): UpstreamConnection {
-    for (let i = idle.length - 1; i >= 0; i--) {
-      const connection = idle[i]!
-      if (connection.cooling) continue
-      idle.splice(i, 1)
+    while (idle.length) {
+      const connection = idle.pop()!
       if (!connection.socket.destroyed && connection.socket.readyState === 'open') return connection
     }
     const data = (chunk: Buffer) => (connection.owner ? connection.owner.data(chunk) : socket.destroy())
@@ -495,9 +494,7 @@ export function createProxyServer({ upstream, contract, timeoutMs = 30_000, clie
    */
   function release(connection: UpstreamConnection): void {
     connection.owner = undefined
-    if (idle.length >= MAX_IDLE || closing) return void connection.socket.destroy()
-    idle.push(connection)
-    connection.cooling = true
+    if (idle.length + cooling.length + freed.length >= MAX_IDLE || closing) return void connection.socket.destroy()
     freed.push(connection)
     if (!ticking) {
       ticking = true
@@ -579,22 +576,25 @@ export function createProxyServer({ upstream, contract, timeoutMs = 30_000, clie
         }
         resolve()
       }
+      /** The answer ended before its end: what came of it is recorded, cut. */
+      const recordCut = () => {
+        x.upstream!.raw = capture.buffer()
+        x.upstream!.truncated = true
+      }
       const fail = (message: string, status: 502 | 504) => {
         if (done) return
         if (settled && reply && !reply.wrote && !reply.destroyed) {
           // The answer's head was read but nothing of it reached the client (a bad chunk in the first read): a 502 still can.
           reply.headersSent = false
           reply.retryAfter = undefined
-          x.upstream!.raw = capture.buffer()
-          x.upstream!.truncated = true
+          recordCut()
           x.upstreamError = message
           if (body === undefined && !requestBody.done) reply.closeAfter = true
           reply.json(status, `shoptwin proxy: ${message}`)
         } else if (settled) {
           // The answer had begun: the client cannot get a 502 any more, only a cut connection.
           x.upstreamError ??= message
-          x.upstream!.raw = capture.buffer()
-          x.upstream!.truncated = true
+          recordCut()
           reply?.destroy()
         } else {
           settled = true
@@ -759,10 +759,7 @@ export function createProxyServer({ upstream, contract, timeoutMs = 30_000, clie
               reply.closeAfter = true
               reply.json(error.status, `shoptwin proxy: ${error.message}`)
             } else reply?.destroy()
-            if (x.upstream) {
-              x.upstream.raw = capture.buffer()
-              x.upstream.truncated = true
-            }
+            if (x.upstream) recordCut()
             finish(false)
           }
         })
@@ -1025,7 +1022,7 @@ export function createProxyServer({ upstream, contract, timeoutMs = 30_000, clie
       await Promise.allSettled([...inProgress])
       for (const client of clients) client.close()
       for (const timer of timers) clearTimeout(timer)
-      for (const connection of idle.splice(0)) connection.socket.destroy()
+      for (const connection of [...idle.splice(0), ...cooling.splice(0), ...freed.splice(0)]) connection.socket.destroy()
       await closed
     },
   }
