@@ -14,7 +14,7 @@
  * for a pause: every liveMs, what waited is graded, in slices between requests, traffic or not. The
  * lines then run at most about liveMs behind the traffic, and the grading's CPU is taken during it.
  */
-import type { ProxyExchange } from './exchange.ts'
+import { LastAnswers, type ProxyExchange } from './exchange.ts'
 
 /** Exchanges that may wait (about 1.5 KB each without their bodies: under 100 MB together). */
 export const MAX_WAITING = 50_000
@@ -53,17 +53,15 @@ export function createBacklog({ grade, work = () => false, busy, maxWaiting = MA
   let graded = 0
   let due = 0
   const sizes: number[] = []
-  /** The last answer of each operation and status: a repeat shares its bytes (proxy/server.ts Capture). */
-  const lastRaw = new Map<string, Buffer>()
+  const lastRaw = new LastAnswers()
 
   const sizeOf = (x: ProxyExchange): number => {
-    let size = x.requestBody.length
+    let size = x.requestBytes ?? x.requestBody.length
     const raw = x.upstream?.raw
     if (raw && raw.length) {
-      const key = `${x.operationId} ${x.upstream!.status}`
-      if (lastRaw.get(key) !== raw) {
+      if (lastRaw.get(x.operationId, x.upstream!.status) !== raw) {
         size += raw.length
-        lastRaw.set(key, raw)
+        lastRaw.set(x.operationId, x.upstream!.status, raw)
       }
     }
     return size

@@ -24,6 +24,8 @@ export interface ProxyExchange {
   operationId?: string
   requestHeaders: Record<string, string>
   requestBody: string
+  /** The request body's size, when known without decoding it (the grading backlog's memory bound). */
+  readonly requestBytes?: number
   requestTruncated: boolean
   /** What the upstream answered (undefined when nothing was forwarded or no answer came). */
   upstream?: { status: number; headers: Record<string, string>; readonly body: string; raw: Buffer; truncated: boolean }
@@ -39,6 +41,20 @@ export interface ProxyExchange {
   sameKeyInFlight?: number
   /** The client closed the connection before the answer was complete. */
   clientAborted?: boolean
+}
+
+/** The last whole answer of each operation and status: a repeat shares its bytes (proxy/server.ts Capture). */
+export class LastAnswers {
+  private readonly byOperation = new Map<string | undefined, Map<number, Buffer>>()
+
+  get(operationId: string | undefined, status: number): Buffer | undefined {
+    return this.byOperation.get(operationId)?.get(status)
+  }
+  set(operationId: string | undefined, status: number, raw: Buffer): void {
+    let byStatus = this.byOperation.get(operationId)
+    if (!byStatus) this.byOperation.set(operationId, (byStatus = new Map()))
+    byStatus.set(status, raw)
+  }
 }
 
 const SECRET_HEADERS = ['x-api-key', 'authorization', 'proxy-authorization', 'cookie', 'set-cookie']

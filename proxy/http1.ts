@@ -278,6 +278,8 @@ export function hasToken(value: string | undefined, token: string): boolean {
   if (value === undefined) return false
   const lower = value.toLowerCase()
   if (lower === token) return true
+  // One field (`keep-alive` asked for `close`): no list to split.
+  if (!lower.includes(',')) return lower.trim() === token
   return lower.split(',').some((part) => part.trim() === token)
 }
 

@@ -13,7 +13,7 @@ import { connect as tlsConnect } from 'node:tls'
 import { STATUS_CODES } from 'node:http'
 import type { Contract, OperationInfo } from '../openapi/index.ts'
 import type { Adversity } from '../mock/pipeline/certification.ts'
-import { MAX_CAPTURE, type ProxyExchange } from './exchange.ts'
+import { LastAnswers, MAX_CAPTURE, type ProxyExchange } from './exchange.ts'
 import { ChunkedDecoder, framingOf, hasToken, headEnd, HttpError, parseRequestHead, parseResponseHead, type Framing, type RequestHead, type ResponseHead } from './http1.ts'
 import { createRouter } from './router.ts'
 import { unlessReadThisTurn } from '../mock/lib/sockets.ts'
@@ -105,6 +105,10 @@ class Capture {
     this.size += chunk.length
     return !this.copies
   }
+  /** The bytes taken so far. */
+  get length(): number {
+    return this.size
+  }
   buffer(): Buffer {
     if (this.like) return this.size === this.like.length ? this.like : this.like.subarray(0, this.size)
     return this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks)
@@ -171,7 +175,6 @@ function cutLines(chunk: Buffer, text: string, lines: RegExp): number {
 /** An exchange as recorded (proxy/exchange.ts), its request headers parsed from the head when the grader reads them. */
 class Recorded implements ProxyExchange {
   durationMs = 0
-  requestBody = ''
   requestTruncated = false
   status = 0
   retryAfter: number | null = null
@@ -187,8 +190,11 @@ class Recorded implements ProxyExchange {
   readonly query: string
   readonly operationId: string | undefined
   private readonly head: RequestHead
+  /** The request body as it came (decoded from its capture when first read), or as --inject read it whole. */
+  private body: string | undefined
+  private capture: Capture | undefined
 
-  constructor(seq: number, atMs: number, head: RequestHead, path: string, query: string, operationId: string | undefined) {
+  constructor(seq: number, atMs: number, head: RequestHead, path: string, query: string, operationId: string | undefined, capture: Capture) {
     this.seq = seq
     this.atMs = atMs
     this.head = head
@@ -196,10 +202,45 @@ class Recorded implements ProxyExchange {
     this.path = path
     this.query = query
     this.operationId = operationId
+    this.capture = capture
   }
   get requestHeaders(): Record<string, string> {
     return this.head.headers
   }
+  get requestBody(): string {
+    if (this.body === undefined) {
+      this.body = this.capture!.text()
+      this.capture = undefined
+    }
+    return this.body
+  }
+  set requestBody(text: string) {
+    this.body = text
+    this.capture = undefined
+  }
+  get requestBytes(): number {
+    return this.body === undefined ? this.capture!.length : Buffer.byteLength(this.body)
+  }
+}
+
+/** Bodies up to this size go in one write with the head (copied after it); larger ones in writes of their own. */
+const SEND_WHOLE = 64 * 1024
+
+/** Writes a head (latin1) and the body bytes that came with it: one write, one syscall, for a small request. */
+function send(socket: Socket, head: string, body: Buffer[]): void {
+  let size = 0
+  for (const chunk of body) size += chunk.length
+  if (size === 0) return void socket.write(head, 'latin1')
+  if (size <= SEND_WHOLE) {
+    const bytes = Buffer.allocUnsafe(head.length + size)
+    let at = bytes.write(head, 0, 'latin1')
+    for (const chunk of body) at += chunk.copy(bytes, at)
+    return void socket.write(bytes)
+  }
+  socket.cork()
+  socket.write(head, 'latin1')
+  for (const chunk of body) socket.write(chunk)
+  socket.uncork()
 }
 
 /** The names a Connection header lists (they are hop-by-hop too). */
@@ -415,7 +456,9 @@ export function createProxyServer({ upstream, contract, timeoutMs = 30_000, clie
   const prefix = target.pathname.replace(/\/$/, '')
   const route = createRouter(contract)
   let seq = 0
-  const inProgress = new Set<Promise<void>>()
+  /** Requests in progress (a held write counts while it is held), and what waits for none to be. */
+  let inProgress = 0
+  const drained: Array<() => void> = []
   /** Writes held past the client's timeout, by shop and Idempotency-Key: a retry releases them. */
   const held = new Map<string, { release(): Promise<void> }>()
   const timers = new Set<NodeJS.Timeout>()
@@ -423,7 +466,7 @@ export function createProxyServer({ upstream, contract, timeoutMs = 30_000, clie
   const keysInFlight = new Map<string, number>()
   const clients = new Set<ClientConnection>()
   /** The last whole answer of each operation and status (the contract bounds how many). */
-  const lastAnswers = new Map<string, Buffer>()
+  const lastAnswers = new LastAnswers()
   let closing = false
 
   /** Where the upstream's reads land; a new one when the last chunk read from it was kept. */
@@ -530,10 +573,11 @@ export function createProxyServer({ upstream, contract, timeoutMs = 30_000, clie
   }
 
   /**
-   * Sends the request on and passes the answer to `reply` (when given; else it is captured only).
+   * Sends the request on and passes the answer to `reply` (when given; else it is captured only);
+   * `ended` is called once the exchange ended, in a microtask (not inside the socket's callback).
    * `body` is the whole request body when it was read first; otherwise the body streams from the client.
    */
-  function forward(req: RequestHead, requestBody: RequestBody, socket: Socket, x: ProxyExchange, body: Buffer | undefined, reply: Reply | undefined, capture: Capture): Promise<void> {
+  function forward(req: RequestHead, requestBody: RequestBody, socket: Socket, x: ProxyExchange, body: Buffer | undefined, reply: Reply | undefined, capture: Capture, ended: () => void): void {
     const key = req.picked['idempotency-key'] === undefined ? undefined : `${req.picked['x-shop-id'] ?? ''} ${req.picked['idempotency-key']}`
     if (key !== undefined) {
       const first = keysInFlight.get(key)
@@ -543,7 +587,7 @@ export function createProxyServer({ upstream, contract, timeoutMs = 30_000, clie
     const connection = acquire()
     const up = connection.socket
     const noBody = req.method === 'HEAD'
-    return new Promise<void>((resolve) => {
+    {
       let settled = false
       let done = false
       let head: ResponseHead | undefined
@@ -553,8 +597,8 @@ export function createProxyServer({ upstream, contract, timeoutMs = 30_000, clie
       let decoder: ChunkedDecoder | undefined
       /** The client is HTTP/1.0 and the answer chunked: the client gets the decoded bytes, to the close. */
       let dechunk = false
-      /** Operation and status: the last whole answer of the same is what this one is compared with. */
-      let answerKey: string | undefined
+      /** An answer of an operation: the last whole answer of the same operation and status is what it is compared with. */
+      let repeatable = false
       /** The answer said its connection closes (Connection: close, an HTTP/1.0 answer without keep-alive): not reused. */
       let upstreamCloses = false
       const sent = body !== undefined ? true : undefined
@@ -574,7 +618,8 @@ export function createProxyServer({ upstream, contract, timeoutMs = 30_000, clie
           requestBody.detach()
           if (reply) reply.closeAfter = true
         }
-        resolve()
+        if (key !== undefined && keysInFlight.get(key) === x.seq) keysInFlight.delete(key)
+        queueMicrotask(ended)
       }
       /** The answer ended before its end: what came of it is recorded, cut. */
       const recordCut = () => {
@@ -609,7 +654,7 @@ export function createProxyServer({ upstream, contract, timeoutMs = 30_000, clie
       const complete = (reusable: boolean) => {
         x.upstream!.raw = capture.buffer()
         x.upstream!.truncated = capture.truncated
-        if (answerKey !== undefined && !capture.truncated) lastAnswers.set(answerKey, x.upstream!.raw)
+        if (repeatable && !capture.truncated) lastAnswers.set(x.operationId, head!.status, x.upstream!.raw)
         reply?.end()
         finish(reusable && !upstreamCloses)
       }
@@ -668,8 +713,8 @@ export function createProxyServer({ upstream, contract, timeoutMs = 30_000, clie
         framing = noBody || head.status === 204 || head.status === 304 ? { kind: 'none' } : framingOf({ headers: head.picked }, false)
         settled = true
         x.upstream = new Answer(head)
-        answerKey = x.operationId === undefined ? undefined : `${x.operationId} ${head.status}`
-        if (answerKey !== undefined) capture.expect(lastAnswers.get(answerKey))
+        repeatable = x.operationId !== undefined
+        if (repeatable) capture.expect(lastAnswers.get(x.operationId, head.status))
         if (framing.kind === 'length') remaining = framing.length
         else if (framing.kind === 'chunked') decoder = new ChunkedDecoder(502)
         const connectionField = head.picked.connection
@@ -736,19 +781,18 @@ export function createProxyServer({ upstream, contract, timeoutMs = 30_000, clie
           fail(`the upstream did not answer within ${timeoutMs} ms`, 504)
         },
       }
-      up.cork()
-      if (body !== undefined) {
-        up.write(upstreamHead(req, socket, body.length || req.picked['content-length'] !== undefined ? body.length : undefined, requestBody.framing), 'latin1')
-        if (body.length) up.write(body)
-      } else {
-        up.write(upstreamHead(req, socket, undefined, requestBody.framing), 'latin1')
-        for (const raw of requestBody.attach((raw) => {
-          if (!up.write(raw)) {
-            socket.pause()
-            up.once('drain', () => socket.resume())
-          }
-        }))
-          up.write(raw)
+      if (body !== undefined) send(up, upstreamHead(req, socket, body.length || req.picked['content-length'] !== undefined ? body.length : undefined, requestBody.framing), [body])
+      else {
+        send(
+          up,
+          upstreamHead(req, socket, undefined, requestBody.framing),
+          requestBody.attach((raw) => {
+            if (!up.write(raw)) {
+              socket.pause()
+              up.once('drain', () => socket.resume())
+            }
+          }),
+        )
         // A client gone before the end of its body: the upstream's request is cut, nothing waits for it.
         requestBody.onEnd(() => {
           if (requestBody.aborted && !done) {
@@ -764,31 +808,23 @@ export function createProxyServer({ upstream, contract, timeoutMs = 30_000, clie
           }
         })
       }
-      up.uncork()
-    }).finally(() => {
-      if (key !== undefined && keysInFlight.get(key) === x.seq) keysInFlight.delete(key)
-    })
+    }
   }
+  const forwarded = (req: RequestHead, requestBody: RequestBody, socket: Socket, x: ProxyExchange, body: Buffer | undefined, reply: Reply | undefined, capture: Capture) =>
+    new Promise<void>((resolve) => forward(req, requestBody, socket, x, body, reply, capture, resolve))
 
   /** One request on a client's connection, from its head to the exchange's record. */
-  async function handle(req: RequestHead, requestBody: RequestBody, reply: Reply, socket: Socket): Promise<void> {
+  /** One request on a client's connection, from its head to the exchange's record; `done` once recorded. */
+  function handle(req: RequestHead, requestBody: RequestBody, reply: Reply, socket: Socket, done: () => void): void {
     const started = now()
     const target = req.target
     const mark = target.indexOf('?')
     const pathname = mark < 0 ? target : target.slice(0, mark)
     const op = route(req.method, pathname)
-    const x = new Recorded(++seq, started, req, pathname, mark < 0 || mark === target.length - 1 ? '' : target.slice(mark), op?.operationId)
-    const requestCapture = requestBody.capture
+    const x = new Recorded(++seq, started, req, pathname, mark < 0 || mark === target.length - 1 ? '' : target.slice(mark), op?.operationId, requestBody.capture)
     const responseCapture = new Capture(true)
     let adversity: Adversity | undefined
-    try {
-      // Under --inject the body is read first (the schedule reads write bodies); otherwise it streams.
-      const body = injector && op ? await requestBody.readAll() : undefined
-      if (body) x.requestBody = body.toString('utf8')
-      adversity = injector && op ? injector.decide(x, op) : undefined
-      if (!adversity) await forward(req, requestBody, socket, x, body, reply, responseCapture)
-      else await produce(adversity, req, requestBody, socket, reply, x, op!, responseCapture)
-    } catch (error) {
+    const failed = (error: unknown) => {
       if (requestBody.aborted && !requestBody.error) x.clientAborted = true
       else if (!requestBody.error) x.upstreamError ??= `the proxy failed: ${(error as Error).message}`
       if (reply.destroyed) {
@@ -798,16 +834,44 @@ export function createProxyServer({ upstream, contract, timeoutMs = 30_000, clie
         reply.json(requestBody.error?.status ?? 502, `shoptwin proxy: ${(error as Error).message}`)
       } else reply.destroy()
     }
-    if (!reply.finished) x.clientAborted = true
-    x.requestBody ||= requestCapture.text()
-    x.requestTruncated = requestCapture.truncated
-    // What the client saw: the injected answer, a dropped connection (0), or the answer it read to the end.
-    // A held write the client gave up on is recorded with the upstream's answer, as the twin records it.
-    if (adversity?.kind === 'drop') x.status = 0
-    else if (adversity?.kind !== 'status') x.status = reply.finished ? reply.statusCode : adversity?.kind === 'slow' ? (x.upstream?.status ?? 0) : 0
-    x.retryAfter = reply.retryAfter === undefined || x.status === 0 ? null : Number(reply.retryAfter)
-    x.durationMs = now() - started
-    onExchange(x)
+    let recorded = false
+    const record = () => {
+      if (recorded) return
+      recorded = true
+      if (!reply.finished) x.clientAborted = true
+      x.requestTruncated = requestBody.capture.truncated
+      // What the client saw: the injected answer, a dropped connection (0), or the answer it read to the end.
+      // A held write the client gave up on is recorded with the upstream's answer, as the twin records it.
+      if (adversity?.kind === 'drop') x.status = 0
+      else if (adversity?.kind !== 'status') x.status = reply.finished ? reply.statusCode : adversity?.kind === 'slow' ? (x.upstream?.status ?? 0) : 0
+      x.retryAfter = reply.retryAfter === undefined || x.status === 0 ? null : Number(reply.retryAfter)
+      x.durationMs = now() - started
+      onExchange(x)
+      done()
+    }
+    if (!injector || !op) {
+      // The common request: forwarded as it streams, no promise on its way.
+      try {
+        forward(req, requestBody, socket, x, undefined, reply, responseCapture, record)
+      } catch (error) {
+        failed(error)
+        record()
+      }
+      return
+    }
+    void (async () => {
+      try {
+        // Under --inject the body is read first (the schedule reads write bodies).
+        const body = await requestBody.readAll()
+        x.requestBody = body.toString('utf8')
+        adversity = injector.decide(x, op)
+        if (!adversity) await forwarded(req, requestBody, socket, x, body, reply, responseCapture)
+        else await produce(adversity, req, requestBody, socket, reply, x, op, responseCapture)
+      } catch (error) {
+        failed(error)
+      }
+      record()
+    })()
   }
 
   async function produce(adversity: Adversity, req: RequestHead, requestBody: RequestBody, socket: Socket, reply: Reply, x: ProxyExchange, op: OperationInfo, capture: Capture): Promise<void> {
@@ -816,20 +880,20 @@ export function createProxyServer({ upstream, contract, timeoutMs = 30_000, clie
     const sendable = Buffer.from(x.requestBody)
     if (adversity.kind === 'status') {
       // spec: Idempotency: a 500 after the write acted (applied); a 503 or a 429 before it reached the server.
-      if (adversity.apply) await forward(req, requestBody, socket, x, sendable, undefined, capture)
+      if (adversity.apply) await forwarded(req, requestBody, socket, x, sendable, undefined, capture)
       x.status = adversity.status
       if (!reply.destroyed) reply.json(adversity.status, adversity.message, adversity.headers)
       return
     }
     if (adversity.kind === 'drop') {
-      if (adversity.apply) await forward(req, requestBody, socket, x, sendable, undefined, capture)
+      if (adversity.apply) await forwarded(req, requestBody, socket, x, sendable, undefined, capture)
       x.status = 0
       reply.destroy()
       return
     }
     if (adversity.kind === 'before') {
       await adversity.run()
-      await forward(req, requestBody, socket, x, sendable, reply, capture)
+      await forwarded(req, requestBody, socket, x, sendable, reply, capture)
       return
     }
     // Held past the client's timeout: forwarded when the client retries with the same key (so the
@@ -842,14 +906,14 @@ export function createProxyServer({ upstream, contract, timeoutMs = 30_000, clie
           held.delete(key)
           clearTimeout(timer)
           timers.delete(timer)
-          released = forward(req, requestBody, socket, x, sendable, reply.destroyed ? undefined : reply, capture).then(() => resolve())
+          released = forwarded(req, requestBody, socket, x, sendable, reply.destroyed ? undefined : reply, capture).then(() => resolve())
         }
         return released
       }
       const timer = setTimeout(release, adversity.ms)
       timers.add(timer)
       held.set(key, { release })
-      if (inProgress.size <= held.size) onIdle?.()
+      if (inProgress <= held.size) onIdle?.()
     })
   }
 
@@ -961,12 +1025,15 @@ export function createProxyServer({ upstream, contract, timeoutMs = 30_000, clie
       // A retry of a held write: the held one goes first, this one right behind it.
       const heldWrite = req.picked['idempotency-key'] ? held.get(`${req.picked['x-shop-id'] ?? ''} ${req.picked['idempotency-key']}`) : undefined
       if (heldWrite) void heldWrite.release()
-      const done = handle(req, body, reply, this.socket).finally(() => {
-        inProgress.delete(done)
+      inProgress++
+      handle(req, body, reply, this.socket, () => {
+        inProgress--
         this.answered(reply)
-        if (inProgress.size === 0) onIdle?.()
+        if (inProgress === 0) {
+          for (const resolve of drained.splice(0)) resolve()
+          onIdle?.()
+        }
       })
-      inProgress.add(done)
     }
 
     /** The request in progress was answered: the next one, or the end of the connection. */
@@ -1013,13 +1080,13 @@ export function createProxyServer({ upstream, contract, timeoutMs = 30_000, clie
       })
     },
     // A write held past its client's timeout is not traffic in flight: grading may run meanwhile.
-    busy: () => inProgress.size > held.size,
+    busy: () => inProgress > held.size,
     async close() {
       closing = true
       for (const write of [...held.values()]) void write.release()
       const closed = new Promise<void>((resolve) => server.close(() => resolve()))
       for (const client of clients) client.close()
-      await Promise.allSettled([...inProgress])
+      if (inProgress > 0) await new Promise<void>((resolve) => drained.push(resolve))
       for (const client of clients) client.close()
       for (const timer of timers) clearTimeout(timer)
       for (const connection of [...idle.splice(0), ...cooling.splice(0), ...freed.splice(0)]) connection.socket.destroy()
