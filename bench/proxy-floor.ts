@@ -7,12 +7,15 @@
  * X-Forwarded-For, keep connections alive both ways, the upstream read into one reused buffer): no
  * validation, no recording, no timeouts, no hop-by-hop headers dropped, Content-Length bodies only
  * (the bench's operations have no other). `inline` is not a floor: `shoptwin proxy` itself, grading each
- * exchange as it ends (no backlog: proxy/backlog.ts), the proxy's cost under traffic that never lets up.
- * Usage: node bench/proxy-floor.ts tcp|http|raw|inline UPSTREAM_URL PORT HOST
+ * exchange as it ends (no backlog: proxy/backlog.ts), the proxy's cost under traffic that never lets up;
+ * `forward` is `shoptwin proxy`'s forwarding alone (proxy/server.ts, exchanges dropped as they end).
+ * Usage: node bench/proxy-floor.ts tcp|http|raw|inline|forward UPSTREAM_URL PORT HOST
  */
 import { Agent, createServer, request } from 'node:http'
 import { connect, createServer as createNetServer, type Socket } from 'node:net'
+import { loadContract } from '../openapi/index.ts'
 import { startProxy } from '../proxy/index.ts'
+import { createProxyServer } from '../proxy/server.ts'
 
 const [kind, upstreamUrl, port, host = '127.0.0.1'] = process.argv.slice(2)
 const upstream = new URL(upstreamUrl!)
@@ -82,6 +85,11 @@ if (kind === 'tcp') {
     })
     client.on('error', () => undefined)
   }).listen(Number(port), host)
+} else if (kind === 'forward') {
+  // Not a floor either: shoptwin proxy's forwarding alone (proxy/server.ts), every exchange dropped as it ends (nothing graded, nothing kept).
+  const server = createProxyServer({ upstream: upstreamUrl!, contract: loadContract(), onExchange: () => undefined })
+  await server.listen(Number(port), host)
+  process.once('SIGTERM', () => void server.close().then(() => process.exit(0)))
 } else if (kind === 'inline') {
   const proxy = await startProxy({ upstream: upstreamUrl!, port: Number(port), host, gradingBacklog: 0 })
   process.once('SIGTERM', () => void proxy.stop().then(() => process.exit(0)))
