@@ -272,7 +272,7 @@ describe('the write lease on a Redis Cluster', () => {
   it("is kept alive by the replica's lease keeper (its own thread's cluster connection): a write held 5 leases long commits", async () => {
     const [t] = await twinsOnDifferentNodes('lease', 1)
     // A lease of 1.5 s, renewed every 0.5 s: lost only if the keeper thread is not scheduled for a second
-    // (a 300 ms lease was lost to a loaded 2-core machine's scheduling, not to a fault of the keeper).
+    // (a 300 ms lease could be lost to a loaded 2-core machine's scheduling, not to a fault of the keeper).
     const replica = await startReplica({ store: cluster.seeds, twin: t!.name, env: { SHOPTWIN_LEASE_MS: '1500', SHOPTWIN_HOLD_WRITE_MS: '7500' } })
     started.push(replica)
     const created = await call(replica.url, 'POST', '/dashboards/create', firstShop(replica), { name: 'held' })
