@@ -359,14 +359,16 @@ describe('one twin on Redis, in one process (issue 23, item 2)', () => {
   }, 30_000)
 
   it('a key claimed in the store by one replica, then on the replica that keeps the lease, acts once: whichever writes second finds the record in the log under the lease and replays it (spec: Idempotency)', async () => {
-    const a = await replica(undefined, { rateLimit: false, holdWriteMs: 1000 })
+    // A's first write is held 3 s: B's claim and A's own must both come within it, which a loaded
+    // machine does not promise within 1 s.
+    const a = await replica(undefined, { rateLimit: false, holdWriteMs: 3000 })
     const b = await replica(a.twinName)
     const shop = a.world.shops[0]!.shop_id
     // Each replica's first request is slow (its code warms up): made before the race.
     for (const r of [a, b]) await fetchOf(r)('POST', '/automations/list', {}, shop)
     const body = automation('Settled')
     const record = () => redisCommand(redis.socket, 'HGET', `st:{tw:${a.twinName}}:g0:idem:${shop}:settled-1`, 'status')
-    // A writes (held 1 s before its commit): it holds the lease.
+    // A writes (held 3 s before its commit): it holds the lease.
     const first = Promise.resolve(a.exclusive(() => a.admin.setClock({ advance_ms: 1 })))
     await expect.poll(async () => ((await a.twin.metrics()) as { lease_acquisitions: number }).lease_acquisitions).toBe(1)
     // B claims the key in the store and asks for the lease; then A claims it under its lease (its
