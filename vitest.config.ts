@@ -11,6 +11,10 @@ export default defineConfig({
     exclude: ['test/replicas/**', 'test/consumer-install.test.ts', 'test/conformance-mutations.test.ts', '**/node_modules/**'],
     globalSetup: ['test/global-setup.ts'],
     testTimeout: 30_000,
+    // An expect.poll without a timeout of its own waits 10 s, not vitest's 1 s: what it waits for (a
+    // timer's work in another process, a flush, a release) comes late on a loaded 2-core machine; a
+    // poll that passes returns as soon as it does.
+    expect: { poll: { timeout: 10_000 } },
     hookTimeout: 60_000,
     pool: 'forks',
     // Two files at a time at least: vitest's default is one worker fewer than the cores, which is one

@@ -231,10 +231,12 @@ async function openSharedTwin(url: string, name: string, flags: { seed?: number;
   const leaseIdleMs = process.env.SHOPTWIN_LEASE_IDLE_MS ? Number(process.env.SHOPTWIN_LEASE_IDLE_MS) : undefined
   // For the barrier's proof: appended entries held until a reader asks for them.
   const appendDelayMs = process.env.SHOPTWIN_APPEND_DELAY_MS ? Number(process.env.SHOPTWIN_APPEND_DELAY_MS) : undefined
+  // For the tests on a loaded machine: how long a reader waits for the other replicas' flushes.
+  const barrierWaitMs = process.env.SHOPTWIN_BARRIER_WAIT_MS ? Number(process.env.SHOPTWIN_BARRIER_WAIT_MS) : undefined
   // For operators: the lag (operations) at which a replica says it fell behind.
   const lagWarnOps = process.env.SHOPTWIN_LAG_WARN ? Number(process.env.SHOPTWIN_LAG_WARN) : undefined
   try {
-    const twin = await openRedisTwin(url, name, { ...flags, createdAt: Date.now(), clock: { frozenAt: null, offset: 0 } }, { ...(leaseMs ? { leaseMs } : {}), ...(holdWriteMs ? { holdWriteMs } : {}), ...(leaseIdleMs ? { leaseIdleMs } : {}), ...(appendDelayMs ? { appendDelayMs } : {}), ...(lagWarnOps ? { lagWarnOps } : {}) })
+    const twin = await openRedisTwin(url, name, { ...flags, createdAt: Date.now(), clock: { frozenAt: null, offset: 0 } }, { ...(leaseMs ? { leaseMs } : {}), ...(holdWriteMs ? { holdWriteMs } : {}), ...(leaseIdleMs ? { leaseIdleMs } : {}), ...(appendDelayMs ? { appendDelayMs } : {}), ...(barrierWaitMs ? { barrierWaitMs } : {}), ...(lagWarnOps ? { lagWarnOps } : {}) })
     return { ...twin, store: redactStoreUrl(url) }
   } catch (error) {
     return (error as Error).message

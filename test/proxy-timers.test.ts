@@ -12,7 +12,13 @@ import { holdLoop } from './support/hold-loop.ts'
 import { loadContract } from '../openapi/index.ts'
 import { createProxyServer, type ProxyServer } from '../proxy/server.ts'
 
-const TIMER_MS = 100
+/**
+ * The proxy's upstream timeout and client idle time. 500 ms, not 100: the upstream thread must answer a
+ * plain request, and the test's client must send its next request after an answer, within it, which a
+ * loaded 2-core machine does not promise in 100 ms (a 504 or an idle close there is the machine's, not
+ * the proxy's). The loop is held 2.5 times as long.
+ */
+const TIMER_MS = 500
 /** [0]: the upstream has a request; [1]: it may answer. */
 const flags = new Int32Array(new SharedArrayBuffer(8))
 let upstream: Worker

@@ -271,11 +271,13 @@ describe('the rate limit on a Redis Cluster', () => {
 describe('the write lease on a Redis Cluster', () => {
   it("is kept alive by the replica's lease keeper (its own thread's cluster connection): a write held 5 leases long commits", async () => {
     const [t] = await twinsOnDifferentNodes('lease', 1)
-    const replica = await startReplica({ store: cluster.seeds, twin: t!.name, env: { SHOPTWIN_LEASE_MS: '300', SHOPTWIN_HOLD_WRITE_MS: '1500' } })
+    // A lease of 1.5 s, renewed every 0.5 s: lost only if the keeper thread is not scheduled for a second
+    // (a 300 ms lease could be lost to a loaded 2-core machine's scheduling, not to a fault of the keeper).
+    const replica = await startReplica({ store: cluster.seeds, twin: t!.name, env: { SHOPTWIN_LEASE_MS: '1500', SHOPTWIN_HOLD_WRITE_MS: '7500' } })
     started.push(replica)
     const created = await call(replica.url, 'POST', '/dashboards/create', firstShop(replica), { name: 'held' })
     expect(created.status, created.text).toBe(201)
-    expect(replica.output()).toMatch(/holds write 1 for 1500 ms/)
+    expect(replica.output()).toMatch(/holds write 1 for 7500 ms/)
     const metrics = JSON.parse((await call(replica.url, 'GET', '/__admin/metrics', undefined)).text) as Record<string, number>
     expect(metrics).toMatchObject({ commits: 1, refused_commits: 0 })
     await replica.stop()
@@ -355,8 +357,11 @@ describe('a store that turns into a Redis Cluster under a replica connected to i
       const lines = replica.output().split('\n')
       // What the replica said, shown when a count is off.
       const said = replica.output()
-      expect(lines.filter((l) => /answers as a Redis Cluster node \(MOVED .*To do: point redis:\/\/127\.0\.0\.1:\d+\/0 back at the server the twin was on, or restart this replica/.test(l)), said).toHaveLength(1)
-      expect(lines.filter((l) => /answers CLUSTERDOWN .*To do: point .* back at the server the twin was on, or restart this replica once that cluster serves every slot/.test(l)), said).toHaveLength(1)
+      // The topology episode's lines ("requests get 503 while it answers so"): the appends' episode may
+      // start with the same reason and advice, or with the reconnection's, whichever failed first after
+      // the switch (its flush's timer or the connection's return): not counted here.
+      expect(lines.filter((l) => /answers as a Redis Cluster node \(MOVED .*; requests get 503 while it answers so\. To do: point redis:\/\/127\.0\.0\.1:\d+\/0 back at the server the twin was on, or restart this replica/.test(l)), said).toHaveLength(1)
+      expect(lines.filter((l) => /answers CLUSTERDOWN .*; requests get 503 while it answers so\. To do: point .* back at the server the twin was on, or restart this replica once that cluster serves every slot/.test(l)), said).toHaveLength(1)
       expect(lines.filter((l) => /answers as the store it connected to again, after/.test(l)), said).toHaveLength(2)
       expect(await metrics()).toMatchObject({ store_connected: true, topology_episodes: 2 })
       await replica.stop()

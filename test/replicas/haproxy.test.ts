@@ -172,10 +172,10 @@ describe("the README's haproxy configuration in front of three replicas on Redis
   })
 
   it('a replica killed mid-request (the connection closes before any answer): a keyed write is retried on another replica, which answers 409 in flight (never a second write); an unkeyed write is not retried: 502 {error}, nothing written', async () => {
-    // Replica a holds each of its writes 1.5 s under the twin's lease (SHOPTWIN_HOLD_WRITE_MS), so that
-    // it can be killed mid-write. Killed, it keeps the twin's lease (10 s) until it runs out: the other
+    // Replica a holds each of its writes 5 s under the twin's lease (SHOPTWIN_HOLD_WRITE_MS), so that
+    // it can be killed mid-write (the test sees the write held and kills a well within it, even on a loaded machine). Killed, it keeps the twin's lease (10 s) until it runs out: the other
     // replicas' health checks wait for it meanwhile, and must not take them out.
-    const hold = { SHOPTWIN_HOLD_WRITE_MS: '1500' }
+    const hold = { SHOPTWIN_HOLD_WRITE_MS: '5000' }
     const t = await behindHaproxy('hap-midwrite', ['--rate-limit', 'off'], {}, { a: hold })
     // haproxy's runtime API sends a request to a alone (b and c weigh 0), then gives b and c their weight back before a is killed.
     const onlyA = async (only: boolean) => {
@@ -216,7 +216,7 @@ describe("the README's haproxy configuration in front of three replicas on Redis
       await onlyA(true)
       const unkeyed = callVia(false, t.haproxy.url, 'POST', '/dashboards/create', t.shop, { name: 'held-unkeyed' })
       const unkeyedReused = callVia(keptAlive, t.haproxy.url, 'POST', '/dashboards/create', t.shop, { name: 'held-unkeyed-reused' })
-      // haproxy has sent both to a, which holds each 1.5 s before its commit (the second waits for the first).
+      // haproxy has sent both to a, which holds each 5 s before its commit (the second waits for the first).
       await expect.poll(async () => (await t.haproxy.servers()).a!.current, { timeout: 60_000, interval: 10 }).toBe(2)
       await onlyA(false)
       await kill9(t.replicas.a)

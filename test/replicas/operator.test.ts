@@ -43,7 +43,13 @@ describe("an operator's view of three replica processes (issue 23)", () => {
     const replicas = [await startReplica({ store: own.url, twin: 'ops', args: ['--rate-limit', 'off'] })]
     replicas.push(await startReplica({ store: own.url, twin: 'ops', args: ['--rate-limit', 'off'] }))
     const shop = firstShop(replicas[0]!)
-    const read = (r: Replica) => call(r.url, 'GET', '/shop/sps', shop, undefined, { authorization: SECRET })
+    // The 503s each replica answered: each one's journal entry and trace went to a flush the store could not take.
+    const refused = new Map<Replica, number>()
+    const read = async (r: Replica) => {
+      const reply = await call(r.url, 'GET', '/shop/sps', shop, undefined, { authorization: SECRET })
+      if (reply.status === 503) refused.set(r, (refused.get(r) ?? 0) + 1)
+      return reply
+    }
     try {
       for (const r of replicas) expect((await read(r)).status).toBe(200)
       for (let episode = 1; episode <= 2; episode++) {
@@ -87,7 +93,11 @@ describe("an operator's view of three replica processes (issue 23)", () => {
         console.log(`what a replica said:\n${linesOf(r).join('\n')}`)
         const metrics = await metricsOf(r)
         expect(metrics.append_failures).toBeGreaterThanOrEqual(2)
-        expect(metrics.append_entries_lost).toBeGreaterThanOrEqual(42)
+        // Two entries (journal and trace) for each 503 read, all sent while the store was away but for
+        // the last few, whose flush may find it back: at least one per 503 (the reads are counted, not
+        // timed: a loaded machine makes fewer in the 3 s).
+        expect(refused.get(r)).toBeGreaterThanOrEqual(2)
+        expect(metrics.append_entries_lost).toBeGreaterThanOrEqual(refused.get(r)!)
       }
     } finally {
       await Promise.all(replicas.map((r) => r.stop()))
@@ -129,7 +139,8 @@ describe("an operator's view of three replica processes (issue 23)", () => {
       const [ida, idb] = [await idOf(a), await idOf(b)]
       // Each replica reports its applied head: a's metrics list both, neither behind.
       await expect.poll(async () => (await metricsOf(a)).replicas.map((r) => [r.replica, r.lag]), { timeout: 30_000 }).toEqual([[ida, 0], [idb, 0]].sort())
-      expect((await metricsOf(b)).replicas.map((r) => r.replica)).toEqual([ida, idb].sort())
+      // And b's (a's first report and b's are each a timer's in its own process: either may land first).
+      await expect.poll(async () => (await metricsOf(b)).replicas.map((r) => r.replica), { timeout: 30_000 }).toEqual([ida, idb].sort())
 
       b.signal('SIGSTOP')
       try {

@@ -22,7 +22,7 @@ afterAll(async () => {
 
 describe('proxy --inject: a held write in front of an upstream still writing', () => {
   it('the retry meets the upstream\'s own 409 in flight, the held write acts once, the report says what was produced', async () => {
-    const upstream = await startReplica({ store: redis.url, twin: 'held', args: ['--rate-limit', 'off'], env: { SHOPTWIN_HOLD_WRITE_MS: '1500' } })
+    const upstream = await startReplica({ store: redis.url, twin: 'held', args: ['--rate-limit', 'off'], env: { SHOPTWIN_HOLD_WRITE_MS: '5000' } })
     const shopId = /\n {2}([0-9a-f-]{36}) /.exec(upstream.output())![1]!
     const { proxy, retry, headers, body } = await heldWriteThenRetry(upstream.url, shopId, 'held-write-redis', 'held on redis')
     try {

@@ -183,9 +183,10 @@ describe('three replicas on Redis behind a balancer (issue 23, item 3)', () => {
   })
 
   it('fencing: a replica stopped (SIGSTOP) mid-write past its lease has its commit refused (503), rebuilds, and nothing is written twice', async () => {
-    // A holds each write 2 s under a 3 s lease (kept alive by its lease keeper thread): stopped for
-    // 5 s meanwhile, its lease runs out and B writes; A, continued, is refused at commit.
-    const a = await startReplica({ store: redis.url, twin: 'fence', args: ['--rate-limit', 'off'], env: { SHOPTWIN_LEASE_MS: '3000', SHOPTWIN_HOLD_WRITE_MS: '2000' } })
+    // A holds each write 4 s under a 3 s lease (kept alive by its lease keeper thread): stopped for
+    // 5 s meanwhile (the stop lands within the hold even when a loaded machine is slow to see the
+    // hold's line), its lease runs out and B writes; A, continued, is refused at commit.
+    const a = await startReplica({ store: redis.url, twin: 'fence', args: ['--rate-limit', 'off'], env: { SHOPTWIN_LEASE_MS: '3000', SHOPTWIN_HOLD_WRITE_MS: '4000' } })
     const b = await startReplica({ store: redis.url, twin: 'fence', args: ['--rate-limit', 'off'], env: { SHOPTWIN_LEASE_MS: '3000' } })
     const shop = /\n {2}([0-9a-f-]{36}) /.exec(a.output())![1]!
     try {

@@ -17,11 +17,17 @@ export interface ReplicaOptions extends Pick<MockStateOptions, 'trace' | 'respon
   holdWriteMs?: number
   /** SHOPTWIN_LEASE_IDLE_MS: how long the replica keeps the lease after its last write. */
   leaseIdleMs?: number
+  /**
+   * SHOPTWIN_BARRIER_WAIT_MS: how long a read of the journal, traces or activity waits for the other
+   * replicas' flushes. 10 s here, not 1 s: the replicas of a test share its process, and a loaded
+   * machine that holds it past the bound fires the bound's timer before the acks are read.
+   */
+  barrierWaitMs?: number
 }
 
 /** A replica of twin `name` on the store at `url`, caught up with its log. */
-export async function inProcessReplica(url: string, name: string, { rateLimit, perSecond, holdWriteMs = 0, leaseIdleMs, ...state }: ReplicaOptions = {}): Promise<MockState & { twinName: string }> {
-  const opened = await openRedisTwin(url, name, { seed: 42, scale: 'small', today: '2026-03-10', ...(rateLimit !== undefined ? { rateLimit } : {}), ...(perSecond !== undefined ? { perSecond } : {}), createdAt: Date.parse(TWIN_NOW), clock: { frozenAt: Date.parse(TWIN_NOW), offset: 0 } }, { log: () => {}, holdWriteMs, ...(leaseIdleMs !== undefined ? { leaseIdleMs } : {}) })
+export async function inProcessReplica(url: string, name: string, { rateLimit, perSecond, holdWriteMs = 0, leaseIdleMs, barrierWaitMs = 10_000, ...state }: ReplicaOptions = {}): Promise<MockState & { twinName: string }> {
+  const opened = await openRedisTwin(url, name, { seed: 42, scale: 'small', today: '2026-03-10', ...(rateLimit !== undefined ? { rateLimit } : {}), ...(perSecond !== undefined ? { perSecond } : {}), createdAt: Date.parse(TWIN_NOW), clock: { frozenAt: Date.parse(TWIN_NOW), offset: 0 } }, { log: () => {}, holdWriteMs, barrierWaitMs, ...(leaseIdleMs !== undefined ? { leaseIdleMs } : {}) })
   const mock = createMockState({ seed: 42, scale: 'small', today: '2026-03-10', now: TWIN_NOW, rateLimit: opened.config.rateLimit, createdAt: opened.config.createdAt, twin: opened.attach, ...state })
   await opened.start()
   return Object.assign(mock, { twinName: name })

@@ -39,6 +39,8 @@ export interface AppendBatchOptions {
   onFlushed?: () => void
   /** How long entries wait for others (ms; BATCH_DELAY_MS). A test makes it long to hold entries until a barrier asks for them. */
   delayMs?: number
+  /** How long a reader waits for the other replicas' flushes (ms; BARRIER_WAIT_MS). A test on a loaded machine makes it long: its proofs are the acks, not the bound. */
+  barrierWaitMs?: number
 }
 
 /**
@@ -59,14 +61,14 @@ export interface AppendBatch {
   ready(): Promise<void>
   /** Sends what waits now. */
   flush(): Promise<void>
-  /** Every replica of the twin has sent what it held when this resolves (or BARRIER_WAIT_MS passed). */
+  /** Every replica of the twin has sent what it held when this resolves (or its bound, BARRIER_WAIT_MS, passed). */
   barrier(): Promise<void>
   metrics(): Record<string, number>
   close(): Promise<void>
 }
 
 /** `redis`: the replica's connection; `channel`: the twin's (inside its hash tag). */
-export function createAppendBatch(redis: Redis, channel: string, { onError = () => {}, onFlushed = () => {}, delayMs = BATCH_DELAY_MS }: AppendBatchOptions = {}): AppendBatch {
+export function createAppendBatch(redis: Redis, channel: string, { onError = () => {}, onFlushed = () => {}, delayMs = BATCH_DELAY_MS, barrierWaitMs = BARRIER_WAIT_MS }: AppendBatchOptions = {}): AppendBatch {
   const lanes: Array<{ kind: AppendKind; items: unknown[]; write: LaneWrite<unknown> }> = []
   const appender = duplicateOf(redis, { lazyConnect: true })
   appender.on('error', () => {
@@ -172,7 +174,7 @@ export function createAppendBatch(redis: Redis, channel: string, { onError = () 
         timeout = setTimeout(() => {
           counts.barrier_timeouts++
           resolve()
-        }, BARRIER_WAIT_MS)
+        }, barrierWaitMs)
       })
       try {
         // This replica's own first (its subscriber may not be there yet), then every subscriber of the

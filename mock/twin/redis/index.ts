@@ -77,6 +77,8 @@ export interface RedisTwinOptions {
   lagWarnOps?: number
   /** How long appended entries wait for others (ms; default 50, batch.ts). `SHOPTWIN_APPEND_DELAY_MS`: a test holds them until a barrier asks. */
   appendDelayMs?: number
+  /** How long a reader of the journal, traces or activity waits for the other replicas' flushes (ms; default 1,000, batch.ts). `SHOPTWIN_BARRIER_WAIT_MS`: a test on a loaded machine waits longer. */
+  barrierWaitMs?: number
   /**
    * Holds every write this long under the lease before it commits (ms; default 0): a write in flight
    * that a test can stop (SIGSTOP) to prove the fencing. `SHOPTWIN_HOLD_WRITE_MS` for `serve`.
@@ -215,7 +217,7 @@ interface Counters {
 }
 
 /** The TwinStore of one replica (MockStateOptions.twin). */
-export function createRedisTwin(redis: Commands, name: string, config: TwinConfig, { leaseMs = 10_000, leaseIdleMs = IDLE_MS, leaseWaitMs = 15_000, log = (line: string) => console.error(line), holdWriteMs = 0, lagWarnOps, appendDelayMs }: RedisTwinOptions = {}) {
+export function createRedisTwin(redis: Commands, name: string, config: TwinConfig, { leaseMs = 10_000, leaseIdleMs = IDLE_MS, leaseWaitMs = 15_000, log = (line: string) => console.error(line), holdWriteMs = 0, lagWarnOps, appendDelayMs, barrierWaitMs }: RedisTwinOptions = {}) {
   const keys = twinKeys(name)
   const replica = randomUUID().slice(0, 8)
   const tx = new AsyncLocalStorage<Tx>()
@@ -272,6 +274,7 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
     },
     onFlushed: () => watch.appendFlushed(),
     ...(appendDelayMs !== undefined ? { delayMs: appendDelayMs } : {}),
+    ...(barrierWaitMs !== undefined ? { barrierWaitMs } : {}),
   })
   // The lines an operator reads (the store lost and back, appends lost, the replica behind) and the head reports.
   const address = addressOf(redis)
