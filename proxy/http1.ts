@@ -189,6 +189,27 @@ abstract class LazyHead implements Head {
   }
 }
 
+/**
+ * What a record keeps of a head for the grader: its text, its fields parsed when first read (or the
+ * fields parsed already, for a head the one-pass check did not accept). Not the head itself, nor the
+ * fields the forwarding picked: an exchange waiting to be graded holds as little as it can (each one
+ * kept while traffic flows is copied by the young generation's collections before it is graded).
+ */
+export class KeptHead {
+  private readonly text: string
+  private readonly lineEnd: number
+  private parsed: Record<string, string> | undefined
+
+  constructor(head: RequestHead | ResponseHead) {
+    this.text = head.checked ? head.text : ''
+    this.lineEnd = head.lineEnd
+    if (!head.checked) this.parsed = head.headers
+  }
+  get headers(): Record<string, string> {
+    return (this.parsed ??= fields(this.text, this.lineEnd, 'the head', true).headers)
+  }
+}
+
 const REQUEST_PICKED = picking(['host', 'connection', 'content-length', 'transfer-encoding', 'expect', 'idempotency-key', 'x-shop-id', 'x-forwarded-for', 'x-forwarded-host', 'x-forwarded-proto', 'x-forwarded-port'])
 const RESPONSE_PICKED = picking(['content-length', 'transfer-encoding', 'connection', 'retry-after'])
 

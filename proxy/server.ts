@@ -14,7 +14,7 @@ import { STATUS_CODES } from 'node:http'
 import type { Contract, OperationInfo } from '../openapi/index.ts'
 import type { Adversity } from '../mock/pipeline/certification.ts'
 import { LastAnswers, MAX_CAPTURE, type ProxyExchange } from './exchange.ts'
-import { ChunkedDecoder, framingOf, hasToken, headEnd, HttpError, parseRequestHead, parseResponseHead, type Framing, type RequestHead, type ResponseHead } from './http1.ts'
+import { ChunkedDecoder, framingOf, hasToken, headEnd, HttpError, KeptHead, parseRequestHead, parseResponseHead, type Framing, type RequestHead, type ResponseHead } from './http1.ts'
 import { createRouter } from './router.ts'
 import { unlessReadThisTurn } from '../mock/lib/sockets.ts'
 
@@ -111,7 +111,7 @@ class Capture {
   }
   buffer(): Buffer {
     if (this.like) return this.size === this.like.length ? this.like : this.like.subarray(0, this.size)
-    return this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks)
+    return this.chunks.length === 1 ? this.chunks[0]! : this.chunks.length === 0 ? EMPTY : Buffer.concat(this.chunks)
   }
   text(): string {
     return this.buffer().toString('utf8')
@@ -129,11 +129,11 @@ class Answer implements NonNullable<ProxyExchange['upstream']> {
   truncated = false
   private bytes: Buffer = EMPTY
   private text: string | undefined
-  private readonly head: ResponseHead
+  private readonly head: KeptHead
 
   constructor(head: ResponseHead) {
     this.status = head.status
-    this.head = head
+    this.head = new KeptHead(head)
   }
   get headers(): Record<string, string> {
     return this.head.headers
@@ -189,16 +189,17 @@ class Recorded implements ProxyExchange {
   readonly path: string
   readonly query: string
   readonly operationId: string | undefined
-  private readonly head: RequestHead
+  private readonly head: KeptHead
   /** The request body as it came (decoded from its capture when first read), or as --inject read it whole. */
   private body: string | undefined
-  private capture: Capture | undefined
+  /** The body's capture while it comes, its bytes once the exchange is recorded (`ended`). */
+  private capture: Capture | Buffer | undefined
 
-  constructor(seq: number, atMs: number, head: RequestHead, path: string, query: string, operationId: string | undefined, capture: Capture) {
+  constructor(seq: number, atMs: number, head: RequestHead, method: string, path: string, query: string, operationId: string | undefined, capture: Capture) {
     this.seq = seq
     this.atMs = atMs
-    this.head = head
-    this.method = head.method
+    this.head = new KeptHead(head)
+    this.method = method
     this.path = path
     this.query = query
     this.operationId = operationId
@@ -207,9 +208,13 @@ class Recorded implements ProxyExchange {
   get requestHeaders(): Record<string, string> {
     return this.head.headers
   }
+  /** The exchange is recorded: of the request body's capture only its bytes are kept. */
+  ended(): void {
+    if (this.capture instanceof Capture) this.capture = this.capture.buffer()
+  }
   get requestBody(): string {
     if (this.body === undefined) {
-      this.body = this.capture!.text()
+      this.body = this.capture instanceof Capture ? this.capture.text() : this.capture!.toString('utf8')
       this.capture = undefined
     }
     return this.body
@@ -821,7 +826,8 @@ export function createProxyServer({ upstream, contract, timeoutMs = 30_000, clie
     const mark = target.indexOf('?')
     const pathname = mark < 0 ? target : target.slice(0, mark)
     const op = route(req.method, pathname)
-    const x = new Recorded(++seq, started, req, pathname, mark < 0 || mark === target.length - 1 ? '' : target.slice(mark), op?.operationId, requestBody.capture)
+    // The record keeps the contract's own strings where they are the same: one copy for every exchange.
+    const x = new Recorded(++seq, started, req, op?.method ?? req.method, op?.path === pathname ? op.path : pathname, mark < 0 || mark === target.length - 1 ? '' : target.slice(mark), op?.operationId, requestBody.capture)
     const responseCapture = new Capture(true)
     let adversity: Adversity | undefined
     const failed = (error: unknown) => {
@@ -846,6 +852,7 @@ export function createProxyServer({ upstream, contract, timeoutMs = 30_000, clie
       else if (adversity?.kind !== 'status') x.status = reply.finished ? reply.statusCode : adversity?.kind === 'slow' ? (x.upstream?.status ?? 0) : 0
       x.retryAfter = reply.retryAfter === undefined || x.status === 0 ? null : Number(reply.retryAfter)
       x.durationMs = now() - started
+      x.ended()
       onExchange(x)
       done()
     }
