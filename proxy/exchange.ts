@@ -43,14 +43,14 @@ export interface ProxyExchange {
   clientAborted?: boolean
 }
 
-/** The last whole answer of each operation and status: a repeat shares its bytes (proxy/server.ts Capture). */
-export class LastAnswers {
-  private readonly byOperation = new Map<string | undefined, Map<number, Buffer>>()
+/** What is kept of the last whole answer of each operation and status (its bytes by default): a repeat is compared with it (proxy/server.ts Capture). */
+export class LastAnswers<T = Buffer> {
+  private readonly byOperation = new Map<string | undefined, Map<number | undefined, T>>()
 
-  get(operationId: string | undefined, status: number): Buffer | undefined {
+  get(operationId: string | undefined, status: number | undefined): T | undefined {
     return this.byOperation.get(operationId)?.get(status)
   }
-  set(operationId: string | undefined, status: number, raw: Buffer): void {
+  set(operationId: string | undefined, status: number | undefined, raw: T): void {
     let byStatus = this.byOperation.get(operationId)
     if (!byStatus) this.byOperation.set(operationId, (byStatus = new Map()))
     byStatus.set(status, raw)

@@ -15,7 +15,7 @@ import { keyIdOf, type Recording } from '../conformance/certify-client/session.t
 import type { RecordedRequest } from '../mock/pipeline/certification.ts'
 import type { GradedRequest } from '../conformance/certify-client/types.ts'
 import { schemaResolver } from '../mock/pipeline/query.ts'
-import { asEvidence, Redactor, type ProxyExchange } from './exchange.ts'
+import { asEvidence, LastAnswers, Redactor, type ProxyExchange } from './exchange.ts'
 import { createClientGrader } from './client-grading.ts'
 import { NOT_PASSIVE, passiveJudges } from './judges/index.ts'
 import { KEYS_KEPT } from './judges/idempotency.ts'
@@ -89,7 +89,7 @@ export function createGrader({ upstream, contract = loadContract(), redactor = n
   /** Shop and key of writes the upstream answered, to tell a replay (spec: Idempotency completed). */
   const answeredKeys = new Set<string>()
   let count = 0
-  const lastAnswers = new Map<string, { raw: Buffer; text: string; json: unknown }>()
+  const lastAnswers = new LastAnswers<{ raw: Buffer; text: string; json: unknown }>()
   const lastRequests = new Map<string, { input: string; request: GradedRequest; valid: boolean }>()
 
   const keyId = (key: string) => {
@@ -105,8 +105,7 @@ export function createGrader({ upstream, contract = loadContract(), redactor = n
    * operation and status (a poll, a cached read) is decoded and parsed once: compared on its bytes.
    */
   function answerOf(x: ProxyExchange): { text: string; json: any } {
-    const answerKey = `${x.operationId} ${x.upstream?.status}`
-    const last = lastAnswers.get(answerKey)
+    const last = lastAnswers.get(x.operationId, x.upstream?.status)
     const raw = x.upstream?.raw
     if (last && raw && last.raw.equals(raw)) return last
     const text = x.upstream?.body ?? ''
@@ -117,7 +116,7 @@ export function createGrader({ upstream, contract = loadContract(), redactor = n
       json = undefined
     }
     const answer = { raw: raw ?? Buffer.alloc(0), text, json }
-    if (raw) lastAnswers.set(answerKey, answer)
+    if (raw) lastAnswers.set(x.operationId, x.upstream?.status, answer)
     return answer
   }
 
