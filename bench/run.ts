@@ -207,8 +207,22 @@ async function certificationCost(ops: Operation[], shopId: string): Promise<stri
 const PAIRS = Number(process.env.BENCH_PROXY_PAIRS ?? 5)
 const PAIR_SECONDS = Number(process.env.BENCH_PROXY_PAIR_SECONDS ?? 4)
 
-function pairOrders<T>(direct: T, proxy: T): Array<[T, T]> {
-  return Array.from({ length: PAIRS }, (_, i) => (i % 2 ? [proxy, direct] : [direct, proxy]))
+/**
+ * `measure` on direct and on the proxy in PAIRS pairs, back to back, the order swapped from pair to pair, both processes quiet
+ * before each run (the proxy grades what a run left in its next quiet spell, off the request's path: not during the next
+ * run); `figure` of each pair, rounded to hundredths.
+ */
+async function inPairs<R>(direct: Target, proxy: Target, measure: (target: Target) => Promise<R>, figure: (proxy: R, direct: R) => number): Promise<number[]> {
+  const figures: number[] = []
+  for (let i = 0; i < PAIRS; i++) {
+    const got = new Map<Target, R>()
+    for (const target of i % 2 ? [proxy, direct] : [direct, proxy]) {
+      for (const t of [direct, proxy]) await settle(t.child.pid)
+      got.set(target, await measure(target))
+    }
+    figures.push(+figure(got.get(proxy)!, got.get(direct)!).toFixed(2))
+  }
+  return figures
 }
 
 /**
@@ -262,45 +276,29 @@ async function proxyCost(ops: Operation[], shopId: string): Promise<string[]> {
       // process pays per request what a full load spreads over a batch (and the proxy grades at once), so its CPU per request doubles.
       const rate = Math.max(50, Math.round(by.proxy!.rps / 200) * 50)
       const fixed: Record<string, PacedLoad> = {}
-      const addedP50s: number[] = []
-      // Both quiet before each run: the proxy grades what a run left in its next quiet spell, off the request's path; not during the next run.
-      const quiet = async () => {
-        for (const target of [upstream, proxy]) await settle(target.child.pid)
-      }
       let allSustained = true
-      for (const [first, second] of pairOrders(upstream, proxy)) {
-        for (const target of [first, second]) {
-          await quiet()
-          fixed[target.name] = await paced(target.url, op, shopId, { rate, seconds: PAIR_SECONDS, connections })
-          allSustained &&= fixed[target.name]!.answered === fixed[target.name]!.sent && fixed[target.name]!.errors === 0
-        }
-        addedP50s.push(+(fixed.proxy!.p50 - fixed.shoptwin!.p50).toFixed(2))
-      }
+      const addedP50s = await inPairs(upstream, proxy, async (target) => {
+        const result = (fixed[target.name] = await paced(target.url, op, shopId, { rate, seconds: PAIR_SECONDS, connections }))
+        allSustained &&= result.answered === result.sent && result.errors === 0
+        return result
+      }, (p, d) => p.p50 - d.p50)
       // req/s through the proxy over direct, for the verdict: the ratio of each pair, the median of them.
-      const ratios: number[] = []
-      for (const pair of pairOrders(upstream, proxy)) {
-        const rps: Record<string, number> = {}
-        for (const target of pair) {
-          await quiet()
-          rps[target.name] = (await load(target, op, shopId, PAIR_SECONDS)).rps
-        }
-        ratios.push(+(rps.proxy! / rps.shoptwin!).toFixed(2))
-      }
+      const ratios = await inPairs(upstream, proxy, async (target) => (await load(target, op, shopId, PAIR_SECONDS)).rps, (p, d) => p / d)
       const ratioOfPairs = median(ratios)
+      const addedP50 = median(addedP50s)
       const direct = by.shoptwin!
       const ours = by.proxy!
       const graded = by['proxy-inline']!
       const theirs = by['prism-proxy']!
       const ratio = (t: Load) => +(t.rps / direct.rps).toFixed(2)
       const haproxyRatio = haproxy ? ratio(by['haproxy-pipe']!) : 'not installed'
-      rows.push({ operation: op.name, 'direct req/s': direct.rps, 'proxy req/s': ours.rps, 'proxy/direct': ratio(ours), 'proxy/direct, pairs (median)': ratioOfPairs, 'proxy grading inline/direct': ratio(graded), 'prism proxy/direct': ratio(theirs), 'floors/direct (tcp, http, raw http; haproxy)': `${ratio(by['tcp-pipe']!)}, ${ratio(by['http-pipe']!)}, ${ratio(by['raw-pipe']!)}; ${haproxyRatio}`, 'full load p50 ms (direct, proxy, inline, prism)': `${direct.p50}, ${ours.p50}, ${graded.p50}, ${theirs.p50}`, 'full load p99 ms (direct, proxy, inline, prism)': `${direct.p99}, ${ours.p99}, ${graded.p99}, ${theirs.p99}`, 'fixed rate: req/s, p50 added (median of pairs); last pair p50 ms (direct, proxy), p99 ms': `${rate}: ${median(addedP50s)}; ${fixed.shoptwin!.p50}, ${fixed.proxy!.p50}; ${fixed.shoptwin!.p99}, ${fixed.proxy!.p99}`, 'non-2xx (proxy, prism)': `${ours.non2xx}, ${theirs.non2xx}` })
+      rows.push({ operation: op.name, 'direct req/s': direct.rps, 'proxy req/s': ours.rps, 'proxy/direct': ratio(ours), 'proxy/direct, pairs (median)': ratioOfPairs, 'proxy grading inline/direct': ratio(graded), 'prism proxy/direct': ratio(theirs), 'floors/direct (tcp, http, raw http; haproxy)': `${ratio(by['tcp-pipe']!)}, ${ratio(by['http-pipe']!)}, ${ratio(by['raw-pipe']!)}; ${haproxyRatio}`, 'full load p50 ms (direct, proxy, inline, prism)': `${direct.p50}, ${ours.p50}, ${graded.p50}, ${theirs.p50}`, 'full load p99 ms (direct, proxy, inline, prism)': `${direct.p99}, ${ours.p99}, ${graded.p99}, ${theirs.p99}`, 'fixed rate: req/s, p50 added (median of pairs); last pair p50 ms (direct, proxy), p99 ms': `${rate}: ${addedP50}; ${fixed.shoptwin!.p50}, ${fixed.proxy!.p50}; ${fixed.shoptwin!.p99}, ${fixed.proxy!.p99}`, 'non-2xx (proxy, prism)': `${ours.non2xx}, ${theirs.non2xx}` })
       cpuRows.push({ operation: op.name, 'upstream µs/req (direct)': direct.cpuUs, 'shoptwin proxy µs/req (grading included)': ours.cpuUs, 'grading inline µs/req': graded.cpuUs, 'node:http floor µs/req': by['http-pipe']!.cpuUs, 'tcp floor µs/req': by['tcp-pipe']!.cpuUs, 'raw http floor µs/req (user + system)': `${by['raw-pipe']!.cpuUs} (${by['raw-pipe']!.userUs} + ${by['raw-pipe']!.systemUs})`, 'haproxy floor µs/req (user + system)': haproxy ? `${by['haproxy-pipe']!.cpuUs} (${by['haproxy-pipe']!.userUs} + ${by['haproxy-pipe']!.systemUs})` : '-', 'shoptwin proxy, user + system µs/req': `${ours.userUs} + ${ours.systemUs}`, 'prism proxy µs/req': theirs.cpuUs, 'grading after the load (ms)': ours.settleMs, '1 connection: mean ms (direct, proxy)': `${one.shoptwin!.mean.toFixed(2)}, ${one.proxy!.mean.toFixed(2)}` })
       // Whether a Node proxy that only forwards (no validation, no recording) reached the goal in this run: when not, the ✗ is the machine's as much as the proxy's.
       const floorsBelow = ratioOfPairs < 0.7 && ratio(by['raw-pipe']!) < 0.7 && ratio(by['tcp-pipe']!) < 0.7 ? '; every Node floor is below 0.7 too in this run' : ''
       lines.push(`${ratioOfPairs >= 0.7 ? '✓' : '✗'} ${op.name} through shoptwin proxy at >= 0.7 of direct: ${ratioOfPairs.toFixed(2)}, the median of ${PAIRS} pairs of ${PAIR_SECONDS} s runs, direct and proxy back to back (${ratios.join(', ')})${floorsBelow}; in the table's runs ${ratio(ours).toFixed(2)} (${ours.rps} vs ${direct.rps} req/s; grading each exchange inline ${ratio(graded).toFixed(2)}; prism proxy ${ratio(theirs).toFixed(2)}; the floors of a Node proxy here: tcp pipe ${ratio(by['tcp-pipe']!)}, bare node:http ${ratio(by['http-pipe']!)}, the least HTTP forwarding on raw sockets ${ratio(by['raw-pipe']!)}; a byte pipe in C, haproxy in TCP mode: ${haproxyRatio})`)
       const d = fixed.shoptwin!
       const p = fixed.proxy!
-      const addedP50 = median(addedP50s)
       const signed = (ms: number) => `${ms >= 0 ? '+' : ''}${ms.toFixed(2)}`
       lines.push(`${addedP50 <= 1 && allSustained ? '✓' : '✗'} ${op.name} p50 through shoptwin proxy at most 1 ms over direct, at a fixed ${rate} req/s (a quarter of the proxy's full-load rate; ${connections} connections, open loop): ${signed(addedP50)} ms, the median of ${PAIRS} pairs of ${PAIR_SECONDS} s runs (${addedP50s.map(signed).join(', ')}); the last pair: ${p.p50} vs ${d.p50} ms, p90 ${p.p90} vs ${d.p90}, p99 ${p.p99} vs ${d.p99} ms; ${allSustained ? 'every request answered in every run' : 'a run did not answer every request'}`)
       lines.push(`· ${op.name} p50 at full load (${connections} connections: the queue, about ${connections} ÷ req/s, so req/s again): ${ours.p50} ms through the proxy vs ${direct.p50} ms direct (grading inline ${graded.p50} ms, prism proxy ${theirs.p50} ms)`)
