@@ -57,11 +57,14 @@ export function createBacklog({ grade, work = () => false, busy, maxWaiting = MA
 
   const sizeOf = (x: ProxyExchange): number => {
     let size = x.requestBytes ?? x.requestBody.length
-    const raw = x.upstream?.raw
+    // Read without `upstream` where the record offers it: reading `upstream` would unpack a waiting record.
+    const packed = 'upstreamRaw' in x
+    const raw = packed ? x.upstreamRaw : x.upstream?.raw
     if (raw && raw.length) {
-      if (lastRaw.get(x.operationId, x.upstream!.status) !== raw) {
+      const status = packed ? x.upstreamStatus : x.upstream!.status
+      if (lastRaw.get(x.operationId, status) !== raw) {
         size += raw.length
-        lastRaw.set(x.operationId, x.upstream!.status, raw)
+        lastRaw.set(x.operationId, status, raw)
       }
     }
     return size

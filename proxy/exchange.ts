@@ -26,6 +26,9 @@ export interface ProxyExchange {
   requestBody: string
   /** The request body's size, when known without decoding it (the grading backlog's memory bound). */
   readonly requestBytes?: number
+  /** The upstream's body bytes and status, when known without building `upstream` (a waiting record keeps it packed: proxy/server.ts Shelf). */
+  readonly upstreamRaw?: Buffer
+  readonly upstreamStatus?: number
   requestTruncated: boolean
   /** What the upstream answered (undefined when nothing was forwarded or no answer came). */
   upstream?: { status: number; headers: Record<string, string>; readonly body: string; raw: Buffer; truncated: boolean }

@@ -200,13 +200,24 @@ export class KeptHead {
   private readonly lineEnd: number
   private parsed: Record<string, string> | undefined
 
-  constructor(head: RequestHead | ResponseHead) {
+  constructor(head: RequestHead | ResponseHead | string) {
+    if (typeof head === 'string') {
+      // A head's text kept as bytes and read back (proxy/server.ts Shelf): checked when it came.
+      this.text = head
+      const lineEnd = head.indexOf('\r\n')
+      this.lineEnd = lineEnd < 0 ? head.length : lineEnd
+      return
+    }
     this.text = head.checked ? head.text : ''
     this.lineEnd = head.lineEnd
     if (!head.checked) this.parsed = head.headers
   }
   get headers(): Record<string, string> {
     return (this.parsed ??= fields(this.text, this.lineEnd, 'the head', true).headers)
+  }
+  /** The head's text, while its fields are not parsed (it can be kept as bytes, and a KeptHead made again from it). */
+  get unparsed(): string | undefined {
+    return this.parsed === undefined ? this.text : undefined
   }
 }
 

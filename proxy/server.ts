@@ -105,6 +105,10 @@ class Capture {
     this.size += chunk.length
     return !this.copies
   }
+  /** Every byte so far matched the body it may repeat, and all of it: `buffer()` is that body itself. */
+  get repeats(): boolean {
+    return this.like !== undefined && this.size === this.like.length
+  }
   /** The bytes taken so far. */
   get length(): number {
     return this.size
@@ -126,14 +130,18 @@ const EMPTY = Buffer.alloc(0)
  */
 class Answer implements NonNullable<ProxyExchange['upstream']> {
   readonly status: number
-  truncated = false
-  private bytes: Buffer = EMPTY
+  truncated: boolean
+  /** Its bytes are the last answer's of the operation and status, shared (Capture `repeats`). */
+  repeated = false
+  private bytes: Buffer
   private text: string | undefined
-  private readonly head: KeptHead
+  readonly head: KeptHead
 
-  constructor(head: ResponseHead) {
-    this.status = head.status
-    this.head = new KeptHead(head)
+  constructor(status: number, head: KeptHead, bytes: Buffer = EMPTY, truncated = false) {
+    this.status = status
+    this.head = head
+    this.bytes = bytes
+    this.truncated = truncated
   }
   get headers(): Record<string, string> {
     return this.head.headers
@@ -147,6 +155,42 @@ class Answer implements NonNullable<ProxyExchange['upstream']> {
   }
   get body(): string {
     return (this.text ??= this.bytes.toString('utf8'))
+  }
+}
+
+/** The shelf's buffers, each shared by the records of many exchanges. */
+const SLAB = 512 * 1024
+/** Bodies up to this size go on the shelf with their heads; a larger one stays in a buffer of its own. */
+const SHELF_BODY = 8 * 1024
+
+/**
+ * Where recorded exchanges keep their heads' text and small bodies (the request's; the answer's, unless
+ * it repeats the last one and shares its bytes) while they wait to be graded (proxy/backlog.ts): bytes in
+ * a buffer many records share, so that a waiting exchange is one object on the heap and not eight (its
+ * record, two heads and their texts, the answer, the bodies' buffers).
+ * Tens of thousands wait while traffic flows; as objects, each survived the young generation's
+ * collections and was marked by the old one's, a cost paid on the request's path (bench/README.md,
+ * tenth pass). A record reads its part back, and lets go of the buffer, when the grader first reads it.
+ */
+class Shelf {
+  private slab: Buffer = EMPTY
+  private free = 0
+  /** Where the room `take` gave starts in its buffer. */
+  start = 0
+
+  /** Room for `size` bytes: the buffer it is in, from `start`. */
+  take(size: number): Buffer {
+    if (size > SLAB / 8) {
+      this.start = 0
+      return Buffer.allocUnsafeSlow(size)
+    }
+    if (this.free + size > this.slab.length) {
+      this.slab = Buffer.allocUnsafeSlow(SLAB)
+      this.free = 0
+    }
+    this.start = this.free
+    this.free += size
+    return this.slab
   }
 }
 
@@ -172,13 +216,16 @@ function cutLines(chunk: Buffer, text: string, lines: RegExp): number {
   return to
 }
 
-/** An exchange as recorded (proxy/exchange.ts), its request headers parsed from the head when the grader reads them. */
+/**
+ * An exchange as recorded (proxy/exchange.ts), its request headers parsed from the head when the grader
+ * reads them. Once recorded (`ended`), its heads' text and a small body wait on the shelf, read back when
+ * the grader first reads any of them.
+ */
 class Recorded implements ProxyExchange {
   durationMs = 0
   requestTruncated = false
   status = 0
   retryAfter: number | null = null
-  upstream: ProxyExchange['upstream'] = undefined
   upstreamError: string | undefined = undefined
   injected: string | undefined = undefined
   sameKeyInFlight: number | undefined = undefined
@@ -189,11 +236,23 @@ class Recorded implements ProxyExchange {
   readonly path: string
   readonly query: string
   readonly operationId: string | undefined
-  private readonly head: KeptHead
+  private head: KeptHead | undefined
+  private answer: Answer | undefined = undefined
   /** The request body as it came (decoded from its capture when first read), or as --inject read it whole. */
   private body: string | undefined
   /** The body's capture while it comes, its bytes once the exchange is recorded (`ended`). */
   private capture: Capture | Buffer | undefined
+  /** On the shelf (`ended`): the buffer and where its part starts, the request's head, the answer's head, the body (-1: not there). */
+  private shelf: Buffer | undefined
+  private shelfStart = 0
+  private requestHeadLength = 0
+  private answerHeadLength = -1
+  private bodyLength = -1
+  /** The answer's status, its bytes (or their length on the shelf, after its head; -1: not there) and cut, while its head is on the shelf. */
+  private answerStatus = 0
+  private answerRaw: Buffer = EMPTY
+  private answerLength = -1
+  private answerTruncated = false
 
   constructor(seq: number, atMs: number, head: RequestHead, method: string, path: string, query: string, operationId: string | undefined, capture: Capture) {
     this.seq = seq
@@ -206,13 +265,74 @@ class Recorded implements ProxyExchange {
     this.capture = capture
   }
   get requestHeaders(): Record<string, string> {
-    return this.head.headers
+    if (this.shelf) this.unshelve()
+    return this.head!.headers
   }
-  /** The exchange is recorded: of the request body's capture only its bytes are kept. */
-  ended(): void {
+  get upstream(): Answer | undefined {
+    if (this.shelf) this.unshelve()
+    return this.answer
+  }
+  set upstream(answer: Answer | undefined) {
+    this.answer = answer
+  }
+  /** The answer's bytes and status without reading the shelf (the backlog's memory bound). */
+  get upstreamRaw(): Buffer | undefined {
+    if (!this.shelf) return this.answer?.raw
+    if (this.answerHeadLength < 0) return undefined
+    if (this.answerLength < 0) return this.answerRaw
+    const start = this.shelfStart + this.requestHeadLength + this.answerHeadLength
+    return this.shelf.subarray(start, start + this.answerLength)
+  }
+  get upstreamStatus(): number | undefined {
+    return this.shelf ? (this.answerHeadLength < 0 ? undefined : this.answerStatus) : this.answer?.status
+  }
+
+  /** The exchange is recorded: of the request body's capture only its bytes are kept; the heads' text and a small body go on `shelf`. */
+  ended(shelf: Shelf): void {
     if (this.capture instanceof Capture) this.capture = this.capture.buffer()
+    // A head parsed already (the one-pass check refused it) stays as it is, and so does the record.
+    const requestHead = this.head!.unparsed
+    const answerHead = this.answer ? this.answer.head.unparsed : ''
+    if (requestHead === undefined || answerHead === undefined) return
+    const answer = this.answer
+    // A repeated answer's bytes are shared with the records before it: only a different one goes on the shelf.
+    const answerBody = answer && !answer.repeated && answer.raw.length <= SHELF_BODY ? answer.raw : undefined
+    const body = this.body === undefined && this.capture!.length <= SHELF_BODY ? (this.capture as Buffer) : undefined
+    const slab = shelf.take(requestHead.length + answerHead.length + (answerBody?.length ?? 0) + (body?.length ?? 0))
+    let at = (this.shelfStart = shelf.start)
+    at += this.requestHeadLength = slab.write(requestHead, at, 'latin1')
+    if (answer) {
+      at += this.answerHeadLength = slab.write(answerHead, at, 'latin1')
+      if (answerBody) at += this.answerLength = answerBody.copy(slab, at)
+      else this.answerRaw = answer.raw
+      this.answerStatus = answer.status
+      this.answerTruncated = answer.truncated
+      this.answer = undefined
+    }
+    if (body) {
+      this.bodyLength = body.copy(slab, at)
+      this.capture = undefined
+    }
+    this.head = undefined
+    this.shelf = slab
+  }
+  /** Reads back what `ended` put on the shelf. */
+  private unshelve(): void {
+    const slab = this.shelf!
+    this.shelf = undefined
+    let at = this.shelfStart
+    this.head = new KeptHead(slab.toString('latin1', at, (at += this.requestHeadLength)))
+    if (this.answerHeadLength >= 0) {
+      const head = new KeptHead(slab.toString('latin1', at, (at += this.answerHeadLength)))
+      // The answer's own bytes (a copy: a view would hold the whole shared buffer as long as the grader keeps the answer).
+      const raw = this.answerLength < 0 ? this.answerRaw : Buffer.from(slab.subarray(at, (at += this.answerLength)))
+      this.answer = new Answer(this.answerStatus, head, raw, this.answerTruncated)
+      this.answerRaw = EMPTY
+    }
+    if (this.bodyLength >= 0) this.body = slab.toString('utf8', at, at + this.bodyLength)
   }
   get requestBody(): string {
+    if (this.shelf) this.unshelve()
     if (this.body === undefined) {
       this.body = this.capture instanceof Capture ? this.capture.text() : this.capture!.toString('utf8')
       this.capture = undefined
@@ -220,10 +340,12 @@ class Recorded implements ProxyExchange {
     return this.body
   }
   set requestBody(text: string) {
+    if (this.shelf) this.unshelve()
     this.body = text
     this.capture = undefined
   }
   get requestBytes(): number {
+    if (this.shelf && this.bodyLength >= 0) return this.bodyLength
     return this.body === undefined ? this.capture!.length : Buffer.byteLength(this.body)
   }
 }
@@ -472,6 +594,7 @@ export function createProxyServer({ upstream, contract, timeoutMs = 30_000, clie
   const clients = new Set<ClientConnection>()
   /** The last whole answer of each operation and status (the contract bounds how many). */
   const lastAnswers = new LastAnswers()
+  const shelf = new Shelf()
   let closing = false
 
   /** Where the upstream's reads land; a new one when the last chunk read from it was kept. */
@@ -582,7 +705,7 @@ export function createProxyServer({ upstream, contract, timeoutMs = 30_000, clie
    * `ended` is called once the exchange ended, in a microtask (not inside the socket's callback).
    * `body` is the whole request body when it was read first; otherwise the body streams from the client.
    */
-  function forward(req: RequestHead, requestBody: RequestBody, socket: Socket, x: ProxyExchange, body: Buffer | undefined, reply: Reply | undefined, capture: Capture, ended: () => void): void {
+  function forward(req: RequestHead, requestBody: RequestBody, socket: Socket, x: Recorded, body: Buffer | undefined, reply: Reply | undefined, capture: Capture, ended: () => void): void {
     const key = req.picked['idempotency-key'] === undefined ? undefined : `${req.picked['x-shop-id'] ?? ''} ${req.picked['idempotency-key']}`
     if (key !== undefined) {
       const first = keysInFlight.get(key)
@@ -659,6 +782,7 @@ export function createProxyServer({ upstream, contract, timeoutMs = 30_000, clie
       const complete = (reusable: boolean) => {
         x.upstream!.raw = capture.buffer()
         x.upstream!.truncated = capture.truncated
+        x.upstream!.repeated = capture.repeats
         if (repeatable && !capture.truncated) lastAnswers.set(x.operationId, head!.status, x.upstream!.raw)
         reply?.end()
         finish(reusable && !upstreamCloses)
@@ -717,7 +841,7 @@ export function createProxyServer({ upstream, contract, timeoutMs = 30_000, clie
         }
         framing = noBody || head.status === 204 || head.status === 304 ? { kind: 'none' } : framingOf({ headers: head.picked }, false)
         settled = true
-        x.upstream = new Answer(head)
+        x.upstream = new Answer(head.status, new KeptHead(head))
         repeatable = x.operationId !== undefined
         if (repeatable) capture.expect(lastAnswers.get(x.operationId, head.status))
         if (framing.kind === 'length') remaining = framing.length
@@ -815,7 +939,7 @@ export function createProxyServer({ upstream, contract, timeoutMs = 30_000, clie
       }
     }
   }
-  const forwarded = (req: RequestHead, requestBody: RequestBody, socket: Socket, x: ProxyExchange, body: Buffer | undefined, reply: Reply | undefined, capture: Capture) =>
+  const forwarded = (req: RequestHead, requestBody: RequestBody, socket: Socket, x: Recorded, body: Buffer | undefined, reply: Reply | undefined, capture: Capture) =>
     new Promise<void>((resolve) => forward(req, requestBody, socket, x, body, reply, capture, resolve))
 
   /** One request on a client's connection, from its head to the exchange's record. */
@@ -852,7 +976,7 @@ export function createProxyServer({ upstream, contract, timeoutMs = 30_000, clie
       else if (adversity?.kind !== 'status') x.status = reply.finished ? reply.statusCode : adversity?.kind === 'slow' ? (x.upstream?.status ?? 0) : 0
       x.retryAfter = reply.retryAfter === undefined || x.status === 0 ? null : Number(reply.retryAfter)
       x.durationMs = now() - started
-      x.ended()
+      x.ended(shelf)
       onExchange(x)
       done()
     }
@@ -881,7 +1005,7 @@ export function createProxyServer({ upstream, contract, timeoutMs = 30_000, clie
     })()
   }
 
-  async function produce(adversity: Adversity, req: RequestHead, requestBody: RequestBody, socket: Socket, reply: Reply, x: ProxyExchange, op: OperationInfo, capture: Capture): Promise<void> {
+  async function produce(adversity: Adversity, req: RequestHead, requestBody: RequestBody, socket: Socket, reply: Reply, x: Recorded, op: OperationInfo, capture: Capture): Promise<void> {
     x.injected = adversity.situation
     onInject?.(x)
     const sendable = Buffer.from(x.requestBody)
