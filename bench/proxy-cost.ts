@@ -9,18 +9,21 @@
  * - the client is here too: keep-alive connections, one request at a time each (closed loop);
  * - the process measured is a child on a core of its own (`taskset`; this process on the other): the
  *   raw HTTP forwarding floor of the proxy section (`bench/proxy-floor.ts raw`, what forwarding HTTP
- *   costs a Node process here) and `shoptwin proxy`'s forwarding alone (`forward`: proxy/server.ts,
- *   nothing graded or kept), interleaved round by round, user and system CPU per request read from /proc.
+ *   costs a Node process here), `shoptwin proxy`'s forwarding alone (`forward`: proxy/server.ts,
+ *   nothing graded or kept) and `shoptwin proxy` as the CLI runs it (`proxy`: the exchanges of a round
+ *   wait to be graded, as they do under traffic, and are graded after the round is read), interleaved
+ *   round by round, user and system CPU per request read from /proc.
  *
- * The difference between the two is what the proxy's own forwarding work costs (strict parsing of
- * heads, routing, framing, the record of each exchange and the comparison of a repeated answer); its
- * grading happens off the request's path (proxy/backlog.ts) and is not in it.
+ * forward − raw is what the proxy's own forwarding work costs (strict parsing of heads, routing,
+ * framing, the record of each exchange and the comparison of a repeated answer); proxy − forward what
+ * keeping the records until they are graded costs on the request's path (proxy/backlog.ts; the grading
+ * itself is not in it).
  * Env: COST_ROUNDS (default 5), COST_SCALE (requests per round, times; default 1), COST_CONNECTIONS (default 16).
  */
 import { execFileSync, spawn } from 'node:child_process'
 import { availableParallelism } from 'node:os'
 import { connect, createServer, type AddressInfo, type Socket } from 'node:net'
-import { API_KEY, bodyOf, cpuMs, freePort, headersFor, HOST, start, stop, type Operation } from './targets.ts'
+import { API_KEY, bodyOf, cpuMs, freePort, headersFor, HOST, settle, start, stop, type Operation } from './targets.ts'
 
 const rounds = Number(process.env.COST_ROUNDS ?? 5)
 const scale = Number(process.env.COST_SCALE ?? 1)
@@ -142,7 +145,7 @@ const pinned = availableParallelism() >= 2 && (() => {
 })()
 
 /** A proxy of `kind` (bench/proxy-floor.ts) in front of `upstream`, on core 1 when it can be pinned. */
-async function proxyOf(kind: 'raw' | 'forward', upstream: string) {
+async function proxyOf(kind: 'raw' | 'forward' | 'proxy', upstream: string) {
   const port = await freePort()
   const args = [process.execPath, new URL('./proxy-floor.ts', import.meta.url).pathname, kind, upstream, String(port), HOST]
   const child = pinned ? spawn('taskset', ['-c', '1', ...args], { stdio: ['ignore', 'ignore', 'inherit'] }) : spawn(args[0]!, args.slice(1), { stdio: ['ignore', 'ignore', 'inherit'] })
@@ -170,11 +173,11 @@ for (const op of ops) {
 await stop(shoptwin)
 
 console.log(`shoptwin proxy's forwarding: CPU per request against the raw HTTP forwarding floor (Node ${process.version}; ${connections} connections, closed loop; canned upstream; ${rounds} rounds, interleaved; ${pinned ? 'the proxy on core 1, the rest on core 0' : 'not pinned: taskset or a second core missing'})\n`)
-console.log('| Operation | answer bytes | raw floor: user + system µs/req (median; least) | forward: user + system µs/req (median; least) | forward − raw, user | req/s raw, forward |')
-console.log('|---|---|---|---|---|---|')
+console.log('| Operation | answer bytes | raw floor: user + system µs/req (median; least) | forward: user + system µs/req (median; least) | proxy, records kept: user + system µs/req (median; least) | forward − raw, user | proxy − forward, user + system | req/s raw, forward, proxy |')
+console.log('|---|---|---|---|---|---|---|---|')
 for (const { op, request, answer } of cases) {
   const upstream = await cannedUpstream(() => answer)
-  const proxies = [await proxyOf('raw', upstream.url), await proxyOf('forward', upstream.url)]
+  const proxies = [await proxyOf('raw', upstream.url), await proxyOf('forward', upstream.url), await proxyOf('proxy', upstream.url)]
   const count = Math.round(op.requests * scale)
   const rows = new Map<string, Array<{ user: number; system: number; rps: number }>>()
   for (const proxy of proxies) await drive(proxy.port, request, Math.round(count / 4)) // warm-up
@@ -183,10 +186,11 @@ for (const { op, request, answer } of cases) {
       const pid = proxy.child.pid
       const [user0, system0] = [cpuMs(pid, 'user'), cpuMs(pid, 'system')]
       const rps = await drive(proxy.port, request, count)
-      // Writes completed after the last answer was read are this round's too.
-      await new Promise((resolve) => setTimeout(resolve, 100))
+      // Read at once: the last answer was read whole, and the proxy's grading starts after a quiet spell (QUIET_MS).
       const us = (ms: number) => (ms * 1000) / count
       ;(rows.get(proxy.kind) ?? rows.set(proxy.kind, []).get(proxy.kind)!).push({ user: us(cpuMs(pid, 'user') - user0), system: us(cpuMs(pid, 'system') - system0), rps })
+      // The exchanges that waited are graded now, before the next round.
+      await settle(pid)
     }
   }
   const cell = (kind: string) => {
@@ -197,7 +201,9 @@ for (const { op, request, answer } of cases) {
   }
   const raw = cell('raw')
   const forward = cell('forward')
-  console.log(`| \`${op.name}\` | ${answer.length.toLocaleString('en-US')} | ${raw.text} | ${forward.text} | +${(forward.user - raw.user).toFixed(0)} | ${raw.rps.toFixed(0)}, ${forward.rps.toFixed(0)} |`)
+  const kept = cell('proxy')
+  const signed = (n: number) => `${n >= 0 ? '+' : ''}${n.toFixed(0)}`
+  console.log(`| \`${op.name}\` | ${answer.length.toLocaleString('en-US')} | ${raw.text} | ${forward.text} | ${kept.text} | ${signed(forward.user - raw.user)} | ${signed(kept.user + kept.system - forward.user - forward.system)} | ${raw.rps.toFixed(0)}, ${forward.rps.toFixed(0)}, ${kept.rps.toFixed(0)} |`)
   for (const proxy of proxies) {
     proxy.child.kill('SIGTERM')
     await new Promise((resolve) => proxy.child.once('exit', resolve))

@@ -8,8 +8,9 @@
  * validation, no recording, no timeouts, no hop-by-hop headers dropped, Content-Length bodies only
  * (the bench's operations have no other). `inline` is not a floor: `shoptwin proxy` itself, grading each
  * exchange as it ends (no backlog: proxy/backlog.ts), the proxy's cost under traffic that never lets up;
- * `forward` is `shoptwin proxy`'s forwarding alone (proxy/server.ts, exchanges dropped as they end).
- * Usage: node bench/proxy-floor.ts tcp|http|raw|inline|forward UPSTREAM_URL PORT HOST
+ * `forward` is `shoptwin proxy`'s forwarding alone (proxy/server.ts, exchanges dropped as they end);
+ * `proxy` is `shoptwin proxy` as the CLI runs it (exchanges wait to be graded in a quiet spell).
+ * Usage: node bench/proxy-floor.ts tcp|http|raw|inline|forward|proxy UPSTREAM_URL PORT HOST
  */
 import { Agent, createServer, request } from 'node:http'
 import { connect, createServer as createNetServer, type Socket } from 'node:net'
@@ -90,6 +91,10 @@ if (kind === 'tcp') {
   const server = createProxyServer({ upstream: upstreamUrl!, contract: loadContract(), onExchange: () => undefined })
   await server.listen(Number(port), host)
   process.once('SIGTERM', () => void server.close().then(() => process.exit(0)))
+} else if (kind === 'proxy') {
+  // `shoptwin proxy` as the CLI runs it: exchanges wait to be graded in a quiet spell (proxy/backlog.ts).
+  const proxy = await startProxy({ upstream: upstreamUrl!, port: Number(port), host })
+  process.once('SIGTERM', () => void proxy.stop().then(() => process.exit(0)))
 } else if (kind === 'inline') {
   const proxy = await startProxy({ upstream: upstreamUrl!, port: Number(port), host, gradingBacklog: 0 })
   process.once('SIGTERM', () => void proxy.stop().then(() => process.exit(0)))

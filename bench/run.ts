@@ -20,7 +20,7 @@
  * Options: BENCH_DURATION (s, default 10), BENCH_CONNECTIONS (default 50), BENCH_SCALES
  * (default "small,default,large"), BENCH_SECTIONS (default "table,startup,certification,proxy,trace,sweep,store": the
  * sections to run; the ✓/✗ lines of issue 8 need the first two), BENCH_PROXY_PAIRS and BENCH_PROXY_PAIR_SECONDS (the proxy
- * section's pairs of runs its verdicts are judged on; default 5 of 4 s). Only loopback addresses are used.
+ * section's rounds of runs its verdicts are judged on; default 5 of 4 s). Only loopback addresses are used.
  */
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -202,27 +202,31 @@ async function certificationCost(ops: Operation[], shopId: string): Promise<stri
  * The proxy's verdicts are judged on pairs of short runs, direct and through the proxy back to back, the order swapped from
  * one pair to the next, and the median of the pairs: the speed of this machine (a VM on two cores) moves by a third between
  * runs a minute apart (the load generator's own CPU per request too), so two long runs minutes apart compared the
- * machine's spells as much as the proxy. A pair sees one spell; the median drops the pairs a change of spell cut.
+ * machine's spells as much as the proxy. A pair sees one spell; the median drops the pairs a change of spell cut. The req/s
+ * rounds also load the floors (the least HTTP forwarding in Node, a byte pipe in C) between direct and the proxy: what any
+ * proxy could do on this machine in the same minutes, beside the verdict.
  */
 const PAIRS = Number(process.env.BENCH_PROXY_PAIRS ?? 5)
 const PAIR_SECONDS = Number(process.env.BENCH_PROXY_PAIR_SECONDS ?? 4)
 
 /**
- * `measure` on direct and on the proxy in PAIRS pairs, back to back, the order swapped from pair to pair, both processes quiet
- * before each run (the proxy grades what a run left in its next quiet spell, off the request's path: not during the next
- * run); `figure` of each pair, rounded to hundredths.
+ * `measure` on direct and on each of `others` in PAIRS rounds, back to back, the order turned from round to round (with one
+ * other, a pair swapped), every process of the round quiet before each run (the proxy grades what a run left in its next quiet
+ * spell, off the request's path: not during the next run); each round's figures, by target.
  */
-async function inPairs<R>(direct: Target, proxy: Target, measure: (target: Target) => Promise<R>, figure: (proxy: R, direct: R) => number): Promise<number[]> {
-  const figures: number[] = []
+async function inRounds<R>(direct: Target, others: Target[], measure: (target: Target) => Promise<R>): Promise<Array<Map<Target, R>>> {
+  const all = [direct, ...others]
+  const rounds: Array<Map<Target, R>> = []
   for (let i = 0; i < PAIRS; i++) {
     const got = new Map<Target, R>()
-    for (const target of i % 2 ? [proxy, direct] : [direct, proxy]) {
-      for (const t of [direct, proxy]) await settle(t.child.pid)
+    const turn = i % all.length
+    for (const target of [...all.slice(turn), ...all.slice(0, turn)]) {
+      for (const t of all) await settle(t.child.pid)
       got.set(target, await measure(target))
     }
-    figures.push(+figure(got.get(proxy)!, got.get(direct)!).toFixed(2))
+    rounds.push(got)
   }
-  return figures
+  return rounds
 }
 
 /**
@@ -277,14 +281,21 @@ async function proxyCost(ops: Operation[], shopId: string): Promise<string[]> {
       const rate = Math.max(50, Math.round(by.proxy!.rps / 200) * 50)
       const fixed: Record<string, PacedLoad> = {}
       let allSustained = true
-      const addedP50s = await inPairs(upstream, proxy, async (target) => {
+      const pacedRounds = await inRounds(upstream, [proxy], async (target) => {
         const result = (fixed[target.name] = await paced(target.url, op, shopId, { rate, seconds: PAIR_SECONDS, connections }))
         allSustained &&= result.answered === result.sent && result.errors === 0
         return result
-      }, (p, d) => p.p50 - d.p50)
-      // req/s through the proxy over direct, for the verdict: the ratio of each pair, the median of them.
-      const ratios = await inPairs(upstream, proxy, async (target) => (await load(target, op, shopId, PAIR_SECONDS)).rps, (p, d) => p / d)
+      })
+      const addedP50s = pacedRounds.map((round) => +(round.get(proxy)!.p50 - round.get(upstream)!.p50).toFixed(2))
+      // req/s through the proxy over direct, for the verdict: the ratio of each round, the median of them; in the same rounds, the
+      // least HTTP forwarding in Node and a byte pipe in C (where installed): what this machine lets any proxy do in those minutes.
+      const floors = [raw, ...(haproxy ? [haproxy] : [])]
+      const rpsRounds = await inRounds(upstream, [proxy, ...floors], async (target) => (await load(target, op, shopId, PAIR_SECONDS)).rps)
+      const ratiosOf = (target: Target) => rpsRounds.map((round) => +(round.get(target)! / round.get(upstream)!).toFixed(2))
+      const ratios = ratiosOf(proxy)
       const ratioOfPairs = median(ratios)
+      const rawOfRounds = median(ratiosOf(raw))
+      const haproxyOfRounds = haproxy ? median(ratiosOf(haproxy)) : undefined
       const addedP50 = median(addedP50s)
       const direct = by.shoptwin!
       const ours = by.proxy!
@@ -292,15 +303,15 @@ async function proxyCost(ops: Operation[], shopId: string): Promise<string[]> {
       const theirs = by['prism-proxy']!
       const ratio = (t: Load) => +(t.rps / direct.rps).toFixed(2)
       const haproxyRatio = haproxy ? ratio(by['haproxy-pipe']!) : 'not installed'
-      rows.push({ operation: op.name, 'direct req/s': direct.rps, 'proxy req/s': ours.rps, 'proxy/direct': ratio(ours), 'proxy/direct, pairs (median)': ratioOfPairs, 'proxy grading inline/direct': ratio(graded), 'prism proxy/direct': ratio(theirs), 'floors/direct (tcp, http, raw http; haproxy)': `${ratio(by['tcp-pipe']!)}, ${ratio(by['http-pipe']!)}, ${ratio(by['raw-pipe']!)}; ${haproxyRatio}`, 'full load p50 ms (direct, proxy, inline, prism)': `${direct.p50}, ${ours.p50}, ${graded.p50}, ${theirs.p50}`, 'full load p99 ms (direct, proxy, inline, prism)': `${direct.p99}, ${ours.p99}, ${graded.p99}, ${theirs.p99}`, 'fixed rate: req/s, p50 added (median of pairs); last pair p50 ms (direct, proxy), p99 ms': `${rate}: ${addedP50}; ${fixed.shoptwin!.p50}, ${fixed.proxy!.p50}; ${fixed.shoptwin!.p99}, ${fixed.proxy!.p99}`, 'non-2xx (proxy, prism)': `${ours.non2xx}, ${theirs.non2xx}` })
+      rows.push({ operation: op.name, 'direct req/s': direct.rps, 'proxy req/s': ours.rps, 'proxy/direct': ratio(ours), 'proxy/direct, rounds (median)': ratioOfPairs, 'floors/direct, same rounds (raw http; haproxy)': `${rawOfRounds}; ${haproxyOfRounds ?? 'not installed'}`, 'proxy grading inline/direct': ratio(graded), 'prism proxy/direct': ratio(theirs), 'floors/direct (tcp, http, raw http; haproxy)': `${ratio(by['tcp-pipe']!)}, ${ratio(by['http-pipe']!)}, ${ratio(by['raw-pipe']!)}; ${haproxyRatio}`, 'full load p50 ms (direct, proxy, inline, prism)': `${direct.p50}, ${ours.p50}, ${graded.p50}, ${theirs.p50}`, 'full load p99 ms (direct, proxy, inline, prism)': `${direct.p99}, ${ours.p99}, ${graded.p99}, ${theirs.p99}`, 'fixed rate: req/s, p50 added (median of pairs); last pair p50 ms (direct, proxy), p99 ms': `${rate}: ${addedP50}; ${fixed.shoptwin!.p50}, ${fixed.proxy!.p50}; ${fixed.shoptwin!.p99}, ${fixed.proxy!.p99}`, 'non-2xx (proxy, prism)': `${ours.non2xx}, ${theirs.non2xx}` })
       cpuRows.push({ operation: op.name, 'upstream µs/req (direct)': direct.cpuUs, 'shoptwin proxy µs/req (grading included)': ours.cpuUs, 'grading inline µs/req': graded.cpuUs, 'node:http floor µs/req': by['http-pipe']!.cpuUs, 'tcp floor µs/req': by['tcp-pipe']!.cpuUs, 'raw http floor µs/req (user + system)': `${by['raw-pipe']!.cpuUs} (${by['raw-pipe']!.userUs} + ${by['raw-pipe']!.systemUs})`, 'haproxy floor µs/req (user + system)': haproxy ? `${by['haproxy-pipe']!.cpuUs} (${by['haproxy-pipe']!.userUs} + ${by['haproxy-pipe']!.systemUs})` : '-', 'shoptwin proxy, user + system µs/req': `${ours.userUs} + ${ours.systemUs}`, 'prism proxy µs/req': theirs.cpuUs, 'grading after the load (ms)': ours.settleMs, '1 connection: mean ms (direct, proxy)': `${one.shoptwin!.mean.toFixed(2)}, ${one.proxy!.mean.toFixed(2)}` })
-      // Whether a Node proxy that only forwards (no validation, no recording) reached the goal in this run: when not, the ✗ is the machine's as much as the proxy's.
-      const floorsBelow = ratioOfPairs < 0.7 && ratio(by['raw-pipe']!) < 0.7 && ratio(by['tcp-pipe']!) < 0.7 ? '; every Node floor is below 0.7 too in this run' : ''
-      lines.push(`${ratioOfPairs >= 0.7 ? '✓' : '✗'} ${op.name} through shoptwin proxy at >= 0.7 of direct: ${ratioOfPairs.toFixed(2)}, the median of ${PAIRS} pairs of ${PAIR_SECONDS} s runs, direct and proxy back to back (${ratios.join(', ')})${floorsBelow}; in the table's runs ${ratio(ours).toFixed(2)} (${ours.rps} vs ${direct.rps} req/s; grading each exchange inline ${ratio(graded).toFixed(2)}; prism proxy ${ratio(theirs).toFixed(2)}; the floors of a Node proxy here: tcp pipe ${ratio(by['tcp-pipe']!)}, bare node:http ${ratio(by['http-pipe']!)}, the least HTTP forwarding on raw sockets ${ratio(by['raw-pipe']!)}; a byte pipe in C, haproxy in TCP mode: ${haproxyRatio})`)
+      // Whether a proxy that only forwards (no validation, no recording), in Node or in C, reached the goal in the same rounds: when not, the ✗ is the machine's as much as the proxy's.
+      const floorsBelow = ratioOfPairs < 0.7 && rawOfRounds < 0.7 && (haproxyOfRounds ?? 0) < 0.7 ? `; ${haproxy ? 'a byte pipe in C and ' : ''}the least HTTP forwarding in Node are below 0.7 too in the same rounds` : ''
+      lines.push(`${ratioOfPairs >= 0.7 ? '✓' : '✗'} ${op.name} through shoptwin proxy at >= 0.7 of direct: ${ratioOfPairs.toFixed(2)}, the median of ${PAIRS} rounds of ${PAIR_SECONDS} s runs, direct, the proxy and the floors back to back, the order turned round to round (${ratios.join(', ')}); in the same rounds the least HTTP forwarding on raw sockets ${rawOfRounds.toFixed(2)}${haproxy ? `, a byte pipe in C (haproxy, TCP mode) ${haproxyOfRounds!.toFixed(2)}` : ''}${floorsBelow}; in the table's runs ${ratio(ours).toFixed(2)} (${ours.rps} vs ${direct.rps} req/s; grading each exchange inline ${ratio(graded).toFixed(2)}; prism proxy ${ratio(theirs).toFixed(2)}; the floors of a Node proxy here: tcp pipe ${ratio(by['tcp-pipe']!)}, bare node:http ${ratio(by['http-pipe']!)}, the least HTTP forwarding on raw sockets ${ratio(by['raw-pipe']!)}; a byte pipe in C, haproxy in TCP mode: ${haproxyRatio})`)
       const d = fixed.shoptwin!
       const p = fixed.proxy!
       const signed = (ms: number) => `${ms >= 0 ? '+' : ''}${ms.toFixed(2)}`
-      lines.push(`${addedP50 <= 1 && allSustained ? '✓' : '✗'} ${op.name} p50 through shoptwin proxy at most 1 ms over direct, at a fixed ${rate} req/s (a quarter of the proxy's full-load rate; ${connections} connections, open loop): ${signed(addedP50)} ms, the median of ${PAIRS} pairs of ${PAIR_SECONDS} s runs (${addedP50s.map(signed).join(', ')}); the last pair: ${p.p50} vs ${d.p50} ms, p90 ${p.p90} vs ${d.p90}, p99 ${p.p99} vs ${d.p99} ms; ${allSustained ? 'every request answered in every run' : 'a run did not answer every request'}`)
+      lines.push(`${addedP50 <= 1 && allSustained ? '✓' : '✗'} ${op.name} p50 through shoptwin proxy at most 1 ms over direct, at a fixed ${rate} req/s (a quarter of the proxy's full-load rate; ${connections} connections, open loop): ${signed(addedP50)} ms, the median of ${PAIRS} pairs of ${PAIR_SECONDS} s runs, direct and proxy back to back, swapped pair to pair (${addedP50s.map(signed).join(', ')}); the last pair: ${p.p50} vs ${d.p50} ms, p90 ${p.p90} vs ${d.p90}, p99 ${p.p99} vs ${d.p99} ms; ${allSustained ? 'every request answered in every run' : 'a run did not answer every request'}`)
       lines.push(`· ${op.name} p50 at full load (${connections} connections: the queue, about ${connections} ÷ req/s, so req/s again): ${ours.p50} ms through the proxy vs ${direct.p50} ms direct (grading inline ${graded.p50} ms, prism proxy ${theirs.p50} ms)`)
       const added = one.proxy!.mean - one.shoptwin!.mean
       lines.push(`· ${op.name} on 1 connection (one request at a time, the proxy's own delay): +${added.toFixed(2)} ms mean (${one.proxy!.mean.toFixed(2)} vs ${one.shoptwin!.mean.toFixed(2)} ms; p50 ${one.proxy!.p50} vs ${one.shoptwin!.p50} ms)`)

@@ -7,43 +7,32 @@
  * the answer's bytes) must agree with it. Raw sockets on 127.0.0.1, port 0, on both sides.
  */
 import fc from 'fast-check'
-import { connect, createServer, type AddressInfo, type Server, type Socket } from 'node:net'
+import { connect, type Socket } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { loadContract } from '../openapi/index.ts'
 import { createProxyServer, type ProxyServer } from '../proxy/server.ts'
 import type { ProxyExchange } from '../proxy/exchange.ts'
+import { strictUpstream } from './support/http1-wire.ts'
 
 /** The answers the upstream gives, in order, one per request. */
 const answers: Buffer[] = []
-let upstream: Server
+/** Requests the strict upstream could not frame (none expected). */
+const errors: string[] = []
+let upstream: Awaited<ReturnType<typeof strictUpstream>>
 let proxy: ProxyServer
 let proxyPort: number
 let recorded: ((x: ProxyExchange) => void) | undefined
 
 beforeAll(async () => {
-  upstream = createServer((socket) => {
-    let pending = Buffer.alloc(0)
-    socket.on('data', (chunk: Buffer) => {
-      pending = Buffer.concat([pending, chunk])
-      for (;;) {
-        const end = pending.indexOf('\r\n\r\n')
-        if (end < 0) return
-        const length = Number(/\r\ncontent-length: *(\d+)/i.exec(pending.toString('latin1', 0, end + 2))?.[1] ?? 0)
-        if (pending.length < end + 4 + length) return
-        pending = pending.subarray(end + 4 + length)
-        socket.write(answers.shift()!)
-      }
-    })
-    socket.on('error', () => undefined)
-  })
-  await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve))
-  proxy = createProxyServer({ upstream: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`, contract: loadContract(), onExchange: (x) => recorded?.(x) })
+  upstream = await strictUpstream((_request, socket) => void socket.write(answers.shift()!), errors)
+  proxy = createProxyServer({ upstream: upstream.url, contract: loadContract(), onExchange: (x) => recorded?.(x) })
   proxyPort = Number(new URL(await proxy.listen(0)).port)
 })
 
 afterAll(async () => {
   await proxy.close()
-  await new Promise((resolve) => upstream.close(resolve))
+  await upstream.close()
+  expect(errors).toEqual([])
 })
 
 /** Header fields as the grader reads them: names lower-cased, repeats joined (`; ` for cookies). */
