@@ -291,10 +291,10 @@ class Recorded implements ProxyExchange {
   ended(shelf: Shelf): void {
     if (this.capture instanceof Capture) this.capture = this.capture.buffer()
     // A head parsed already (the one-pass check refused it) stays as it is, and so does the record.
-    const requestHead = this.head!.unparsed
-    const answerHead = this.answer ? this.answer.head.unparsed : ''
-    if (requestHead === undefined || answerHead === undefined) return
     const answer = this.answer
+    const requestHead = this.head!.unparsed
+    const answerHead = answer ? answer.head.unparsed : ''
+    if (requestHead === undefined || answerHead === undefined) return
     // A repeated answer's bytes are shared with the records before it: only a different one goes on the shelf.
     const answerBody = answer && !answer.repeated && answer.raw.length <= SHELF_BODY ? answer.raw : undefined
     const body = this.body === undefined && this.capture!.length <= SHELF_BODY ? (this.capture as Buffer) : undefined

@@ -78,7 +78,7 @@ const lines = fc.array(fc.tuple(fc.constantFrom('X-Case', 'x-case', 'Cookie', 'X
 const size = fc.oneof(fc.constantFrom(0, 8191, 8192, 8193, 20_000), fc.integer({ min: 1, max: 300 }))
 const bytes = size.chain((n) => fc.uint8Array({ minLength: n, maxLength: n }).map((a) => Buffer.from(a)))
 
-describe('shoptwin proxy: a recorded exchange, read back from the shelf, is the exchange that passed', () => {
+describe('shoptwin proxy (issue 27, item 2: every exchange is graded as it passed): a recorded exchange, read back from the shelf, is the exchange that passed', () => {
   it('request headers and body, the answer\'s status, headers and bytes; new and repeated answers', async () => {
     const waiting: Array<() => void> = []
     await fc.assert(
