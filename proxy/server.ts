@@ -40,6 +40,8 @@ export interface ProxyServerOptions {
   onInject?(x: ProxyExchange): void
   /** Called when the last request in progress is done (grading may run: proxy/backlog.ts). */
   onIdle?(): void
+  /** The size of the buffers recorded exchanges wait in (default 512 KB): tests make it small, to fill and reuse many. */
+  shelfBytes?: number
 }
 
 export interface ProxyServer {
@@ -162,6 +164,29 @@ class Answer implements NonNullable<ProxyExchange['upstream']> {
 const SLAB = 512 * 1024
 /** Bodies up to this size go on the shelf with their heads; a larger one stays in a buffer of its own. */
 const SHELF_BODY = 8 * 1024
+/** Buffers of the shelf kept for reuse once every record on them was read back (32 MB). */
+const SPARE_SLABS = 64
+
+/** One of the shelf's buffers, and how many records on it were not read back yet (one more while it is being filled). */
+class Slab {
+  readonly bytes: Buffer
+  private waiting = 1
+  private readonly shelf: Shelf | undefined
+
+  /** `shelf`: where the buffer goes back for reuse (none for a record's own buffer). */
+  constructor(bytes: Buffer, shelf?: Shelf) {
+    this.bytes = bytes
+    this.shelf = shelf
+  }
+  /** A record was put on it. */
+  hold(): void {
+    this.waiting++
+  }
+  /** A record on it was read back (or the shelf moved on to another buffer): the last one gives the buffer back. */
+  release(): void {
+    if (--this.waiting === 0) this.shelf?.spare(this.bytes)
+  }
+}
 
 /**
  * Where recorded exchanges keep their heads' text and small bodies (the request's; the answer's, unless
@@ -171,26 +196,41 @@ const SHELF_BODY = 8 * 1024
  * Tens of thousands wait while traffic flows; as objects, each survived the young generation's
  * collections and was marked by the old one's, a cost paid on the request's path (bench/README.md,
  * tenth pass). A record reads its part back, and lets go of the buffer, when the grader first reads it.
+ * A buffer all of whose records were read back is kept for reuse (up to SPARE_SLABS): new memory costs
+ * a page fault per 4 KB on first touch (about 11 µs each on the bench's machine, bench/README.md,
+ * eleventh pass), a fault per few records; reused memory costs none.
  */
 class Shelf {
-  private slab: Buffer = EMPTY
-  private free = 0
+  private slab: Slab | undefined
+  private readonly size: number
+  private free: number
+  private readonly spares: Buffer[] = []
   /** Where the room `take` gave starts in its buffer. */
   start = 0
 
-  /** Room for `size` bytes: the buffer it is in, from `start`. */
-  take(size: number): Buffer {
-    if (size > SLAB / 8) {
+  constructor(size = SLAB) {
+    this.size = this.free = size
+  }
+
+  /** Room for `size` bytes: the buffer it is in, from `start`; the record releases it when read back. */
+  take(size: number): Slab {
+    if (size > this.size / 8) {
       this.start = 0
-      return Buffer.allocUnsafeSlow(size)
+      return new Slab(Buffer.allocUnsafeSlow(size))
     }
-    if (this.free + size > this.slab.length) {
-      this.slab = Buffer.allocUnsafeSlow(SLAB)
+    if (this.free + size > this.size) {
+      this.slab?.release()
+      this.slab = new Slab(this.spares.pop() ?? Buffer.allocUnsafeSlow(this.size), this)
       this.free = 0
     }
+    this.slab!.hold()
     this.start = this.free
     this.free += size
-    return this.slab
+    return this.slab!
+  }
+  /** A buffer no record reads any more. */
+  spare(bytes: Buffer): void {
+    if (this.spares.length < SPARE_SLABS) this.spares.push(bytes)
   }
 }
 
@@ -243,7 +283,7 @@ class Recorded implements ProxyExchange {
   /** The body's capture while it comes, its bytes once the exchange is recorded (`ended`). */
   private capture: Capture | Buffer | undefined
   /** On the shelf (`ended`): the buffer and where its part starts, the request's head, the answer's head, the body (-1: not there). */
-  private shelf: Buffer | undefined
+  private shelf: Slab | undefined
   private shelfStart = 0
   private requestHeadLength = 0
   private answerHeadLength = -1
@@ -281,7 +321,7 @@ class Recorded implements ProxyExchange {
     if (this.answerHeadLength < 0) return undefined
     if (this.answerLength < 0) return this.answerRaw
     const start = this.shelfStart + this.requestHeadLength + this.answerHeadLength
-    return this.shelf.subarray(start, start + this.answerLength)
+    return this.shelf.bytes.subarray(start, start + this.answerLength)
   }
   get upstreamStatus(): number | undefined {
     return this.shelf ? (this.answerHeadLength < 0 ? undefined : this.answerStatus) : this.answer?.status
@@ -298,7 +338,8 @@ class Recorded implements ProxyExchange {
     // A repeated answer's bytes are shared with the records before it: only a different one goes on the shelf.
     const answerBody = answer && !answer.repeated && answer.raw.length <= SHELF_BODY ? answer.raw : undefined
     const body = this.body === undefined && this.capture!.length <= SHELF_BODY ? (this.capture as Buffer) : undefined
-    const slab = shelf.take(requestHead.length + answerHead.length + (answerBody?.length ?? 0) + (body?.length ?? 0))
+    const taken = shelf.take(requestHead.length + answerHead.length + (answerBody?.length ?? 0) + (body?.length ?? 0))
+    const slab = taken.bytes
     let at = (this.shelfStart = shelf.start)
     at += this.requestHeadLength = slab.write(requestHead, at, 'latin1')
     if (answer) {
@@ -314,11 +355,12 @@ class Recorded implements ProxyExchange {
       this.capture = undefined
     }
     this.head = undefined
-    this.shelf = slab
+    this.shelf = taken
   }
   /** Reads back what `ended` put on the shelf. */
   private unshelve(): void {
-    const slab = this.shelf!
+    const taken = this.shelf!
+    const slab = taken.bytes
     this.shelf = undefined
     let at = this.shelfStart
     this.head = new KeptHead(slab.toString('latin1', at, (at += this.requestHeadLength)))
@@ -330,6 +372,7 @@ class Recorded implements ProxyExchange {
       this.answerRaw = EMPTY
     }
     if (this.bodyLength >= 0) this.body = slab.toString('utf8', at, at + this.bodyLength)
+    taken.release()
   }
   get requestBody(): string {
     if (this.shelf) this.unshelve()
@@ -574,7 +617,7 @@ interface UpstreamConnection {
  */
 const READ_SIZE = 256 * 1024
 
-export function createProxyServer({ upstream, contract, timeoutMs = 30_000, clientIdleMs = 5_000, injector, now = Date.now, onExchange, onInject, onIdle }: ProxyServerOptions): ProxyServer {
+export function createProxyServer({ upstream, contract, timeoutMs = 30_000, clientIdleMs = 5_000, injector, now = Date.now, onExchange, onInject, onIdle, shelfBytes }: ProxyServerOptions): ProxyServer {
   const target = new URL(upstream)
   const secure = target.protocol === 'https:'
   const upstreamPort = Number(target.port || (secure ? 443 : 80))
@@ -594,7 +637,7 @@ export function createProxyServer({ upstream, contract, timeoutMs = 30_000, clie
   const clients = new Set<ClientConnection>()
   /** The last whole answer of each operation and status (the contract bounds how many). */
   const lastAnswers = new LastAnswers()
-  const shelf = new Shelf()
+  const shelf = new Shelf(shelfBytes)
   let closing = false
 
   /** Where the upstream's reads land; a new one when the last chunk read from it was kept. */
