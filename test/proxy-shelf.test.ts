@@ -94,7 +94,7 @@ describe('shoptwin proxy (issue 27, item 2: every exchange is graded as it passe
         lines,
         bytes,
         fc.integer({ min: 1, max: 3 }),
-        fc.array(fc.nat(), { maxLength: 4 }),
+        fc.nat(),
         async ([method, path], requestLines, body, status, answerLines, answerBody, times, readNow) => {
           const requestFields: Array<[string, string]> = [['Host', '127.0.0.1'], ...requestLines, ['Content-Length', String(body.length)]]
           const answerFields: Array<[string, string]> = [['Content-Type', 'application/json'], ...answerLines, ['Content-Length', String(answerBody.length)]]
@@ -119,18 +119,18 @@ describe('shoptwin proxy (issue 27, item 2: every exchange is graded as it passe
               expect(x.status).toBe(status)
             })
           }
-          // Some records read back now, any of those waiting (their buffers may be reused by the next ones).
-          for (const pick of readNow) {
-            if (waiting.length === 0) break
-            waiting.splice(pick % waiting.length, 1)[0]!()
+          // One record read back now, any of those waiting (its buffer may be reused by the next ones); eight or more stay shelved.
+          if (waiting.length > 8) {
+            waiting.splice(readNow % waiting.length, 1)[0]!()
             readBack++
           }
         },
       ),
       { numRuns: 80 },
     )
-    expect(readBack).toBeGreaterThanOrEqual(40)
-    expect(waiting.length).toBeGreaterThanOrEqual(20)
+    // At least one exchange per run, one read back per run once more than eight wait.
+    expect(readBack).toBeGreaterThanOrEqual(70)
+    expect(waiting.length).toBeGreaterThanOrEqual(8)
     for (const check of waiting) check()
   })
 })
