@@ -63,7 +63,7 @@ export const exclusions: readonly Exclusion[] = [
   {
     kind: 'positive-400',
     operation: /^(createDashboard|updateDashboard|createEmailCampaign|updateEmailCampaign|sendCreatorDm|createAutomation|updateAutomation|getHaloReport|getHaloReportGet|authorizeCommunityPayout|createCreatorBrief|updateCreatorBrief)$/,
-    answer: /is not a product of shop|no known creator|no list titled|Unknown creator|name different creators|no email sender|already sent and cannot be changed|no group \S* ?in this shop|no (product|video) .* in this shop/,
+    answer: /is not a product of shop|no known creator|no list titled|Unknown creator|name different creators|no email sender|already sent and cannot be changed|no group .* in this shop|no (product|video) .* in this shop/,
     reason: 'a value naming a record the shop does not have (or one whose state forbids the change); the schema cannot know the world. The spec shows none of these bodies (Outreach: "not shown"): the 400 and its message are the twin\'s inference',
   },
   {
@@ -93,7 +93,7 @@ export const exclusions: readonly Exclusion[] = [
   {
     kind: 'positive-400',
     operation: 'updateDashboard',
-    answer: /widgets\[\d+\](\.\S+ does not apply to a stat(-chart)? widget|\.stat_keys? is required for a stat(-chart)? widget|\.type: widget \S+ is a \S+ widget; its type cannot change|: widget \S+ is a \S+ widget, which the API keeps but cannot edit|\.id: widget \S+ appears twice in widgets)/,
+    answer: /widgets\[\d+\](\.\S+ does not apply to a stat(-chart)? widget|\.stat_keys? is required for a stat(-chart)? widget|\.type: widget .+ is a \S+ widget; its type cannot change|: widget .+ is a \S+ widget, which the API keeps but cannot edit|\.id: widget .+ appears twice in widgets)/,
     reason: 'spec: Dashboards: update, "entries with a known `id` keep that widget and may change stat fields; entries without a known id are new stat widgets": an entry naming an id follows the stored widget (its type, whether the API may edit it), which the schema cannot know; what holds whatever the board holds is in DashboardWidgetUpdateEntry\'s allOf and checked',
   },
   {
