@@ -26,6 +26,14 @@ import { shopIds } from './support/world-ids.ts'
 const SEED = Number(process.env.FUZZ_SEED ?? 20260508)
 /** Cases per operation: 86 operations x 48 = 4128 in-process cases a run. */
 const RUNS = Number(process.env.FUZZ_RUNS ?? 48)
+/**
+ * Each operation's cases run as one test. A listing late in the run answers every record the run's
+ * writes left (the groups, each with its creator count; up to RUNS from each create), so its time
+ * grows with RUNS squared: 30 s at the default; at FUZZ_RUNS=3000 `listGroups` took 250 s (83 ms a
+ * case late in the run), 600 s allowed. Linear in the records, not in the requests served (measured
+ * apart: 3,000 groups listed in 8-9 ms in-process; 100,000 requests, no slower at the end).
+ */
+const OPERATION_TIMEOUT_MS = Math.max(30_000, (RUNS * RUNS) / 15)
 const NOW = '2026-03-10T12:00:00.000Z'
 const REQUEST_TIMEOUT_MS = 10_000
 
@@ -145,7 +153,7 @@ describe('fuzz: every operation, generated and mutated requests (issue 8: Robust
     )
     const health = await client.call(getHealth)
     expect(health.status).toBe(200)
-  })
+  }, OPERATION_TIMEOUT_MS)
 
   it('fuzz: a good share of the generated requests get through validation (the generator reaches the handlers)', () => {
     const total = [...statusCounts.values()].reduce((a, b) => a + b, 0)
