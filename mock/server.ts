@@ -206,6 +206,26 @@ async function whole(response: Response): Promise<Response> {
   return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers })
 }
 
+/**
+ * What makes a request that node's parser let through malformed (RFC 9112 3.2: an HTTP/1.1 request
+ * without Host, any request with more than one, MUST be answered 400), or undefined. A target in the
+ * absolute form (RFC 9112 3.2.2: a server MUST accept it) is rewritten to its path here.
+ */
+function requestProblem(req: IncomingMessage): string | undefined {
+  let hosts = 0
+  const raw = req.rawHeaders
+  for (let i = 0; i < raw.length; i += 2) if (raw[i]!.length === 4 && raw[i]!.toLowerCase() === 'host') hosts++
+  if (hosts > 1) return 'More than one Host header: a request carries exactly one (RFC 9112 3.2)'
+  if (hosts === 0 && req.httpVersion === '1.1') return 'Missing Host header: an HTTP/1.1 request must carry one (RFC 9112 3.2)'
+  const url = req.url ?? '/'
+  if (!url.startsWith('/') && /^https?:\/\//i.test(url)) {
+    if (!URL.canParse(url)) return `Malformed request target: ${JSON.stringify(url.slice(0, 80))}`
+    const { pathname, search } = new URL(url)
+    req.url = `${pathname}${search}`
+  }
+  return undefined
+}
+
 /** An error written straight on a socket (what node's parser refuses, CONNECT): the JSON `{error}`, then the connection closes. */
 function rawAnswer({ status, body, headers = {} }: ReturnType<typeof apiError>): string {
   const text = JSON.stringify(body)
@@ -247,6 +267,11 @@ export function createServer({ state = undefined, stateOptions, remoteAdmin = fa
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     try {
+      const malformed = requestProblem(req)
+      if (malformed) {
+        res.shouldKeepAlive = false
+        return sendResult(res, apiError(400, malformed))
+      }
       const rawUrl = req.url ?? '/'
       const path = rawUrl.split('?')[0]
       const admin = isAdminPath(path)
@@ -325,7 +350,8 @@ export function createServer({ state = undefined, stateOptions, remoteAdmin = fa
     pending.delete(this)
   }
   let closing = false
-  const server = createHttpServer((req, res) => {
+  // node's own answer to an HTTP/1.1 request without Host is a bare 400: `requestProblem` answers it with `{error}`.
+  const server = createHttpServer({ requireHostHeader: false }, (req, res) => {
     if (closing) res.shouldKeepAlive = false
     pending.add(res)
     res.on('close', settled)
@@ -352,6 +378,11 @@ export function createServer({ state = undefined, stateOptions, remoteAdmin = fa
     const status = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400
     const message = status === 431 ? 'Request headers (URL included) larger than the server accepts' : status === 408 ? 'Request timed out' : `Malformed HTTP request: ${error.message}`
     socket.end(rawAnswer(apiError(status, message)))
+  })
+  // An expectation other than 100-continue (node answers it with a bare 417 when nothing listens).
+  server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
+    res.shouldKeepAlive = false
+    sendResult(res, apiError(417, `Expect ${JSON.stringify(req.headers.expect ?? '')} is not supported: the only expectation is 100-continue`))
   })
   // CONNECT never reaches 'request' (node hands the socket over for a tunnel): this server opens none.
   server.on('connect', (req: IncomingMessage, socket) => {

@@ -3681,6 +3681,15 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description A request refused before any operation reads it, because it is not HTTP/1.1 as RFC 9112 writes it: 400 (a malformed request line, header line or chunk; conflicting or invalid framing; an HTTP/1.1 request without Host, or any with more than one), 408 (the request stopped coming), 417 (an expectation other than 100-continue), 431 (a head over the server's limit). The {error} body names the problem; the connection closes after it. Inferred from HTTP (RFC 9112 3.2, 6.3, 7.1; RFC 9110 10.1.1, 15.5.9, 15.5.18; RFC 6585 5), not from the service documentation. */
+        MalformedRequest: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
     };
     parameters: {
         /** @description Internal shop id returned as shop_id by GET /account/shops (not the platform's own shop id). Missing: 400 `Missing X-Shop-Id header`; malformed: 400 `Invalid shop_id`. The id format is not shown; the mock uses UUIDs (inferred). */

@@ -122,6 +122,31 @@ export const methodNotAllowedResponse: Schema = {
   'x-inferred': true,
 }
 
+/**
+ * What the server answers a request that is not HTTP/1.1 as RFC 9112 writes it: refused before any
+ * operation reads it, so declared once, on the document (`x-malformed-requests`), as the answer to a
+ * method a path does not document is. Inferred from HTTP; the service documentation does not go below JSON.
+ */
+export const malformedRequestResponse: Schema = {
+  description:
+    "A request refused before any operation reads it, because it is not HTTP/1.1 as RFC 9112 writes it: 400 (a malformed request line, header line or chunk; conflicting or invalid framing; an HTTP/1.1 request without Host, or any with more than one), 408 (the request stopped coming), 417 (an expectation other than 100-continue), 431 (a head over the server's limit). The {error} body names the problem; the connection closes after it. Inferred from HTTP (RFC 9112 3.2, 6.3, 7.1; RFC 9110 10.1.1, 15.5.9, 15.5.18; RFC 6585 5), not from the service documentation.",
+  content: {
+    'application/json': {
+      schema: { $ref: '#/components/schemas/Error' },
+      examples: { host: { summary: "An HTTP/1.1 request without Host (the mock's answer)", value: { error: 'Missing Host header: an HTTP/1.1 request must carry one (RFC 9112 3.2)' } } },
+    },
+  },
+  'x-inferred': true,
+}
+
+/** The document's `x-malformed-requests`: the statuses of `MalformedRequest`, whatever the path and method. */
+export const malformedRequests: Schema = {
+  description: 'Any path, any method: a request that is not HTTP/1.1 as RFC 9112 writes it is answered `MalformedRequest` with one of these statuses, before any operation (or the 404 of an unknown path) reads it. Inferred from HTTP.',
+  statuses: [400, 408, 417, 431],
+  response: { $ref: '#/components/responses/MalformedRequest' },
+  'x-inferred': true,
+}
+
 /** The document's `x-undocumented-methods`: how the server answers the methods a path does not document. */
 export const undocumentedMethods: Schema = {
   description: 'Every path answers a method none of its operations documents with `MethodNotAllowed` (405 with Allow); HEAD is answered wherever GET is, as GET without a body, and OPTIONS with 204 and Allow. A path that is not documented answers 404 whatever the method. Inferred from HTTP (RFC 9110 9.1, 9.3.2, 9.3.7, 15.5.6).',

@@ -2,7 +2,7 @@
  * Assembles the whole OpenAPI 3.1 document from the area files. Pure: the same sources always
  * give the same document, so a test can check that the committed openapi/openapi.yaml is current.
  */
-import { commonSchemas, methodNotAllowedResponse, undocumentedMethods } from './common.ts'
+import { commonSchemas, malformedRequestResponse, malformedRequests, methodNotAllowedResponse, undocumentedMethods } from './common.ts'
 import type { ErrorStatus, OperationSpec, QueryParam, Schema } from './dsl.ts'
 import { areas } from './areas/index.ts'
 import { CONNECTOR_SERVER, connectorDoorPaths, connectorDoorSchemas, connectorSecuritySchemes } from './connector-door.ts'
@@ -266,6 +266,7 @@ export function buildDocument(): Schema {
     security: [{ ApiKey: [] }],
     paths: sortedPaths,
     'x-undocumented-methods': undocumentedMethods,
+    'x-malformed-requests': malformedRequests,
     components: {
       securitySchemes: {
         ApiKey: { type: 'apiKey', in: 'header', name: 'x-api-key', description: 'The API key, created in the dashboard\'s API section.' },
@@ -295,7 +296,7 @@ export function buildDocument(): Schema {
           'x-mock-only': true,
         },
       },
-      responses: { ...withErrorExamples(errorResponses), MethodNotAllowed: methodNotAllowedResponse },
+      responses: { ...withErrorExamples(errorResponses), MethodNotAllowed: methodNotAllowedResponse, MalformedRequest: malformedRequestResponse },
       schemas,
     },
   }
