@@ -9,7 +9,7 @@
  */
 import { execFile, spawn } from 'node:child_process'
 import { existsSync, mkdirSync } from 'node:fs'
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { build } from 'esbuild'
@@ -22,8 +22,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 const run = promisify(execFile)
 const root = fileURLToPath(new URL('..', import.meta.url))
-const pkg = (await import('../package.json', { with: { type: 'json' } })).default as { peerDependencies: Record<string, string>; dependencies: Record<string, string>; devDependencies: Record<string, string> }
+const pkg = (await import('../package.json', { with: { type: 'json' } })).default as { peerDependencies: Record<string, string>; dependencies: Record<string, string>; devDependencies: Record<string, string>; exports: unknown; engines: unknown; bin: unknown }
 let dir: string
+/** What `npm install` of the tarball printed. */
+let installLog = ''
 let node22: string
 
 /** Runs a command in the client project; rejects with its output when it fails. */
@@ -138,11 +140,21 @@ describe('shoptwin installed in a client project (issue 14)', () => {
     await writeFile(join(dir, 'app.mjs'), PLAIN_NODE)
     await writeFile(join(dir, 'client.ts'), TYPED_CLIENT)
     await writeFile(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { target: 'ES2023', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, skipLibCheck: false, noEmit: true, lib: ['ES2023', 'DOM'], types: ['node'] }, include: ['client.ts'] }))
-    await sh('npm', ['install', '--no-audit', '--no-fund', `./${tarball}`, `msw@${pkg.peerDependencies.msw}`, `vitest@${pkg.devDependencies.vitest}`, 'typescript@^5.9', 'openapi-fetch@^0.17', '@types/node@^24', 'node@22'])
+    installLog = await sh('npm', ['install', '--no-audit', '--no-fund', `./${tarball}`, `msw@${pkg.peerDependencies.msw}`, `vitest@${pkg.devDependencies.vitest}`, 'typescript@^5.9', 'openapi-fetch@^0.17', '@types/node@^24', 'node@22'])
     node22 = join(dir, 'node_modules', 'node', 'bin', 'node')
   }, 600_000)
   afterAll(async () => {
     if (dir) await rm(dir, { recursive: true, force: true })
+  })
+
+  it('the packed package.json carries no scripts, dev dependencies or workspaces: npm lists nothing of shoptwin among the install scripts to approve; the repository\'s manifest is as it was', async () => {
+    const installed = JSON.parse(await readFile(join(dir, 'node_modules', 'shoptwin', 'package.json'), 'utf8')) as Record<string, unknown>
+    for (const field of ['scripts', 'devDependencies', 'allowScripts', 'workspaces']) expect(installed, field).not.toHaveProperty(field)
+    expect(installed).toMatchObject({ name: 'shoptwin', exports: pkg.exports, dependencies: pkg.dependencies, peerDependencies: pkg.peerDependencies, engines: pkg.engines, bin: pkg.bin })
+    expect(installLog).not.toMatch(/install-scripts.*shoptwin/)
+    // postpack put the repository's own manifest back (prepack stripped it for the tarball).
+    expect(JSON.parse(await readFile(join(root, 'package.json'), 'utf8'))).toHaveProperty('scripts.prepare')
+    await expect(stat(join(root, '.package.json.unpacked'))).rejects.toThrow()
   })
 
   it('the README\'s MSW set-up under the client\'s own vitest: replay, 409, 412, the clock', async () => {
