@@ -9,6 +9,7 @@ import type { AddressInfo, Socket } from 'node:net'
 import type { HttpHandler } from 'msw'
 import { getResponse } from './lib/msw.ts'
 import { adminMethods, createAdminHandlers } from './admin.ts'
+import { HOST_FIELD } from './lib/host-field.ts'
 import { rebindingProblem } from './lib/loopback.ts'
 import { CONNECTOR_METHODS, connectorMethodRefusal, createConnector, ownsPath, withCors, type Connector } from './connector/index.ts'
 import { createOperationRoutes, type OperationRoute } from './handlers.ts'
@@ -208,15 +209,22 @@ async function whole(response: Response): Promise<Response> {
 
 /**
  * What makes a request that node's parser let through malformed (RFC 9112 3.2: an HTTP/1.1 request
- * without Host, any request with more than one, MUST be answered 400), or undefined. A target in the
+ * without Host, any request with more than one or with an invalid one, MUST be answered 400), or undefined. A target in the
  * absolute form (RFC 9112 3.2.2: a server MUST accept it) is rewritten to its path here.
  */
 function requestProblem(req: IncomingMessage): string | undefined {
   let hosts = 0
+  let host = ''
   const raw = req.rawHeaders
-  for (let i = 0; i < raw.length; i += 2) if (raw[i]!.length === 4 && raw[i]!.toLowerCase() === 'host') hosts++
+  for (let i = 0; i < raw.length; i += 2) {
+    if (raw[i]!.length === 4 && raw[i]!.toLowerCase() === 'host') {
+      hosts++
+      host = raw[i + 1]!
+    }
+  }
   if (hosts > 1) return 'More than one Host header: a request carries exactly one (RFC 9112 3.2)'
   if (hosts === 0 && req.httpVersion === '1.1') return 'Missing Host header: an HTTP/1.1 request must carry one (RFC 9112 3.2)'
+  if (hosts === 1 && !HOST_FIELD.test(host)) return `Invalid Host header: ${JSON.stringify(host.slice(0, 80))} is not host[:port] (RFC 9112 3.2)`
   const url = req.url ?? '/'
   if (!url.startsWith('/') && /^https?:\/\//i.test(url)) {
     if (!URL.canParse(url)) return `Malformed request target: ${JSON.stringify(url.slice(0, 80))}`

@@ -16,6 +16,7 @@ import type { Adversity } from '../mock/pipeline/certification.ts'
 import { LastAnswers, MAX_CAPTURE, type ProxyExchange } from './exchange.ts'
 import { ChunkedDecoder, framingOf, hasToken, headEnd, HttpError, KeptHead, parseRequestHead, parseResponseHead, type Framing, type RequestHead, type ResponseHead } from './http1.ts'
 import { createRouter } from './router.ts'
+import { HOST_FIELD } from '../mock/lib/host-field.ts'
 import { unlessReadThisTurn } from '../mock/lib/sockets.ts'
 
 /** Decides, per request, whether the proxy produces a situation itself (see inject.ts). */
@@ -1173,9 +1174,10 @@ export function createProxyServer({ upstream, contract, timeoutMs = 30_000, clie
           const url = new URL(req.target)
           req.target = `${url.pathname}${url.search}`
         }
-        // RFC 9112 3.2: a request with more than one Host, or an HTTP/1.1 request with none, MUST be answered 400 (a host field holds no comma: two joined).
+        // RFC 9112 3.2: a request with more than one Host, an HTTP/1.1 request with none, or one with an invalid value, MUST be answered 400 (a host field holds no comma: two joined).
         const host = req.picked.host
         if (host === undefined ? req.minor === 1 : host.includes(',')) throw new HttpError(host === undefined ? 'an HTTP/1.1 request must have a Host header' : 'the request has more than one Host header')
+        if (host !== undefined && !HOST_FIELD.test(host)) throw new HttpError(`the request's Host is not host[:port]: ${JSON.stringify(host.slice(0, 80))}`)
         const expect = req.picked.expect
         if (expect !== undefined && expect.toLowerCase() !== '100-continue') throw new HttpError(`Expect ${JSON.stringify(expect)} is not supported`, 417)
         body = new RequestBody(framingOf({ headers: req.picked }, true), new Capture())
