@@ -208,11 +208,14 @@ async function whole(response: Response): Promise<Response> {
 }
 
 /**
- * What makes a request that node's parser let through malformed (RFC 9112 3.2: an HTTP/1.1 request
- * without Host, any request with more than one or with an invalid one, MUST be answered 400), or undefined. A target in the
+ * What makes a request that node's parser let through malformed (a version other than HTTP/1.x; RFC 9112
+ * 3.2: an HTTP/1.1 request without Host, any request with more than one or with an invalid one, MUST be
+ * answered 400), or undefined. A target in the
  * absolute form (RFC 9112 3.2.2: a server MUST accept it) is rewritten to its path here.
  */
 function requestProblem(req: IncomingMessage): string | undefined {
+  // node's parser reads an HTTP/0.9 request line (no version) and any x.y version as HTTP/1 framing.
+  if (req.httpVersionMajor !== 1) return `HTTP/${req.httpVersion} is not supported: this server speaks HTTP/1.1 and HTTP/1.0`
   let hosts = 0
   let host = ''
   const raw = req.rawHeaders

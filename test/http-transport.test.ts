@@ -121,6 +121,9 @@ describe('HTTP/1.1 on the wire: the twin refuses what is not HTTP/1.1 in the con
     ['a NUL in a header value', 'GET /health HTTP/1.1\r\nHost: a\r\nX-A: b\x00c\r\n\r\n', 400],
     ['lines ended by a bare LF', 'GET /health HTTP/1.1\nHost: a\n\n', 400],
     ['the HTTP/2 preface', 'PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n', 400],
+    ['an HTTP/2.0 request line (node reads it as HTTP/1 framing)', 'GET /health HTTP/2.0\r\nHost: a\r\n\r\n', 400, /^HTTP\/2\.0 is not supported/],
+    ['an HTTP/0.9 request line (no version)', 'GET /health\r\n\r\n', 400, /^HTTP\/0\.9 is not supported/],
+    ['HTTP/1.0 (served)', 'GET /health HTTP/1.0\r\nHost: a\r\n\r\n', 200],
     ['a header over the server\'s limit', `GET /health HTTP/1.1\r\nHost: a\r\nX-A: ${'a'.repeat(70_000)}\r\n\r\n`, 431],
     ['a URL over the server\'s limit', `GET /health?${'a'.repeat(70_000)} HTTP/1.1\r\nHost: a\r\n\r\n`, 431],
   ]
