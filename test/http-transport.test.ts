@@ -5,13 +5,15 @@
  * contract's words: the document's `x-malformed-requests` (a status it lists, the `MalformedRequest`
  * body `{error}` naming the problem). A table of the known cases, then generated requests (odd
  * request lines, Host, Expect, framing, header bytes, bodies that do not match their length): never a
- * 5xx, never silence for a request that came whole, and every 4xx a JSON `{error}` the contract declares.
- * Deterministic: FUZZ_SEED and FUZZ_RUNS change the generated run.
+ * 5xx, never silence for a request that came whole, and every 4xx a JSON `{error}` the contract declares;
+ * the same generated requests through `shoptwin proxy` in front of the twin (its own refusals are
+ * `{error}` too). Deterministic: FUZZ_SEED and FUZZ_RUNS change the generated run.
  */
 import { connect } from 'node:net'
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createMockState, createServer, type MockServer } from '../mock/index.ts'
+import { startProxy, type RunningProxy } from '../proxy/index.ts'
 
 const state = createMockState({ seed: 42, now: '2026-03-10T12:00:00.000Z', rateLimit: false })
 const shop = state.world.shops.find((s) => s.plan === 'scale' && s.is_active)!
@@ -33,20 +35,28 @@ interface Answer {
 
 let mock: MockServer
 let port: number
+/** `shoptwin proxy` in front of the twin: its own refusals and the twin's answers, as a client behind it gets them. */
+let proxy: RunningProxy
+let proxyPort: number
 beforeAll(async () => {
   mock = createServer({ state, log: () => {} })
   port = Number(new URL(await mock.listen(0, '127.0.0.1')).port)
+  proxy = await startProxy({ upstream: `http://127.0.0.1:${port}`, port: 0, host: '127.0.0.1' })
+  proxyPort = Number(new URL(proxy.url).port)
 })
-afterAll(() => mock.close())
+afterAll(async () => {
+  await proxy.stop()
+  await mock.close()
+})
 
 /**
- * Sends `bytes` on a fresh connection, then its end (FIN); the first final answer (1xx skipped), read to
- * its Content-Length; status 0 when the connection closed without one.
+ * Sends `bytes` on a fresh connection (to the twin, or to `to`), then its end (FIN); the first final
+ * answer (1xx skipped), read to its Content-Length; status 0 when the connection closed without one.
  */
-function exchange(bytes: Buffer): Promise<Answer> {
+function exchange(bytes: Buffer, to = port): Promise<Answer> {
   return new Promise((resolve) => {
     const chunks: Buffer[] = []
-    const socket = connect(port, '127.0.0.1', () => socket.end(bytes))
+    const socket = connect(to, '127.0.0.1', () => socket.end(bytes))
     const done = () => {
       socket.destroy()
       const raw = Buffer.concat(chunks).toString('latin1')
@@ -187,12 +197,15 @@ describe('HTTP/1.1 on the wire: generated requests (FUZZ_SEED, FUZZ_RUNS)', () =
     return { bytes: Buffer.concat([latin1(`${head}\r\n`), payload]), whole }
   }
 
-  it(`${RUNS} requests: never a 5xx, an answer to every request that came whole, every 4xx a declared JSON {error}`, async () => {
+  it.each([
+    ['the twin', () => port],
+    ['shoptwin proxy in front of it', () => proxyPort],
+  ])(`${RUNS} requests to %s: never a 5xx, an answer to every request that came whole, every 4xx a JSON {error}`, async (_target, portOf) => {
     const seen = new Map<number, number>()
     await fc.assert(
       fc.asyncProperty(request, async (r) => {
         const { bytes, whole } = render(r)
-        const answer = await exchange(bytes)
+        const answer = await exchange(bytes, portOf())
         seen.set(answer.status, (seen.get(answer.status) ?? 0) + 1)
         const problems = refusalProblems(answer, r.method === 'HEAD')
         if (whole && answer.status === 0) problems.push('no answer')
@@ -203,7 +216,7 @@ describe('HTTP/1.1 on the wire: generated requests (FUZZ_SEED, FUZZ_RUNS)', () =
     // The generator reaches both sides: answers and refusals of several kinds.
     expect([...seen.keys()].filter((s) => s >= 200 && s < 300).length).toBeGreaterThan(0)
     expect([...seen.keys()].filter((s) => s >= 400).length).toBeGreaterThan(2)
-    const health = await exchange(latin1('GET /health HTTP/1.1\r\nHost: a\r\n\r\n'))
+    const health = await exchange(latin1('GET /health HTTP/1.1\r\nHost: a\r\n\r\n'), portOf())
     expect(health.status).toBe(200)
   }, 60_000 + RUNS * 200)
 })
