@@ -18,6 +18,22 @@
  *   parameters and body (get/update/delete with the returned id), the rest generated; the linked
  *   request, and one with a violation, get the checks above; a 404 for a value the answer just gave
  *   is a finding;
+ * - ignored auth (Schemathesis's ignored_auth): every operation whose contract declares security gets
+ *   valid requests of the positive generator again without its credentials and with ones nobody has
+ *   (random and near misses): the API without x-api-key or with an unknown key (401, inferred: the spec
+ *   shows neither status nor words), without x-shop-id (400 `Missing X-Shop-Id header`), with a
+ *   malformed one (400 `Invalid shop_id`), with another account's shop or an id nobody has (403; the
+ *   ads endpoints' `Shop not found or not owned by user`), with a key whose routes, shops or tier do not
+ *   grant the call (403); the connector's /mcp without a bearer token, with an unknown or a revoked one
+ *   (401 and the contract's WWW-Authenticate challenge), its session pages without the session cookie or
+ *   with an unknown one (403 for a real pending consent and a real connection). Never 2xx/3xx, the
+ *   spec's words where it gives them, every answer valid against the declared responses;
+ * - use after free (use_after_free and ensure_resource_availability): each resource the contract's
+ *   links let a client create and delete (a 201 create linked to a DELETE) is created; its get by the id
+ *   the create answered succeeds; it is deleted; then every operation the create's links address it
+ *   with (get, update, delete again...) gets the contract's not-found refusal (its NotFound response,
+ *   404), never a success; the delete replayed with its own Idempotency-Key gets its original answer
+ *   byte for byte (spec: Idempotency; exclusions.ts);
  * - MCP: a client registers, signs in and consents to every tool (OAuth 2.0 code + PKCE), then calls
  *   each tool (`tools/call` on /mcp) with arguments generated from its inputSchema: no 5xx, a JSON-RPC
  *   answer, `isError` exactly for a refusal, the tool's answer valid against its operation's response
@@ -25,7 +41,9 @@
  *
  * Seeded: CONTRACT_FUZZ_SEED (printed), CONTRACT_FUZZ_RUNS requests of each kind per operation
  * (`npm run fuzz:contract` runs more), CONTRACT_FUZZ_LINK_RUNS sources per link (RUNS/6),
- * CONTRACT_FUZZ_TOOL_RUNS calls of each kind per tool (RUNS/3). A finding prints a curl line to replay it against
+ * CONTRACT_FUZZ_TOOL_RUNS calls of each kind per tool (RUNS/3), CONTRACT_FUZZ_AUTH_RUNS valid requests per
+ * secured operation sent without valid credentials (RUNS/3), CONTRACT_FUZZ_DELETE_RUNS resources
+ * created and deleted per create (RUNS/3). A finding prints a curl line to replay it against
  * `npm start -- --rate-limit off` (the world of the same seed and --today).
  */
 import { request as httpRequest, Agent } from 'node:http'
@@ -33,14 +51,15 @@ import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { indexConnectorOperations, responseKeyOf, type ConnectorOperationInfo, type JsonSchema, type OperationInfo } from '../../openapi/index.ts'
 import { createMockState, createServer, type MockServer } from '../../mock/index.ts'
-import { contractProblem } from '../../mock/testing.ts'
+import { contractProblem, exampleFromSchema } from '../../mock/testing.ts'
 import { shopIds } from '../support/world-ids.ts'
 import { exclusionFor, type FindingKind } from './exclusions.ts'
-import { applyViolation, checkerOf, negativeArbitrary, positiveArbitrary, violationsOf, type FuzzOperation, type GeneratedRequest, type ParamSpec } from './generate.ts'
-import { applyLink, contractLinks, type LinkSource } from './links.ts'
+import { applyViolation, checkerOf, negativeArbitrary, positiveArbitrary, violationsOf, type FuzzOperation, type GeneratedRequest, type OperationChecker, type ParamSpec } from './generate.ts'
+import { applyLink, contractLinks, deletableResources, type ContractLink, type LinkSource } from './links.ts'
 import { schemaArbitrary } from '../support/fuzz.ts'
 import { connectorTools } from '../../mock/connector/tools.ts'
 import { connectorAccessToken, tokenCommand } from './mcp-token.ts'
+import { checkboxValues, createBrowser, hiddenFields, pkcePair } from '../connector-helpers.ts'
 
 const SEED = Number(process.env.CONTRACT_FUZZ_SEED ?? 20261124)
 /** Requests of each kind (positive, negative) per operation. */
@@ -49,6 +68,10 @@ const RUNS = Number(process.env.CONTRACT_FUZZ_RUNS ?? 6)
 const LINK_RUNS = Number(process.env.CONTRACT_FUZZ_LINK_RUNS ?? Math.max(1, Math.round(RUNS / 6)))
 /** Positive and negative calls per MCP tool (CONTRACT_FUZZ_TOOL_RUNS). */
 const TOOL_RUNS = Number(process.env.CONTRACT_FUZZ_TOOL_RUNS ?? Math.max(1, Math.round(RUNS / 3)))
+/** Valid requests per secured operation sent again without, or with unknown, credentials (CONTRACT_FUZZ_AUTH_RUNS). */
+const AUTH_RUNS = Number(process.env.CONTRACT_FUZZ_AUTH_RUNS ?? Math.max(1, Math.round(RUNS / 3)))
+/** Resources created and deleted per deletable resource (CONTRACT_FUZZ_DELETE_RUNS). */
+const DELETE_RUNS = Number(process.env.CONTRACT_FUZZ_DELETE_RUNS ?? Math.max(1, Math.round(RUNS / 3)))
 const WORLD_SEED = 42
 const TODAY = '2026-03-10'
 const NOW = `${TODAY}T12:00:00.000Z`
@@ -110,6 +133,23 @@ function connectorProblem(op: ConnectorOperationInfo, answer: Answer): string | 
   }
 }
 
+/** The response headers the contract declares required for this status that the answer lacks. */
+function missingHeaders(operation: Record<string, unknown>, status: number, headers: Headers): string[] {
+  const responses = operation.responses as Record<string, Record<string, unknown>>
+  let response = responses[String(status)] ?? responses[`${Math.floor(status / 100)}XX`]
+  if (typeof response?.$ref === 'string') response = contract.doc.components.responses[(response.$ref as string).split('/').pop()!] as Record<string, unknown>
+  return Object.entries((response?.headers ?? {}) as Record<string, { required?: boolean }>).filter(([name, header]) => header.required && !headers.has(name)).map(([name]) => name)
+}
+
+/** The `error` of an `{error}` body, if it is one. */
+const errorOf = (text: string): unknown => {
+  try {
+    return (JSON.parse(text) as { error?: unknown })?.error
+  } catch {
+    return undefined
+  }
+}
+
 const isErrorBody = (text: string): boolean => {
   try {
     const body = JSON.parse(text) as Record<string, unknown>
@@ -123,7 +163,7 @@ const isErrorBody = (text: string): boolean => {
 // Findings
 
 interface Finding {
-  check: 'no-5xx' | FindingKind | 'negative-not-4xx' | 'negative-error-body' | 'methods' | 'links' | 'mcp'
+  check: 'no-5xx' | FindingKind | 'negative-not-4xx' | 'negative-error-body' | 'methods' | 'links' | 'mcp' | 'ignored-auth' | 'resource-availability'
   operationId: string
   detail: string
   curl: string
@@ -175,19 +215,24 @@ describe('contract fuzz: requests generated from the contract alone (issue 24, i
       req.end(body)
     })
 
+  /** Sends a generated request with exactly these headers (no credentials added); counted, with its curl line. */
+  async function deliver(op: FuzzOperation, generated: GeneratedRequest, headers: Record<string, string>, label: string = generated.kind): Promise<{ answer: Answer; curl: string }> {
+    const path = `${generated.path}${generated.query ? `?${generated.query}` : ''}`
+    const answer = await send(op.method, path, headers, generated.body)
+    sent++
+    const statusKey = `${label} ${answer.status}`
+    statusCounts.set(statusKey, (statusCounts.get(statusKey) ?? 0) + 1)
+    return { answer, curl: curlOf(op.method, path, headers, generated.body) }
+  }
+
   let idempotencyCounter = 0
   /** Sends one generated request, checks its answer, and returns what was sent and answered. */
-  async function exercise(op: FuzzOperation, generated: GeneratedRequest, judge: (answer: Answer) => string | undefined, api: boolean, { key = idempotencyCounter % 2 === 0 }: { key?: boolean } = {}): Promise<{ answer: Answer; headers: Record<string, string> }> {
+  async function exercise(op: FuzzOperation, generated: GeneratedRequest, judge: (answer: Answer) => string | undefined, api: boolean, { key = idempotencyCounter % 2 === 0, label }: { key?: boolean; label?: string } = {}): Promise<{ answer: Answer; headers: Record<string, string> }> {
     const headers: Record<string, string> = { ...(api ? API_HEADERS : {}), ...generated.headers }
     if (api && contract.byId.get(op.operationId)!.idempotent && key) headers['idempotency-key'] = `contract-fuzz-${SEED}-${idempotencyCounter}`
     idempotencyCounter++
     if (op.path === '/mcp') headers.accept = 'application/json, text/event-stream'
-    const path = `${generated.path}${generated.query ? `?${generated.query}` : ''}`
-    const answer = await send(op.method, path, headers, generated.body)
-    sent++
-    const statusKey = `${generated.kind} ${answer.status}`
-    statusCounts.set(statusKey, (statusCounts.get(statusKey) ?? 0) + 1)
-    const curl = curlOf(op.method, path, headers, generated.body)
+    const { answer, curl } = await deliver(op, generated, headers, label)
     const add = (check: Finding['check'], detail: string) => findings.push({ check, operationId: op.operationId, detail, curl })
     if (answer.status >= 500) add('no-5xx', `${answer.status} ${answer.text.slice(0, 200)}`)
     const schemaProblem = api ? contractProblem(contract, contract.byId.get(op.operationId)!, answer.status, answer.text) : connectorProblem(connectorOps.find((c) => c.operationId === op.operationId)!, answer)
@@ -348,6 +393,343 @@ describe('contract fuzz: requests generated from the contract alone (issue 24, i
       }
     }
     console.log(`contract fuzz MCP: ${declared.length} tools, outcomes ${JSON.stringify(Object.fromEntries(Object.entries(counts).sort()))} (CONTRACT_FUZZ_TOOL_RUNS=${TOOL_RUNS})`)
+    const report = findings.slice(start).map((f) => `[${f.check}] ${f.operationId}: ${f.detail}\n    ${f.curl}`)
+    expect([...new Set(report)]).toEqual([])
+  })
+
+  // ---------------------------------------------------------------------------------------------
+  // ignored_auth (Schemathesis): a valid request without its credentials, or with ones nobody has
+
+  /** One way of sending a secured operation's request without valid credentials, and the refusal it must get. */
+  interface CredentialCase {
+    name: string
+    /** The headers it is sent with (the generated request's own are added). */
+    headers: Record<string, string>
+    /** The status of the refusal; undefined: any refusal the operation documents. */
+    status?: number
+    /** The `{error}` message, where the spec gives its words. */
+    message?: string
+    /** A bearer token's challenge (RFC 6750 3): none was sent, or the one sent is not valid. */
+    challenge?: 'no-token' | 'invalid-token'
+  }
+
+  // spec: Errors, "Status codes and messages for a missing or invalid API key: not shown": the contract's
+  // Unauthorized (401, x-inferred) is the refusal; its message is the twin's own, so any {error}.
+  const KEY_REFUSED = 401
+  // spec: Errors, "400 | missing shop header | `Missing X-Shop-Id header`" and "400 | malformed shop id | `Invalid shop_id`".
+  const SHOP_HEADER_MISSING = { status: 400, message: 'Missing X-Shop-Id header' }
+  const SHOP_ID_MALFORMED = { status: 400, message: 'Invalid shop_id' }
+  // spec: Errors, "403 | `Shop not found or not owned by user` | ads endpoints" (and Sales-max ads, "403 `{error: Shop not found
+  // or not owned by user}`"); elsewhere the spec names the 403 only ("forbidden"), so its words are asked of the ads endpoints.
+  const SHOP_NOT_OWNED = { status: 403, message: 'Shop not found or not owned by user' }
+  // The shop id's format is not shown (the contract's ShopId: the twin's ids are UUIDs, inferred): well formed is a UUID here.
+  const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+
+  const knownKeys = new Set(state.world.apiKeys.map((k) => k.key))
+  const knownShops = new Set([...state.world.shops, ...state.world.foreignShops].map((s) => s.shop_id.toLowerCase()))
+  // Random values, and near misses of the real ones (another case, one character more or less, one hex digit changed),
+  // which a lookup by prefix or without case would take.
+  const nearMissKeys = state.world.apiKeys.flatMap(({ key }) => [key.toUpperCase(), `${key}x`, key.slice(0, -1)])
+  const unknownKeys = [...nearMissKeys, ...fc.sample(fc.stringMatching(/^[A-Za-z0-9-]{12,48}$/), { seed: SEED + 600_000, numRuns: 64 })].filter((k) => !knownKeys.has(k))
+  const nearMissShops = state.world.shops.map(({ shop_id }) => shop_id.replace(/[0-9a-f](?=[^-]*$)/i, (d) => (d.toLowerCase() === 'a' ? 'b' : 'a')))
+  const nobodysShops = [...nearMissShops, ...fc.sample(fc.uuid(), { seed: SEED + 610_000, numRuns: 64 })].filter((id) => !knownShops.has(id.toLowerCase()))
+  const malformedShops = fc.sample(fc.stringMatching(/^[A-Za-z0-9_.-]{1,40}$/), { seed: SEED + 620_000, numRuns: 64 }).filter((id) => !UUID.test(id))
+  const unknownTokens = fc.sample(fc.stringMatching(/^[A-Za-z0-9_-]{32,64}$/), { seed: SEED + 630_000, numRuns: 64 })
+  const unknownSessions = fc.sample(fc.stringMatching(/^[A-Za-z0-9_-]{16,48}$/), { seed: SEED + 640_000, numRuns: 64 })
+  /** The n-th value, round the list: the near misses (first) go to the first operations, the random ones to the rest. */
+  const pick = <T>(values: readonly T[], n: number): T => values[n % values.length]!
+
+  // Keys the service knows that do not grant the call. spec: Authentication 3, "each key may be limited to specific routes and
+  // shops ... A call outside the key's routes or shops returns 403"; Authentication 4, "Enterprise endpoints need an Enterprise
+  // plan; a standard key is refused with an authorization error" (Errors: 403, "forbidden": no words to ask for).
+  const limitedKey = state.world.apiKeys.find((k) => k.routes !== '*' && k.shops !== '*')
+  const standardKey = state.world.apiKeys.find((k) => k.tier === 'standard' && k.routes === '*' && k.shops === '*')
+  /** Whether a key's routes take the operation: its permission, or (an alias) its canonical operation's. */
+  const routeGranted = (key: { routes: '*' | readonly string[] }, op: OperationInfo) => key.routes === '*' || key.routes.includes(op.permission) || (op.aliasOf !== undefined && key.routes.includes(contract.byId.get(op.aliasOf)!.permission))
+
+  /** The API's cases for an operation with `security: [{ApiKey: []}]`, and with the x-shop-id parameter where it has one. */
+  function apiCredentialCases(op: OperationInfo, n: number): CredentialCase[] {
+    const key = { 'x-api-key': API_HEADERS['x-api-key'] }
+    const shopHeader: Record<string, string> = op.auth === 'key+shop' ? { 'x-shop-id': API_HEADERS['x-shop-id'] } : {}
+    const cases: CredentialCase[] = [
+      { name: 'without x-api-key', headers: shopHeader, status: KEY_REFUSED },
+      { name: 'with an x-api-key nobody has', headers: { 'x-api-key': pick(unknownKeys, n), ...shopHeader }, status: KEY_REFUSED },
+    ]
+    if (limitedKey && !routeGranted(limitedKey, op)) {
+      const limitedShop: Record<string, string> = limitedKey.shops === '*' ? {} : { 'x-shop-id': limitedKey.shops[0]! }
+      cases.push({ name: 'with a key whose routes do not include it', headers: { 'x-api-key': limitedKey.key, ...(op.auth === 'key+shop' ? limitedShop : {}) }, status: 403 })
+    }
+    if (limitedKey && routeGranted(limitedKey, op) && op.auth === 'key+shop' && limitedKey.shops !== '*') {
+      const outside = state.world.shops.find((s) => !limitedKey.shops.includes(s.shop_id))!
+      cases.push({ name: "with a key whose shops do not include the account's shop", headers: { 'x-api-key': limitedKey.key, 'x-shop-id': outside.shop_id }, status: 403 })
+    }
+    if (standardKey && op.enterprise) cases.push({ name: 'with a standard key on an Enterprise endpoint', headers: { 'x-api-key': standardKey.key, ...shopHeader }, status: 403 })
+    if (op.auth !== 'key+shop') return cases
+    const notOwned = op.planGate === 'active-paid' ? SHOP_NOT_OWNED : { status: SHOP_NOT_OWNED.status }
+    const foreign = state.world.foreignShops[n % state.world.foreignShops.length]!.shop_id
+    return [
+      ...cases,
+      { name: 'without x-shop-id', headers: key, ...SHOP_HEADER_MISSING },
+      { name: 'with a malformed x-shop-id', headers: { ...key, 'x-shop-id': pick(malformedShops, n) }, ...SHOP_ID_MALFORMED },
+      { name: "with another account's shop as x-shop-id", headers: { ...key, 'x-shop-id': foreign }, ...notOwned },
+      { name: 'with a well-formed x-shop-id nobody has', headers: { ...key, 'x-shop-id': pick(nobodysShops, n) }, ...notOwned },
+    ]
+  }
+
+  /** The security scheme a connector operation cannot do without (`security` with no empty alternative), if any. */
+  function requiredScheme(op: ConnectorOperationInfo): { name: string; type: string; cookie?: string } | undefined {
+    const doc = contract.doc as unknown as { security?: unknown[]; components: { securitySchemes: Record<string, { type: string; in?: string; name?: string }> } }
+    const security = (op.operation.security ?? doc.security ?? []) as Array<Record<string, unknown>>
+    if (security.length === 0 || security.some((s) => Object.keys(s).length === 0)) return undefined
+    const name = Object.keys(security[0]!)[0]!
+    const scheme = doc.components.securitySchemes[name]!
+    return { name, type: scheme.type, ...(scheme.in === 'cookie' ? { cookie: scheme.name! } : {}) }
+  }
+
+  /**
+   * The connector's cases: a bearer token (ConnectorOAuth) absent or unknown gets 401 with the challenge
+   * the contract declares; a session cookie (ConnectorSession) absent or unknown gets a refusal (403
+   * "Not signed in" when the request is otherwise one the server would take).
+   */
+  function connectorCredentialCases(scheme: NonNullable<ReturnType<typeof requiredScheme>>, n: number, sessionStatus?: number): CredentialCase[] {
+    if (scheme.type === 'oauth2') {
+      // RFC 6750 3.1 and the contract's 401 of POST /mcp: "No token, or a token unknown, expired, revoked or for another resource".
+      return [
+        { name: 'without a bearer token', headers: {}, status: 401, challenge: 'no-token' },
+        { name: 'with a bearer token nobody was given', headers: { authorization: `Bearer ${pick(unknownTokens, n)}` }, status: 401, challenge: 'invalid-token' },
+      ]
+    }
+    return [
+      { name: `without the ${scheme.cookie} cookie`, headers: {}, ...(sessionStatus ? { status: sessionStatus } : {}) },
+      { name: `with a ${scheme.cookie} cookie nobody has`, headers: { cookie: `${scheme.cookie}=${pick(unknownSessions, n)}` }, ...(sessionStatus ? { status: sessionStatus } : {}) },
+    ]
+  }
+
+  /** What is wrong with the answer to a request without valid credentials: it must be refused, as declared. */
+  function credentialProblems(c: CredentialCase, answer: Answer, api: OperationInfo | undefined, connector: ConnectorOperationInfo | undefined): string[] {
+    if (answer.status < 400) return [`accepted: ${answer.status} ${answer.text.slice(0, 160)}`]
+    const problems: string[] = []
+    if (c.status !== undefined && answer.status !== c.status) problems.push(`${answer.status}, not ${c.status}: ${answer.text.slice(0, 160)}`)
+    if (api && !isErrorBody(answer.text)) problems.push(`${answer.status} is not {error}: ${answer.text.slice(0, 160)}`)
+    if (c.message !== undefined && answer.status === c.status && errorOf(answer.text) !== c.message) problems.push(`{"error": ${JSON.stringify(errorOf(answer.text))}}, not the spec's ${JSON.stringify(c.message)}`)
+    const schema = api ? contractProblem(contract, api, answer.status, answer.text) : connectorProblem(connector!, answer)
+    if (schema) problems.push(`schema: ${schema}`)
+    const missing = missingHeaders((api ?? connector)!.operation as Record<string, unknown>, answer.status, answer.headers)
+    if (missing.length) problems.push(`${answer.status} without the header${missing.length > 1 ? 's' : ''} the contract declares required: ${missing.join(', ')}`)
+    if (c.challenge && answer.status === 401) {
+      // The contract's WWW-Authenticate: `Bearer resource_metadata="<the protected-resource metadata URL>"` (RFC 9728 5.1),
+      // with `error="invalid_token"` when a token was sent (RFC 6750 3.1: none when the request had no credentials).
+      const challenge = answer.headers.get('www-authenticate') ?? ''
+      if (!/^Bearer\s/i.test(challenge)) problems.push(`WWW-Authenticate is not a Bearer challenge: ${JSON.stringify(challenge)}`)
+      if (!/resource_metadata="[^"]*\/\.well-known\/oauth-protected-resource\/mcp"/.test(challenge)) problems.push(`WWW-Authenticate does not name the protected-resource metadata: ${JSON.stringify(challenge)}`)
+      if ((c.challenge === 'invalid-token') !== /error="invalid_token"/.test(challenge)) problems.push(`WWW-Authenticate ${c.challenge === 'invalid-token' ? 'without' : 'with'} error="invalid_token" ${c.challenge === 'invalid-token' ? 'for a token sent' : 'when no token was sent'}: ${JSON.stringify(challenge)}`)
+    }
+    return problems
+  }
+
+  const securedApiOps = apiOps.filter((op) => op.auth !== 'none')
+  const securedConnectorOps = connectorOps.flatMap((op) => {
+    const scheme = requiredScheme(op)
+    return scheme ? [{ op, scheme }] : []
+  })
+
+  it(`ignored auth: every operation that declares security refuses a valid request without its credentials, or with ones nobody has (${securedApiOps.length} API, ${securedConnectorOps.length} connector operations)`, { timeout: 600_000 }, async () => {
+    const start = findings.length
+    const options = { today: TODAY, hints, awkward: AWKWARD }
+    const counts: Record<string, number> = {}
+    const count = (key: string) => (counts[key] = (counts[key] ?? 0) + 1)
+    const check = async (op: FuzzOperation, generated: GeneratedRequest, c: CredentialCase, api: OperationInfo | undefined, connector?: ConnectorOperationInfo) => {
+      const headers = { ...c.headers, ...generated.headers, ...(op.path === '/mcp' ? { accept: 'application/json, text/event-stream' } : {}) }
+      const { answer, curl } = await deliver(op, generated, headers, 'auth')
+      count(`${c.name}: ${answer.status}`)
+      for (const problem of credentialProblems(c, answer, api, connector)) findings.push({ check: 'ignored-auth', operationId: op.operationId, detail: `${c.name}: ${problem}`, curl })
+    }
+
+    // The API: requests the positive generator makes (valid by the contract), with the credentials taken away or replaced.
+    const unexercised: string[] = []
+    for (const [index, info] of securedApiOps.entries()) {
+      const op = apiOperation(info)
+      const checker = checkerOf(contract, op)
+      const positives = fc.sample(positiveArbitrary(contract, op, options), { seed: SEED + 650_000 + index, numRuns: AUTH_RUNS * 8 + 16 }).filter((r) => !checker.problem(r)).slice(0, AUTH_RUNS)
+      if (!positives.length) unexercised.push(info.operationId)
+      for (const [run, generated] of positives.entries()) for (const c of apiCredentialCases(info, index * AUTH_RUNS + run)) await check(op, generated, c, info)
+    }
+
+    // The connector: generated requests (a generated request's ids are unknown, so a session operation may refuse them for that first).
+    for (const [index, { op: connector, scheme }] of securedConnectorOps.entries()) {
+      const op = connectorOperation(connector)
+      const checker = checkerOf(contract, op)
+      const positives = fc.sample(positiveArbitrary(contract, op, options), { seed: SEED + 660_000 + index, numRuns: AUTH_RUNS * 8 + 16 }).filter((r) => !checker.problem(r)).slice(0, AUTH_RUNS)
+      if (!positives.length) unexercised.push(connector.operationId)
+      for (const [run, generated] of positives.entries()) for (const c of connectorCredentialCases(scheme, index * AUTH_RUNS + run)) await check(op, generated, c, undefined, connector)
+    }
+
+    // The connector with real requests: an authorization of the shop's user in flight, signed in in a browser. The consent answer
+    // and the revocation of the connection are refused for their session alone (403, the contract's "Not signed in"), then
+    // accepted from the browser; the token the code gave is refused once its connection is revoked.
+    const connectorOp = (id: string) => connectorOps.find((o) => o.operationId === id)!
+    const formRequest = (op: ConnectorOperationInfo, form: URLSearchParams): GeneratedRequest => ({ kind: 'positive', path: op.path, query: '', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: form.toString() })
+    const user = state.connector.data.users.find((u) => u.account_id === shop.account_id)!
+    const redirect = 'http://127.0.0.1:9/contract-fuzz-auth'
+    const registered = await send('POST', '/oauth/register', { 'content-type': 'application/json' }, JSON.stringify({ client_name: 'contract fuzz (ignored auth)', redirect_uris: [redirect] }))
+    const { client_id } = JSON.parse(registered.text) as { client_id: string }
+    const { verifier, challenge } = pkcePair()
+    const authorize = new URL(`${base}/oauth/authorize`)
+    for (const [k, v] of Object.entries({ response_type: 'code', client_id, redirect_uri: redirect, state: 'auth', code_challenge: challenge, code_challenge_method: 'S256' })) authorize.searchParams.set(k, v)
+    const browser = createBrowser()
+    let page = await browser.open(authorize.href)
+    if (page.html.includes('name="password"')) page = await browser.open(`${base}/oauth/sign-in`, new URLSearchParams({ ...hiddenFields(page.html), email: user.email, password: user.password }))
+    expect(page.status, page.html.slice(0, 200)).toBe(200)
+    const consentForm = new URLSearchParams(hiddenFields(page.html))
+    for (const s of checkboxValues(page.html, 'shop')) consentForm.append('shop', s)
+    for (const t of checkboxValues(page.html, 'tool')) consentForm.append('tool', t)
+    consentForm.set('decision', 'allow')
+    const consentOp = connectorOp('answerConnectorConsent')
+    for (const c of connectorCredentialCases(requiredScheme(consentOp)!, 0, 403)) await check(connectorOperation(consentOp), formRequest(consentOp, consentForm), c, undefined, consentOp)
+    const back = await browser.open(`${base}/oauth/authorize`, consentForm)
+    const code = back.location ? new URL(back.location).searchParams.get('code') : null
+    expect(code, `the consent from the signed-in browser: ${back.status} ${back.location ?? back.html.slice(0, 200)}`).toBeTruthy()
+    const token = await send('POST', '/oauth/token', { 'content-type': 'application/x-www-form-urlencoded' }, new URLSearchParams({ grant_type: 'authorization_code', code: code!, code_verifier: verifier, client_id, redirect_uri: redirect }).toString())
+    const { access_token } = JSON.parse(token.text) as { access_token: string }
+    const connection = Object.values(state.connector.data.connections).find((c) => c.client_id === client_id && !c.revoked_at)!
+    const revokeOp = connectorOp('revokeConnectorConnection')
+    const revokeForm = new URLSearchParams({ connection_id: connection.connection_id })
+    for (const c of connectorCredentialCases(requiredScheme(revokeOp)!, 1, 403)) await check(connectorOperation(revokeOp), formRequest(revokeOp, revokeForm), c, undefined, revokeOp)
+    const mcpOp = connectorOp('callConnectorMcp')
+    const toolsList: GeneratedRequest = { kind: 'positive', path: '/mcp', query: '', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }) }
+    const live = await deliver(connectorOperation(mcpOp), toolsList, { ...toolsList.headers, accept: 'application/json, text/event-stream', authorization: `Bearer ${access_token}` }, 'auth')
+    expect(live.answer.status, `tools/list with the token before the revocation: ${live.answer.text.slice(0, 200)}`).toBe(200)
+    const revoked = await browser.open(`${base}/oauth/connections/revoke`, revokeForm)
+    expect(revoked.status, `the revocation from the signed-in browser: ${revoked.html.slice(0, 200)}`).toBe(200)
+    await check(connectorOperation(mcpOp), toolsList, { name: 'with the bearer token of a revoked connection', headers: { authorization: `Bearer ${access_token}` }, status: 401, challenge: 'invalid-token' }, undefined, mcpOp)
+
+    console.log(`contract fuzz ignored auth: ${JSON.stringify(Object.fromEntries(Object.entries(counts).sort()))} (CONTRACT_FUZZ_AUTH_RUNS=${AUTH_RUNS})`)
+    expect(unexercised, 'secured operations for which the generator made no valid request').toEqual([])
+    const report = findings.slice(start).map((f) => `[${f.check}] ${f.operationId}: ${f.detail}\n    ${f.curl}`)
+    expect([...new Set(report)]).toEqual([])
+  })
+
+  // ---------------------------------------------------------------------------------------------
+  // use_after_free and ensure_resource_availability (Schemathesis), along the contract's links
+
+  /** A generated request with its path values, as links.ts lays a link's values over it. */
+  type LinkableRequest = GeneratedRequest & { pathValues: Record<string, unknown> }
+  const fuzzOps = new Map(every.map(([id, op, api]) => [id, { op, api }]))
+  const resources = deletableResources(links, new Map(every.map(([id, op]) => [id, { method: op.method, successStatus: contract.byId.get(id)?.successStatus }])))
+  /** The status of the operation's NotFound response: the contract's refusal of a missing resource. */
+  const notFoundStatusOf = (operationId: string): number | undefined => {
+    const responses = contract.byId.get(operationId)!.operation.responses as Record<string, { $ref?: string }>
+    const key = Object.keys(responses).find((k) => responses[k]!.$ref === '#/components/responses/NotFound')
+    return key === undefined ? undefined : Number(key)
+  }
+  /** A read of the resource: GET, or an operationId the contract names get* (POST /dashboards/get, /workflows/get). */
+  const isRead = (operationId: string) => fuzzOps.get(operationId)!.op.method === 'GET' || /^get[A-Z]/.test(operationId)
+
+  it(`use after free: a resource created then deleted is not found by any operation that addresses it by its id; right after the create, its get finds it (${resources.map((r) => r.create).join(', ')})`, { timeout: 600_000 }, async () => {
+    expect(resources.length).toBeGreaterThan(0)
+    const start = findings.length
+    const options = { today: TODAY, hints, awkward: AWKWARD }
+    const counts = { resources: resources.length, creates: 0, createRefused: 0, reads: 0, deletes: 0, deleteRefused: 0, afterDelete: 0, replays: 0, unresolved: 0 }
+    const deletedPer = new Map<string, number>()
+    for (const [index, resource] of resources.entries()) {
+      const create = fuzzOps.get(resource.create)!.op
+      const createChecker = checkerOf(contract, create)
+      // Generated creates (many are refused for ids the world does not have), then the create's smallest body (its
+      // required fields, from the contract) so that every resource is created and deleted at least once.
+      const smallest: LinkableRequest[] = create.body ? [{ kind: 'positive', path: create.path, pathValues: {}, query: '', headers: { 'content-type': create.body.mediaType }, body: JSON.stringify(exampleFromSchema(contract, create.body.schema, TODAY)) }] : []
+      const valid = (r: LinkableRequest) => !createChecker.problem(r)
+      const sources = [...fc.sample(positiveArbitrary(contract, create, options), { seed: SEED + 700_000 + index, numRuns: DELETE_RUNS * 32 }).filter(valid).slice(0, DELETE_RUNS * 8), ...smallest.filter(valid)]
+      // Each addressed operation's generated requests, the link's values (the id the create answered) laid over them.
+      const targets = new Map<ContractLink, { op: FuzzOperation; checker: OperationChecker; generated: LinkableRequest[] }>(
+        resource.addressed.map((link, j) => {
+          const op = fuzzOps.get(link.operationId)!.op
+          return [link, { op, checker: checkerOf(contract, op), generated: fc.sample(positiveArbitrary(contract, op, options), { seed: SEED + 710_000 + index * 100 + j, numRuns: 24 }) }]
+        }),
+      )
+      const linked = (link: ContractLink, from: LinkSource) => {
+        const t = targets.get(link)!
+        return t.generated.map((g) => applyLink(link, from, g, t.op.path, t.op.body?.mediaType)).find((l) => l && !t.checker.problem(l.request))?.request
+      }
+      /** The request with the link's values and nothing else (a get by the id alone), if the contract takes it as it is. */
+      const bare = (link: ContractLink, from: LinkSource) => {
+        const t = targets.get(link)!
+        const empty = { kind: 'positive' as const, path: t.op.path, pathValues: {}, query: '', headers: {} }
+        const request = applyLink(link, from, empty, t.op.path, t.op.body?.mediaType)?.request
+        return request && !t.checker.problem(request) ? request : undefined
+      }
+      let deleted = 0
+      for (const generated of sources) {
+        if (deleted >= DELETE_RUNS) break
+        const created = await exercise(create, generated, judgePositive(create), true, { key: true })
+        if (created.answer.status >= 300) {
+          counts.createRefused++
+          continue
+        }
+        counts.creates++
+        const from: LinkSource = { requestHeaders: created.headers, requestBody: parseJson(generated.body), requestQuery: new URLSearchParams(generated.query), responseHeaders: created.answer.headers, responseBody: parseJson(created.answer.text) }
+        // ensure_resource_availability: right after the create, a get by the id it answered (and nothing else) finds it.
+        for (const link of resource.addressed.filter((l) => isRead(l.operationId))) {
+          const request = bare(link, from) ?? linked(link, from)
+          if (!request) {
+            counts.unresolved++
+            continue
+          }
+          counts.reads++
+          const call = `${link.operationId} by the value ${resource.create} answered, right after it`
+          await exercise(targets.get(link)!.op, request, (answer) => (answer.status < 300 ? undefined : `resource-availability: ${call}: ${answer.status} ${answer.text.slice(0, 160)}`), true, { label: 'available' })
+        }
+        const removeRequest = linked(resource.remove, from)
+        if (!removeRequest) {
+          counts.unresolved++
+          continue
+        }
+        const removeOp = targets.get(resource.remove)!.op
+        // With an Idempotency-Key where the delete takes one: it is replayed below.
+        const removed = await exercise(removeOp, removeRequest, (answer) => (answer.status === 404 ? `resource-availability: ${resource.remove.operationId} of what ${resource.create} just created: 404 ${answer.text.slice(0, 160)}` : undefined), true, { key: true, label: 'delete' })
+        if (removed.answer.status >= 300) {
+          counts.deleteRefused++
+          continue
+        }
+        counts.deletes++
+        deleted++
+        // use_after_free: every operation that addresses it by the same id (the delete again included, with a new key or none).
+        for (const link of resource.addressed) {
+          const request = linked(link, from)
+          if (!request) {
+            counts.unresolved++
+            continue
+          }
+          counts.afterDelete++
+          const notFound = notFoundStatusOf(link.operationId)
+          const call = `${link.operationId} by the value ${resource.create} answered, after ${resource.remove.operationId} answered ${removed.answer.status}`
+          await exercise(
+            targets.get(link)!.op,
+            request,
+            (answer) => {
+              if (notFound === undefined) return `use-after-free: ${call}: the contract declares no not-found refusal (NotFound) for ${link.operationId}`
+              if (answer.status === notFound || exclusionFor('use-after-free', link.operationId, answer.text, call)) return undefined
+              return `use-after-free: ${call}: ${answer.status < 300 ? 'a success' : `${answer.status}, not the not-found refusal ${notFound}`}: ${answer.status} ${answer.text.slice(0, 160)}`
+            },
+            true,
+            { label: 'after-delete' },
+          )
+        }
+        // The delete replayed with its own key: the spec's replay (exclusions.ts), so the original answer byte for byte.
+        if (removed.headers['idempotency-key']) {
+          counts.replays++
+          const call = 'the delete replayed with the Idempotency-Key it was sent with'
+          const { answer, curl } = await deliver(removeOp, removeRequest, removed.headers, 'replay')
+          const add = (detail: string) => findings.push({ check: 'use-after-free', operationId: removeOp.operationId, detail: `${call}: ${detail}`, curl })
+          if (answer.status !== notFoundStatusOf(removeOp.operationId) && !exclusionFor('use-after-free', removeOp.operationId, answer.text, call)) add(`${answer.status} ${answer.text.slice(0, 160)}`)
+          if (answer.status !== removed.answer.status || answer.text !== removed.answer.text) add(`not the original answer (${removed.answer.status} ${removed.answer.text.slice(0, 100)}): ${answer.status} ${answer.text.slice(0, 100)}`)
+          const schema = contractProblem(contract, contract.byId.get(removeOp.operationId)!, answer.status, answer.text)
+          if (schema) findings.push({ check: 'schema', operationId: removeOp.operationId, detail: schema, curl })
+        }
+      }
+      deletedPer.set(resource.create, deleted)
+    }
+    console.log(`contract fuzz use after free: ${JSON.stringify(counts)}; deleted per create ${JSON.stringify(Object.fromEntries(deletedPer))} (CONTRACT_FUZZ_DELETE_RUNS=${DELETE_RUNS})`)
+    expect([...deletedPer].filter(([, n]) => n === 0).map(([id]) => id), 'creates whose resource was never created and deleted').toEqual([])
     const report = findings.slice(start).map((f) => `[${f.check}] ${f.operationId}: ${f.detail}\n    ${f.curl}`)
     expect([...new Set(report)]).toEqual([])
   })

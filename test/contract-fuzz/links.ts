@@ -135,3 +135,34 @@ export function applyLink(link: ContractLink, source: LinkSource, generated: Gen
   const path = targetPath.replace(/\{([^}]+)\}/g, (_, name: string) => encodeURIComponent(String(pathValues[name] ?? '')))
   return { request: { ...generated, path, pathValues, query: query.toString(), headers, ...(body !== undefined ? { body } : {}) }, filled }
 }
+
+/** Whether a link takes a value from its source's answer (`$response.body#/data/id`): it addresses what the answer named. */
+export const readsAnswer = (link: ContractLink): boolean => /\$response\.body/.test(JSON.stringify([link.parameters, link.requestBody ?? null]))
+
+/** A resource a client creates and deletes, as the contract's links describe it. */
+export interface DeletableResource {
+  /** The create: an operation whose success is 201. */
+  create: string
+  /** The create's link to the delete (a DELETE operation), fed with the id the create answered. */
+  remove: ContractLink
+  /**
+   * Every link of the create that addresses the created resource by the value its answer gave: the
+   * get, the update, the delete... (not another create that merely refers to it, such as an
+   * automation to a group, nor the lookup of the create's Idempotency-Key).
+   */
+  addressed: ContractLink[]
+}
+
+/**
+ * The resources the contract lets a client create and then delete (Schemathesis's use_after_free and
+ * ensure_resource_availability follow the same links): a 201 source with a link, fed from its answer,
+ * to a DELETE operation.
+ */
+export function deletableResources(links: readonly ContractLink[], operations: ReadonlyMap<string, { method: string; successStatus?: number }>): DeletableResource[] {
+  const creates = [...new Set(links.map((l) => l.source))].filter((id) => operations.get(id)?.successStatus === 201)
+  return creates.flatMap((create) => {
+    const addressed = links.filter((l) => l.source === create && readsAnswer(l) && operations.get(l.operationId)?.successStatus !== 201)
+    const remove = addressed.find((l) => operations.get(l.operationId)?.method === 'DELETE')
+    return remove ? [{ create, remove, addressed }] : []
+  })
+}
