@@ -11,6 +11,8 @@ import { pathMethods } from './methods.ts'
 import { createConsoleHandlers } from './console/routes.ts'
 import { apiError, toResponse, type ApiResult } from './respond.ts'
 import type { MockState } from './state.ts'
+import { clockRangeProblem, isCalendarDate } from './clock.ts'
+import { isScale, SCALE_NAMES } from './world.ts'
 import type { Fault, FaultInput } from './stores/faults.ts'
 import type { JournalEntry } from './stores/journal.ts'
 import type { Awaitable } from './pipeline/compose.ts'
@@ -39,26 +41,39 @@ export interface Admin {
   run(name: string, input?: Record<string, unknown>): Promise<unknown>
 }
 
+/** 400 for a field `input` has that `fields` does not list (a misspelt `advance` would otherwise do nothing, silently). */
+function onlyFields(input: object, fields: readonly string[], what: string): void {
+  const unknown = Object.keys(input).filter((name) => !fields.includes(name))
+  if (unknown.length) throw apiError(400, `${what} takes ${fields.join(', ')}; unknown field${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}`)
+}
+
 export function createAdmin(state: MockState, initialActions: Record<string, AdminAction> = {}): Admin {
   const actions = new Map(Object.entries(initialActions))
   const clockView = (): ClockView => ({ now: state.clock.now().toISOString(), frozen: state.clock.frozen })
   return {
     reset(input = {}) {
-      if (input.seed !== undefined && !Number.isInteger(input.seed)) throw apiError(400, 'seed must be an integer')
+      // Checked whole before anything changes: a refused reset leaves the twin as it was (and logs nothing on a shared store).
+      onlyFields(input, ['seed', 'scale', 'today'], 'a reset')
+      const { seed, scale, today } = input
+      if (seed !== undefined && !Number.isSafeInteger(seed)) throw apiError(400, `seed must be an integer from ${Number.MIN_SAFE_INTEGER} to ${Number.MAX_SAFE_INTEGER}`)
+      if (scale !== undefined && (typeof scale !== 'string' || !isScale(scale))) throw apiError(400, `scale must be one of ${SCALE_NAMES.join(', ')}; got ${JSON.stringify(scale)}`)
+      if (today !== undefined && (typeof today !== 'string' || !isCalendarDate(today))) throw apiError(400, `today must be a calendar date YYYY-MM-DD; got ${JSON.stringify(today)}`)
       state.reset(input)
       return { seed: state.seed, scale: state.scale, today: state.today }
     },
     clock: clockView,
-    setClock({ now, advance_ms, running, real_time }) {
+    setClock(input) {
+      // Checked whole before the clock moves: a refused move leaves it where it was.
+      onlyFields(input, ['now', 'advance_ms', 'running', 'real_time'], 'the clock')
+      const { now, advance_ms, running, real_time } = input
+      if (now !== undefined && (typeof now !== 'string' || !Number.isFinite(Date.parse(now)))) throw apiError(400, 'now must be an ISO date-time')
+      if (advance_ms !== undefined && (typeof advance_ms !== 'number' || !Number.isFinite(advance_ms))) throw apiError(400, 'advance_ms must be a number')
+      const from = now !== undefined ? Date.parse(now) : real_time ? Date.now() : state.clock.nowMs()
+      const problem = clockRangeProblem(from + (advance_ms ?? 0))
+      if (problem) throw apiError(400, problem)
       if (real_time) state.clock.useRealTime()
-      if (now !== undefined) {
-        if (typeof now !== 'string' || !Number.isFinite(Date.parse(now))) throw apiError(400, 'now must be an ISO date-time')
-        state.clock.set(now, { running: running === true })
-      }
-      if (advance_ms !== undefined) {
-        if (typeof advance_ms !== 'number' || !Number.isFinite(advance_ms)) throw apiError(400, 'advance_ms must be a number')
-        state.clock.advance(advance_ms)
-      }
+      if (now !== undefined) state.clock.set(now, { running: running === true })
+      if (advance_ms !== undefined) state.clock.advance(advance_ms)
       return clockView()
     },
     addFault(input) {

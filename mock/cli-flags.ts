@@ -5,6 +5,7 @@
  * table and one entry in mock/cli.ts's command list.
  */
 import { parseArgs } from 'node:util'
+import { isCalendarDate } from './clock.ts'
 
 export interface Flag {
   /** The value's placeholder in the help (`N`, `DIR`, `on|off`); none for a switch. */
@@ -95,11 +96,7 @@ export const checks = {
   positive: (raw: string) => (Number.isFinite(Number(raw)) && Number(raw) > 0 ? undefined : 'must be a positive number'),
   onOff: (raw: string) => (['on', 'off', 'true', 'false'].includes(raw) ? undefined : 'must be on or off'),
   /** A real calendar date: 2026-02-30 and 2026-13-45 are refused. */
-  date: (raw: string) => {
-    if (!/^\d{4}-\d{2}-\d{2}$/.test(raw)) return 'must be a date YYYY-MM-DD'
-    const ms = Date.parse(`${raw}T00:00:00Z`)
-    return !Number.isNaN(ms) && new Date(ms).toISOString().slice(0, 10) === raw ? undefined : 'is not a calendar date'
-  },
+  date: (raw: string) => (!/^\d{4}-\d{2}-\d{2}$/.test(raw) ? 'must be a date YYYY-MM-DD' : isCalendarDate(raw) ? undefined : 'is not a calendar date'),
   oneOf: (values: readonly string[]) => (raw: string) => (values.includes(raw) ? undefined : `must be one of ${values.join(', ')}`),
   nonEmpty: (raw: string) => (raw.trim() ? undefined : 'must not be empty'),
   positiveInteger: (raw: string) => (/^\d+$/.test(raw) && Number(raw) >= 1 ? undefined : 'must be a whole number of at least 1'),

@@ -42,6 +42,26 @@ export interface ClockOptions {
   beforeMove?: () => void
 }
 
+/**
+ * The instants the clock may show: 1970-01-01 to 9999-12-31 (UTC). Past them a date has no four-digit
+ * year (`toISOString` writes `+010000-…`), and past ±8.64e15 ms none at all: a clock moved there broke
+ * every answer after it (the control API's `advance_ms: 1e20` made each request a 500).
+ */
+export const CLOCK_RANGE = { from: Date.UTC(1970, 0, 1), to: Date.UTC(9999, 11, 31, 23, 59, 59, 999) } as const
+
+/** Why the clock may not show `ms` (undefined: it may). */
+export function clockRangeProblem(ms: number): string | undefined {
+  if (Number.isFinite(ms) && ms >= CLOCK_RANGE.from && ms <= CLOCK_RANGE.to) return undefined
+  return `the clock stays between 1970-01-01T00:00:00.000Z and 9999-12-31T23:59:59.999Z; this would put it at ${Number.isFinite(ms) && Math.abs(ms) <= 8.64e15 ? new Date(ms).toISOString() : `${ms} ms after 1970`}`
+}
+
+/** A real calendar date YYYY-MM-DD: 2026-02-30 and 2026-13-45 are not. */
+export function isCalendarDate(date: string): boolean {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(date)) return false
+  const ms = Date.parse(`${date}T00:00:00Z`)
+  return !Number.isNaN(ms) && new Date(ms).toISOString().slice(0, 10) === date
+}
+
 /** A clock that runs in real time by default and can be set, frozen or advanced. */
 export function createClock({ start, running = false, wallClock = Date.now, onMove, beforeMove }: ClockOptions = {}): Clock {
   // Running: now = wallClock() + offset. Frozen: now = frozenAt.
@@ -61,6 +81,8 @@ export function createClock({ start, running = false, wallClock = Date.now, onMo
     today: () => new Date(nowMs()).toISOString().slice(0, 10),
     set(instant, { running: keepRunning = false } = {}) {
       const ms = toMs(instant)
+      const problem = clockRangeProblem(ms)
+      if (problem) throw new RangeError(problem)
       beforeMove?.()
       if (keepRunning) {
         frozenAt = undefined
@@ -72,6 +94,8 @@ export function createClock({ start, running = false, wallClock = Date.now, onMo
     },
     advance(ms) {
       if (!Number.isFinite(ms)) throw new TypeError(`advance needs a number of milliseconds, got ${String(ms)}`)
+      const problem = clockRangeProblem(nowMs() + ms)
+      if (problem) throw new RangeError(problem)
       beforeMove?.()
       if (frozenAt !== undefined) frozenAt += ms
       else offset += ms

@@ -261,11 +261,13 @@ export function createMockState(options: MockStateOptions = {}): MockState {
   }
   type ResetOp = Extract<TwinOp, { kind: 'reset' }>
   const applyReset = (op: ResetOp) => {
+    // The world first: a reset it refuses (a scale or a date it does not take) changes nothing.
+    const world = buildWorld({ seed: op.seed, scale: op.scale, today: op.today, freeze })
     seed = op.seed
     scale = op.scale
     fixedToday = op.fixedToday ? op.today : undefined
     today = op.today
-    generated = buildWorld({ seed, scale, today, freeze })
+    generated = world
     view = viewAt(clock.nowMs())
     writeLog = []
     areaStates = op.hard ? new Map() : keptOverReset()

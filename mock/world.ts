@@ -20,6 +20,8 @@ export interface WorldOptions {
 
 /** True when `scale` names one of the fixtures' scales. */
 export const isScale = (scale: string): scale is Scale => Object.hasOwn(SCALES, scale)
+/** The fixtures' scales, by name. */
+export const SCALE_NAMES = Object.keys(SCALES)
 
 /**
  * Frozen worlds by seed, scale and today, the most recently used last. A frozen world cannot change
@@ -31,7 +33,7 @@ const FROZEN_WORLDS_KEPT = 4
 
 /** The world for a seed, scale and today. */
 export function buildWorld({ seed, scale, today, freeze = false }: WorldOptions): World {
-  if (!isScale(scale)) throw new RangeError(`scale must be one of ${Object.keys(SCALES).join(', ')}; got ${scale}`)
+  if (!isScale(scale)) throw new RangeError(`scale must be one of ${SCALE_NAMES.join(', ')}; got ${scale}`)
   if (!/^\d{4}-\d{2}-\d{2}$/.test(today)) throw new RangeError(`today must be YYYY-MM-DD; got ${today}`)
   // Each shop's data is built on its first use (the same data as built at once): a server starts
   // without building shops no request has asked for.
