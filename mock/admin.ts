@@ -192,6 +192,8 @@ export function createAdminHandlers(state: MockState, { baseUrl = '' }: { baseUr
       answer(async () => {
         const url = new URL(request.url)
         const limit = url.searchParams.get('limit')
+        // As GET /__admin/traces reads its limit (mock/console/routes.ts): `abc` or `-1` is refused, not read as no limit.
+        if (limit !== null && !/^\d+$/.test(limit)) throw apiError(400, 'limit must be a non-negative integer')
         return { requests: await admin.requests({ operationId: url.searchParams.get('operation') ?? undefined, limit: limit ? Number(limit) : undefined }) }
       }),
     ),

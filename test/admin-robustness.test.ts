@@ -65,6 +65,15 @@ describe('control API: bad input is refused and changes nothing', () => {
     expect(await answers()).toBeUndefined()
   })
 
+  it.each(['requests', 'traces'])('GET /__admin/%s?limit=abc and ?limit=-1: 400 {error}; ?limit=0 and ?limit=2 answer', async (list) => {
+    for (const bad of ['abc', '-1', '1.5']) {
+      const res = await fetch(`${base}/__admin/${list}?limit=${bad}`)
+      expect(res.status, bad).toBe(400)
+      expect(((await res.json()) as { error: string }).error).toBe('limit must be a non-negative integer')
+    }
+    for (const good of ['0', '2']) expect((await fetch(`${base}/__admin/${list}?limit=${good}`)).status, good).toBe(200)
+  })
+
   it('the bounds themselves are accepted: the clock at 1970-01-01T00:00:00Z and at 9999-12-31T23:59:59.999Z, a reset to another scale and day', async () => {
     expect((await post('/__admin/clock', JSON.stringify({ now: '1970-01-01T00:00:00Z' }))).status).toBe(200)
     expect(await answers()).toBeUndefined()
