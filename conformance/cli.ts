@@ -3,10 +3,11 @@
  * Exit codes: 0 every MUST rule passed; 1 one failed; 2 bad usage or an unreachable target. The rules
  * run in this process (runner/run-rules.ts).
  */
-import { mkdir, writeFile } from 'node:fs/promises'
+import { writeFile } from 'node:fs/promises'
+import { makeDir } from '../mock/lib/make-dir.ts'
 import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
-import { shortMessage } from '../mock/cli-flags.ts'
+import { outputDirProblem, shortMessage } from '../mock/cli-flags.ts'
 import { loadContract } from '../openapi/index.ts'
 import { catalogue, selectRules } from './catalogue.ts'
 import { redactText } from './client.ts'
@@ -148,7 +149,7 @@ function shopNotOnAccount(body: string, shopId: string): string | undefined {
 
 /** Writes the three reports with every secret redacted once more; returns their paths. */
 export async function writeReports(report: RunReport, dir: string, secrets: readonly string[]): Promise<string[]> {
-  await mkdir(dir, { recursive: true })
+  makeDir(dir)
   const files: Array<[string, string]> = [
     ['junit.xml', junitReport(report)],
     ['report.json', jsonReport(report)],
@@ -183,6 +184,11 @@ export async function main(argv: string[]): Promise<number> {
   if (list) {
     for (const rule of selectRules(options.rules)) process.stdout.write(`${rule.id.padEnd(38)} ${rule.level.padEnd(6)} ${rule.writes ? 'writes' : 'reads '} ${rule.title}${rule.inferred ? ` (inferred: ${rule.inferred})` : ''}\n`)
     return 0
+  }
+  const unwritable = options.reportDir ? outputDirProblem('--report-dir', options.reportDir) : undefined
+  if (unwritable) {
+    process.stderr.write(`conformance: ${unwritable}\n`)
+    return 2
   }
   const unreachable = await probeTarget(options)
   if (unreachable) {

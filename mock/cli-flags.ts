@@ -6,6 +6,7 @@
  */
 import { parseArgs } from 'node:util'
 import { isCalendarDate } from './clock.ts'
+import { makeDir } from './lib/make-dir.ts'
 
 export interface Flag {
   /** The value's placeholder in the help (`N`, `DIR`, `on|off`); none for a switch. */
@@ -91,7 +92,7 @@ export const usageLine = (command: string, message: string): string => `shoptwin
 
 // The value checks the commands share.
 export const checks = {
-  integer: (raw: string) => (/^-?\d+$/.test(raw) ? undefined : 'must be an integer'),
+  integer: (raw: string) => (!/^-?\d+$/.test(raw) ? 'must be an integer' : Number.isSafeInteger(Number(raw)) ? undefined : `must be an integer from ${Number.MIN_SAFE_INTEGER} to ${Number.MAX_SAFE_INTEGER}`),
   port: (raw: string) => (/^\d+$/.test(raw) && Number(raw) <= 65535 ? undefined : 'must be a port number from 0 to 65535 (0: any free port)'),
   positive: (raw: string) => (Number.isFinite(Number(raw)) && Number(raw) > 0 ? undefined : 'must be a positive number'),
   onOff: (raw: string) => (['on', 'off', 'true', 'false'].includes(raw) ? undefined : 'must be on or off'),
@@ -106,3 +107,17 @@ export const checks = {
 
 /** Whether an on/off flag is on (`fallback` when not given). */
 export const isOn = (raw: string | boolean | string[] | undefined, fallback: boolean): boolean => (typeof raw === 'string' ? raw === 'on' || raw === 'true' : fallback)
+
+/**
+ * Makes the directory a command writes to (`--report-dir`, `--out`) before the command's work, so that
+ * one it cannot make is said at the start in one line, not after a run or a proxy session: undefined
+ * when it is there.
+ */
+export function outputDirProblem(flag: string, dir: string): string | undefined {
+  try {
+    makeDir(dir)
+    return undefined
+  } catch (error) {
+    return `${flag} ${dir}: ${(error as Error).message}`
+  }
+}

@@ -8,7 +8,7 @@ import module from 'node:module'
 import v8 from 'node:v8'
 import { fileURLToPath } from 'node:url'
 import { SCALES } from '../fixtures/scale.ts'
-import { checks, helpText, isOn, parseFlags, usageLine, UsageError, type CommandSpec, type FlagValues } from './cli-flags.ts'
+import { checks, helpText, isOn, outputDirProblem, parseFlags, usageLine, UsageError, type CommandSpec, type FlagValues } from './cli-flags.ts'
 import { portInUseMessage } from './port-holder.ts'
 import { handleOutputErrors, keepServing } from './cli-output.ts'
 
@@ -249,6 +249,11 @@ async function fixtures(args: string[]): Promise<number> {
   const out = str(values.out)
   if (!out) {
     console.error(usageLine('fixtures', '--out DIR is required'))
+    return 2
+  }
+  const unwritable = outputDirProblem('--out', out)
+  if (unwritable) {
+    console.error(usageLine('fixtures', unwritable))
     return 2
   }
   const exportPath = ownModule('..', 'fixtures', 'export')

@@ -4,10 +4,11 @@
  * and the exit code: 0 unless a rule at the --fail-on level failed (1); 2 on bad usage or a port in
  * use, in one line.
  */
-import { mkdirSync, writeFileSync } from 'node:fs'
+import { writeFileSync } from 'node:fs'
+import { makeDir } from '../mock/lib/make-dir.ts'
 import { join } from 'node:path'
 import { loadProfile, type Profile } from '../conformance/certify-client/profile.ts'
-import { checks, helpText, parseFlags, usageLine, UsageError, type CommandSpec } from '../mock/cli-flags.ts'
+import { checks, helpText, outputDirProblem, parseFlags, usageLine, UsageError, type CommandSpec } from '../mock/cli-flags.ts'
 import { keepServing } from '../mock/cli-output.ts'
 import { portInUseMessage } from '../mock/port-holder.ts'
 import type { Graded } from './grade.ts'
@@ -74,6 +75,10 @@ export async function main(argv: string[], { signal }: { signal?: AbortSignal } 
   } catch (error) {
     return usage((error as Error).message.replace('--profile', '--inject'))
   }
+  // shoptwin proxy does not send a user and password of --upstream (the client's own Authorization goes on as it came), and would print them.
+  if (upstream.username || upstream.password) return usage('--upstream must not carry a user or password: the proxy does not send them (the client\'s own Authorization header is forwarded)')
+  const unwritable = values['report-dir'] ? outputDirProblem('--report-dir', values['report-dir']) : undefined
+  if (unwritable) return usage(unwritable)
 
   const live = Boolean(process.stdout.isTTY)
   const color = live && !process.env.NO_COLOR
@@ -112,7 +117,7 @@ export async function main(argv: string[], { signal }: { signal?: AbortSignal } 
   const redact = (text: string) => secrets.reduce((out, secret) => out.split(secret).join('<redacted>'), text)
   const written: string[] = []
   if (values['report-dir']) {
-    mkdirSync(values['report-dir'], { recursive: true })
+    makeDir(values['report-dir'])
     for (const [name, text] of [['report.json', proxyJson(report)], ['junit.xml', proxyJunit(report)], ['report.html', proxyHtml(report)]] as const) {
       const path = join(values['report-dir'], name)
       // A last pass, as the suites': a key echoed in a body never reaches a file.

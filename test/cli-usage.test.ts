@@ -1,12 +1,13 @@
 /**
  * The command line at the door (issue 25): every subcommand answers --help, and an unknown flag, a
- * bad value, a missing value or a busy port is one line on stderr and exit 2, never a stack trace;
+ * bad value, a missing value, a busy port or a directory it cannot write to (said at the start, not
+ * after the work) is one line on stderr and exit 2, never a stack trace (nor a hang);
  * `conformance` refuses a --shop-id that is not on the key's account before the first rule; an old
  * Node is stopped with one line by the CLI and by every entry point of the package.
  */
 import { execFileSync, spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
-import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { mkdtemp, rm, symlink, writeFile } from 'node:fs/promises'
 import { createServer, type Server } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -45,6 +46,8 @@ let out: string
 beforeAll(async () => {
   mock = await startMock({ rateLimit: false })
   out = await mkdtemp(join(tmpdir(), 'shoptwin-cli-'))
+  // A symlink to nothing (a volume not mounted): a directory under it cannot be made.
+  await symlink(join(out, 'nowhere'), join(out, 'dangling'))
 })
 afterAll(async () => {
   await mock?.close()
@@ -93,9 +96,32 @@ describe('shoptwin <command>: --help, and one line with exit 2 for a bad flag or
     [['proxy'], /^shoptwin proxy: --upstream URL is required/],
     [['proxy', '--upstream', 'ftp://x'], /^shoptwin proxy: --upstream must be an http\(s\) URL, got "ftp:\/\/x"/],
     [['proxy', '--upstream', 'http://127.0.0.1:1', '--inject', '/nonexistent.json'], /^shoptwin proxy: --inject must be standard, strict or a JSON file/],
+    [['serve', '--seed', '99999999999999999999999'], /^shoptwin serve: --seed must be an integer from -9007199254740991 to 9007199254740991, got "99999999999999999999999"/],
+    [['proxy', '--upstream', 'http://user:hunter2@127.0.0.1:1'], /^shoptwin proxy: --upstream must not carry a user or password: the proxy does not send them/],
     [['nonsense'], /^shoptwin: unknown command nonsense \(commands: serve, fixtures, conformance, certify-client/],
   ])('%j: one line, exit 2', async (argv, reason) => {
     expectUsageError(await cli(argv), reason)
+  })
+
+  // Node's recursive mkdir never returns for these (it makes the parent and tries the child again, forever): the command hung after its work.
+  const UNMAKEABLE = [
+    ['under a dangling symlink', () => join(out, 'dangling', 'reports')],
+    ['under /proc', () => '/proc/shoptwin-reports'],
+  ] as const
+  const WRITERS: Array<[string, (dir: string) => string[], string]> = [
+    ['fixtures', (dir) => ['fixtures', '--out', dir, '--scale', 'small'], 'shoptwin fixtures: --out'],
+    ['conformance', (dir) => [...conformance(), '--report-dir', dir], 'conformance: --report-dir'],
+    ['certify-client', (dir) => ['certify-client', '--report-dir', dir], 'shoptwin certify-client: --report-dir'],
+    ['proxy', (dir) => ['proxy', '--upstream', mock.url, '--port', '0', '--report-dir', dir], 'shoptwin proxy: --report-dir'],
+  ]
+  it.each(WRITERS.flatMap(([name, argv, prefix]) => UNMAKEABLE.map(([where, dir]) => [name, where, argv, prefix, dir] as const)))('%s: a directory %s that cannot be made: one line at the start, exit 2', async (_name, _where, argv, prefix, dirOf) => {
+    const dir = dirOf()
+    expectUsageError(await cli(argv(dir)), new RegExp(`^${prefix} ${dir}: ENOENT`))
+  })
+
+  it('the upstream\'s password is not printed with the refusal', async () => {
+    const run = await cli(['proxy', '--upstream', 'http://user:hunter2@127.0.0.1:1'])
+    expect(run.stderr + run.stdout).not.toContain('hunter2')
   })
 
   it('shoptwin --help lists every subcommand', async () => {

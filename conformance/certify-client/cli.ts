@@ -7,9 +7,10 @@
  * anything short of CERTIFIED; with --require-operations, a client that did not call one of them), 2 on bad usage.
  */
 import { spawn } from 'node:child_process'
-import { mkdirSync, writeFileSync } from 'node:fs'
+import { writeFileSync } from 'node:fs'
+import { makeDir } from '../../mock/lib/make-dir.ts'
 import { join } from 'node:path'
-import { checks, helpText, parseFlags, usageLine, UsageError, type CommandSpec } from '../../mock/cli-flags.ts'
+import { checks, helpText, outputDirProblem, parseFlags, usageLine, UsageError, type CommandSpec } from '../../mock/cli-flags.ts'
 import { portInUseMessage } from '../../mock/port-holder.ts'
 import { keepServing } from '../../mock/cli-output.ts'
 import { loadContract } from '../../openapi/index.ts'
@@ -73,6 +74,8 @@ export async function main(argv: string[]): Promise<number> {
   const contract = loadContract()
   const unknown = requireOperations.filter((name) => !contract.byId.has(name) && !contract.operations.some((o) => o.permission === name))
   if (unknown.length) return usage(`--require-operations: no operation ${unknown.join(', ')} in the contract (name them as POST /automations/create or by operationId)`)
+  const unwritable = values['report-dir'] ? outputDirProblem('--report-dir', values['report-dir']) : undefined
+  if (unwritable) return usage(unwritable)
   let profile: Profile
   try {
     profile = loadProfile(values.profile ?? 'standard')
@@ -146,7 +149,7 @@ function write(report: ClientReport, dir: string | undefined, secrets: string[])
   const lines = outcomeLines(report)
   const written: string[] = []
   if (dir) {
-    mkdirSync(dir, { recursive: true })
+    makeDir(dir)
     for (const [name, text] of [['junit.xml', clientJunit(report)], ['report.json', clientJson(report)], ['report.html', clientHtml(report)]] as const) {
       writeFileSync(join(dir, name), redact(text))
       written.push(join(dir, name))
