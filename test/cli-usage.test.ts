@@ -111,6 +111,7 @@ describe('shoptwin <command>: --help, and one line with exit 2 for a bad flag or
   const WRITERS: Array<[string, (dir: string) => string[], string]> = [
     ['fixtures', (dir) => ['fixtures', '--out', dir, '--scale', 'small'], 'shoptwin fixtures: --out'],
     ['conformance', (dir) => [...conformance(), '--report-dir', dir], 'conformance: --report-dir'],
+    ['conformance --mcp-url', (dir) => ['conformance', '--mcp-url', `${mock.url}/mcp`, '--report-dir', dir], 'conformance: --report-dir'],
     ['certify-client', (dir) => ['certify-client', '--report-dir', dir], 'shoptwin certify-client: --report-dir'],
     ['proxy', (dir) => ['proxy', '--upstream', mock.url, '--port', '0', '--report-dir', dir], 'shoptwin proxy: --report-dir'],
   ]

@@ -275,6 +275,11 @@ export async function runConnectorCli(argv: string[]): Promise<number> {
   const baseUrl = values['base-url']
   const apiKey = values['api-key'] ?? process.env.CONFORMANCE_API_KEY
   const reportDir = values['report-dir']
+  const unwritable = typeof reportDir === 'string' ? (await import('../../../mock/cli-flags.ts')).outputDirProblem('--report-dir', reportDir) : undefined
+  if (unwritable) {
+    process.stderr.write(`conformance: ${unwritable}\n`)
+    return 2
+  }
   const user = typeof email === 'string' && typeof password === 'string' ? { email, password } : undefined
   const api = typeof baseUrl === 'string' && typeof apiKey === 'string' ? { baseUrl, apiKey } : undefined
   const secrets = [password, apiKey].filter((s): s is string => typeof s === 'string' && s.length > 0)
