@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { loadProfile, PROFILES } from '../conformance/certify-client/profile.ts'
 
 const cli = fileURLToPath(new URL('../mock/cli.ts', import.meta.url))
 let dir: string
@@ -88,6 +89,31 @@ describe('shoptwin certify-client', () => {
     await writeFile(file, JSON.stringify({ writeFaults: ['drop'], burst429: { after: [1, 1], every: 0, times: 1, retryAfterSeconds: 3 } }))
     const { stdout } = await certifyClient(['--profile', file, '--', process.execPath, '--input-type=module', '-e', HASTY])
     expect(stdout).toMatch(/produced: 429 after a burst x1/)
+  })
+
+  it.each([
+    [{ situations: 5 }, /^a profile takes name, burst429, .*; unknown field: situations$/],
+    [{ burst429: { time: 2 } }, /^burst429 takes after, every, times, retryAfterSeconds; unknown field: time$/],
+    [{ burst429: 5 }, /^burst429 must be an object$/],
+    [{ burst429: { after: [3, 1] } }, /^burst429\.after must be \[first, last\]/],
+    [{ burst429: { times: -1 } }, /^burst429\.times must be an integer >= 0$/],
+    [{ writeFaults: '503' }, /^writeFaults must be a list of/],
+    [{ writeFaults: ['boom'] }, /^writeFaults: boom is not one of/],
+    [{ slowMs: 1.5 }, /^slowMs must be an integer >= 0$/],
+    [{ name: 5 }, /^name must be a non-empty string$/],
+  ])('a profile file %j is refused before the session, in one line (it was ignored, or thrown mid-session)', async (content, reason) => {
+    const file = join(dir, 'bad-profile.json')
+    await writeFile(file, JSON.stringify(content))
+    expect(() => loadProfile(file)).toThrow(reason)
+  })
+
+  it('a profile file sets burst429\'s fields one by one; the rest are the standard profile\'s', async () => {
+    const file = join(dir, 'partial-profile.json')
+    await writeFile(file, JSON.stringify({ burst429: { retryAfterSeconds: 3 }, inFlight409: 0 }))
+    expect(loadProfile(file)).toEqual({ ...PROFILES.standard, name: file, burst429: { ...PROFILES.standard.burst429, retryAfterSeconds: 3 }, inFlight409: 0 })
+    const { code, stderr } = await certifyClient(['--profile', join(dir, 'no-such.json')])
+    expect(stderr).toMatch(/^shoptwin certify-client: --profile must be standard, strict or a JSON file/)
+    expect(code).toBe(2)
   })
 
   it('without a command it records until POST /__admin/certification/finish, then grades', async () => {

@@ -62,7 +62,20 @@ export const PROFILES: Record<'standard' | 'strict', Profile> = {
   },
 }
 
-/** A preset by name, or a JSON file whose fields override the standard profile's. */
+/** The fields a profile file may set (`name` too), each checked before the profile is used. */
+const PROFILE_FIELDS = Object.keys(PROFILES.standard) as Array<keyof Profile>
+const BURST_FIELDS = Object.keys(PROFILES.standard.burst429) as Array<keyof Profile['burst429']>
+const isCount = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) >= 0
+const unknownFields = (value: object, known: readonly string[], where: string) => {
+  const unknown = Object.keys(value).filter((name) => !known.includes(name))
+  if (unknown.length) throw new Error(`${where} takes ${known.join(', ')}; unknown field${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}`)
+}
+
+/**
+ * A preset by name, or a JSON file whose fields override the standard profile's (`burst429`'s one by
+ * one). Every field is checked: a misspelt one is refused, not ignored (the client would be certified
+ * without the situation it was meant to meet), and a wrong shape is said here, not thrown mid-session.
+ */
 export function loadProfile(nameOrFile: string): Profile {
   if (nameOrFile === 'standard' || nameOrFile === 'strict') return PROFILES[nameOrFile]
   let parsed: unknown
@@ -72,10 +85,22 @@ export function loadProfile(nameOrFile: string): Profile {
     throw new Error(`--profile must be standard, strict or a JSON file: ${(error as Error).message}`)
   }
   if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error('--profile file must hold a JSON object')
-  const profile = { ...PROFILES.standard, name: nameOrFile, ...(parsed as Partial<Profile>) }
+  const file = parsed as Record<string, unknown>
+  unknownFields(file, PROFILE_FIELDS, 'a profile')
+  const burst = file.burst429 ?? {}
+  if (!burst || typeof burst !== 'object' || Array.isArray(burst)) throw new Error('burst429 must be an object')
+  unknownFields(burst, BURST_FIELDS, 'burst429')
+  const profile = { ...PROFILES.standard, name: nameOrFile, ...(file as Partial<Profile>), burst429: { ...PROFILES.standard.burst429, ...(burst as Partial<Profile['burst429']>) } }
+  if (typeof profile.name !== 'string' || !profile.name) throw new Error('name must be a non-empty string')
+  if (!Array.isArray(profile.writeFaults)) throw new Error(`writeFaults must be a list of ${WRITE_FAULTS.join(', ')}`)
   for (const fault of profile.writeFaults) if (!WRITE_FAULTS.includes(fault)) throw new Error(`writeFaults: ${String(fault)} is not one of ${WRITE_FAULTS.join(', ')}`)
   for (const field of ['inFlight409', 'stale412', 'haloRefreshMs', 'deepListingRows', 'slowMs'] as const) {
-    if (!Number.isInteger(profile[field]) || profile[field] < 0) throw new Error(`${field} must be an integer >= 0`)
+    if (!isCount(profile[field])) throw new Error(`${field} must be an integer >= 0`)
+  }
+  const { after, every, times, retryAfterSeconds } = profile.burst429
+  if (!Array.isArray(after) || after.length !== 2 || !after.every((n) => isCount(n) && n >= 1) || after[0] > after[1]) throw new Error('burst429.after must be [first, last]: whole numbers from 1, first <= last (the 429 comes on a request drawn between them)')
+  for (const [field, value] of [['every', every], ['times', times], ['retryAfterSeconds', retryAfterSeconds]] as const) {
+    if (!isCount(value)) throw new Error(`burst429.${field} must be an integer >= 0`)
   }
   return profile
 }
