@@ -21,10 +21,14 @@ async function connected(state: MockState, tools: string[]) {
   for (const [k, v] of Object.entries({ response_type: 'code', client_id: client.client_id, redirect_uri: REDIRECT, code_challenge: challenge, code_challenge_method: 'S256' })) url.searchParams.set(k, v)
   const back = await consent(createBrowser(f), url.href, { email: user.email, password: user.password, shops: state.world.shops.map((s) => s.shop_id), tools })
   const tokens = (await (await f(`${BASE}/oauth/token`, { method: 'POST', body: new URLSearchParams({ grant_type: 'authorization_code', code: back.searchParams.get('code')!, code_verifier: verifier, client_id: client.client_id, redirect_uri: REDIRECT }) })).json()) as { access_token: string }
-  return async (name: string, args: Record<string, unknown>) => {
-    const response = await f(`${BASE}/mcp`, { method: 'POST', headers: { authorization: `Bearer ${tokens.access_token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } }) })
-    return ((await response.json()) as { result: { isError?: boolean; structuredContent: any; _meta: Record<string, unknown> } }).result
+  /** One JSON-RPC message (or a batch) on the MCP endpoint, its answer parsed. */
+  const rpc = async (message: unknown): Promise<any> => {
+    const response = await f(`${BASE}/mcp`, { method: 'POST', headers: { authorization: `Bearer ${tokens.access_token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify(message) })
+    return response.json()
   }
+  const call = async (name: string, args: Record<string, unknown>) =>
+    ((await rpc({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } })) as { result: { isError?: boolean; structuredContent: any; _meta: Record<string, unknown> } }).result
+  return Object.assign(call, { rpc })
 }
 
 describe('connector tool calls through the REST pipeline', () => {
@@ -70,5 +74,28 @@ describe('connector tool calls through the REST pipeline', () => {
     expect(second._meta['shoptwin/idempotent-replayed']).toBe(true)
     const log = state.connector.data.activity.filter((e) => e.tool === 'createList' && e.actor.kind === 'connector' && e.actor.client_name === 'Pipeline')
     expect(log.map((e) => e.idempotent_replay)).toEqual([false, true])
+  })
+})
+
+describe('connector: params a method does not take are the caller\'s error, -32602 (JSON-RPC 2.0 5.1)', () => {
+  // The SDK answers them -32603 Internal error with its zod issues dumped in the message (modelcontextprotocol/typescript-sdk issue 2284).
+  it.each([
+    [{ method: 'tools/call', params: {} }, 'Invalid params: params.name: expected string'],
+    [{ method: 'tools/call', params: { name: 'getShopSps', arguments: 'x' } }, 'Invalid params: params.arguments: expected object'],
+    [{ method: 'tools/list', params: { cursor: 5 } }, 'Invalid params: params.cursor: expected string'],
+    [{ method: 'initialize', params: {} }, 'Invalid params: params.protocolVersion: expected string; params.capabilities: expected object; params.clientInfo: expected object'],
+  ])('%j: -32602 and one line naming the params', async (request, message) => {
+    const call = await connected(createMockState({ seed: 42, now: '2026-03-10T12:00:00.000Z' }), ['getShopSps'])
+    expect(await call.rpc({ jsonrpc: '2.0', id: 7, ...request })).toEqual({ jsonrpc: '2.0', id: 7, error: { code: -32602, message } })
+  })
+
+  it('in a batch, the refused message is rewritten and the others answered as they were', async () => {
+    const call = await connected(createMockState({ seed: 42, now: '2026-03-10T12:00:00.000Z' }), ['getShopSps'])
+    const answers = (await call.rpc([
+      { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 5 } },
+      { jsonrpc: '2.0', id: 2, method: 'tools/list' },
+    ])) as Array<{ id: number; error?: { code: number }; result?: { tools: unknown[] } }>
+    expect(answers.find((a) => a.id === 1)!.error!.code).toBe(-32602)
+    expect(answers.find((a) => a.id === 2)!.result!.tools.length).toBe(1)
   })
 })

@@ -196,7 +196,7 @@ export function createMcpEndpoint(state: MockState, { log }: { log?: (error: unk
     try {
       // The tool calls of this request name their traces here: the answer carries them in x-shoptwin-trace.
       const traces: string[] = []
-      const response = await transport.handleRequest(request, { authInfo: { ...principal.authInfo, extra: { principal, traces } } })
+      const response = await invalidParamsAnswered(await transport.handleRequest(request, { authInfo: { ...principal.authInfo, extra: { principal, traces } } }))
       if (!traces.length) return response
       const headers = new Headers(response.headers)
       headers.set(TRACE_HEADER, traces.join(', '))
@@ -208,4 +208,45 @@ export function createMcpEndpoint(state: MockState, { log }: { log?: (error: unk
   }
 
   return { handle, callTool }
+}
+
+/** `params.name: expected string` (zod's `record` is a JSON object). */
+const issueText = ({ path = [], expected, message }: { path?: unknown[]; expected?: string; message?: string }) =>
+  `${['params', ...path.slice(path[0] === 'params' ? 1 : 0)].join('.')}: ${expected ? `expected ${expected === 'record' ? 'object' : expected}` : (message ?? 'invalid')}`
+
+/** A JSON-RPC error as the SDK writes it for params its schema refused: -32603, the message the zod issues as JSON. */
+const SCHEMA_REFUSAL = /"error":\{"code":-32603,"message":"\[/
+
+/**
+ * Params a method's schema refuses (`tools/call` without a name, `arguments: "x"`, `initialize` without
+ * params) are the caller's error, -32602 Invalid params (JSON-RPC 2.0 5.1), but the SDK answers -32603
+ * Internal error with the zod issues dumped as JSON in the message (modelcontextprotocol/typescript-sdk
+ * issue 2284, open). The answer is rewritten: -32602 and the issues in one line (`Invalid params:
+ * params.name: expected string`). Any other answer is passed on as it came.
+ */
+async function invalidParamsAnswered(response: Response): Promise<Response> {
+  if (!(response.headers.get('content-type') ?? '').startsWith('application/json')) return response
+  const text = await response.text()
+  const answer = () => new Response(text, { status: response.status, statusText: response.statusText, headers: response.headers })
+  if (!SCHEMA_REFUSAL.test(text)) return answer()
+  const messages = JSON.parse(text) as unknown
+  let rewritten = false
+  for (const message of Array.isArray(messages) ? messages : [messages]) {
+    const error = (message as { error?: { code?: number; message?: string } }).error
+    if (error?.code !== -32603 || !error.message?.startsWith('[')) continue
+    let issues: Array<{ path?: unknown[]; message?: string; expected?: string }>
+    try {
+      issues = JSON.parse(error.message) as typeof issues
+    } catch {
+      continue
+    }
+    if (!Array.isArray(issues) || !issues.every((i) => i && typeof i === 'object' && Array.isArray(i.path))) continue
+    error.code = -32602
+    error.message = `Invalid params: ${issues.map(issueText).join('; ')}`
+    rewritten = true
+  }
+  if (!rewritten) return answer()
+  const headers = new Headers(response.headers)
+  headers.delete('content-length')
+  return new Response(JSON.stringify(messages), { status: response.status, statusText: response.statusText, headers })
 }
