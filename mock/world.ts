@@ -2,6 +2,7 @@
  * The world the mock serves: fixtures/'s createWorld({ seed, scale, today }). The pipeline reads
  * keys and shops; areas read `world.shopData[shop_id]` and the rest.
  */
+import { isCalendarDate } from './clock.ts'
 import { createWorld, SCALES, type ApiKey, type Scale, type ShopRecord, type World } from '../fixtures/index.ts'
 
 export type { World, ShopRecord, Scale }
@@ -34,7 +35,7 @@ const FROZEN_WORLDS_KEPT = 4
 /** The world for a seed, scale and today. */
 export function buildWorld({ seed, scale, today, freeze = false }: WorldOptions): World {
   if (!isScale(scale)) throw new RangeError(`scale must be one of ${SCALE_NAMES.join(', ')}; got ${scale}`)
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(today)) throw new RangeError(`today must be YYYY-MM-DD; got ${today}`)
+  if (!isCalendarDate(today)) throw new RangeError(`today must be a calendar date YYYY-MM-DD; got ${today}`)
   // Each shop's data is built on its first use (the same data as built at once): a server starts
   // without building shops no request has asked for.
   if (!freeze) return createWorld({ seed, scale, today, lazyShops: true, freeze })
