@@ -12,6 +12,7 @@ import { createConsoleHandlers } from './console/routes.ts'
 import { apiError, toResponse, type ApiResult } from './respond.ts'
 import type { MockState } from './state.ts'
 import { clockRangeProblem, isCalendarDate } from './clock.ts'
+import { unknownFieldsProblem } from './lib/fields.ts'
 import { isScale, SCALE_NAMES } from './world.ts'
 import type { Fault, FaultInput } from './stores/faults.ts'
 import type { JournalEntry } from './stores/journal.ts'
@@ -41,10 +42,10 @@ export interface Admin {
   run(name: string, input?: Record<string, unknown>): Promise<unknown>
 }
 
-/** 400 for a field `input` has that `fields` does not list (a misspelt `advance` would otherwise do nothing, silently). */
+/** 400 for a field `input` has that `fields` does not list. */
 function onlyFields(input: object, fields: readonly string[], what: string): void {
-  const unknown = Object.keys(input).filter((name) => !fields.includes(name))
-  if (unknown.length) throw apiError(400, `${what} takes ${fields.join(', ')}; unknown field${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}`)
+  const problem = unknownFieldsProblem(input, fields, what)
+  if (problem) throw apiError(400, problem)
 }
 
 export function createAdmin(state: MockState, initialActions: Record<string, AdminAction> = {}): Admin {

@@ -7,6 +7,7 @@
  * halo read of any shop), so a client that makes a request of a kind meets its situation at least once.
  */
 import { readFileSync } from 'node:fs'
+import { unknownFieldsProblem } from '../../mock/lib/fields.ts'
 
 /**
  * A fault on an idempotent write's first attempt: `503` (not applied), `500-applied`, `drop`,
@@ -67,8 +68,8 @@ const PROFILE_FIELDS = Object.keys(PROFILES.standard) as Array<keyof Profile>
 const BURST_FIELDS = Object.keys(PROFILES.standard.burst429) as Array<keyof Profile['burst429']>
 const isCount = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) >= 0
 const unknownFields = (value: object, known: readonly string[], where: string) => {
-  const unknown = Object.keys(value).filter((name) => !known.includes(name))
-  if (unknown.length) throw new Error(`${where} takes ${known.join(', ')}; unknown field${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}`)
+  const problem = unknownFieldsProblem(value, known, where)
+  if (problem) throw new Error(problem)
 }
 
 /**
