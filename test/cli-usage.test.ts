@@ -21,10 +21,15 @@ import pkg from '../package.json' with { type: 'json' }
 const root = fileURLToPath(new URL('..', import.meta.url))
 const bin = join(root, 'bin', 'shoptwin.mjs')
 
+/** The CLIs started and not yet ended: a test that timed out waiting for one leaves it running (a server, a proxy), killed at the end. */
+const running = new Set<ReturnType<typeof spawn>>()
+
 /** Runs the CLI as a user does (bin/shoptwin.mjs) with `node` (the project's Node unless given). */
 function cli(argv: string[], node = process.execPath): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     const child = spawn(node, [bin, ...argv], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } })
+    running.add(child)
+    child.on('exit', () => running.delete(child))
     let stdout = ''
     let stderr = ''
     child.stdout.on('data', (d) => (stdout += d))
@@ -50,6 +55,7 @@ beforeAll(async () => {
   await symlink(join(out, 'nowhere'), join(out, 'dangling'))
 })
 afterAll(async () => {
+  for (const child of running) child.kill('SIGKILL')
   await mock?.close()
   if (out) await rm(out, { recursive: true, force: true })
 })
