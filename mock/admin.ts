@@ -11,9 +11,9 @@ import { pathMethods } from './methods.ts'
 import { createConsoleHandlers } from './console/routes.ts'
 import { apiError, toResponse, type ApiResult } from './respond.ts'
 import type { MockState } from './state.ts'
-import { clockRangeProblem, isCalendarDate } from './clock.ts'
+import { clockRangeProblem } from './clock.ts'
 import { unknownFieldsProblem } from './lib/fields.ts'
-import { isScale, SCALE_NAMES } from './world.ts'
+import { worldOptionsProblem } from './world.ts'
 import type { Fault, FaultInput } from './stores/faults.ts'
 import type { JournalEntry } from './stores/journal.ts'
 import type { Awaitable } from './pipeline/compose.ts'
@@ -57,8 +57,8 @@ export function createAdmin(state: MockState, initialActions: Record<string, Adm
       onlyFields(input, ['seed', 'scale', 'today'], 'a reset')
       const { seed, scale, today } = input
       if (seed !== undefined && !Number.isSafeInteger(seed)) throw apiError(400, `seed must be an integer from ${Number.MIN_SAFE_INTEGER} to ${Number.MAX_SAFE_INTEGER}`)
-      if (scale !== undefined && (typeof scale !== 'string' || !isScale(scale))) throw apiError(400, `scale must be one of ${SCALE_NAMES.join(', ')}; got ${JSON.stringify(scale)}`)
-      if (today !== undefined && (typeof today !== 'string' || !isCalendarDate(today))) throw apiError(400, `today must be a calendar date YYYY-MM-DD; got ${JSON.stringify(today)}`)
+      const problem = worldOptionsProblem({ scale, today })
+      if (problem) throw apiError(400, problem)
       state.reset(input)
       return { seed: state.seed, scale: state.scale, today: state.today }
     },

@@ -207,11 +207,13 @@ async function whole(response: Response): Promise<Response> {
   return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers })
 }
 
+/** A request target in the absolute form (`http://host/path?q`; RFC 9112 3.2.2: a server MUST accept it). */
+const ABSOLUTE_FORM = /^https?:\/\//i
+
 /**
  * What makes a request that node's parser let through malformed (a version other than HTTP/1.x; RFC 9112
  * 3.2: an HTTP/1.1 request without Host, any request with more than one or with an invalid one, MUST be
- * answered 400), or undefined. A target in the
- * absolute form (RFC 9112 3.2.2: a server MUST accept it) is rewritten to its path here.
+ * answered 400; an absolute-form target that is not a URL), or undefined.
  */
 function requestProblem(req: IncomingMessage): string | undefined {
   // node's parser reads an HTTP/0.9 request line (no version) and any x.y version as HTTP/1 framing.
@@ -229,11 +231,7 @@ function requestProblem(req: IncomingMessage): string | undefined {
   if (hosts === 0 && req.httpVersion === '1.1') return 'Missing Host header: an HTTP/1.1 request must carry one (RFC 9112 3.2)'
   if (hosts === 1 && !HOST_FIELD.test(host)) return `Invalid Host header: ${JSON.stringify(host.slice(0, 80))} is not host[:port] (RFC 9112 3.2)`
   const url = req.url ?? '/'
-  if (!url.startsWith('/') && /^https?:\/\//i.test(url)) {
-    if (!URL.canParse(url)) return `Malformed request target: ${JSON.stringify(url.slice(0, 80))}`
-    const { pathname, search } = new URL(url)
-    req.url = `${pathname}${search}`
-  }
+  if (ABSOLUTE_FORM.test(url) && !URL.canParse(url)) return `Malformed request target: ${JSON.stringify(url.slice(0, 80))}`
   return undefined
 }
 
@@ -282,6 +280,11 @@ export function createServer({ state = undefined, stateOptions, remoteAdmin = fa
       if (malformed) {
         res.shouldKeepAlive = false
         return sendResult(res, apiError(400, malformed))
+      }
+      // The absolute form is served as its path.
+      if (req.url && ABSOLUTE_FORM.test(req.url)) {
+        const { pathname, search } = new URL(req.url)
+        req.url = `${pathname}${search}`
       }
       const rawUrl = req.url ?? '/'
       const path = rawUrl.split('?')[0]

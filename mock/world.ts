@@ -24,6 +24,13 @@ export const isScale = (scale: string): scale is Scale => Object.hasOwn(SCALES, 
 /** The fixtures' scales, by name. */
 export const SCALE_NAMES = Object.keys(SCALES)
 
+/** What is wrong with a world's scale or last day (undefined: nothing); the control API's reset says it as a 400, buildWorld throws it. */
+export function worldOptionsProblem({ scale, today }: { scale?: unknown; today?: unknown }): string | undefined {
+  if (scale !== undefined && (typeof scale !== 'string' || !isScale(scale))) return `scale must be one of ${SCALE_NAMES.join(', ')}; got ${JSON.stringify(scale)}`
+  if (today !== undefined && (typeof today !== 'string' || !isCalendarDate(today))) return `today must be a calendar date YYYY-MM-DD; got ${JSON.stringify(today)}`
+  return undefined
+}
+
 /**
  * Frozen worlds by seed, scale and today, the most recently used last. A frozen world cannot change
  * (an edit throws), so the states built for the same three share one: tests and strict mode build
@@ -34,13 +41,14 @@ const FROZEN_WORLDS_KEPT = 4
 
 /** The world for a seed, scale and today. */
 export function buildWorld({ seed, scale, today, freeze = false }: WorldOptions): World {
-  if (!isScale(scale)) throw new RangeError(`scale must be one of ${SCALE_NAMES.join(', ')}; got ${scale}`)
-  if (!isCalendarDate(today)) throw new RangeError(`today must be a calendar date YYYY-MM-DD; got ${today}`)
+  const problem = worldOptionsProblem({ scale, today })
+  if (problem) throw new RangeError(problem)
+  const known = scale as Scale
   // Each shop's data is built on its first use (the same data as built at once): a server starts
   // without building shops no request has asked for.
-  if (!freeze) return createWorld({ seed, scale, today, lazyShops: true, freeze })
+  if (!freeze) return createWorld({ seed, scale: known, today, lazyShops: true, freeze })
   const key = `${seed} ${scale} ${today}`
-  const world = frozenWorlds.get(key) ?? createWorld({ seed, scale, today, lazyShops: true, freeze })
+  const world = frozenWorlds.get(key) ?? createWorld({ seed, scale: known, today, lazyShops: true, freeze })
   frozenWorlds.delete(key)
   frozenWorlds.set(key, world)
   if (frozenWorlds.size > FROZEN_WORLDS_KEPT) frozenWorlds.delete(frozenWorlds.keys().next().value!)

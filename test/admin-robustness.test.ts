@@ -89,7 +89,7 @@ describe('control API: bad input is refused and changes nothing', () => {
 
 describe('in process: the same refusals', () => {
   it('createMockState refuses a day that does not exist and a clock out of range, in a line that says which', () => {
-    expect(() => createMockState({ seed: 1, today: '2026-02-30' })).toThrow('today must be a calendar date YYYY-MM-DD; got 2026-02-30')
+    expect(() => createMockState({ seed: 1, today: '2026-02-30' })).toThrow('today must be a calendar date YYYY-MM-DD; got "2026-02-30"')
     expect(() => createMockState({ seed: 1, now: 1e20 })).toThrow(/^the clock stays between 1970-01-01T00:00:00.000Z and 9999-12-31T23:59:59.999Z/)
     const clock = createMockState({ seed: 1, now: NOW }).clock
     expect(() => clock.advance(1e20)).toThrow(RangeError)
