@@ -1137,7 +1137,7 @@ export interface paths {
         };
         /**
          * Starts an authorization: the sign-in page, then the consent page (shops and tools)
-         * @description A browser is sent here by the client. Errors before the redirect URI is known to be the client's (no or unknown client, unregistered redirect URI) are shown as a page, never redirected; later ones go back to the redirect URI (RFC 6749 4.1.2.1) with `state` and `iss`. PKCE is required with S256.
+         * @description A browser is sent here by the client. Errors before the redirect URI is known to be the client's (no or unknown client, unregistered redirect URI, client_id, redirect_uri or request_id given twice) are shown as a page, never redirected; later ones go back to the redirect URI (RFC 6749 4.1.2.1) with `state` (not when state itself was given twice: inferred) and `iss`. PKCE is required with S256. Parameters are read as RFC 6749 3.1 says: one sent without a value is omitted, one the endpoint does not read is ignored, one it reads given more than once is refused (`invalid_request`, `<name> is given more than once`); RFC 8707 `resource` may repeat, each value the MCP endpoint.
          */
         get: operations["startConnectorAuthorization"];
         put?: never;
@@ -1209,7 +1209,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Revokes an access token, or a refresh token with its grant */
+        /**
+         * Revokes an access token, or a refresh token with its grant
+         * @description The body is `application/x-www-form-urlencoded` (RFC 7009 2.1): another media type, or a parameter in the URL query, is `invalid_request` naming it. Parameters are read as RFC 6749 3.1 says: one sent without a value is omitted, one the endpoint does not read is ignored, one it reads given more than once is refused (`invalid_request`, `<name> is given more than once`); RFC 8707 `resource` may repeat, each value the MCP endpoint.
+         */
         post: operations["revokeConnectorToken"];
         delete?: never;
         options?: never;
@@ -1243,7 +1246,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Exchanges a code and its verifier, or a refresh token, for tokens */
+        /**
+         * Exchanges a code and its verifier, or a refresh token, for tokens
+         * @description The body is `application/x-www-form-urlencoded` (RFC 6749 4.1.3, 6): another media type, or a parameter in the URL query, is `invalid_request` naming it. Parameters are read as RFC 6749 3.1 says: one sent without a value is omitted, one the endpoint does not read is ignored, one it reads given more than once is refused (`invalid_request`, `<name> is given more than once`); RFC 8707 `resource` may repeat, each value the MCP endpoint.
+         */
         post: operations["requestConnectorToken"];
         delete?: never;
         options?: never;
@@ -1935,6 +1941,7 @@ export interface components {
         ClientRegistrationError: {
             /** @enum {string} */
             error: "invalid_redirect_uri" | "invalid_client_metadata" | "invalid_software_statement" | "unapproved_software_statement";
+            /** @description What is refused, by name (the parameter, the media type, the header). Printable ASCII without `"` or `\` (RFC 6749 5.2): a value of the request quoted in it has its other characters as `?`, a `"` as `'`, and is cut at 60 characters. */
             error_description?: string;
         };
         /** @description The consent form's answer (inferred: the spec says the user picks the shops and tools allowed). */
@@ -1961,7 +1968,7 @@ export interface components {
              */
             next?: "connections";
         };
-        /** @description A token request (form fields). */
+        /** @description A token request (form fields). The clients are public: no `client_secret`, no Authorization header (either is `invalid_client`, 401). */
         TokenRequest: {
             /** @enum {string} */
             grant_type: "authorization_code";
@@ -1970,14 +1977,20 @@ export interface components {
             /** Format: uri */
             redirect_uri: string;
             client_id: string;
-            /** Format: uri */
+            /**
+             * Format: uri
+             * @description The MCP endpoint (RFC 8707; may repeat, each value the MCP endpoint).
+             */
             resource?: string;
         } | {
             /** @enum {string} */
             grant_type: "refresh_token";
             refresh_token: string;
             client_id: string;
-            /** Format: uri */
+            /**
+             * Format: uri
+             * @description The MCP endpoint (RFC 8707; another is invalid_target).
+             */
             resource?: string;
         };
         /** @description Access and refresh tokens (RFC 6749 5.1). */
@@ -1994,29 +2007,35 @@ export interface components {
         TokenError: {
             /** @enum {string} */
             error: "invalid_request" | "invalid_client" | "invalid_grant" | "unauthorized_client" | "unsupported_grant_type" | "invalid_scope" | "invalid_target";
+            /** @description What is refused, by name (the parameter, the media type, the header). Printable ASCII without `"` or `\` (RFC 6749 5.2): a value of the request quoted in it has its other characters as `?`, a `"` as `'`, and is cut at 60 characters. */
             error_description?: string;
         };
         /** @description RFC 7009 2.1: an access token, or a refresh token (which revokes its grant). */
         RevocationRequest: {
             token: string;
-            /** @enum {string} */
-            token_type_hint?: "access_token" | "refresh_token";
+            /**
+             * @description `access_token` or `refresh_token` (RFC 7009 2.1). The connector finds the token by itself, so a hint, known or not, is ignored (RFC 7009 2.1 lets a server ignore it; given twice it is refused).
+             * @example refresh_token
+             */
+            token_type_hint?: string;
             client_id: string;
         };
         /** @description A refused revocation request (RFC 7009 2.2.1, RFC 6749 5.2). */
         RevocationError: {
             /** @enum {string} */
             error: "invalid_request" | "invalid_client" | "unsupported_token_type";
+            /** @description What is refused, by name (the parameter, the media type, the header). Printable ASCII without `"` or `\` (RFC 6749 5.2): a value of the request quoted in it has its other characters as `?`, a `"` as `'`, and is cut at 60 characters. */
             error_description?: string;
         };
         /** @description The connections page's revoke button (inferred). */
         ConnectionRevocation: {
             connection_id: string;
         };
-        /** @description The body beside the `WWW-Authenticate` challenge (the header is what clients read; inferred). */
+        /** @description The body beside the `WWW-Authenticate` challenge (the header is what clients read; inferred): `unauthorized` when the request had no Bearer token (none, another scheme, a token in the URL query: it names which), `invalid_token` for a token refused, `invalid_request` (400) for a malformed Bearer header or a token sent two ways (RFC 6750 3.1). */
         BearerChallengeBody: {
             /** @enum {string} */
-            error: "unauthorized" | "invalid_token";
+            error: "unauthorized" | "invalid_token" | "invalid_request";
+            /** @description What is refused, by name (the parameter, the media type, the header). Printable ASCII without `"` or `\` (RFC 6749 5.2): a value of the request quoted in it has its other characters as `?`, a `"` as `'`, and is cut at 60 characters. */
             error_description?: string;
         };
         /** @description An unexpected error in the connector. */
@@ -7008,16 +7027,18 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Not a JSON-RPC message (parse error or invalid request). */
+            /** @description Not a JSON-RPC message (parse error or invalid request): a JSON-RPC error. A malformed Bearer header, or a token sent both in the header and the URL query (RFC 6750 3.1 `invalid_request`): the challenge body, with WWW-Authenticate. */
             400: {
                 headers: {
+                    /** @description `Bearer error="invalid_request", error_description="...", resource_metadata="..."` for the Bearer refusals. */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["JsonRpcErrorResponse"];
+                    "application/json": components["schemas"]["JsonRpcErrorResponse"] | components["schemas"]["BearerChallengeBody"];
                 };
             };
-            /** @description No token, or a token unknown, expired, revoked or for another resource. */
+            /** @description No Bearer token (none, another scheme, a token in the URL query only), or a token unknown, expired, revoked or for another resource. */
             401: {
                 headers: {
                     /** @description `Bearer resource_metadata="<the protected-resource metadata URL>"` (RFC 9728 5.1), with `error="invalid_token"` when a token was sent. */
@@ -7109,7 +7130,7 @@ export interface operations {
                 code_challenge_method?: "S256";
                 /** @description Echoed on the redirect. */
                 state?: string;
-                /** @description RFC 8707: the MCP endpoint's URL. */
+                /** @description RFC 8707: the MCP endpoint's URL (may repeat, each value the MCP endpoint; another is invalid_target). */
                 resource?: string;
                 /** @description Accepted and kept, not used: what is allowed is chosen at consent (shops and tools). */
                 scope?: string;
@@ -7131,19 +7152,19 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description An error sent back to the client's redirect URI (`error`, `error_description`, `state`, `iss`). */
+            /** @description An error sent back to the client's redirect URI (`error`, `error_description`, `state`, `iss`): `invalid_request` (a parameter missing, malformed or given twice; `response_type` missing), `unsupported_response_type` (a response_type other than code), `invalid_target` (a resource other than the MCP endpoint). */
             302: {
                 headers: {
                     /**
-                     * @description An error sent back to the client's redirect URI (`error`, `error_description`, `state`, `iss`).
-                     * @example http://127.0.0.1:33418/callback?error=invalid_request&error_description=code_challenge_method%20must%20be%20S256&state=af0ifjsldkj&iss=https%3A%2F%2Fmcp.example.com
+                     * @description An error sent back to the client's redirect URI (`error`, `error_description`, `state`, `iss`): `invalid_request` (a parameter missing, malformed or given twice; `response_type` missing), `unsupported_response_type` (a response_type other than code), `invalid_target` (a resource other than the MCP endpoint).
+                     * @example http://127.0.0.1:33418/callback?error=invalid_request&error_description=code_challenge_method%20'plain'%20is%20not%20supported%3A%20S256%20only&state=af0ifjsldkj&iss=https%3A%2F%2Fmcp.example.com
                      */
                     Location: string;
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /** @description An error page: no or unknown client, a redirect URI not registered, an unknown or expired request. An HTML page: no script, no outside resource, a strict Content-Security-Policy, never framed. */
+            /** @description An error page: no or unknown client, a redirect URI not registered, client_id, redirect_uri or request_id given twice, an unknown or expired request. An HTML page: no script, no outside resource, a strict Content-Security-Policy, never framed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7188,7 +7209,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The request is unknown or expired, or no shop or no tool was chosen (the consent page again, with the message). An HTML page: no script, no outside resource, a strict Content-Security-Policy, never framed. */
+            /** @description The request is unknown or expired; a body that is not a form, a field other than shop and tool given twice, no request_id (an authorization request POSTed here): an error page naming it. A decision neither allow nor deny, or no shop or no tool chosen: the consent page again, with the message, the request still open. An HTML page: no script, no outside resource, a strict Content-Security-Policy, never framed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7271,6 +7292,15 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description A body that is not a form, connection_id missing or given twice. An HTML page: no script, no outside resource, a strict Content-Security-Policy, never framed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
             /** @description Not signed in. An HTML page: no script, no outside resource, a strict Content-Security-Policy, never framed. */
             403: {
                 headers: {
@@ -7324,9 +7354,11 @@ export interface operations {
                     "application/json": components["schemas"]["ClientInformation"];
                 };
             };
-            /** @description Refused: a redirect URI neither https nor loopback http, a secret-based auth method, another grant or response type. */
+            /** @description Refused: a redirect URI neither https nor loopback http, a secret-based auth method, another grant or response type, grant_types without authorization_code or response_types without code. A body that is not `application/json` (RFC 7591 3) is `invalid_client_metadata` naming its media type (inferred: RFC 7591 3.2.2 has no code for it; the one its clients handle). */
             400: {
                 headers: {
+                    /** @description `no-store` (RFC 6749 5.1). */
+                    "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7364,18 +7396,24 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description `invalid_request`: the token or the client_id is missing. */
+            /** @description `invalid_request`: the token or the client_id missing, a field given twice, a body not a form, a field in the URL query, a token issued to another client (RFC 7009 2.1: refused). */
             400: {
                 headers: {
+                    /** @description `no-store` (RFC 6749 5.1). */
+                    "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["RevocationError"];
                 };
             };
-            /** @description `invalid_client`: the client_id is unknown. */
+            /** @description `invalid_client`: the client_id is unknown, or the client authenticated (a client_secret, an Authorization header) though it is public. */
             401: {
                 headers: {
+                    /** @description `no-store` (RFC 6749 5.1). */
+                    "Cache-Control"?: string;
+                    /** @description When the client sent an Authorization header: a challenge of the scheme it used, `<scheme> realm="<issuer>"` (RFC 6749 5.2). */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7420,7 +7458,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The authorization request is unknown or expired. An HTML page: no script, no outside resource, a strict Content-Security-Policy, never framed. */
+            /** @description The authorization request is unknown or expired; a body that is not a form, a field given twice, `next` other than connections (an error page naming it); email or password missing (the sign-in page again, naming it). An HTML page: no script, no outside resource, a strict Content-Security-Policy, never framed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7473,7 +7511,7 @@ export interface operations {
                     "application/json": components["schemas"]["TokenResponse"];
                 };
             };
-            /** @description `invalid_request` (a field missing or malformed), `invalid_grant` (a code unknown, spent, expired, or for another client, redirect URI or verifier; a spent refresh token, which also revokes its grant), `unsupported_grant_type`, `invalid_target`. */
+            /** @description `invalid_request` (a field missing, malformed or given twice; a body not a form; a field in the URL query), `invalid_grant` (a code unknown, spent, expired, or for another client, redirect URI or verifier; a spent refresh token, which also revokes its grant), `unsupported_grant_type`, `invalid_target` (a resource other than the MCP endpoint). */
             400: {
                 headers: {
                     /** @description `no-store` (RFC 6749 5.1). */
@@ -7484,11 +7522,13 @@ export interface operations {
                     "application/json": components["schemas"]["TokenError"];
                 };
             };
-            /** @description `invalid_client`: the client_id is unknown. */
+            /** @description `invalid_client`: the client_id is unknown, or the client authenticated (a client_secret, an Authorization header) though it is public. */
             401: {
                 headers: {
                     /** @description `no-store` (RFC 6749 5.1). */
                     "Cache-Control"?: string;
+                    /** @description When the client sent an Authorization header: a challenge of the scheme it used, `<scheme> realm="<issuer>"` (RFC 6749 5.2). */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {

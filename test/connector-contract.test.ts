@@ -192,7 +192,7 @@ describe('connector: its real answers validate against the contract entries', ()
     expect((await call('DELETE', '/mcp', { headers: bearer })).status).toBe(405)
   })
 
-  it('connections page (200, signed in or not) and its revoke (303, 403, 404)', async () => {
+  it('connections page (200, signed in or not) and its revoke (303, 400, 403, 404)', async () => {
     expect((await call('GET', '/oauth/connections')).status).toBe(200)
     const signedIn = await call('POST', '/oauth/sign-in', { headers: FORM, body: formOf({ next: 'connections', email: user.email, password: user.password }) })
     const cookie = signedIn.headers.get('set-cookie')!.split(';')[0]!
@@ -200,6 +200,7 @@ describe('connector: its real answers validate against the contract entries', ()
     const connectionId = /name="connection_id" value="([^"]+)"/.exec(page.text)![1]!
     expect((await call('POST', '/oauth/connections/revoke', { headers: FORM, body: formOf({ connection_id: connectionId }) })).status).toBe(403)
     expect((await call('POST', '/oauth/connections/revoke', { headers: { ...FORM, cookie }, body: formOf({ connection_id: 'no-such-connection' }) })).status).toBe(404)
+    expect((await call('POST', '/oauth/connections/revoke', { headers: { ...FORM, cookie }, body: '' })).status).toBe(400)
     expect((await call('POST', '/oauth/connections/revoke', { headers: { ...FORM, cookie }, body: formOf({ connection_id: connectionId }) })).status).toBe(303)
   })
 

@@ -22,7 +22,7 @@ describe('connector state: a typed store of named operations', () => {
     const connector = createConnector(state, { baseUrl: BASE })
     const f = ((input: string | URL | Request, init?: RequestInit) => connector.handle(new Request(input, init))) as typeof fetch
     const user = state.connector.data.users[0]!
-    const client = (await (await f(`${BASE}/oauth/register`, { method: 'POST', body: JSON.stringify({ client_name: 'Replay', redirect_uris: [REDIRECT] }) })).json()) as { client_id: string }
+    const client = (await (await f(`${BASE}/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ client_name: 'Replay', redirect_uris: [REDIRECT] }) })).json()) as { client_id: string }
     const { verifier, challenge } = pkcePair()
     const url = `${BASE}/oauth/authorize?response_type=code&client_id=${client.client_id}&redirect_uri=${encodeURIComponent(REDIRECT)}&code_challenge=${challenge}&code_challenge_method=S256`
     const back = await consent(createBrowser(f), url, { email: user.email, password: user.password, shops: [state.world.shops[0]!.shop_id], tools: ['getShopSps'] })

@@ -10,7 +10,8 @@ import { LOOPBACK_HOST, rebindingProblem } from '../lib/loopback.ts'
 import { allowedMethods } from '../methods.ts'
 import type { MockState } from '../state.ts'
 import { createMcpEndpoint, type ConnectorPrincipal } from './mcp.ts'
-import { connectorUrls, createAuthorizationServer, jsonResponse, type ConnectorUrls } from './oauth.ts'
+import { connectorUrls, createAuthorizationServer, jsonResponse, metadataResponse, type ConnectorUrls } from './oauth.ts'
+import { oauthText } from './params.ts'
 import { digest } from './secrets.ts'
 import { own } from './store.ts'
 
@@ -81,19 +82,29 @@ export function createConnector(state: MockState, { baseUrl, log = (e) => consol
   const as = createAuthorizationServer(state, urls)
   const mcp = createMcpEndpoint(state, { log })
 
-  const unauthorized = (description?: string): Response => {
-    const challenge = description
-      ? `Bearer error="invalid_token", error_description="${description}", resource_metadata="${urls.resourceMetadata}"`
-      : `Bearer resource_metadata="${urls.resourceMetadata}"`
-    return jsonResponse(401, { error: description ? 'invalid_token' : 'unauthorized', error_description: description ?? 'An access token is required (OAuth 2.1, see resource_metadata)' }, { 'www-authenticate': challenge })
+  /**
+   * RFC 6750 3 and RFC 9728 5.1: the challenge names the resource metadata; it carries an error code only
+   * when the request had a Bearer token (3.1: none for a request without authentication, or with
+   * another scheme). The description keeps to the characters of a quoted-string (RFC 6750 3).
+   */
+  const challenge = (status: 400 | 401, error: 'invalid_request' | 'invalid_token' | null, description: string): Response => {
+    const text = oauthText(description)
+    const header = error ? `Bearer error="${error}", error_description="${text}", resource_metadata="${urls.resourceMetadata}"` : `Bearer resource_metadata="${urls.resourceMetadata}"`
+    return jsonResponse(status, { error: error ?? 'unauthorized', error_description: text }, { 'www-authenticate': header })
   }
+  const unauthorized = (description: string): Response => challenge(401, 'invalid_token', description)
 
   /** The access token of the Authorization header, checked against the state on every call. */
   async function principalOf(request: Request): Promise<ConnectorPrincipal | Response> {
     const header = request.headers.get('authorization')
-    if (!header) return unauthorized()
-    const match = /^Bearer\s+([A-Za-z0-9\-._~+/]+=*)$/i.exec(header.trim())
-    if (!match) return unauthorized('The Authorization header must be "Bearer <access token>"')
+    // OAuth 2.1 and MCP authorization: the token goes in the header, never in the URL (bearer_methods_supported: header).
+    const inQuery = new URL(request.url).searchParams.has('access_token')
+    if (header === null) return challenge(401, null, inQuery ? 'The access token goes in the Authorization header (Bearer), not the URL query (OAuth 2.1; MCP authorization)' : 'An access token is required (OAuth 2.1, see resource_metadata)')
+    const scheme = /^\S*/.exec(header.trim())![0]
+    if (scheme.toLowerCase() !== 'bearer') return challenge(401, null, `The Authorization header uses ${scheme.slice(0, 40) || 'no scheme'}: the MCP endpoint takes Bearer <access token>`)
+    if (inQuery) return challenge(400, 'invalid_request', 'The access token is sent by more than one method (the Authorization header and the URL query): send it in the header only (RFC 6750 3.1)')
+    const match = /^Bearer +([A-Za-z0-9\-._~+/]+=*)$/i.exec(header.trim())
+    if (!match) return challenge(400, 'invalid_request', 'The Authorization header must be Bearer followed by one access token (RFC 6750 2.1)')
     const data = state.connector.data
     const token = own(data.tokens, await digest(match[1]!))
     if (!token || token.kind !== 'access') return unauthorized('Unknown access token')
@@ -124,9 +135,9 @@ export function createConnector(state: MockState, { baseUrl, log = (e) => consol
       return mcp.handle(request, principal)
     }
     const routes: Record<string, Partial<Record<string, () => Response | Promise<Response>>>> = {
-      '/.well-known/oauth-authorization-server': { GET: () => jsonResponse(200, as.metadata(), { 'cache-control': 'max-age=60' }) },
-      '/.well-known/oauth-protected-resource': { GET: () => jsonResponse(200, as.resourceMetadata(), { 'cache-control': 'max-age=60' }) },
-      '/.well-known/oauth-protected-resource/mcp': { GET: () => jsonResponse(200, as.resourceMetadata(), { 'cache-control': 'max-age=60' }) },
+      '/.well-known/oauth-authorization-server': { GET: () => metadataResponse(as.metadata()) },
+      '/.well-known/oauth-protected-resource': { GET: () => metadataResponse(as.resourceMetadata()) },
+      '/.well-known/oauth-protected-resource/mcp': { GET: () => metadataResponse(as.resourceMetadata()) },
       '/oauth/register': { POST: () => as.register(request) },
       '/oauth/authorize': { GET: () => as.authorize(request), POST: () => as.decide(request) },
       '/oauth/sign-in': { POST: () => as.signIn(request) },

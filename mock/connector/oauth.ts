@@ -2,11 +2,15 @@
  * The connector's authorization server (spec: Authentication 6): RFC 8414 metadata, RFC 7591 dynamic
  * registration of public clients, the authorization code flow with PKCE S256 only (RFC 7636) behind a
  * sign-in and consent page, the token endpoint with refresh-token rotation, RFC 7009 revocation, and
- * the user's connections page. Errors follow RFC 6749 4.1.2.1 (redirected) and 5.2 (JSON).
+ * the user's connections page. Errors follow RFC 6749 4.1.2.1 (redirected) and 5.2 (JSON). Requests are
+ * read as RFC 6749 3.1 has them read (mock/connector/params.ts): form bodies where the RFCs say form,
+ * JSON where RFC 7591 says JSON, each parameter at most once, an empty one as omitted; a refusal names
+ * the parameter, the media type or the header it refuses.
  */
 import { describeAjvError } from '../../openapi/index.ts'
 import type { MockState } from '../state.ts'
 import { chosenShops, chosenTools, connectionsPage, consentPage, errorPage, signInPage } from './pages.ts'
+import { FORM_TYPE, mediaTypeProblem, oauthText, paramInQuery, quoted, readParams, repeatedProblem, type OAuthParams } from './params.ts'
 import { digest, newId, newSecret, s256 } from './secrets.ts'
 import { connectionEnded, ConnectorOperationError, own, type AuthorizationRequest, type ConnectorClient, type ConnectorUser } from './store.ts'
 import { connectorTools } from './tools.ts'
@@ -59,8 +63,42 @@ const NO_STORE = { 'cache-control': 'no-store', pragma: 'no-cache' }
 export const jsonResponse = (status: number, body: unknown, headers: Record<string, string> = {}): Response =>
   new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...NO_STORE, ...headers } })
 
-/** RFC 6749 5.2: `{error, error_description}`; invalid_client is 401. */
-export const oauthError = (error: string, description: string, status = error === 'invalid_client' ? 401 : 400): Response => jsonResponse(status, { error, error_description: description })
+/** A metadata document (RFC 8414 3.2, RFC 9728 3.2): cacheable for a minute, so without no-store's Pragma. */
+export const metadataResponse = (body: unknown): Response => new Response(JSON.stringify(body), { status: 200, headers: { 'content-type': 'application/json', 'cache-control': 'max-age=60' } })
+
+/** RFC 6749 5.2: `{error, error_description}`, the description in 5.2's characters; invalid_client is 401. */
+export const oauthError = (error: string, description: string, status = error === 'invalid_client' ? 401 : 400, headers: Record<string, string> = {}): Response =>
+  jsonResponse(status, { error, error_description: oauthText(description) }, headers)
+
+/** What each endpoint reads (RFC 6749 3.1: others are ignored; these at most once, but RFC 8707's `resource`). */
+const AUTHORIZE_PARAMS = ['response_type', 'client_id', 'redirect_uri', 'code_challenge', 'code_challenge_method', 'state', 'resource', 'scope', 'request_id'] as const
+const TOKEN_PARAMS = ['grant_type', 'client_id', 'client_secret', 'code', 'code_verifier', 'redirect_uri', 'refresh_token', 'resource', 'scope'] as const
+const REVOKE_PARAMS = ['token', 'token_type_hint', 'client_id', 'client_secret'] as const
+const SIGN_IN_FIELDS = ['email', 'password', 'request_id', 'next'] as const
+const CONSENT_FIELDS = ['request_id', 'decision', 'shop', 'tool'] as const
+const RESOURCE = ['resource']
+
+/**
+ * A form body as `reads` of it, or what is wrong with it: another media type (`what must be
+ * application/x-www-form-urlencoded (rfc), not ...`), a parameter given twice.
+ */
+async function readForm(request: Request, what: string, rfc: string | null, reads: readonly string[], repeatable: readonly string[] = []): Promise<OAuthParams | { problem: string }> {
+  const problem = mediaTypeProblem(request, what, FORM_TYPE, rfc)
+  if (problem) return { problem }
+  const { params, repeated } = readParams(new URLSearchParams(await request.text()), reads, repeatable)
+  return repeated ? { problem: repeatedProblem(repeated) } : params
+}
+
+/**
+ * The body of a token or revocation request (RFC 6749 4.1.3, 6; RFC 7009 2.1: form fields in the body),
+ * or its refusal: invalid_request naming the media type, a parameter given twice, or one of them in the URL query.
+ */
+async function oauthForm(request: Request, what: string, rfc: string, reads: readonly string[]): Promise<OAuthParams | Response> {
+  const inQuery = paramInQuery(request.url, reads)
+  if (inQuery) return oauthError('invalid_request', `${inQuery} is in the URL query: ${what.replace(/^The /, 'the ')}'s parameters go in its body, application/x-www-form-urlencoded (${rfc})`)
+  const form = await readForm(request, what, rfc, reads, RESOURCE)
+  return 'problem' in form ? oauthError('invalid_request', form.problem) : form
+}
 
 /**
  * An HTML page: no script, no outside resource, never framed (clickjacking). Forms post only back
@@ -84,7 +122,7 @@ const redirect = (location: string, headers: Record<string, string> = {}, status
 function redirectError(redirectUri: string, error: string, description: string, state: string | null, issuer: string): Response {
   const url = new URL(redirectUri)
   url.searchParams.set('error', error)
-  url.searchParams.set('error_description', description)
+  url.searchParams.set('error_description', oauthText(description))
   if (state !== null) url.searchParams.set('state', state)
   url.searchParams.set('iss', issuer)
   return redirect(url.href)
@@ -97,15 +135,37 @@ export function redirectUriProblem(uri: unknown): string | null {
   try {
     url = new URL(uri)
   } catch {
-    return `redirect URI ${uri} is not an absolute URL`
+    return `redirect URI ${quoted(uri)} is not an absolute URL`
   }
-  if (url.hash) return `redirect URI ${uri} must not have a fragment`
+  if (url.hash) return `redirect URI ${quoted(uri)} must not have a fragment`
   if (url.protocol === 'https:') return null
   if (url.protocol === 'http:' && ['127.0.0.1', '[::1]', 'localhost'].includes(url.hostname)) return null
-  return `redirect URI ${uri} must use https, or http on a loopback host (127.0.0.1, [::1], localhost)`
+  return `redirect URI ${quoted(uri)} must use https, or http on a loopback host (127.0.0.1, [::1], localhost)`
 }
 
 const sameResource = (a: string, b: string): boolean => a.replace(/\/$/, '') === b.replace(/\/$/, '')
+
+/** RFC 8707 2: every `resource` given must be the one this server issues tokens for (the MCP endpoint). */
+const resourceProblem = (resources: readonly string[], mcp: string): string | null => {
+  const other = resources.find((r) => !sameResource(r, mcp))
+  return other === undefined ? null : `resource ${quoted(other)} is not this server's: tokens are for ${mcp}`
+}
+
+/**
+ * RFC 6749 2.3, 5.2: the connector's clients are public (token_endpoint_auth_method none), so a client
+ * that authenticates is using a method it does not support: invalid_client, 401 with WWW-Authenticate
+ * of the scheme used when it came in the Authorization header.
+ */
+function clientAuthenticationRefusal(request: Request, params: OAuthParams, issuer: string): Response | null {
+  const header = request.headers.get('authorization')
+  const PUBLIC = "The connector's clients are public (token_endpoint_auth_method none)"
+  if (header !== null) {
+    const scheme = /^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,40}(?=\s|$)/.exec(header.trim())?.[0] ?? 'Basic'
+    return oauthError('invalid_client', `${PUBLIC}: send client_id in the body and no Authorization header (this request used ${scheme})`, 401, { 'www-authenticate': `${scheme} realm="${issuer}"` })
+  }
+  if (params.get('client_secret') !== null) return oauthError('invalid_client', `${PUBLIC}: none has a client_secret; send client_id alone`)
+  return null
+}
 
 function cookieOf(request: Request, name: string): string | null {
   for (const part of (request.headers.get('cookie') ?? '').split(';')) {
@@ -113,22 +173,6 @@ function cookieOf(request: Request, name: string): string | null {
     if (k === name) return v.join('=')
   }
   return null
-}
-
-async function formOf(request: Request): Promise<URLSearchParams> {
-  const type = request.headers.get('content-type') ?? ''
-  const text = await request.text()
-  if (type.includes('application/json')) {
-    try {
-      const parsed = JSON.parse(text) as Record<string, unknown>
-      const params = new URLSearchParams()
-      for (const [k, v] of Object.entries(parsed ?? {})) for (const item of Array.isArray(v) ? v : [v]) params.append(k, String(item))
-      return params
-    } catch {
-      return new URLSearchParams()
-    }
-  }
-  return new URLSearchParams(text)
 }
 
 /** The authorization server over a mock state. */
@@ -174,6 +218,10 @@ export function createAuthorizationServer(state: MockState, urls: ConnectorUrls)
 
   /** RFC 7591 3.1: public clients only. */
   async function register(request: Request): Promise<Response> {
+    // RFC 7591 3: the metadata is application/json. RFC 7591 3.2.2 has no code for another body: this
+    // is invalid_client_metadata, the code its clients handle (inferred).
+    const typeProblem = mediaTypeProblem(request, 'The registration request', 'application/json', 'RFC 7591 3')
+    if (typeProblem) return oauthError('invalid_client_metadata', typeProblem)
     let meta: Record<string, unknown>
     try {
       meta = JSON.parse(await request.text()) as Record<string, unknown>
@@ -191,8 +239,11 @@ export function createAuthorizationServer(state: MockState, urls: ConnectorUrls)
     if (method !== 'none') return oauthError('invalid_client_metadata', 'token_endpoint_auth_method must be none: the connector registers public clients (PKCE, no secret)')
     const grants = (meta.grant_types ?? ['authorization_code', 'refresh_token']) as unknown
     if (!Array.isArray(grants) || grants.some((g) => g !== 'authorization_code' && g !== 'refresh_token')) return oauthError('invalid_client_metadata', 'grant_types may only hold authorization_code and refresh_token')
+    // RFC 7591 2.1: response_types code goes with grant_types authorization_code, the one flow the connector has.
+    if (!grants.includes('authorization_code')) return oauthError('invalid_client_metadata', 'grant_types must include authorization_code: the connector\'s clients use the authorization code flow (RFC 7591 2.1)')
     const responses = (meta.response_types ?? ['code']) as unknown
     if (!Array.isArray(responses) || responses.some((r) => r !== 'code')) return oauthError('invalid_client_metadata', 'response_types may only hold code')
+    if (!responses.includes('code')) return oauthError('invalid_client_metadata', 'response_types must include code: the connector\'s clients use the authorization code flow (RFC 7591 2.1)')
     if (meta.client_name !== undefined && (typeof meta.client_name !== 'string' || meta.client_name.length > 100)) return oauthError('invalid_client_metadata', 'client_name must be a string of at most 100 characters')
     // Every other field as the contract describes it (ClientRegistrationRequest): the URI-typed ones
     // (client_uri...) absolute URIs, the strings strings. RFC 7591 3.2.2: invalid_client_metadata.
@@ -226,7 +277,9 @@ export function createAuthorizationServer(state: MockState, urls: ConnectorUrls)
 
   /** GET /oauth/authorize: the client's request checked, then sign-in or consent. `?request_id=` shows a pending request again. */
   async function authorize(request: Request): Promise<Response> {
-    const q = new URL(request.url).searchParams
+    const { params: q, repeated } = readParams(new URL(request.url).searchParams, AUTHORIZE_PARAMS, RESOURCE)
+    // Which request or client, and where to send errors, must be unambiguous before anything is redirected.
+    if (repeated === 'request_id' || repeated === 'client_id' || repeated === 'redirect_uri') return html(400, errorPage('Invalid request', repeatedProblem(repeated)))
     const user = await sessionUser(request)
     const pendingId = q.get('request_id')
     if (pendingId) {
@@ -244,15 +297,22 @@ export function createAuthorizationServer(state: MockState, urls: ConnectorUrls)
     if (givenUri === null && client.redirect_uris.length !== 1) return html(400, errorPage('Invalid request', 'redirect_uri is missing'))
     const redirectUri = givenUri ?? client.redirect_uris[0]!
     if (!client.redirect_uris.includes(redirectUri)) return html(400, errorPage('Invalid redirect', 'redirect_uri does not match any URI this application registered'))
-    const stateParam = q.get('state')
+    // A state given twice is not echoed: which one the client would check is not known (inferred).
+    const stateParam = repeated === 'state' ? null : q.get('state')
     const fail = (error: string, description: string) => redirectError(redirectUri, error, description, stateParam, urls.issuer)
-    if (q.get('response_type') !== 'code') return fail('unsupported_response_type', 'response_type must be code')
+    if (repeated) return fail('invalid_request', repeatedProblem(repeated))
+    const responseType = q.get('response_type')
+    if (responseType === null) return fail('invalid_request', 'response_type is required: code')
+    if (responseType !== 'code') return fail('unsupported_response_type', `response_type ${quoted(responseType)} is not supported: only code (the authorization code flow; OAuth 2.1 has no implicit grant)`)
     const challenge = q.get('code_challenge')
     if (!challenge) return fail('invalid_request', 'code_challenge is required (PKCE with S256)')
-    if (q.get('code_challenge_method') !== 'S256') return fail('invalid_request', 'code_challenge_method must be S256 (plain is not supported)')
+    const method = q.get('code_challenge_method')
+    if (method === null) return fail('invalid_request', 'code_challenge_method is required: S256 (without it RFC 7636 4.3 means plain, which is not supported)')
+    if (method !== 'S256') return fail('invalid_request', `code_challenge_method ${quoted(method)} is not supported: S256 only (plain is not supported)`)
     if (!/^[A-Za-z0-9\-_]{43}$/.test(challenge)) return fail('invalid_request', 'code_challenge must be the 43-character base64url SHA-256 of the verifier')
-    const resource = q.get('resource')
-    if (resource !== null && !sameResource(resource, urls.mcp)) return fail('invalid_target', `resource must be ${urls.mcp}`)
+    const resources = q.getAll('resource')
+    const wrongResource = resourceProblem(resources, urls.mcp)
+    if (wrongResource) return fail('invalid_target', wrongResource)
     const requestId = newSecret('req_')
     const pending = store().apply('startAuthorization', {
       request_hash: await digest(requestId),
@@ -260,7 +320,7 @@ export function createAuthorizationServer(state: MockState, urls: ConnectorUrls)
       redirect_uri: redirectUri,
       state: stateParam,
       code_challenge: challenge,
-      resource: resource ?? null,
+      resource: resources[0] ?? null,
       scope: q.get('scope'),
       user_id: user?.user_id ?? null,
       created_at: nowIso(),
@@ -272,15 +332,21 @@ export function createAuthorizationServer(state: MockState, urls: ConnectorUrls)
 
   /** POST /oauth/sign-in: email and password; on success a session cookie and back to where the user was. */
   async function signIn(request: Request): Promise<Response> {
-    const form = await formOf(request)
+    const form = await readForm(request, 'The sign-in form', null, SIGN_IN_FIELDS)
+    if ('problem' in form) return html(400, errorPage('Invalid request', form.problem))
     const requestId = form.get('request_id')
-    const next = form.get('next') === 'connections' || !requestId ? urls.connections : `${urls.authorize}?request_id=${encodeURIComponent(requestId)}`
-    const email = (form.get('email') ?? '').trim().toLowerCase()
-    const user = store().data.users.find((u) => u.email.toLowerCase() === email && u.password === form.get('password'))
+    const nextField = form.get('next')
+    if (nextField !== null && nextField !== 'connections') return html(400, errorPage('Invalid request', 'next must be connections'))
+    const next = nextField === 'connections' || !requestId ? urls.connections : `${urls.authorize}?request_id=${encodeURIComponent(requestId)}`
     const fields: Record<string, string> = requestId ? { request_id: requestId } : { next: 'connections' }
     const pending = requestId ? own(store().data.requests, await digest(requestId)) : undefined
     const client = pending ? own(store().data.clients, pending.client_id) : undefined
-    if (!user) return html(401, signInPage({ action: urls.signIn, fields, ...(client ? { client } : {}), error: 'Email or password is not right' }))
+    const again = (status: number, error: string) => html(status, signInPage({ action: urls.signIn, fields, ...(client ? { client } : {}), error }))
+    const missing = (['email', 'password'] as const).find((name) => form.get(name) === null)
+    if (missing) return again(400, `${missing} is missing`)
+    const email = form.get('email')!.trim().toLowerCase()
+    const user = store().data.users.find((u) => u.email.toLowerCase() === email && u.password === form.get('password'))
+    if (!user) return again(401, 'Email or password is not right')
     const session = newSecret('ses_')
     try {
       store().apply('signIn', { session_hash: await digest(session), user_id: user.user_id, now: nowIso(), expires_at: later(LIFETIMES.sessionMs), request_hash: requestId ? await digest(requestId) : null })
@@ -294,8 +360,10 @@ export function createAuthorizationServer(state: MockState, urls: ConnectorUrls)
 
   /** POST /oauth/authorize: the consent form's answer. */
   async function decide(request: Request): Promise<Response> {
-    const form = await formOf(request)
-    const requestId = form.get('request_id') ?? ''
+    const form = await readForm(request, 'The consent answer', null, CONSENT_FIELDS, ['shop', 'tool'])
+    if ('problem' in form) return html(400, errorPage('Invalid request', form.problem))
+    const requestId = form.get('request_id')
+    if (requestId === null) return html(400, errorPage('Invalid request', 'request_id is missing: POST /oauth/authorize takes the answer of the consent page; an authorization request is a GET'))
     const requestHash = await digest(requestId)
     const pending = own(store().data.requests, requestHash)
     if (!pending || Date.parse(pending.expires_at) <= state.clock.now().getTime()) return html(400, errorPage('Request expired', 'This authorization request is unknown, expired or already answered.'))
@@ -303,14 +371,17 @@ export function createAuthorizationServer(state: MockState, urls: ConnectorUrls)
     // The answer counts only from the browser that signed in for this request (no cross-site posting).
     if (!user || user.user_id !== pending.user_id) return html(403, errorPage('Not signed in', 'Sign in again from the application to answer this request.'))
     const fail = (error: string, description: string) => redirectError(pending.redirect_uri, error, description, pending.state, urls.issuer)
-    if (form.get('decision') !== 'allow') {
+    const decision = form.get('decision')
+    const checked = { shops: form.getAll('shop'), tools: form.getAll('tool') }
+    if (decision !== 'allow' && decision !== 'deny') return renderConsent(requestId, pending, user, { status: 400, error: decision === null ? 'decision is missing: allow or deny' : 'decision must be allow or deny', checked })
+    if (decision === 'deny') {
       store().apply('denyConsent', { request_hash: requestHash, now: nowIso() })
       return fail('access_denied', 'The user denied the request')
     }
     // The form's groups ("All shops", "All read tools", an area...) expand here: the page has no script.
     const shops = chosenShops(form.getAll('shop'), accountShops(user))
     const toolNames = chosenTools(form.getAll('tool'), tools())
-    if (shops.length === 0 || toolNames.length === 0) return renderConsent(requestId, pending, user, { status: 400, error: 'Choose at least one shop and one tool, or deny.', checked: { shops: form.getAll('shop'), tools: form.getAll('tool') } })
+    if (shops.length === 0 || toolNames.length === 0) return renderConsent(requestId, pending, user, { status: 400, error: 'Choose at least one shop and one tool, or deny.', checked })
     const code = newSecret('code_')
     store().apply('approveConsent', { request_hash: requestHash, code_hash: await digest(code), connection_id: newId(), shops, tools: toolNames, now: nowIso(), code_expires_at: later(LIFETIMES.codeMs) })
     const url = new URL(pending.redirect_uri)
@@ -330,13 +401,17 @@ export function createAuthorizationServer(state: MockState, urls: ConnectorUrls)
 
   /** POST /oauth/token (RFC 6749 4.1.3, 6; RFC 7636 4.5). */
   async function token(request: Request): Promise<Response> {
-    const form = await formOf(request)
+    const form = await oauthForm(request, 'The token request', 'RFC 6749 4.1.3', TOKEN_PARAMS)
+    if (form instanceof Response) return form
     const grant = form.get('grant_type')
     if (!grant) return oauthError('invalid_request', 'grant_type is required')
-    if (grant !== 'authorization_code' && grant !== 'refresh_token') return oauthError('unsupported_grant_type', `grant_type ${grant} is not supported`)
+    if (grant !== 'authorization_code' && grant !== 'refresh_token') return oauthError('unsupported_grant_type', `grant_type ${quoted(grant)} is not supported: authorization_code or refresh_token`)
     const clientId = form.get('client_id')
     if (!clientId) return oauthError('invalid_request', 'client_id is required (public clients identify themselves with it)')
+    const authentication = clientAuthenticationRefusal(request, form, urls.issuer)
+    if (authentication) return authentication
     if (!own(store().data.clients, clientId)) return oauthError('invalid_client', 'Unknown client_id')
+    const wrongResource = resourceProblem(form.getAll('resource'), urls.mcp)
     try {
       if (grant === 'authorization_code') {
         const code = form.get('code')
@@ -348,12 +423,9 @@ export function createAuthorizationServer(state: MockState, urls: ConnectorUrls)
         const codeHash = await digest(code)
         const stored = own(store().data.codes, codeHash)
         if (!redirectUri) return oauthError('invalid_request', 'redirect_uri is required')
-        const resource = form.get('resource')
-        if (stored && !stored.used_at && stored.client_id === clientId) {
-          if ((await s256(verifier)) !== stored.code_challenge) return oauthError('invalid_grant', 'code_verifier does not match the code_challenge')
-          // RFC 8707 2.2: the one resource this server issues tokens for is the MCP endpoint.
-          if (resource !== null && !sameResource(resource, stored.resource ?? urls.mcp)) return oauthError('invalid_target', stored.resource === null ? `resource must be ${urls.mcp}` : 'resource differs from the authorization request')
-        }
+        if (stored && !stored.used_at && stored.client_id === clientId && (await s256(verifier)) !== stored.code_challenge) return oauthError('invalid_grant', 'code_verifier does not match the code_challenge')
+        // RFC 8707 2.2: the one resource this server issues tokens for is the MCP endpoint (the authorization request's, if it named one).
+        if (wrongResource) return oauthError('invalid_target', wrongResource)
         const t = await issueTokens()
         // The operation gets the digests only: its input is loggable.
         store().apply('redeemCode', { code_hash: codeHash, client_id: clientId, redirect_uri: redirectUri, family_id: newId(), access_hash: t.access_hash, refresh_hash: t.refresh_hash, now: t.now, access_expires_at: t.access_expires_at, refresh_expires_at: t.refresh_expires_at })
@@ -361,6 +433,7 @@ export function createAuthorizationServer(state: MockState, urls: ConnectorUrls)
       }
       const refresh = form.get('refresh_token')
       if (!refresh) return oauthError('invalid_request', 'refresh_token is required')
+      if (wrongResource) return oauthError('invalid_target', wrongResource)
       const t = await issueTokens()
       store().apply('rotateRefresh', { refresh_hash: await digest(refresh), client_id: clientId, access_hash: t.access_hash, new_refresh_hash: t.refresh_hash, now: t.now, access_expires_at: t.access_expires_at, refresh_expires_at: t.refresh_expires_at })
       return tokenAnswer(t)
@@ -372,13 +445,21 @@ export function createAuthorizationServer(state: MockState, urls: ConnectorUrls)
 
   /** POST /oauth/revoke (RFC 7009 2.1, 2.2: 200 whether or not the token was known). */
   async function revoke(request: Request): Promise<Response> {
-    const form = await formOf(request)
+    // token_type_hint is read only to be given once: the server finds the token by itself, so any hint is ignored (RFC 7009 2.1 allows it).
+    const form = await oauthForm(request, 'The revocation request', 'RFC 7009 2.1', REVOKE_PARAMS)
+    if (form instanceof Response) return form
     const tokenValue = form.get('token')
     if (!tokenValue) return oauthError('invalid_request', 'token is required')
     const clientId = form.get('client_id')
     if (!clientId) return oauthError('invalid_request', 'client_id is required')
+    const authentication = clientAuthenticationRefusal(request, form, urls.issuer)
+    if (authentication) return authentication
     if (!own(store().data.clients, clientId)) return oauthError('invalid_client', 'Unknown client_id')
-    store().apply('revokeToken', { token_hash: await digest(tokenValue), client_id: clientId, now: nowIso() })
+    const tokenHash = await digest(tokenValue)
+    const stored = own(store().data.tokens, tokenHash)
+    // RFC 7009 2.1: the server "verifies whether the token was issued to the client making the revocation request. If this validation fails, the request is refused".
+    if (stored && own(store().data.families, stored.family_id)?.client_id !== clientId) return oauthError('invalid_request', 'The token was issued to another client: a client revokes only its own tokens (RFC 7009 2.1)')
+    store().apply('revokeToken', { token_hash: tokenHash, client_id: clientId, now: nowIso() })
     return new Response(null, { status: 200, headers: NO_STORE })
   }
 
@@ -398,7 +479,10 @@ export function createAuthorizationServer(state: MockState, urls: ConnectorUrls)
   async function revokeConnection(request: Request): Promise<Response> {
     const user = await sessionUser(request)
     if (!user) return html(403, errorPage('Not signed in', 'Sign in to manage your connections.'))
-    const id = (await formOf(request)).get('connection_id') ?? ''
+    const form = await readForm(request, 'The revoke form', null, ['connection_id'])
+    if ('problem' in form) return html(400, errorPage('Invalid request', form.problem))
+    const id = form.get('connection_id')
+    if (id === null) return html(400, errorPage('Invalid request', 'connection_id is missing'))
     const connection = own(store().data.connections, id)
     if (!connection || connection.user_id !== user.user_id) return html(404, errorPage('Unknown connection', 'No such connection on your account.'))
     store().apply('revokeConnection', { connection_id: id, now: nowIso() })

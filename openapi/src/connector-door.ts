@@ -38,6 +38,15 @@ export const REDIRECT_URI_PATTERN = `^(?:https://(?:(?:${LABEL}\\.)*${LAST_LABEL
 
 /** Parameters sent without a value are treated as omitted (RFC 6749 3.1): a required OAuth field is not empty. */
 const oauthValue = (extra: Schema = {}): Schema => str({ minLength: 1, ...extra })
+/** RFC 6749 5.2 (and RFC 6750 3): an error_description is %x20-21 / %x23-5B / %x5D-7E, so it fits a URI, JSON and a quoted-string. */
+const errorDescription = (extra: Schema = {}): Schema =>
+  str({ pattern: '^[\\x20-\\x21\\x23-\\x5B\\x5D-\\x7E]*$', description: 'What is refused, by name (the parameter, the media type, the header). Printable ASCII without `"` or `\\` (RFC 6749 5.2): a value of the request quoted in it has its other characters as `?`, a `"` as `\'`, and is cut at 60 characters.', ...extra })
+/**
+ * How the OAuth endpoints read a request (RFC 6749 3.1, 3.2): said once, in each operation's description.
+ */
+const READING =
+  'Parameters are read as RFC 6749 3.1 says: one sent without a value is omitted, one the endpoint does not read is ignored, one it reads given more than once is refused (`invalid_request`, `<name> is given more than once`); RFC 8707 `resource` may repeat, each value the MCP endpoint.'
+const WWW_AUTHENTICATE_CLIENT = { 'WWW-Authenticate': { description: 'When the client sent an Authorization header: a challenge of the scheme it used, `<scheme> realm="<issuer>"` (RFC 6749 5.2).', schema: str() } }
 const FORM = 'application/x-www-form-urlencoded'
 const NO_STORE_HEADERS = { 'Cache-Control': { description: '`no-store` (RFC 6749 5.1).', schema: str() } }
 const LOCATION = (description: string): Record<string, Schema> => ({ Location: { description, required: true, schema: str({ format: 'uri' }) } })
@@ -119,7 +128,7 @@ export const connectorDoorSchemas: Record<string, Schema> = {
     { required: ['client_id', 'redirect_uris', 'token_endpoint_auth_method'], description: 'The registered client (RFC 7591 3.2.1): no client_secret, the client is public.', inferred: true },
   ),
   ClientRegistrationError: obj(
-    { error: enumOf(['invalid_redirect_uri', 'invalid_client_metadata', 'invalid_software_statement', 'unapproved_software_statement']), error_description: str() },
+    { error: enumOf(['invalid_redirect_uri', 'invalid_client_metadata', 'invalid_software_statement', 'unapproved_software_statement']), error_description: errorDescription() },
     { required: ['error'], description: 'A refused registration (RFC 7591 3.2.2).', inferred: true },
   ),
   AuthorizationDecision: obj(
@@ -143,15 +152,15 @@ export const connectorDoorSchemas: Record<string, Schema> = {
   TokenRequest: {
     oneOf: [
       obj(
-        { grant_type: enumOf(['authorization_code']), code: oauthValue(), code_verifier: str({ pattern: '^[A-Za-z0-9\\-._~]{43,128}$' }), redirect_uri: str({ format: 'uri' }), client_id: oauthValue(), resource: str({ format: 'uri' }) },
+        { grant_type: enumOf(['authorization_code']), code: oauthValue(), code_verifier: str({ pattern: '^[A-Za-z0-9\\-._~]{43,128}$' }), redirect_uri: str({ format: 'uri' }), client_id: oauthValue(), resource: str({ format: 'uri', description: 'The MCP endpoint (RFC 8707; may repeat, each value the MCP endpoint).' }) },
         { required: ['grant_type', 'code', 'code_verifier', 'redirect_uri', 'client_id'], description: 'Code + PKCE verifier (RFC 6749 4.1.3; RFC 7636 4.5; RFC 8707 resource).' },
       ),
       obj(
-        { grant_type: enumOf(['refresh_token']), refresh_token: oauthValue(), client_id: oauthValue(), resource: str({ format: 'uri' }) },
+        { grant_type: enumOf(['refresh_token']), refresh_token: oauthValue(), client_id: oauthValue(), resource: str({ format: 'uri', description: 'The MCP endpoint (RFC 8707; another is invalid_target).' }) },
         { required: ['grant_type', 'refresh_token', 'client_id'], description: 'Refresh (RFC 6749 6): the refresh token is rotated; a spent one revokes its grant.' },
       ),
     ],
-    description: 'A token request (form fields).',
+    description: 'A token request (form fields). The clients are public: no `client_secret`, no Authorization header (either is `invalid_client`, 401).',
     'x-inferred': true,
   },
   TokenResponse: obj(
@@ -167,22 +176,31 @@ export const connectorDoorSchemas: Record<string, Schema> = {
   TokenError: obj(
     {
       error: enumOf(['invalid_request', 'invalid_client', 'invalid_grant', 'unauthorized_client', 'unsupported_grant_type', 'invalid_scope', 'invalid_target']),
-      error_description: str(),
+      error_description: errorDescription(),
     },
     { required: ['error'], description: 'A refused token request (RFC 6749 5.2; `invalid_target` from RFC 8707).', inferred: true },
   ),
   RevocationRequest: obj(
-    { token: oauthValue(), token_type_hint: enumOf(['access_token', 'refresh_token']), client_id: oauthValue() },
+    {
+      token: oauthValue(),
+      token_type_hint: str({ description: '`access_token` or `refresh_token` (RFC 7009 2.1). The connector finds the token by itself, so a hint, known or not, is ignored (RFC 7009 2.1 lets a server ignore it; given twice it is refused).', examples: ['refresh_token'] }),
+      client_id: oauthValue(),
+    },
     { required: ['token', 'client_id'], description: 'RFC 7009 2.1: an access token, or a refresh token (which revokes its grant).', inferred: true },
   ),
   RevocationError: obj(
-    { error: enumOf(['invalid_request', 'invalid_client', 'unsupported_token_type']), error_description: str() },
+    { error: enumOf(['invalid_request', 'invalid_client', 'unsupported_token_type']), error_description: errorDescription() },
     { required: ['error'], description: 'A refused revocation request (RFC 7009 2.2.1, RFC 6749 5.2).', inferred: true },
   ),
   ConnectionRevocation: obj({ connection_id: str() }, { required: ['connection_id'], description: 'The connections page\'s revoke button (inferred).', inferred: true }),
   BearerChallengeBody: obj(
-    { error: enumOf(['unauthorized', 'invalid_token']), error_description: str() },
-    { required: ['error'], description: 'The body beside the `WWW-Authenticate` challenge (the header is what clients read; inferred).', inferred: true },
+    { error: enumOf(['unauthorized', 'invalid_token', 'invalid_request']), error_description: errorDescription() },
+    {
+      required: ['error'],
+      description:
+        'The body beside the `WWW-Authenticate` challenge (the header is what clients read; inferred): `unauthorized` when the request had no Bearer token (none, another scheme, a token in the URL query: it names which), `invalid_token` for a token refused, `invalid_request` (400) for a malformed Bearer header or a token sent two ways (RFC 6750 3.1).',
+      inferred: true,
+    },
   ),
   OAuthServerError: obj({ error: enumOf(['server_error']), error_description: str() }, { required: ['error'], description: 'An unexpected error in the connector.', inferred: true }),
   JsonRpcRequest: obj(
@@ -252,7 +270,11 @@ export const connectorDoorPaths: Record<string, Record<string, Schema>> = {
       requestBody: { required: true, content: { 'application/json': { schema: ref('ClientRegistrationRequest') } } },
       responses: {
         '201': json(ref('ClientInformation'), 'The client is registered.', NO_STORE_HEADERS),
-        '400': json(ref('ClientRegistrationError'), 'Refused: a redirect URI neither https nor loopback http, a secret-based auth method, another grant or response type.'),
+        '400': json(
+          ref('ClientRegistrationError'),
+          'Refused: a redirect URI neither https nor loopback http, a secret-based auth method, another grant or response type, grant_types without authorization_code or response_types without code. A body that is not `application/json` (RFC 7591 3) is `invalid_client_metadata` naming its media type (inferred: RFC 7591 3.2.2 has no code for it; the one its clients handle).',
+          NO_STORE_HEADERS,
+        ),
         ...serverError,
       },
     }),
@@ -262,7 +284,7 @@ export const connectorDoorPaths: Record<string, Record<string, Schema>> = {
       operationId: 'startConnectorAuthorization',
       summary: 'Starts an authorization: the sign-in page, then the consent page (shops and tools)',
       description:
-        'A browser is sent here by the client. Errors before the redirect URI is known to be the client\'s (no or unknown client, unregistered redirect URI) are shown as a page, never redirected; later ones go back to the redirect URI (RFC 6749 4.1.2.1) with `state` and `iss`. PKCE is required with S256.',
+        `A browser is sent here by the client. Errors before the redirect URI is known to be the client's (no or unknown client, unregistered redirect URI, client_id, redirect_uri or request_id given twice) are shown as a page, never redirected; later ones go back to the redirect URI (RFC 6749 4.1.2.1) with \`state\` (not when state itself was given twice: inferred) and \`iss\`. PKCE is required with S256. ${READING}`,
       security: [{}, { ConnectorSession: [] }],
       parameters: [
         { name: 'response_type', in: 'query', schema: enumOf(['code']) },
@@ -271,14 +293,16 @@ export const connectorDoorPaths: Record<string, Record<string, Schema>> = {
         { name: 'code_challenge', in: 'query', description: 'The base64url SHA-256 of the verifier (43 characters).', schema: str({ pattern: '^[A-Za-z0-9\\-_]{43}$' }) },
         { name: 'code_challenge_method', in: 'query', schema: enumOf(['S256']) },
         { name: 'state', in: 'query', description: 'Echoed on the redirect.', schema: str() },
-        { name: 'resource', in: 'query', description: 'RFC 8707: the MCP endpoint\'s URL.', schema: str({ format: 'uri' }) },
+        { name: 'resource', in: 'query', description: 'RFC 8707: the MCP endpoint\'s URL (may repeat, each value the MCP endpoint; another is invalid_target).', schema: str({ format: 'uri' }) },
         { name: 'scope', in: 'query', description: 'Accepted and kept, not used: what is allowed is chosen at consent (shops and tools).', schema: str() },
         { name: 'request_id', in: 'query', description: 'Shows a pending request again (after sign-in).', schema: str() },
       ],
       responses: {
         '200': htmlPage('The sign-in page (no session), or the consent page: the account\'s shops and the tools by area, read or write, each a checkbox; allow or deny.'),
-        '302': redirectWith('An error sent back to the client\'s redirect URI (`error`, `error_description`, `state`, `iss`).'),
-        '400': htmlPage('An error page: no or unknown client, a redirect URI not registered, an unknown or expired request.'),
+        '302': redirectWith(
+          'An error sent back to the client\'s redirect URI (`error`, `error_description`, `state`, `iss`): `invalid_request` (a parameter missing, malformed or given twice; `response_type` missing), `unsupported_response_type` (a response_type other than code), `invalid_target` (a resource other than the MCP endpoint).',
+        ),
+        '400': htmlPage('An error page: no or unknown client, a redirect URI not registered, client_id, redirect_uri or request_id given twice, an unknown or expired request.'),
         ...serverError,
       },
     }),
@@ -289,7 +313,9 @@ export const connectorDoorPaths: Record<string, Record<string, Schema>> = {
       requestBody: form(ref('AuthorizationDecision')),
       responses: {
         '302': redirectWith('Back to the client\'s redirect URI: `code`, `state`, `iss` (allowed) or `error=access_denied` (denied). The code is single use and expires after 10 minutes.'),
-        '400': htmlPage('The request is unknown or expired, or no shop or no tool was chosen (the consent page again, with the message).'),
+        '400': htmlPage(
+          'The request is unknown or expired; a body that is not a form, a field other than shop and tool given twice, no request_id (an authorization request POSTed here): an error page naming it. A decision neither allow nor deny, or no shop or no tool chosen: the consent page again, with the message, the request still open.',
+        ),
         '403': htmlPage('Not signed in as the user of this request.'),
         ...serverError,
       },
@@ -306,7 +332,7 @@ export const connectorDoorPaths: Record<string, Record<string, Schema>> = {
           description: 'Signed in: the session cookie, and where to go next.',
           headers: { ...LOCATION('The consent page of the pending request, or the connections page.'), 'Set-Cookie': { description: '`shoptwin_session`, HttpOnly, SameSite=Lax.', schema: str() } },
         },
-        '400': htmlPage('The authorization request is unknown or expired.'),
+        '400': htmlPage('The authorization request is unknown or expired; a body that is not a form, a field given twice, `next` other than connections (an error page naming it); email or password missing (the sign-in page again, naming it).'),
         '401': htmlPage('The sign-in page again: email or password is not right.'),
         ...serverError,
       },
@@ -316,12 +342,17 @@ export const connectorDoorPaths: Record<string, Record<string, Schema>> = {
     post: connectorOperation('RFC 6749 4.1.3, 5, 6; RFC 7636 4.5', {
       operationId: 'requestConnectorToken',
       summary: 'Exchanges a code and its verifier, or a refresh token, for tokens',
+      description: `The body is \`application/x-www-form-urlencoded\` (RFC 6749 4.1.3, 6): another media type, or a parameter in the URL query, is \`invalid_request\` naming it. ${READING}`,
       security: [],
       requestBody: form(ref('TokenRequest')),
       responses: {
         '200': json(ref('TokenResponse'), 'Tokens. The refresh token replaces the one sent.', NO_STORE_HEADERS),
-        '400': json(ref('TokenError'), '`invalid_request` (a field missing or malformed), `invalid_grant` (a code unknown, spent, expired, or for another client, redirect URI or verifier; a spent refresh token, which also revokes its grant), `unsupported_grant_type`, `invalid_target`.', NO_STORE_HEADERS),
-        '401': json(ref('TokenError'), '`invalid_client`: the client_id is unknown.', NO_STORE_HEADERS),
+        '400': json(
+          ref('TokenError'),
+          '`invalid_request` (a field missing, malformed or given twice; a body not a form; a field in the URL query), `invalid_grant` (a code unknown, spent, expired, or for another client, redirect URI or verifier; a spent refresh token, which also revokes its grant), `unsupported_grant_type`, `invalid_target` (a resource other than the MCP endpoint).',
+          NO_STORE_HEADERS,
+        ),
+        '401': json(ref('TokenError'), '`invalid_client`: the client_id is unknown, or the client authenticated (a client_secret, an Authorization header) though it is public.', { ...NO_STORE_HEADERS, ...WWW_AUTHENTICATE_CLIENT }),
         ...serverError,
       },
     }),
@@ -330,12 +361,13 @@ export const connectorDoorPaths: Record<string, Record<string, Schema>> = {
     post: connectorOperation('RFC 7009 2', {
       operationId: 'revokeConnectorToken',
       summary: 'Revokes an access token, or a refresh token with its grant',
+      description: `The body is \`application/x-www-form-urlencoded\` (RFC 7009 2.1): another media type, or a parameter in the URL query, is \`invalid_request\` naming it. ${READING}`,
       security: [],
       requestBody: form(ref('RevocationRequest')),
       responses: {
         '200': { description: 'Revoked, or the token was not known (RFC 7009 2.2: the same answer). No body.' },
-        '400': json(ref('RevocationError'), '`invalid_request`: the token or the client_id is missing.'),
-        '401': json(ref('RevocationError'), '`invalid_client`: the client_id is unknown.'),
+        '400': json(ref('RevocationError'), '`invalid_request`: the token or the client_id missing, a field given twice, a body not a form, a field in the URL query, a token issued to another client (RFC 7009 2.1: refused).', NO_STORE_HEADERS),
+        '401': json(ref('RevocationError'), '`invalid_client`: the client_id is unknown, or the client authenticated (a client_secret, an Authorization header) though it is public.', { ...NO_STORE_HEADERS, ...WWW_AUTHENTICATE_CLIENT }),
         ...serverError,
       },
     }),
@@ -359,6 +391,7 @@ export const connectorDoorPaths: Record<string, Record<string, Schema>> = {
       requestBody: form(ref('ConnectionRevocation')),
       responses: {
         '303': redirectWith('Back to the connections page.'),
+        '400': htmlPage('A body that is not a form, connection_id missing or given twice.'),
         '403': htmlPage('Not signed in.'),
         '404': htmlPage('No such connection on the user\'s account.'),
         ...serverError,
@@ -380,8 +413,12 @@ export const connectorDoorPaths: Record<string, Record<string, Schema>> = {
       responses: {
         '200': json(ref('JsonRpcResponse'), 'The JSON-RPC answer.'),
         '202': { description: 'A notification or a response was accepted (no body).' },
-        '400': jsonRpcRefusal('Not a JSON-RPC message (parse error or invalid request).'),
-        '401': json(ref('BearerChallengeBody'), 'No token, or a token unknown, expired, revoked or for another resource.', {
+        '400': {
+          description: 'Not a JSON-RPC message (parse error or invalid request): a JSON-RPC error. A malformed Bearer header, or a token sent both in the header and the URL query (RFC 6750 3.1 `invalid_request`): the challenge body, with WWW-Authenticate.',
+          headers: { 'WWW-Authenticate': { description: '`Bearer error="invalid_request", error_description="...", resource_metadata="..."` for the Bearer refusals.', schema: str() } },
+          content: { 'application/json': { schema: { anyOf: [ref('JsonRpcErrorResponse'), ref('BearerChallengeBody')] } } },
+        },
+        '401': json(ref('BearerChallengeBody'), 'No Bearer token (none, another scheme, a token in the URL query only), or a token unknown, expired, revoked or for another resource.', {
           'WWW-Authenticate': { description: '`Bearer resource_metadata="<the protected-resource metadata URL>"` (RFC 9728 5.1), with `error="invalid_token"` when a token was sent.', required: true, schema: str() },
         }),
         '403': jsonRpcRefusal('On a loopback address: a Host or Origin that is not loopback (DNS rebinding).'),

@@ -62,7 +62,7 @@ export const connectorExamples: Record<string, ConnectorExample> = {
     query: { response_type: 'code', client_id: CLIENT_ID, redirect_uri: REDIRECT, code_challenge: CHALLENGE, code_challenge_method: 'S256', state: 'af0ifjsldkj', resource: `${MCP}/mcp` },
     responses: {
       '200': { body: page('Sign in', 'Sign in to allow Desktop assistant to use your shops.') },
-      '302': { location: `${REDIRECT}?error=invalid_request&error_description=code_challenge_method%20must%20be%20S256&state=af0ifjsldkj&iss=${encodeURIComponent(MCP)}` },
+      '302': { location: `${REDIRECT}?error=invalid_request&error_description=code_challenge_method%20'plain'%20is%20not%20supported%3A%20S256%20only&state=af0ifjsldkj&iss=${encodeURIComponent(MCP)}` },
       '400': { body: page('Authorization error', 'This redirect URI is not registered for the client.') },
       '5XX': serverError,
     },
@@ -112,6 +112,7 @@ export const connectorExamples: Record<string, ConnectorExample> = {
     body: { connection_id: '0d9c1b7a-6f3e-4e21-a5d8-93b2c4e7f610' },
     responses: {
       '303': { location: `${MCP}/oauth/connections` },
+      '400': { body: page('Invalid request', 'connection_id is missing') },
       '403': { body: page('Sign in', 'Sign in to manage your connections.') },
       '404': { body: page('Not found', 'No such connection on your account.') },
       '5XX': serverError,

@@ -1,0 +1,431 @@
+/**
+ * spec: Authentication 6 (OAuth 2.0 authorization code with PKCE). The connector's authorization server
+ * is no more lenient than the RFCs it follows, and a refusal names what it refuses: RFC 6749 3.1 (a
+ * parameter at most once, one without a value as omitted), 4.1.3 / 6 and RFC 7009 2.1 (form bodies
+ * only), RFC 7591 3 (JSON only), 5.2 (invalid_client 401 with WWW-Authenticate when the client used
+ * the Authorization header; the error_description's characters), RFC 7009 2.1 (another client's
+ * token), RFC 8707 (resource on refresh, repeated), RFC 6750 3 (the challenge's error codes), and
+ * the browser forms (sign-in, consent, connections). A table per rule, then generated requests: every
+ * parameter every endpoint reads repeated, sent empty, sent in the query, with the wrong media type or
+ * an Authorization header, each answer valid against the contract. A real flow still succeeds.
+ */
+import fc from 'fast-check'
+import { describe, expect, it } from 'vitest'
+import { createConnector } from '../mock/connector/index.ts'
+import { createMockState } from '../mock/index.ts'
+import { indexConnectorOperations, responseKeyOf } from '../openapi/index.ts'
+import { consent, createBrowser, hiddenFields, pkcePair } from './connector-helpers.ts'
+
+const BASE = 'https://mcp.example.com'
+const MCP = `${BASE}/mcp`
+const REDIRECT = 'https://assistant.example.org/callback'
+const state = createMockState({ seed: 23, now: '2026-06-01T09:00:00.000Z', rateLimit: false })
+const unexpected: unknown[] = []
+const connector = createConnector(state, { baseUrl: BASE, log: (error) => unexpected.push(error) })
+const operations = indexConnectorOperations(state.contract.doc)
+const user = state.connector.data.users[0]!
+const shop = state.world.shops.find((s) => s.account_id === user.account_id && s.is_active)!
+const SEED = Number(process.env.FUZZ_SEED ?? 20260601)
+const RUNS = Number(process.env.FUZZ_RUNS ?? 60)
+
+const FORM = { 'content-type': 'application/x-www-form-urlencoded' }
+const JSON_TYPE = { 'content-type': 'application/json' }
+/** RFC 6749 5.2: error_description is %x20-21 / %x23-5B / %x5D-7E. */
+const OAUTH_TEXT = /^[\x20-\x21\x23-\x5B\x5D-\x7E]*$/
+
+interface Answer {
+  status: number
+  headers: Headers
+  text: string
+  json: Record<string, any> | undefined
+  /** Where a redirect goes (the client's redirect URI, with its error). */
+  location: URL | null
+}
+
+/** What is wrong with an answer against its operation's entry in the contract, if anything. */
+function contractProblem(method: string, path: string, answer: Answer): string | undefined {
+  const op = operations.find((o) => o.method === method && o.path === path)
+  if (!op) return `${method} ${path} is not a connector operation`
+  const key = responseKeyOf(op, answer.status)
+  if (!key) return `${op.operationId}: ${answer.status} is not documented`
+  const documented = op.operation.responses[key] as { content?: Record<string, unknown>; headers?: Record<string, { required?: boolean }> }
+  for (const [name, header] of Object.entries(documented.headers ?? {})) if (header.required && !answer.headers.has(name)) return `${op.operationId} ${answer.status}: no ${name} header`
+  if (!documented.content) return answer.text ? `${op.operationId} ${answer.status}: a body where none is documented` : undefined
+  const type = (answer.headers.get('content-type') ?? '').split(';')[0]!.trim()
+  if (!(type in documented.content)) return `${op.operationId} ${answer.status}: ${type || 'untyped'}, documented ${Object.keys(documented.content).join(', ')}`
+  const validate = state.contract.validators.response(op, answer.status, type)!
+  return validate(type === 'application/json' ? JSON.parse(answer.text) : answer.text) ? undefined : `${op.operationId} ${answer.status}: ${JSON.stringify(validate.errors?.[0])} in ${answer.text.slice(0, 200)}`
+}
+
+/** One request to the in-process connector; its answer checked against the contract. */
+async function send(method: string, pathAndQuery: string, init: { headers?: Record<string, string>; body?: string | Uint8Array<ArrayBuffer> } = {}): Promise<Answer> {
+  const url = new URL(pathAndQuery, BASE)
+  const response = await connector.handle(new Request(url, { method, headers: init.headers ?? {}, ...(init.body !== undefined ? { body: init.body } : {}) }))
+  const text = await response.text()
+  const type = response.headers.get('content-type') ?? ''
+  const answer: Answer = { status: response.status, headers: response.headers, text, json: type.startsWith('application/json') && text ? JSON.parse(text) : undefined, location: response.headers.get('location') ? new URL(response.headers.get('location')!) : null }
+  const problem = contractProblem(method, url.pathname, answer)
+  expect(problem, `${method} ${pathAndQuery}`).toBeUndefined()
+  return answer
+}
+
+const formText = (fields: Array<[string, string]> | Record<string, string>) => new URLSearchParams(fields).toString()
+const post = (path: string, fields: Array<[string, string]> | Record<string, string>, headers: Record<string, string> = {}) => send('POST', path, { headers: { ...FORM, ...headers }, body: formText(fields) })
+
+async function register(meta: Record<string, unknown> = {}): Promise<string> {
+  const answer = await send('POST', '/oauth/register', { headers: JSON_TYPE, body: JSON.stringify({ client_name: 'Strict checks', redirect_uris: [REDIRECT], ...meta }) })
+  expect(answer.status).toBe(201)
+  return answer.json!.client_id as string
+}
+
+const connectorFetch = ((input: string | URL | Request, init?: RequestInit) => connector.handle(new Request(input, init))) as typeof fetch
+
+/** The authorization request's parameters (a fresh PKCE pair). */
+function authorizeParams(clientId: string): { fields: Array<[string, string]>; verifier: string } {
+  const { verifier, challenge } = pkcePair()
+  return { verifier, fields: [['response_type', 'code'], ['client_id', clientId], ['redirect_uri', REDIRECT], ['code_challenge', challenge], ['code_challenge_method', 'S256'], ['state', 'st-1'], ['resource', MCP]] }
+}
+
+/** A code through the real pages, with what redeems it. */
+async function codeFor(clientId?: string): Promise<{ clientId: string; code: string; verifier: string }> {
+  const id = clientId ?? (await register())
+  const { fields, verifier } = authorizeParams(id)
+  const back = await consent(createBrowser(connectorFetch), `${BASE}/oauth/authorize?${formText(fields)}`, { email: user.email, password: user.password, shops: [shop.shop_id], tools: ['listAccountShops'] })
+  return { clientId: id, code: back.searchParams.get('code')!, verifier }
+}
+
+const redeemFields = ({ clientId, code, verifier }: { clientId: string; code: string; verifier: string }): Array<[string, string]> => [
+  ['grant_type', 'authorization_code'], ['code', code], ['code_verifier', verifier], ['client_id', clientId], ['redirect_uri', REDIRECT],
+]
+
+async function tokensFor(clientId?: string): Promise<{ clientId: string; access: string; refresh: string }> {
+  const code = await codeFor(clientId)
+  const answer = await post('/oauth/token', redeemFields(code))
+  expect(answer.status, answer.text).toBe(200)
+  return { clientId: code.clientId, access: answer.json!.access_token, refresh: answer.json!.refresh_token }
+}
+
+const toolsList = (access: string, headers: Record<string, string> = {}, query = '') =>
+  send('POST', `/mcp${query}`, { headers: { ...JSON_TYPE, accept: 'application/json, text/event-stream', authorization: `Bearer ${access}`, ...headers }, body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}' })
+
+/** A pending authorization, signed in: its request_id and the browser's session cookie. */
+async function signedInRequest(): Promise<{ requestId: string; cookie: string }> {
+  const clientId = await register()
+  const page = await send('GET', `/oauth/authorize?${formText(authorizeParams(clientId).fields)}`)
+  const requestId = hiddenFields(page.text).request_id!
+  const signedIn = await post('/oauth/sign-in', { request_id: requestId, email: user.email, password: user.password })
+  expect(signedIn.status).toBe(303)
+  return { requestId, cookie: signedIn.headers.get('set-cookie')!.split(';')[0]! }
+}
+
+/** The redirect's error, checked: RFC 6749 4.1.2.1 with iss (RFC 9207). */
+function redirectedError(answer: Answer): { error: string | null; description: string; state: string | null } {
+  expect(answer.status, answer.text).toBe(302)
+  expect(answer.location!.href.startsWith(REDIRECT)).toBe(true)
+  const q = answer.location!.searchParams
+  expect(q.get('iss')).toBe(BASE)
+  expect(q.get('error_description') ?? '').toMatch(OAUTH_TEXT)
+  return { error: q.get('error'), description: q.get('error_description') ?? '', state: q.get('state') }
+}
+
+function oauthRefusal(answer: Answer, status: number, error: string, description: RegExp): void {
+  expect([answer.status, answer.json?.error], answer.text).toEqual([status, error])
+  expect(answer.json!.error_description).toMatch(description)
+  expect(answer.json!.error_description).toMatch(OAUTH_TEXT)
+  expect(answer.headers.get('cache-control')).toBe('no-store')
+}
+
+describe('token endpoint (RFC 6749 3.1, 3.2, 4.1.3, 5.2, 6; RFC 8707)', () => {
+  it.each<[string, Record<string, string>, RegExp]>([
+    ['application/json', JSON_TYPE, /^The token request must be application\/x-www-form-urlencoded \(RFC 6749 4\.1\.3\), not application\/json$/],
+    ['text/plain', { 'content-type': 'text/plain' }, /, not text\/plain$/],
+    ['no Content-Type', {}, /, not a body without Content-Type$/],
+    ['multipart/form-data', { 'content-type': 'multipart/form-data; boundary=x' }, /, not multipart\/form-data$/],
+  ])('a body that is %s: invalid_request naming the media type', async (_label, headers, description) => {
+    const code = await codeFor()
+    const fields = Object.fromEntries(redeemFields(code))
+    const text = headers['content-type'] === 'application/json' ? JSON.stringify(fields) : formText(fields)
+    // A string body would get text/plain from the Request; bytes get no Content-Type.
+    const body = headers['content-type'] ? text : new TextEncoder().encode(text)
+    oauthRefusal(await send('POST', '/oauth/token', { headers, body }), 400, 'invalid_request', description)
+    // Refused before anything: the code still redeems.
+    expect((await post('/oauth/token', redeemFields(code))).status).toBe(200)
+  })
+
+  it('application/x-www-form-urlencoded with a charset is the form it is', async () => {
+    const code = await codeFor()
+    expect((await send('POST', '/oauth/token', { headers: { 'content-type': 'application/x-www-form-urlencoded;charset=UTF-8' }, body: formText(redeemFields(code)) })).status).toBe(200)
+  })
+
+  it.each(['grant_type', 'client_id', 'code', 'code_verifier', 'redirect_uri'])('%s given twice: invalid_request naming it, the code not spent', async (name) => {
+    const code = await codeFor()
+    const fields = redeemFields(code)
+    const twice: Array<[string, string]> = [...fields, [name, name === 'grant_type' ? 'refresh_token' : fields.find(([k]) => k === name)![1]]]
+    oauthRefusal(await post('/oauth/token', twice), 400, 'invalid_request', new RegExp(`^${name} is given more than once`))
+    expect((await post('/oauth/token', fields)).status).toBe(200)
+  })
+
+  it('refresh_token given twice: invalid_request naming it', async () => {
+    const { clientId, refresh } = await tokensFor()
+    oauthRefusal(await post('/oauth/token', [['grant_type', 'refresh_token'], ['refresh_token', refresh], ['refresh_token', 'stw_rt_other'], ['client_id', clientId]]), 400, 'invalid_request', /^refresh_token is given more than once/)
+  })
+
+  it('a parameter without a value is omitted: resource= redeems, grant_type= is missing', async () => {
+    const code = await codeFor()
+    expect((await post('/oauth/token', [...redeemFields(code), ['resource', '']])).status).toBe(200)
+    oauthRefusal(await post('/oauth/token', [['grant_type', ''], ['client_id', code.clientId]]), 400, 'invalid_request', /^grant_type is required/)
+  })
+
+  it('parameters in the URL query instead of the body: invalid_request naming the first', async () => {
+    const code = await codeFor()
+    oauthRefusal(await send('POST', `/oauth/token?${formText(redeemFields(code))}`, { headers: FORM, body: '' }), 400, 'invalid_request', /^grant_type is in the URL query: the token request's parameters go in its body/)
+  })
+
+  it.each([
+    ['Basic', `Basic ${Buffer.from('client:').toString('base64')}`, 'Basic'],
+    ['Bearer', 'Bearer stw_at_x', 'Bearer'],
+  ])('client authentication through the Authorization header (%s): 401 invalid_client with WWW-Authenticate of that scheme', async (_label, authorization, scheme) => {
+    const code = await codeFor()
+    const answer = await post('/oauth/token', redeemFields(code), { authorization })
+    oauthRefusal(answer, 401, 'invalid_client', /public \(token_endpoint_auth_method none\).*Authorization header/)
+    expect(answer.headers.get('www-authenticate')).toMatch(new RegExp(`^${scheme} realm="${BASE}"$`))
+  })
+
+  it('a client_secret (client_secret_post) from a public client: 401 invalid_client', async () => {
+    const code = await codeFor()
+    const answer = await post('/oauth/token', [...redeemFields(code), ['client_secret', 'not-issued']])
+    oauthRefusal(answer, 401, 'invalid_client', /public \(token_endpoint_auth_method none\).*client_secret/)
+    expect(answer.headers.get('www-authenticate')).toBeNull()
+    expect(answer.text).not.toContain('not-issued')
+  })
+
+  it('resource (RFC 8707): another one on refresh is invalid_target; repeated, each must be the MCP endpoint', async () => {
+    const { clientId, refresh } = await tokensFor()
+    oauthRefusal(await post('/oauth/token', [['grant_type', 'refresh_token'], ['refresh_token', refresh], ['client_id', clientId], ['resource', 'https://other.example/mcp']]), 400, 'invalid_target', /^resource 'https:\/\/other\.example\/mcp' is not this server's: tokens are for https:\/\/mcp\.example\.com\/mcp/)
+    const code = await codeFor()
+    oauthRefusal(await post('/oauth/token', [...redeemFields(code), ['resource', MCP], ['resource', 'https://other.example/mcp']]), 400, 'invalid_target', /'https:\/\/other\.example\/mcp'/)
+    expect((await post('/oauth/token', [...redeemFields(code), ['resource', MCP], ['resource', MCP]])).status).toBe(200)
+  })
+
+  it('a value echoed in a refusal keeps to the characters RFC 6749 5.2 allows, and is cut short', async () => {
+    const answer = await post('/oauth/token', { grant_type: `pass"word\\é${'x'.repeat(200)}`, client_id: 'c' })
+    oauthRefusal(answer, 400, 'unsupported_grant_type', /^grant_type 'pass'word\?\?x+\.\.\.' is not supported/)
+  })
+})
+
+describe('revocation endpoint (RFC 7009 2.1, 2.2.1)', () => {
+  it.each<[string, Record<string, string>, RegExp]>([
+    ['application/json', JSON_TYPE, /^The revocation request must be application\/x-www-form-urlencoded \(RFC 7009 2\.1\), not application\/json$/],
+    ['text/plain', { 'content-type': 'text/plain' }, /, not text\/plain$/],
+  ])('a body that is %s: invalid_request, the token still live', async (_label, headers, description) => {
+    const { clientId, access } = await tokensFor()
+    const fields = { token: access, client_id: clientId }
+    oauthRefusal(await send('POST', '/oauth/revoke', { headers, body: headers['content-type'] === 'application/json' ? JSON.stringify(fields) : formText(fields) }), 400, 'invalid_request', description)
+    expect((await toolsList(access)).status).toBe(200)
+  })
+
+  it.each(['token', 'client_id', 'token_type_hint'])('%s given twice: invalid_request naming it', async (name) => {
+    const { clientId, access } = await tokensFor()
+    const fields: Array<[string, string]> = [['token', access], ['client_id', clientId], ['token_type_hint', 'access_token']]
+    oauthRefusal(await post('/oauth/revoke', [...fields, [name, fields.find(([k]) => k === name)![1]]]), 400, 'invalid_request', new RegExp(`^${name} is given more than once`))
+    expect((await toolsList(access)).status).toBe(200)
+  })
+
+  it('a token issued to another client is refused (RFC 7009 2.1), not reported revoked, and keeps working', async () => {
+    const { access } = await tokensFor()
+    const other = await register()
+    oauthRefusal(await post('/oauth/revoke', { token: access, client_id: other }), 400, 'invalid_request', /^The token was issued to another client/)
+    expect((await toolsList(access)).status).toBe(200)
+  })
+
+  it('client authentication through the Authorization header: 401 invalid_client with WWW-Authenticate', async () => {
+    const { clientId, access } = await tokensFor()
+    const answer = await post('/oauth/revoke', { token: access, client_id: clientId }, { authorization: `Basic ${Buffer.from(`${clientId}:`).toString('base64')}` })
+    oauthRefusal(answer, 401, 'invalid_client', /Authorization header/)
+    expect(answer.headers.get('www-authenticate')).toBe(`Basic realm="${BASE}"`)
+  })
+})
+
+describe('registration endpoint (RFC 7591 2, 3)', () => {
+  it.each([
+    ['text/plain', 'text/plain'],
+    ['a form', 'application/x-www-form-urlencoded'],
+  ])('client metadata sent as %s: invalid_client_metadata naming the media type', async (_label, type) => {
+    const answer = await send('POST', '/oauth/register', { headers: { 'content-type': type }, body: JSON.stringify({ redirect_uris: [REDIRECT] }) })
+    expect([answer.status, answer.json!.error]).toEqual([400, 'invalid_client_metadata'])
+    expect(answer.json!.error_description).toBe(`The registration request must be application/json (RFC 7591 3), not ${type}`)
+  })
+
+  it.each([
+    [{ grant_types: [] }, /^grant_types must include authorization_code/],
+    [{ grant_types: ['refresh_token'] }, /^grant_types must include authorization_code/],
+    [{ response_types: [] }, /^response_types must include code/],
+  ])('%j: invalid_client_metadata (a client of the code flow)', async (meta, description) => {
+    const answer = await send('POST', '/oauth/register', { headers: JSON_TYPE, body: JSON.stringify({ redirect_uris: [REDIRECT], ...meta }) })
+    expect([answer.status, answer.json!.error]).toEqual([400, 'invalid_client_metadata'])
+    expect(answer.json!.error_description).toMatch(description)
+  })
+
+  it('a redirect URI echoed in a refusal is ASCII without double quotes', async () => {
+    const answer = await send('POST', '/oauth/register', { headers: JSON_TYPE, body: JSON.stringify({ redirect_uris: ['not "a" url é'] }) })
+    expect(answer.json!.error).toBe('invalid_redirect_uri')
+    expect(answer.json!.error_description).toBe(`redirect URI 'not 'a' url ?' is not an absolute URL`)
+  })
+})
+
+describe('authorization endpoint (RFC 6749 3.1, 4.1.1, 4.1.2.1; RFC 8707)', () => {
+  const authorize = (fields: Array<[string, string]>) => send('GET', `/oauth/authorize?${formText(fields)}`)
+  const without = (fields: Array<[string, string]>, name: string) => fields.filter(([k]) => k !== name)
+
+  it.each(['client_id', 'redirect_uri'])('%s given twice: an error page naming it, never a redirect', async (name) => {
+    const { fields } = authorizeParams(await register())
+    const answer = await authorize([...fields, [name, fields.find(([k]) => k === name)![1]]])
+    expect(answer.status).toBe(400)
+    expect(answer.location).toBeNull()
+    expect(answer.text).toContain(`${name} is given more than once`)
+  })
+
+  it.each(['response_type', 'code_challenge', 'code_challenge_method', 'state', 'scope'])('%s given twice: invalid_request on the redirect naming it (a state given twice is not echoed)', async (name) => {
+    const { fields } = authorizeParams(await register())
+    const value = fields.find(([k]) => k === name)?.[1] ?? 'tools'
+    const { error, description, state: echoed } = redirectedError(await authorize([...fields, [name, value], ...(name === 'scope' ? ([[name, value]] as Array<[string, string]>) : [])]))
+    expect([error, echoed]).toEqual(['invalid_request', name === 'state' ? null : 'st-1'])
+    expect(description).toMatch(new RegExp(`^${name} is given more than once`))
+  })
+
+  it('resource (RFC 8707) may repeat, each the MCP endpoint: another is invalid_target naming it', async () => {
+    const { fields } = authorizeParams(await register())
+    expect((await authorize([...fields, ['resource', MCP]])).status).toBe(200)
+    const { error, description } = redirectedError(await authorize([...fields, ['resource', 'https://other.example/mcp']]))
+    expect(error).toBe('invalid_target')
+    expect(description).toMatch(/^resource 'https:\/\/other\.example\/mcp' is not this server's/)
+  })
+
+  it('a parameter without a value is omitted: redirect_uri= takes the one registered, resource= none, state= is not echoed', async () => {
+    const { fields } = authorizeParams(await register())
+    const emptied = (name: string) => fields.map(([k, v]): [string, string] => [k, k === name ? '' : v])
+    expect((await authorize(emptied('redirect_uri'))).status).toBe(200)
+    expect((await authorize(emptied('resource'))).status).toBe(200)
+    const noChallenge = emptied('state').filter(([k]) => k !== 'code_challenge')
+    expect(redirectedError(await authorize(noChallenge)).state).toBeNull()
+  })
+
+  it('response_type missing is invalid_request; token (implicit, gone in OAuth 2.1) unsupported_response_type naming it', async () => {
+    const { fields } = authorizeParams(await register())
+    const missing = redirectedError(await authorize(without(fields, 'response_type')))
+    expect(missing.error).toBe('invalid_request')
+    expect(missing.description).toMatch(/^response_type is required/)
+    const implicit = redirectedError(await authorize([...without(fields, 'response_type'), ['response_type', 'token']]))
+    expect(implicit.error).toBe('unsupported_response_type')
+    expect(implicit.description).toMatch(/^response_type 'token' is not supported: only code/)
+  })
+
+  it('code_challenge_method missing names the default it would mean (plain, RFC 7636 4.3)', async () => {
+    const { fields } = authorizeParams(await register())
+    const { error, description } = redirectedError(await authorize(without(fields, 'code_challenge_method')))
+    expect(error).toBe('invalid_request')
+    expect(description).toMatch(/^code_challenge_method is required: S256/)
+  })
+})
+
+describe('browser forms: sign-in, consent, connections (refusals name the field; form bodies only)', () => {
+  it('sign-in: a JSON body, a field twice, a field missing, next that is not connections: 400 pages naming them, no session', async () => {
+    const { requestId } = await signedInRequest()
+    const cases: Array<[init: { headers: Record<string, string>; body: string }, words: string]> = [
+      [{ headers: JSON_TYPE, body: JSON.stringify({ request_id: requestId, email: user.email, password: user.password }) }, 'The sign-in form must be application/x-www-form-urlencoded, not application/json'],
+      [{ headers: FORM, body: formText([['request_id', requestId], ['email', user.email], ['email', 'other@example.com'], ['password', user.password]]) }, 'email is given more than once'],
+      [{ headers: FORM, body: formText({ request_id: requestId, password: user.password }) }, 'email is missing'],
+      [{ headers: FORM, body: formText({ request_id: requestId, email: user.email, password: '' }) }, 'password is missing'],
+      [{ headers: FORM, body: formText({ next: 'https://evil.example/', email: user.email, password: user.password }) }, 'next must be connections'],
+    ]
+    for (const [init, words] of cases) {
+      const answer = await send('POST', '/oauth/sign-in', init)
+      expect([answer.status, answer.headers.get('set-cookie')], words).toEqual([400, null])
+      expect(answer.text).toContain(words)
+    }
+  })
+
+  it('consent: a JSON body, decision twice or neither allow nor deny, request_id missing: 400 pages naming them; the request stays answerable', async () => {
+    const { requestId, cookie } = await signedInRequest()
+    const allow = { request_id: requestId, decision: 'allow', shop: shop.shop_id, tool: 'listAccountShops' }
+    const cases: Array<[init: { headers: Record<string, string>; body: string }, words: string]> = [
+      [{ headers: { ...JSON_TYPE, cookie }, body: JSON.stringify(allow) }, 'The consent answer must be application/x-www-form-urlencoded, not application/json'],
+      [{ headers: { ...FORM, cookie }, body: formText([...Object.entries(allow), ['decision', 'deny']]) }, 'decision is given more than once'],
+      [{ headers: { ...FORM, cookie }, body: formText({ ...allow, decision: 'maybe' }) }, 'decision must be allow or deny'],
+      [{ headers: { ...FORM, cookie }, body: formText({ client_id: 'x', response_type: 'code' }) }, 'request_id is missing: POST /oauth/authorize takes the answer of the consent page; an authorization request is a GET'],
+    ]
+    for (const [init, words] of cases) {
+      const answer = await send('POST', '/oauth/authorize', init)
+      expect([answer.status, answer.location], words).toEqual([400, null])
+      expect(answer.text).toContain(words)
+    }
+    const answered = await post('/oauth/authorize', allow, { cookie })
+    expect(answered.status).toBe(302)
+    expect(answered.location!.searchParams.get('code')).toMatch(/.+/)
+  })
+
+  it('connections revoke: a JSON body, connection_id missing or twice: 400 naming them, nothing revoked', async () => {
+    const { clientId, access } = await tokensFor()
+    const signedIn = await post('/oauth/sign-in', { next: 'connections', email: user.email, password: user.password })
+    const cookie = signedIn.headers.get('set-cookie')!.split(';')[0]!
+    const id = Object.values(state.connector.data.connections).find((c) => c.client_id === clientId)!.connection_id
+    const cases: Array<[init: { headers: Record<string, string>; body: string }, words: string]> = [
+      [{ headers: { ...JSON_TYPE, cookie }, body: JSON.stringify({ connection_id: id }) }, 'The revoke form must be application/x-www-form-urlencoded, not application/json'],
+      [{ headers: { ...FORM, cookie }, body: '' }, 'connection_id is missing'],
+      [{ headers: { ...FORM, cookie }, body: formText([['connection_id', id], ['connection_id', 'other']]) }, 'connection_id is given more than once'],
+    ]
+    for (const [init, words] of cases) {
+      const answer = await send('POST', '/oauth/connections/revoke', init)
+      expect(answer.status, words).toBe(400)
+      expect(answer.text).toContain(words)
+    }
+    expect((await toolsList(access)).status).toBe(200)
+  })
+})
+
+describe('MCP endpoint challenge (RFC 6750 3, 3.1; RFC 9728 5.1)', () => {
+  /** The challenge's auth-params, each a quoted-string without an inner quote (RFC 9110 11.2). */
+  const challengeParams = (header: string): Record<string, string> => {
+    expect(header).toMatch(/^Bearer (?:[a-z_]+="[^"\\]*"(?:, |$))+$/)
+    return Object.fromEntries([...header.matchAll(/([a-z_]+)="([^"]*)"/g)].map((m) => [m[1]!, m[2]!]))
+  }
+
+  it('another scheme (Basic) is no Bearer token at all: 401, the challenge without an error code, the body naming the scheme', async () => {
+    const answer = await toolsList('', { authorization: 'Basic dXNlcjpwYXNz' })
+    expect(answer.status).toBe(401)
+    expect(challengeParams(answer.headers.get('www-authenticate')!)).toEqual({ resource_metadata: `${BASE}/.well-known/oauth-protected-resource/mcp` })
+    expect(answer.json!.error_description).toMatch(/^The Authorization header uses Basic: the MCP endpoint takes Bearer <access token>/)
+  })
+
+  it.each([
+    ['Bearer without a token', 'Bearer'],
+    ['a token of characters a bearer token does not have', 'Bearer a b'],
+    ['two Authorization headers', 'Bearer stw_at_a, Bearer stw_at_b'],
+  ])('a malformed Bearer header (%s): 400 invalid_request, with the challenge saying so', async (_label, authorization) => {
+    const answer = await toolsList('', { authorization })
+    expect([answer.status, answer.json!.error]).toEqual([400, 'invalid_request'])
+    const params = challengeParams(answer.headers.get('www-authenticate')!)
+    expect(params.error).toBe('invalid_request')
+    expect(params.error_description).toMatch(OAUTH_TEXT)
+  })
+
+  it('a token in the query beside the header is two methods (400 invalid_request); in the query alone it is no token (401) and the body says where it goes', async () => {
+    const { access } = await tokensFor()
+    const both = await toolsList(access, {}, `?access_token=${access}`)
+    expect([both.status, both.json!.error]).toEqual([400, 'invalid_request'])
+    expect(both.json!.error_description).toMatch(/more than one method/)
+    const queryOnly = await send('POST', `/mcp?access_token=${access}`, { headers: { ...JSON_TYPE, accept: 'application/json, text/event-stream' }, body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}' })
+    expect(queryOnly.status).toBe(401)
+    expect(queryOnly.json!.error_description).toMatch(/^The access token goes in the Authorization header \(Bearer\), not the URL query/)
+    expect(queryOnly.text).not.toContain(access)
+  })
+})
+
+describe('metadata documents (RFC 8414 3, RFC 9728 3)', () => {
+  it('are cacheable: Cache-Control max-age without a Pragma: no-cache that says the opposite', async () => {
+    for (const path of ['/.well-known/oauth-authorization-server', '/.well-known/oauth-protected-resource/mcp', '/.well-known/oauth-protected-resource']) {
+      const answer = await send('GET', path)
+      expect([answer.headers.get('cache-control'), answer.headers.get('pragma')], path).toEqual(['max-age=60', null])
+    }
+  })
+})
