@@ -5,7 +5,8 @@
  * - A field given in two spellings the contract both declares (`date_range` and `dateRange`,
  *   `page_size` and `pageSize`, halo's `date_range` and `date_from`, spark's nested `post_time` and
  *   `post_time_to`): the twin reads one; the other
- *   was dropped unchecked, so a value the contract refuses got 200. Now it gets 400 naming it.
+ *   was dropped unchecked, so a value the contract refuses got 200. Now it gets 400 naming it, also
+ *   when a field the twin kept holds the same value (a dropped value is told by its place, not its value).
  * - A GET form's parameter the contract allows as a comma string with a pattern (halo's
  *   `exclude_platform_gmv=storefront, marketplace`): the twin split it into an array whose items kept
  *   their spaces, then refused its own array. Now the string stays a string.
@@ -40,6 +41,10 @@ describe('validation: both spellings of a field are checked (issue 24; spec: Con
     ['listSparkCodes', { search_params: 'not-an-object', handle: 'x' }, /search_params/],
     ['listSocialAdsets', { date_range: RANGE, dateRange: { to: RANGE.to } }, /^Missing date_range \(from\/to\)$/],
     ['listSparkCodes', { search_params: { shared_time: { from: RANGE.from }, shared_time_from: RANGE.from } }, /shared_time/],
+    // The dropped spelling's value also held by a field the twin kept (found by the contract fuzz, seed 1616): still refused.
+    ['listSocialCampaigns', { date_range: RANGE, page_size: 7, pageSize: 101, format: 'csv', csv_limit: 101 }, /pageSize/],
+    ['listAdCampaigns', { date_range: RANGE, page_size: 10, pageSize: 'DESC', sort_direction: 'DESC' }, /pageSize/],
+    ['listSparkCodes', { handle: '2026-13-45', search_params: { post_time: RANGE, post_time_to: '2026-13-45' } }, /search_params\.post_time_to/],
   ] as const)('%s %j: 400 naming the dropped spelling', async (operationId, body, field) => {
     const { status, json } = await post(operationId, body)
     expect(status).toBe(400)

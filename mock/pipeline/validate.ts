@@ -54,11 +54,31 @@ export function requireDateRange(input: Record<string, unknown>, field = 'date_r
   return { from: range.from, to: range.to }
 }
 
-/** Every node of a parsed input (objects by identity, scalars by value). */
-function nodesOf(value: unknown, out = new Set<unknown>()): Set<unknown> {
-  out.add(value)
-  if (value && typeof value === 'object') for (const v of Object.values(value)) nodesOf(v, out)
-  return out
+/** A key as the normalizers fold its spellings: `pageSize` and `page_size` are one place. */
+const fold = (key: string | number) => String(key).toLowerCase().replaceAll('_', '')
+
+/**
+ * What a normalized input holds: its objects by identity, its other values with the place they are
+ * at (spellings folded). A scalar by value alone would pass a dropped `pageSize: 101` for the
+ * `csv_limit: 101` beside it.
+ */
+class Kept {
+  private readonly objects = new Set<unknown>()
+  private readonly values = new Set<string>()
+
+  constructor(input: unknown) {
+    this.add(input, '')
+  }
+  private add(value: unknown, at: string): void {
+    if (value && typeof value === 'object') {
+      this.objects.add(value)
+      for (const [key, v] of Object.entries(value)) this.add(v, `${at}/${fold(key)}`)
+    } else this.values.add(`${at}=${JSON.stringify(value)}`)
+  }
+  has(value: unknown, path: Array<string | number>): boolean {
+    if (value && typeof value === 'object') return this.objects.has(value)
+    return this.values.has(`${path.map((key) => `/${fold(key)}`).join('')}=${JSON.stringify(value)}`)
+  }
 }
 
 /**
@@ -67,13 +87,13 @@ function nodesOf(value: unknown, out = new Set<unknown>()): Set<unknown> {
  */
 function droppedPartProblem(
   sent: unknown,
-  kept: Set<unknown>,
+  kept: Kept,
   op: OperationInfo,
   resolve: ReturnType<typeof schemaResolver>,
   compile: (path: string, schema: JsonSchema) => ValidateFunction,
   path: Array<string | number> = [],
 ): ErrorObject | undefined {
-  if (path.length && kept.has(sent)) return undefined
+  if (path.length && kept.has(sent, path)) return undefined
   const schema = path.length ? declaredAt(op, path, resolve) : undefined
   if (schema) {
     const check = compile(path.join('/'), schema)
@@ -156,7 +176,7 @@ export const validate = (): Step =>
       // a part of the request the normalizer dropped is still checked against the schema the contract
       // declares at its place (issue 24: the contract refuses it, so the twin does). Parts it kept,
       // renamed or not, are checked below with the rest.
-      const problem = droppedPartProblem(sent, nodesOf(input), op, schemaResolver(doc), (path, schema) => validators.compile(`${op.operationId}:field:${path}`, schema))
+      const problem = droppedPartProblem(sent, new Kept(input), op, schemaResolver(doc), (path, schema) => validators.compile(`${op.operationId}:field:${path}`, schema))
       if (problem) throw apiError(400, messageOf(problem, op.hasBody ? 'body' : 'query'))
       // A query key renamed by the normalizer (pageSize → page_size) is still text: coerce it now.
       if (!op.hasBody) input = recoerce(input, op, schemaResolver(doc))
