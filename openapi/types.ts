@@ -1904,7 +1904,7 @@ export interface components {
             bearer_methods_supported?: "header"[];
             resource_name?: string;
         };
-        /** @description Client metadata (RFC 7591 2). */
+        /** @description Client metadata (RFC 7591 2). Members the connector does not read are ignored (RFC 7591 2). */
         ClientRegistrationRequest: {
             /** @description https, or http on a loopback host (127.0.0.1, [::1], localhost); no fragment (RFC 6749 3.1.2; OAuth 2.1; RFC 8252 7.3). The pattern says it for generators: `https://` with a host name (letters, digits, single hyphens; a last label not all digits) or an IPv4 address, or `http://` with a loopback host; an optional port; then a path or query without `#`. */
             redirect_uris: string[];
@@ -1914,7 +1914,17 @@ export interface components {
              * @enum {string}
              */
             token_endpoint_auth_method?: "none";
-            grant_types?: ("authorization_code" | "refresh_token")[];
+            /** @description authorization_code, and refresh_token if the client refreshes, each once (RFC 7591 2.1: the code flow, the one the connector has; inferred: a value listed twice is refused). Omitted: both. */
+            grant_types?: ("authorization_code" | "refresh_token")[] | [
+                "authorization_code"
+            ] | [
+                "authorization_code",
+                "refresh_token"
+            ] | [
+                "refresh_token",
+                "authorization_code"
+            ];
+            /** @description `["code"]` (omitted: the same). */
             response_types?: "code"[];
             /** Format: uri */
             client_uri?: string;

@@ -100,8 +100,9 @@ export function createConnector(state: MockState, { baseUrl, log = (e) => consol
     // OAuth 2.1 and MCP authorization: the token goes in the header, never in the URL (bearer_methods_supported: header).
     const inQuery = new URL(request.url).searchParams.has('access_token')
     if (header === null) return challenge(401, null, inQuery ? 'The access token goes in the Authorization header (Bearer), not the URL query (OAuth 2.1; MCP authorization)' : 'An access token is required (OAuth 2.1, see resource_metadata)')
-    const scheme = /^\S*/.exec(header.trim())![0]
-    if (scheme.toLowerCase() !== 'bearer') return challenge(401, null, `The Authorization header uses ${scheme.slice(0, 40) || 'no scheme'}: the MCP endpoint takes Bearer <access token>`)
+    // The scheme is named only when credentials follow it: a header that is one bare value may be the token itself.
+    const scheme = /^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,20}(?= |$)/.exec(header.trim())?.[0] ?? ''
+    if (scheme.toLowerCase() !== 'bearer') return challenge(401, null, `The Authorization header ${/ /.test(header.trim()) && scheme ? `uses ${scheme}` : 'has no scheme'}: the MCP endpoint takes Bearer <access token>`)
     if (inQuery) return challenge(400, 'invalid_request', 'The access token is sent by more than one method (the Authorization header and the URL query): send it in the header only (RFC 6750 3.1)')
     const match = /^Bearer +([A-Za-z0-9\-._~+/]+=*)$/i.exec(header.trim())
     if (!match) return challenge(400, 'invalid_request', 'The Authorization header must be Bearer followed by one access token (RFC 6750 2.1)')

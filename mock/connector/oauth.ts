@@ -160,8 +160,9 @@ function clientAuthenticationRefusal(request: Request, params: OAuthParams, issu
   const header = request.headers.get('authorization')
   const PUBLIC = "The connector's clients are public (token_endpoint_auth_method none)"
   if (header !== null) {
-    const scheme = /^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,40}(?=\s|$)/.exec(header.trim())?.[0] ?? 'Basic'
-    return oauthError('invalid_client', `${PUBLIC}: send client_id in the body and no Authorization header (this request used ${scheme})`, 401, { 'www-authenticate': `${scheme} realm="${issuer}"` })
+    // The scheme only when credentials follow it: a header that is one bare value may be the secret itself.
+    const scheme = /^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,20}(?= )/.exec(header.trim())?.[0]
+    return oauthError('invalid_client', `${PUBLIC}: send client_id in the body and no Authorization header (this request used ${scheme ?? 'one without a scheme'})`, 401, { 'www-authenticate': `${scheme ?? 'Basic'} realm="${issuer}"` })
   }
   if (params.get('client_secret') !== null) return oauthError('invalid_client', `${PUBLIC}: none has a client_secret; send client_id alone`)
   return null
@@ -240,9 +241,13 @@ export function createAuthorizationServer(state: MockState, urls: ConnectorUrls)
     const grants = (meta.grant_types ?? ['authorization_code', 'refresh_token']) as unknown
     if (!Array.isArray(grants) || grants.some((g) => g !== 'authorization_code' && g !== 'refresh_token')) return oauthError('invalid_client_metadata', 'grant_types may only hold authorization_code and refresh_token')
     // RFC 7591 2.1: response_types code goes with grant_types authorization_code, the one flow the connector has.
+    // A value listed twice is refused like a parameter given twice (inferred: RFC 7591 does not say).
+    const twice = (list: unknown[]) => list.find((v, i) => list.indexOf(v) !== i) as string | undefined
+    if (twice(grants)) return oauthError('invalid_client_metadata', `grant_types lists ${quoted(twice(grants)!)} twice`)
     if (!grants.includes('authorization_code')) return oauthError('invalid_client_metadata', 'grant_types must include authorization_code: the connector\'s clients use the authorization code flow (RFC 7591 2.1)')
     const responses = (meta.response_types ?? ['code']) as unknown
     if (!Array.isArray(responses) || responses.some((r) => r !== 'code')) return oauthError('invalid_client_metadata', 'response_types may only hold code')
+    if (twice(responses)) return oauthError('invalid_client_metadata', `response_types lists ${quoted(twice(responses)!)} twice`)
     if (!responses.includes('code')) return oauthError('invalid_client_metadata', 'response_types must include code: the connector\'s clients use the authorization code flow (RFC 7591 2.1)')
     if (meta.client_name !== undefined && (typeof meta.client_name !== 'string' || meta.client_name.length > 100)) return oauthError('invalid_client_metadata', 'client_name must be a string of at most 100 characters')
     // Every other field as the contract describes it (ClientRegistrationRequest): the URI-typed ones

@@ -104,13 +104,18 @@ export const connectorDoorSchemas: Record<string, Schema> = {
       }),
       client_name: str({ maxLength: 100 }),
       token_endpoint_auth_method: enumOf(['none'], { description: 'Public clients only (PKCE, no secret).' }),
-      grant_types: arr(enumOf(['authorization_code', 'refresh_token'])),
-      response_types: arr(enumOf(['code'])),
+      grant_types: {
+        ...arr(enumOf(['authorization_code', 'refresh_token'])),
+        // Listed whole (not `contains`), so that a generator keeps to it.
+        anyOf: [{ const: ['authorization_code'] }, { const: ['authorization_code', 'refresh_token'] }, { const: ['refresh_token', 'authorization_code'] }],
+        description: 'authorization_code, and refresh_token if the client refreshes, each once (RFC 7591 2.1: the code flow, the one the connector has; inferred: a value listed twice is refused). Omitted: both.',
+      },
+      response_types: arr(enumOf(['code']), { minItems: 1, maxItems: 1, description: '`["code"]` (omitted: the same).' }),
       client_uri: str({ format: 'uri' }),
       software_id: str(),
       software_version: str(),
     },
-    { required: ['redirect_uris'], description: 'Client metadata (RFC 7591 2).', inferred: true },
+    { required: ['redirect_uris'], description: 'Client metadata (RFC 7591 2). Members the connector does not read are ignored (RFC 7591 2).', inferred: true },
   ),
   ClientInformation: obj(
     {
