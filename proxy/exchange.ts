@@ -6,6 +6,7 @@
 import { curlFor, redactHeaders, redactText, REDACTED } from '../conformance/client.ts'
 import type { Exchange } from '../conformance/types.ts'
 import type { SchemaFinding } from '../conformance/types.ts'
+import { asksForCoding, type Unreadable } from './codings.ts'
 
 /** Bodies are kept up to this size for grading; past it they are judged as truncated. */
 export const MAX_CAPTURE = 1024 * 1024
@@ -23,15 +24,22 @@ export interface ProxyExchange {
   /** The contract's operation, or undefined for a path the contract does not have. */
   operationId?: string
   requestHeaders: Record<string, string>
+  /** The request body's text, its Content-Encoding undone (proxy/codings.ts). */
   requestBody: string
+  /** Why the request body could not be read (it does not decode as its Content-Encoding says, or the proxy has no decoder for it). */
+  readonly requestUnreadable?: Unreadable
   /** The request body's size, when known without decoding it (the grading backlog's memory bound). */
   readonly requestBytes?: number
   /** The upstream's body bytes and status, when known without building `upstream` (a waiting record keeps it packed: proxy/server.ts Shelf). */
   readonly upstreamRaw?: Buffer
   readonly upstreamStatus?: number
   requestTruncated: boolean
-  /** What the upstream answered (undefined when nothing was forwarded or no answer came). */
-  upstream?: { status: number; headers: Record<string, string>; readonly body: string; raw: Buffer; truncated: boolean }
+  /**
+   * What the upstream answered (undefined when nothing was forwarded or no answer came): `raw` the body's
+   * bytes as they came (but chunked framing), `body` its text with its codings undone (proxy/codings.ts),
+   * `unreadable` why that could not be done.
+   */
+  upstream?: { status: number; headers: Record<string, string>; readonly body: string; raw: Buffer; truncated: boolean; readonly unreadable?: Unreadable }
   /** The status the client received; 0 when its connection was dropped or it went away first. */
   status: number
   /** Retry-After the client received, in seconds. */
@@ -100,11 +108,16 @@ export class Redactor {
     return redactHeaders(headers, this.list())
   }
 
-  /** A curl command reproducing the request against `baseUrl`, keys read from `$API_KEY`, `$API_KEY_2`... */
+  /**
+   * A curl command reproducing the request against `baseUrl`, keys read from `$API_KEY`, `$API_KEY_2`...
+   * The body is the decoded one, sent without its Content-Encoding; a request that asked for a coding
+   * (Accept-Encoding) gets `--compressed`, which asks for one and decodes the answer.
+   */
   curl(x: ProxyExchange, baseUrl: string): string {
-    const headers = Object.fromEntries(Object.entries(x.requestHeaders).filter(([name]) => !HOP_OR_FORWARDED.has(name)))
+    const headers = Object.fromEntries(Object.entries(x.requestHeaders).filter(([name]) => !HOP_OR_FORWARDED.has(name) && name !== 'content-encoding' && name !== 'accept-encoding'))
     for (const name of ['authorization', 'cookie', 'proxy-authorization']) if (headers[name]) headers[name] = REDACTED
-    return curlFor({ method: x.method, url: `${baseUrl}${x.path}${x.query}`, headers, body: x.requestBody || undefined }, this.variables, this.list())
+    const command = curlFor({ method: x.method, url: `${baseUrl}${x.path}${x.query}`, headers, body: x.requestBody || undefined }, this.variables, this.list())
+    return asksForCoding(x.requestHeaders['accept-encoding']) ? command.replace(/^curl -sS/, 'curl -sS --compressed') : command
   }
 }
 

@@ -20,6 +20,7 @@ import { createClientGrader } from './client-grading.ts'
 import { NOT_PASSIVE, passiveJudges } from './judges/index.ts'
 import { KEYS_KEPT } from './judges/idempotency.ts'
 import type { Finding, JudgeContext, Observed, PassiveJudge } from './judges/types.ts'
+import type { Unreadable } from './codings.ts'
 
 const MAX_BODY = 64 * 1024
 /** Exchanges listed per situation and upstream failures listed (the counts go on). */
@@ -89,7 +90,7 @@ export function createGrader({ upstream, contract = loadContract(), redactor = n
   /** Shop and key of writes the upstream answered, to tell a replay (spec: Idempotency completed). */
   const answeredKeys = new Set<string>()
   let count = 0
-  const lastAnswers = new LastAnswers<{ raw: Buffer; text: string; json: unknown }>()
+  const lastAnswers = new LastAnswers<Answer & { raw: Buffer; codings: string }>()
   const lastRequests = new Map<string, { input: string; request: GradedRequest; valid: boolean }>()
 
   const keyId = (key: string) => {
@@ -101,26 +102,30 @@ export function createGrader({ upstream, contract = loadContract(), redactor = n
   const finding = (state: RuleState, o: Observed, f: Finding): Failure => ({ rule: state.judge.rule, operation: o.op.permission, ...f, exchange: asEvidence(o.x, redactor, upstream, state.judge.rule) })
 
   /**
-   * The upstream's answer as text and parsed JSON. An answer identical to the last one of its
-   * operation and status (a poll, a cached read) is decoded and parsed once: compared on its bytes.
+   * The upstream's answer as text (its codings undone: proxy/codings.ts) and parsed JSON. An answer
+   * identical to the last one of its operation and status (a poll, a cached read), bytes and codings,
+   * is decoded and parsed once: compared on its bytes as they came.
    */
-  function answerOf(x: ProxyExchange): { text: string; json: any } {
+  function answerOf(x: ProxyExchange): Answer {
     const last = lastAnswers.get(x.operationId, x.upstream?.status)
     const raw = x.upstream?.raw
-    if (last && raw && last.raw.equals(raw)) return last
+    const headers = x.upstream?.headers
+    const codings = headers && (headers['content-encoding'] !== undefined || headers['transfer-encoding'] !== undefined) ? `${headers['content-encoding']}\n${headers['transfer-encoding']}` : ''
+    if (last && raw && last.codings === codings && last.raw.equals(raw)) return last
     const text = x.upstream?.body ?? ''
+    const unreadable = x.upstream?.unreadable
     let json: any
     try {
-      json = text ? JSON.parse(text) : undefined
+      json = text && !unreadable ? JSON.parse(text) : undefined
     } catch {
       json = undefined
     }
-    const answer = { raw: raw ?? Buffer.alloc(0), text, json }
+    const answer = { raw: raw ?? Buffer.alloc(0), codings, text, json, unreadable }
     if (raw) lastAnswers.set(x.operationId, x.upstream?.status, answer)
     return answer
   }
 
-  function recorded(x: ProxyExchange, answer: () => { text: string; json: any }): RecordedRequest {
+  function recorded(x: ProxyExchange, answer: () => Answer): RecordedRequest {
     const key = x.requestHeaders['x-api-key']
     const idempotencyKey = x.requestHeaders['idempotency-key'] ?? null
     const upstreamStatus = x.upstream?.status
@@ -156,7 +161,7 @@ export function createGrader({ upstream, contract = loadContract(), redactor = n
       keyId: key === undefined ? null : keyId(key),
       contentType: x.requestHeaders['content-type'] ?? null,
       idempotencyKey,
-      bodyText: x.requestBody.length > MAX_BODY ? x.requestBody.slice(0, 1024) : x.requestBody,
+      bodyText: requestText(x),
       status: x.status,
       retryAfter: x.retryAfter,
       // A write that reached the upstream and was answered below 400, not as a replay.
@@ -210,7 +215,7 @@ export function createGrader({ upstream, contract = loadContract(), redactor = n
       situation(status === 409 ? 'retry reached the upstream while the first attempt with its key was in flight there: the upstream answered its own 409 in flight' : `retry reached the upstream while the first attempt with its key was in flight there, but the upstream answered ${status}${x.upstream.headers['idempotent-replayed'] === 'true' ? ' (a replay: it had finished the first before it read the retry)' : ''}: no 409 in flight produced`, x.seq)
     }
     if (!x.operationId) return graded
-    let answer: { text: string; json: any } | undefined
+    let answer: Answer | undefined
     const parsed = () => (answer ??= answerOf(x))
     const entry = recorded(x, parsed)
     client.add(entry)
@@ -231,10 +236,12 @@ export function createGrader({ upstream, contract = loadContract(), redactor = n
       for (const f of failures) graded.findings.push({ rule: `client ${requestBodies.id}`, message: f.received, failure: true })
       lastRequests.set(entry.operationId, { input, request, valid: failures.length === 0 })
     }
-    const { text, json } = parsed()
-    const o: Observed = { x, op: request.op, request, status: x.upstream?.status ?? 0, headers: x.upstream?.headers ?? {}, text, json, error: typeof json?.error === 'string' ? json.error : undefined }
+    const { text, json, unreadable } = parsed()
+    const o: Observed = { x, op: request.op, request, status: x.upstream?.status ?? 0, headers: x.upstream?.headers ?? {}, text, json, error: typeof json?.error === 'string' ? json.error : undefined, unreadable }
     judging = graded
     for (const [judge, t] of contexts) {
+      // A body the proxy could not read is not judged by the rules that read bodies (responses-valid says why).
+      if (unreadable && !judge.unreadableBodies) continue
       try {
         judge.observe(o, t)
       } catch (error) {
@@ -324,6 +331,25 @@ export function createGrader({ upstream, contract = loadContract(), redactor = n
 }
 
 export type Grader = ReturnType<typeof createGrader>
+
+/** The upstream's answer as the judges read it. */
+interface Answer {
+  text: string
+  json: any
+  unreadable: Unreadable | undefined
+}
+
+/**
+ * The request body certify-client's rules read: its text, its Content-Encoding undone. One that does not
+ * decode reads as the sentence saying so (contract.request-bodies: not a JSON object, received that
+ * sentence, not the garbage); one the proxy has no decoder for, or over the bound, as no body (not judged).
+ */
+function requestText(x: ProxyExchange): string {
+  const text = x.requestBody
+  const unreadable = x.requestUnreadable
+  if (unreadable) return unreadable.kind === 'undecodable' ? text : ''
+  return text.length > MAX_BODY ? text.slice(0, 1024) : text
+}
 
 /** The `error` of a JSON error body (what certify-client notes of an error answer). */
 function errorOf(json: any): string | undefined {

@@ -276,8 +276,10 @@ const LENGTH = /^\d{1,15}$/
 export type Framing = { kind: 'length'; length: number } | { kind: 'chunked' } | { kind: 'close' }
 
 /**
- * A message's framing (RFC 9112 6.3). Both Transfer-Encoding and Content-Length, a coding other than
- * chunked alone, or differing lengths are refused: a request 400, an answer 502.
+ * A message's framing (RFC 9112 6.3). Both Transfer-Encoding and Content-Length, or differing lengths,
+ * are refused: a request 400, an answer 502. An answer whose final transfer coding is chunked is
+ * chunked (`gzip, chunked`: the gzip is undone for the grader only, proxy/codings.ts), one with another
+ * final coding runs to the close; a request with any coding but chunked alone is refused 400.
  */
 export function framingOf(head: Pick<Head, 'headers'>, isRequest: boolean): Framing {
   const status = isRequest ? 400 : 502
@@ -289,10 +291,14 @@ export function framingOf(head: Pick<Head, 'headers'>, isRequest: boolean): Fram
   if (te !== undefined) {
     if (cl !== undefined) throw new HttpError(`${what} has both Transfer-Encoding and Content-Length`, status)
     if (te.trim().toLowerCase() === 'chunked') return { kind: 'chunked' }
-    // A request must end where the proxy and the server both see it end; an answer with another coding runs to the close.
-    // 400, not the 501 RFC 9112 6.1 suggests: a request the proxy cannot frame is the client's input, and bad input gets a 4xx here.
+    // RFC 9112 6.3: a request whose final coding is not chunked cannot be framed: MUST be 400 and closed. One whose final
+    // coding is chunked (`gzip, chunked`) can, but RFC 9112 6.1 says a coding the server does not understand SHOULD get 501;
+    // the proxy does not decode a request on its way (its body goes on as it came, re-framed chunked only), so it refuses
+    // every coding but chunked alone: 400, not 501, since a request the proxy cannot pass on is the client's input, and bad input gets a 4xx here.
     if (isRequest) throw new HttpError(`Transfer-Encoding ${JSON.stringify(te)} is not supported (only chunked)`, 400)
-    return { kind: 'close' }
+    // RFC 9112 6.3: chunked as the final coding frames the answer (a keep-alive upstream does not close after it); any other final coding runs to the close.
+    const codings = te.split(',')
+    return codings[codings.length - 1]!.trim().toLowerCase() === 'chunked' ? { kind: 'chunked' } : { kind: 'close' }
   }
   if (cl !== undefined) {
     // An answer's `5, 5` (or two lines) is refused (RFC 9110 8.6 allows it): its head goes on as it came, and a strict client refuses the list.

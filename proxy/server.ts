@@ -16,6 +16,7 @@ import type { Adversity } from '../mock/pipeline/certification.ts'
 import { LastAnswers, MAX_CAPTURE, type ProxyExchange } from './exchange.ts'
 import { ChunkedDecoder, framingOf, hasToken, headEnd, HttpError, KeptHead, parseRequestHead, parseResponseHead, type Framing, type RequestHead, type ResponseHead } from './http1.ts'
 import { createRouter } from './router.ts'
+import { bodyText, codingsOf, utf8, type BodyText, type Unreadable } from './codings.ts'
 import { HOST_FIELD } from '../mock/lib/host-field.ts'
 import { unlessReadThisTurn } from '../mock/lib/sockets.ts'
 
@@ -120,9 +121,6 @@ class Capture {
     if (this.like) return this.size === this.like.length ? this.like : this.like.subarray(0, this.size)
     return this.chunks.length === 1 ? this.chunks[0]! : this.chunks.length === 0 ? EMPTY : Buffer.concat(this.chunks)
   }
-  text(): string {
-    return this.buffer().toString('utf8')
-  }
 }
 
 const EMPTY = Buffer.alloc(0)
@@ -137,7 +135,7 @@ class Answer implements NonNullable<ProxyExchange['upstream']> {
   /** Its bytes are the last answer's of the operation and status, shared (Capture `repeats`). */
   repeated = false
   private bytes: Buffer
-  private text: string | undefined
+  private read: BodyText | undefined
   readonly head: KeptHead
 
   constructor(status: number, head: KeptHead, bytes: Buffer = EMPTY, truncated = false) {
@@ -154,10 +152,17 @@ class Answer implements NonNullable<ProxyExchange['upstream']> {
   }
   set raw(bytes: Buffer) {
     this.bytes = bytes
-    this.text = undefined
+    this.read = undefined
   }
+  /** The body as the grader reads it: its codings undone (proxy/codings.ts), as UTF-8. */
   get body(): string {
-    return (this.text ??= this.bytes.toString('utf8'))
+    return this.reading().text
+  }
+  get unreadable(): Unreadable | undefined {
+    return this.reading().unreadable
+  }
+  private reading(): BodyText {
+    return (this.read ??= bodyText(this.bytes, this.head.headers, { truncated: this.truncated, limit: MAX_CAPTURE }))
   }
 }
 
@@ -279,8 +284,10 @@ class Recorded implements ProxyExchange {
   readonly operationId: string | undefined
   private head: KeptHead | undefined
   private answer: Answer | undefined = undefined
-  /** The request body as it came (decoded from its capture when first read), or as --inject read it whole. */
+  /** The request body's text (its codings undone, from its capture or its bytes on the shelf when first read). */
   private body: string | undefined
+  /** Why the request body could not be read (proxy/codings.ts), once read. */
+  private bodyUnreadable: Unreadable | undefined
   /** The body's capture while it comes, its bytes once the exchange is recorded (`ended`). */
   private capture: Capture | Buffer | undefined
   /** On the shelf (`ended`): the buffer and where its part starts, the request's head, the answer's head, the body (-1: not there). */
@@ -372,21 +379,34 @@ class Recorded implements ProxyExchange {
       this.answer = new Answer(this.answerStatus, head, raw, this.answerTruncated)
       this.answerRaw = EMPTY
     }
-    if (this.bodyLength >= 0) this.body = slab.toString('utf8', at, at + this.bodyLength)
+    if (this.bodyLength >= 0) this.readBody(slab.subarray(at, at + this.bodyLength))
     taken.release()
+  }
+  /** The request body's text from its bytes: as UTF-8, or with the codings its Content-Encoding names undone (proxy/codings.ts). */
+  private readBody(bytes: Buffer): void {
+    const headers = this.head!.headers
+    if (headers['content-encoding'] === undefined) this.body = utf8(bytes)
+    else ({ text: this.body, unreadable: this.bodyUnreadable } = bodyText(bytes, headers, { truncated: this.requestTruncated, limit: MAX_CAPTURE }))
+    this.capture = undefined
   }
   get requestBody(): string {
     if (this.shelf) this.unshelve()
-    if (this.body === undefined) {
-      this.body = this.capture instanceof Capture ? this.capture.text() : this.capture!.toString('utf8')
-      this.capture = undefined
-    }
-    return this.body
+    if (this.body === undefined) this.readBody(this.capture instanceof Capture ? this.capture.buffer() : this.capture!)
+    return this.body!
   }
   set requestBody(text: string) {
     if (this.shelf) this.unshelve()
     this.body = text
     this.capture = undefined
+  }
+  get requestUnreadable(): Unreadable | undefined {
+    if (this.body === undefined) void this.requestBody
+    return this.bodyUnreadable
+  }
+  /** The whole body as --inject read it (its bytes: they go on as they came), read as text when the grader (or the schedule) first asks. */
+  takeBody(bytes: Buffer): void {
+    this.body = undefined
+    this.capture = bytes
   }
   get requestBytes(): number {
     if (this.shelf && this.bodyLength >= 0) return this.bodyLength
@@ -905,9 +925,18 @@ export function createProxyServer({ upstream, contract, timeoutMs = 30_000, clie
             if (HOP_BY_HOP.has(name) || named?.has(name)) continue
             lines += `${head.rawNames[i]}: ${head.values[i]}\r\n`
           }
-          if (framing.kind === 'chunked') {
-            if (reply.minor === 1) lines += 'Transfer-Encoding: chunked\r\n'
-            else dechunk = true
+          const transferEncoding = head.headers['transfer-encoding']
+          if (transferEncoding !== undefined && framing.kind !== 'none') {
+            // The transfer codings go on as they came (`gzip, chunked` too) to an HTTP/1.1 client. An HTTP/1.0 one cannot read chunked:
+            // that is undone for it (the answer then runs to the close); a coding besides (an upstream's `gzip, chunked`, which it
+            // should not send to a proxy that sent no TE) is not undone on the forwarding path, which passes bytes on as they came,
+            // but named, not passed as if it were the representation (RFC 9112 6.1 would have it undone for an HTTP/1.0 recipient).
+            const besides = codingsOf({ 'transfer-encoding': transferEncoding })
+            if (reply.minor === 1) lines += `Transfer-Encoding: ${transferEncoding}\r\n`
+            else {
+              dechunk = framing.kind === 'chunked'
+              if (besides.length) lines += `Transfer-Encoding: ${besides.join(', ')}\r\n`
+            }
           }
           if (framing.kind === 'close' || dechunk) reply.closeAfter = true
           reply.retryAfter = head.headers['retry-after']
@@ -1038,10 +1067,10 @@ export function createProxyServer({ upstream, contract, timeoutMs = 30_000, clie
       try {
         // Under --inject the body is read first (the schedule reads write bodies).
         const body = await requestBody.readAll()
-        x.requestBody = body.toString('utf8')
+        x.takeBody(body)
         adversity = injector.decide(x, op)
         if (!adversity) await forwarded(req, requestBody, socket, x, body, reply, responseCapture)
-        else await produce(adversity, req, requestBody, socket, reply, x, op, responseCapture)
+        else await produce(adversity, req, requestBody, body, socket, reply, x, op, responseCapture)
       } catch (error) {
         failed(error)
       }
@@ -1049,10 +1078,10 @@ export function createProxyServer({ upstream, contract, timeoutMs = 30_000, clie
     })()
   }
 
-  async function produce(adversity: Adversity, req: RequestHead, requestBody: RequestBody, socket: Socket, reply: Reply, x: Recorded, op: OperationInfo, capture: Capture): Promise<void> {
+  /** `sendable`: the whole request body, as it came (a body with a Content-Encoding is bytes, not text). */
+  async function produce(adversity: Adversity, req: RequestHead, requestBody: RequestBody, sendable: Buffer, socket: Socket, reply: Reply, x: Recorded, op: OperationInfo, capture: Capture): Promise<void> {
     x.injected = adversity.situation
     onInject?.(x)
-    const sendable = Buffer.from(x.requestBody)
     if (adversity.kind === 'status') {
       // spec: Idempotency: a 500 after the write acted (applied); a 503 or a 429 before it reached the server.
       if (adversity.apply) await forwarded(req, requestBody, socket, x, sendable, undefined, capture)

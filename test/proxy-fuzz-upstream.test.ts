@@ -172,7 +172,7 @@ const HEADER_LINES: Array<{ text: string; outcome?: Outcome; named?: string; clo
   { text: `X-Over: ${'o'.repeat(70_000)}`, outcome: '502' },
 ]
 
-const FRAMINGS = ['length', 'chunked', 'close', 'te-gzip', 'length-zeros', 'cl-te', 'cl-two-differ', 'cl-list-same', 'cl-bad', 'chunk-bad', 'chunk-ext', 'trailers', 'short-then-close', 'reset-mid', 'silent-mid', 'silent', 'close-early', 'reset-early', 'early', 'extra-after', 'extra-later'] as const
+const FRAMINGS = ['length', 'chunked', 'close', 'te-gzip', 'te-gzip-chunked', 'length-zeros', 'cl-te', 'cl-two-differ', 'cl-list-same', 'cl-bad', 'chunk-bad', 'chunk-ext', 'trailers', 'short-then-close', 'reset-mid', 'silent-mid', 'silent', 'close-early', 'reset-early', 'early', 'extra-after', 'extra-later'] as const
 type FramingKind = (typeof FRAMINGS)[number]
 
 const answerArb = fc.record({
@@ -249,7 +249,9 @@ function plan(method: string, minor: number, a: AnswerShape): Planned {
     case 'chunked':
     case 'chunk-ext':
     case 'trailers':
-      framingLines = ['Transfer-Encoding: chunked']
+    case 'te-gzip-chunked':
+      // RFC 9112 6.3: chunked as the final coding frames the answer (gzip, chunked: on a kept-alive connection, no close comes).
+      framingLines = [framing === 'te-gzip-chunked' ? 'Transfer-Encoding: gzip, chunked' : 'Transfer-Encoding: chunked']
       payload = noBody ? body : chunkedOf(body, a.cuts, framing === 'chunk-ext' ? ';a=b;q="x y"' : '', framing === 'trailers' ? 'X-Trailer: t\r\n' : '')
       break
     case 'close':

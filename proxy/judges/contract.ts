@@ -28,14 +28,23 @@ function responsesValid(): PassiveJudge {
   const last = new Map<string, { text: string; findings: SchemaFinding[] }>()
   return {
     rule: 'contract.responses-valid',
-    judges: 'every answer of the upstream: a documented status, a JSON content type, a body valid against the documented schema, the documented headers (findings on x-inferred parts are warnings)',
+    judges: 'every answer of the upstream, its content codings undone: a documented status, a JSON content type, a body valid against the documented schema, the documented headers (findings on x-inferred parts are warnings)',
+    unreadableBodies: true,
     observe(o, t) {
       if (o.x.upstream === undefined) return
       t.exercised(o)
       if (o.x.upstream.truncated) {
-        t.warn(o, { message: 'the body is over 1 MB: its schema was not judged', expected: 'a body the proxy can hold', received: `${o.x.upstream.body.length}+ bytes` })
+        t.warn(o, { message: 'the body is over 1 MB: its schema was not judged', expected: 'a body the proxy can hold', received: `${o.x.upstream.raw.length}+ bytes` })
         return
       }
+      if (o.unreadable) {
+        // RFC 9110 8.4: a body that does not decode as its codings say is the server's fault; one the proxy cannot decode (or over its bound) is not judged.
+        const report = o.unreadable.kind === 'undecodable' ? t.fail : t.warn
+        report(o, { message: `the body ${o.unreadable.message}`, expected: 'a body that decodes as its Content-Encoding (and Transfer-Encoding) say', received: describeObserved(o, 300) })
+        return
+      }
+      // RFC 9110 15.4.5: a 304 answers a conditional GET (the client's cached answer is still good): no body, not an answer of the contract's.
+      if (o.status === 304 && (o.x.requestHeaders['if-none-match'] !== undefined || o.x.requestHeaders['if-modified-since'] !== undefined)) return
       const key = `${o.op.operationId} ${o.status} ${o.headers['content-type']}`
       let judged = last.get(key)
       if (judged?.text !== o.text) last.set(key, (judged = { text: o.text, findings: checkResponse(t.contract, o.op, { status: o.status, contentType: o.headers['content-type'] ?? null, text: o.text }) }))
@@ -62,6 +71,7 @@ const serverError = (o: Observed) => o.x.upstreamError !== undefined || (o.x.ups
 
 const neverFails = (rule: string, writes: boolean): PassiveJudge => ({
   rule,
+  unreadableBodies: true,
   judges: `every ${writes ? 'writing' : 'reading'} operation the traffic calls answers, and never with a 5xx (a timeout, a reset connection or a 5xx is a finding)`,
   observe(o, t) {
     if (isWrite(o.op) !== writes || (o.x.upstream === undefined && o.x.upstreamError === undefined)) return

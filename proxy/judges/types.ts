@@ -7,6 +7,7 @@
 import type { Contract, OperationInfo } from '../../openapi/index.ts'
 import type { GradedRequest } from '../../conformance/certify-client/types.ts'
 import type { ProxyExchange } from '../exchange.ts'
+import type { Unreadable } from '../codings.ts'
 
 /** One exchange as a judge sees it: the request as the service reads it, the upstream's answer. */
 export interface Observed {
@@ -21,6 +22,8 @@ export interface Observed {
   json: any
   /** The `error` message of a JSON error body. */
   error: string | undefined
+  /** Why the body could not be read (proxy/codings.ts): only judges with `unreadableBodies` see such an exchange. */
+  unreadable?: Unreadable
 }
 
 export interface Finding {
@@ -43,6 +46,8 @@ export interface PassiveJudge {
   rule: string
   /** What the proxy judges from traffic, in a sentence (the report shows it). */
   judges: string
+  /** It also sees answers whose body could not be read (it judges their status, or says why the body was not judged); the other judges skip them. */
+  unreadableBodies?: boolean
   observe(o: Observed, t: JudgeContext): void
 }
 

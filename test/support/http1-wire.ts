@@ -159,7 +159,8 @@ export function readAnswers(bytes: Buffer, noBody: (i: number) => boolean): Read
       // No body.
     } else if (te.length) {
       if (cl.length) throw new WireError('an answer with both Transfer-Encoding and Content-Length')
-      if (te.join(',').toLowerCase() !== 'chunked') {
+      // RFC 9112 6.3: chunked as the final coding frames the body (`gzip, chunked` too); another final coding runs to the close.
+      if (te.join(',').split(',').at(-1)!.trim().toLowerCase() !== 'chunked') {
         body = rawBody = bytes.subarray(at)
         at = bytes.length
       } else {
