@@ -434,6 +434,17 @@ function send(socket: Socket, head: string, body: Buffer[]): void {
   socket.uncork()
 }
 
+/** An interim (1xx) answer's head as it goes to the client: its end-to-end lines (Link, ...), its hop-by-hop ones dropped. */
+function interimHead(head: ResponseHead): string {
+  const named = connectionNamed(head.headers.connection)
+  let lines = ''
+  for (let i = 0; i < head.names.length; i++) {
+    const name = head.names[i]!
+    if (!HOP_BY_HOP.has(name) && !named?.has(name)) lines += `${head.rawNames[i]}: ${head.values[i]}\r\n`
+  }
+  return `HTTP/1.1 ${head.status} ${head.reason}\r\n${lines}\r\n`
+}
+
 /** The names a Connection header lists (they are hop-by-hop too). */
 const connectionNamed = (value: string | undefined): Set<string> | undefined => (value ? new Set(value.toLowerCase().split(',').map((s) => s.trim())) : undefined)
 
@@ -779,6 +790,8 @@ export function createProxyServer({ upstream, contract, timeoutMs = 30_000, clie
     const connection = acquire()
     const up = connection.socket
     const noBody = req.method === 'HEAD'
+    /** The proxy answered the client's Expect with its own 100 Continue (ClientConnection next). */
+    const continued = req.picked.expect !== undefined && req.minor === 1
     {
       let settled = false
       let done = false
@@ -897,8 +910,11 @@ export function createProxyServer({ upstream, contract, timeoutMs = 30_000, clie
       const answered = (chunk: Buffer, end: number): void => {
         head = parseResponseHead(chunk, 0, end)
         if (head.status < 200) {
-          // 100 Continue and other interim answers: the proxy answered the client's Expect itself.
           if (head.status === 101) throw new HttpError('the upstream switched protocols, which the proxy did not ask for', 502)
+          // RFC 9110 15.2: a proxy MUST forward 1xx answers unless it asked for them itself: 103 Early Hints and the others go to
+          // an HTTP/1.1 client, before the final answer (which a 502 can still be); the 100 Continue to an Expect the proxy
+          // answered itself does not, and an HTTP/1.0 client gets none (RFC 9110 15.2: it cannot read them).
+          if (reply && !reply.destroyed && reply.minor === 1 && !(head.status === 100 && continued)) reply.socket.write(interimHead(head), 'latin1')
           head = undefined
           if (end < chunk.length) connection.owner!.data(chunk.subarray(end))
           return

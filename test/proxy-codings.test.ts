@@ -131,7 +131,7 @@ function rawExchange(url: string, bytes: string): Promise<Buffer> {
   })
 }
 
-describe('proxy on the wire: transfer codings from a kept-alive upstream', () => {
+describe('proxy on the wire: interim answers and transfer codings from a kept-alive upstream', () => {
   let raw: NetServer
   let proxy: RunningProxy
   const sockets = new Set<Socket>()
@@ -164,6 +164,22 @@ describe('proxy on the wire: transfer codings from a kept-alive upstream', () =>
     await proxy.stop()
     for (const socket of sockets) socket.destroy()
     await new Promise<void>((done) => raw.close(() => done()))
+  })
+
+  it('103 Early Hints and other 1xx reach an HTTP/1.1 client before the final answer (RFC 9110 15.2), hop-by-hop lines cut; none reach an HTTP/1.0 client', async () => {
+    const got = readAnswers(await rawExchange(proxy.url, 'GET /early HTTP/1.1\r\nHost: h\r\n\r\nGET /continue HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n'), () => false)
+    expect(got.map((a) => a.status)).toEqual([103, 102, 200, 100, 200])
+    expect(got[0]!.fields).toEqual([{ name: 'Link', value: '</a.css>; rel=preload' }])
+    expect(got[1]!.fields).toEqual([])
+    const old = readAnswers(await rawExchange(proxy.url, 'GET /early HTTP/1.0\r\n\r\n'), () => false)
+    expect(old.map((a) => a.status)).toEqual([200])
+  })
+
+  it('the 100 Continue to an Expect the proxy answered itself is not passed on again; 101 stays a 502', async () => {
+    const got = readAnswers(await rawExchange(proxy.url, 'POST /continue HTTP/1.1\r\nHost: h\r\nExpect: 100-continue\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}'), () => false)
+    expect(got.map((a) => a.status)).toEqual([100, 200])
+    const switched = readAnswers(await rawExchange(proxy.url, 'GET /switch HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n'), () => false)
+    expect(switched.map((a) => a.status)).toEqual([502])
   })
 
   it('Transfer-Encoding: gzip, chunked from a kept-alive upstream ends with its last chunk (no wait for a close), passed on as it came; the grader reads it decoded', async () => {
