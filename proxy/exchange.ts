@@ -54,6 +54,19 @@ export interface ProxyExchange {
   clientAborted?: boolean
 }
 
+/**
+ * Retry-After in seconds (RFC 9110 10.2.3): delay-seconds, or an HTTP-date, which a server behind a CDN
+ * or a gateway may send, counted from the answer's own Date (no clock skew between the two) or, without
+ * one, from now; null when it is neither (it read as NaN, and a client ignoring a date was never caught).
+ */
+export function retryAfterSeconds(value: string, date?: string): number | null {
+  if (/^\s*\d+\s*$/.test(value)) return Number(value)
+  const at = Date.parse(value)
+  if (!Number.isFinite(at)) return null
+  const from = date === undefined ? Number.NaN : Date.parse(date)
+  return Math.max(0, Math.ceil((at - (Number.isFinite(from) ? from : Date.now())) / 1000))
+}
+
 /** What is kept of the last whole answer of each operation and status (its bytes by default): a repeat is compared with it (proxy/server.ts Capture). */
 export class LastAnswers<T = Buffer> {
   private readonly byOperation = new Map<string | undefined, Map<number | undefined, T>>()

@@ -13,7 +13,7 @@ import { connect as tlsConnect } from 'node:tls'
 import { STATUS_CODES } from 'node:http'
 import type { Contract, OperationInfo } from '../openapi/index.ts'
 import type { Adversity } from '../mock/pipeline/certification.ts'
-import { LastAnswers, MAX_CAPTURE, type ProxyExchange } from './exchange.ts'
+import { LastAnswers, MAX_CAPTURE, retryAfterSeconds, type ProxyExchange } from './exchange.ts'
 import { ChunkedDecoder, framingOf, hasToken, headEnd, HttpError, KeptHead, parseRequestHead, parseResponseHead, type Framing, type RequestHead, type ResponseHead } from './http1.ts'
 import { createRouter } from './router.ts'
 import { bodyText, codingsOf, utf8, type BodyText, type Unreadable } from './codings.ts'
@@ -1063,7 +1063,7 @@ export function createProxyServer({ upstream, contract, timeoutMs = 30_000, clie
       // A held write the client gave up on is recorded with the upstream's answer, as the twin records it.
       if (adversity?.kind === 'drop') x.status = 0
       else if (adversity?.kind !== 'status') x.status = reply.finished ? reply.statusCode : adversity?.kind === 'slow' ? (x.upstream?.status ?? 0) : 0
-      x.retryAfter = reply.retryAfter === undefined || x.status === 0 ? null : Number(reply.retryAfter)
+      x.retryAfter = reply.retryAfter === undefined || x.status === 0 ? null : retryAfterSeconds(reply.retryAfter, x.upstream?.headers.date)
       x.durationMs = now() - started
       x.ended(shelf)
       onExchange(x)

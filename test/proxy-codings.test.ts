@@ -152,6 +152,7 @@ describe('proxy on the wire: interim answers and transfer codings from a kept-al
           const body = zlib.gzipSync('{"data": {"sps": 1.5}}')
           if (path === '/early') socket.write('HTTP/1.1 103 Early Hints\r\nLink: </a.css>; rel=preload\r\n\r\nHTTP/1.1 102 Processing\r\nConnection: keep-alive\r\n\r\nHTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}')
           else if (path === '/continue') socket.write('HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}')
+          else if (path === '/shop/sps?limited') socket.write('HTTP/1.1 429 Too Many Requests\r\nContent-Type: application/json\r\nDate: Wed, 21 Oct 2026 07:28:00 GMT\r\nRetry-After: Wed, 21 Oct 2026 07:28:03 GMT\r\nContent-Length: 26\r\n\r\n{"error": "Rate limited."}')
           else if (path === '/switch') socket.write('HTTP/1.1 101 Switching Protocols\r\nUpgrade: h2c\r\n\r\n')
           else socket.write(Buffer.concat([Buffer.from(`HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: gzip, chunked\r\n\r\n${body.length.toString(16)}\r\n`), body, Buffer.from('\r\n0\r\n\r\n')]))
         }
@@ -180,6 +181,16 @@ describe('proxy on the wire: interim answers and transfer codings from a kept-al
     expect(got.map((a) => a.status)).toEqual([100, 200])
     const switched = readAnswers(await rawExchange(proxy.url, 'GET /switch HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n'), () => false)
     expect(switched.map((a) => a.status)).toEqual([502])
+  })
+
+  it('Retry-After as an HTTP-date (RFC 9110 10.2.3) counts from the answer\'s Date: a client back within it is the client\'s finding', async () => {
+    const headers = 'Host: h\r\nx-api-key: key-retry-after\r\nx-shop-id: shop-retry-after\r\n'
+    await rawExchange(proxy.url, `GET /shop/sps?limited HTTP/1.1\r\n${headers}\r\nGET /shop/sps HTTP/1.1\r\n${headers}Connection: close\r\n\r\n`)
+    const report = proxy.report()
+    const limited = report.client.requests.find((r) => r.query === '?limited')
+    expect(limited?.retryAfter).toBe(3)
+    const retryAfter = report.client.outcomes.find((o) => o.id === 'ratelimit.retry-after')!
+    expect(retryAfter.failures.map((f) => f.message)).toEqual([expect.stringMatching(/\(Retry-After 3 s\) followed by 1 request\(s\) to the shop within it/)])
   })
 
   it('Transfer-Encoding: gzip, chunked from a kept-alive upstream ends with its last chunk (no wait for a close), passed on as it came; the grader reads it decoded', async () => {
