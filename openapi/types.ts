@@ -1965,7 +1965,7 @@ export interface components {
             /** @description The tools allowed, by name (the operationId); at least one to allow. */
             tool?: string[];
         };
-        /** @description The sign-in form (inferred). */
+        /** @description The sign-in form (inferred). A field sent empty is missing, as in the OAuth requests. */
         SignInForm: {
             email: string;
             /** Format: password */

@@ -26,9 +26,10 @@ const operations = indexConnectorOperations(state.contract.doc)
 const user = state.connector.data.users[0]!
 const shop = state.world.shops.find((s) => s.account_id === user.account_id && s.is_active)!
 const SEED = Number(process.env.FUZZ_SEED ?? 20260601)
-const RUNS = Number(process.env.FUZZ_RUNS ?? 60)
+const RUNS = Number(process.env.FUZZ_RUNS ?? 150)
 
-const FORM = { 'content-type': 'application/x-www-form-urlencoded' }
+const FORM_TYPE = 'application/x-www-form-urlencoded'
+const FORM = { 'content-type': FORM_TYPE }
 const JSON_TYPE = { 'content-type': 'application/json' }
 /** RFC 6749 5.2: error_description is %x20-21 / %x23-5B / %x5D-7E. */
 const OAUTH_TEXT = /^[\x20-\x21\x23-\x5B\x5D-\x7E]*$/
@@ -66,6 +67,7 @@ async function send(method: string, pathAndQuery: string, init: { headers?: Reco
   const answer: Answer = { status: response.status, headers: response.headers, text, json: type.startsWith('application/json') && text ? JSON.parse(text) : undefined, location: response.headers.get('location') ? new URL(response.headers.get('location')!) : null }
   const problem = contractProblem(method, url.pathname, answer)
   expect(problem, `${method} ${pathAndQuery}`).toBeUndefined()
+  expect(answer.status, `${method} ${pathAndQuery}: ${text.slice(0, 200)}`).toBeLessThan(500)
   return answer
 }
 
@@ -83,7 +85,7 @@ const connectorFetch = ((input: string | URL | Request, init?: RequestInit) => c
 /** The authorization request's parameters (a fresh PKCE pair). */
 function authorizeParams(clientId: string): { fields: Array<[string, string]>; verifier: string } {
   const { verifier, challenge } = pkcePair()
-  return { verifier, fields: [['response_type', 'code'], ['client_id', clientId], ['redirect_uri', REDIRECT], ['code_challenge', challenge], ['code_challenge_method', 'S256'], ['state', 'st-1'], ['resource', MCP]] }
+  return { verifier, fields: [['response_type', 'code'], ['client_id', clientId], ['redirect_uri', REDIRECT], ['code_challenge', challenge], ['code_challenge_method', 'S256'], ['state', 'st-1'], ['resource', MCP], ['scope', 'tools']] }
 }
 
 /** A code through the real pages, with what redeems it. */
@@ -108,14 +110,23 @@ async function tokensFor(clientId?: string): Promise<{ clientId: string; access:
 const toolsList = (access: string, headers: Record<string, string> = {}, query = '') =>
   send('POST', `/mcp${query}`, { headers: { ...JSON_TYPE, accept: 'application/json, text/event-stream', authorization: `Bearer ${access}`, ...headers }, body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}' })
 
+/** A pending authorization's request_id (not signed in). */
+async function pendingRequest(): Promise<string> {
+  const page = await send('GET', `/oauth/authorize?${formText(authorizeParams(await register()).fields)}`)
+  return hiddenFields(page.text).request_id!
+}
+
+/** The session cookie of the user signed in with `fields` (`request_id`, or `next: connections`). */
+async function sessionCookie(fields: Record<string, string>): Promise<string> {
+  const signedIn = await post('/oauth/sign-in', { ...fields, email: user.email, password: user.password })
+  expect(signedIn.status).toBe(303)
+  return signedIn.headers.get('set-cookie')!.split(';')[0]!
+}
+
 /** A pending authorization, signed in: its request_id and the browser's session cookie. */
 async function signedInRequest(): Promise<{ requestId: string; cookie: string }> {
-  const clientId = await register()
-  const page = await send('GET', `/oauth/authorize?${formText(authorizeParams(clientId).fields)}`)
-  const requestId = hiddenFields(page.text).request_id!
-  const signedIn = await post('/oauth/sign-in', { request_id: requestId, email: user.email, password: user.password })
-  expect(signedIn.status).toBe(303)
-  return { requestId, cookie: signedIn.headers.get('set-cookie')!.split(';')[0]! }
+  const requestId = await pendingRequest()
+  return { requestId, cookie: await sessionCookie({ request_id: requestId }) }
 }
 
 /** The redirect's error, checked: RFC 6749 4.1.2.1 with iss (RFC 9207). */
@@ -184,6 +195,12 @@ describe('token endpoint (RFC 6749 3.1, 3.2, 4.1.3, 5.2, 6; RFC 8707)', () => {
     const answer = await post('/oauth/token', redeemFields(code), { authorization })
     oauthRefusal(answer, 401, 'invalid_client', /public \(token_endpoint_auth_method none\).*Authorization header/)
     expect(answer.headers.get('www-authenticate')).toMatch(new RegExp(`^${scheme} realm="${BASE}"$`))
+  })
+
+  it('client_secret_basic (client_id in the header only) is invalid_client naming the header, not a missing client_id', async () => {
+    const code = await codeFor()
+    const answer = await post('/oauth/token', redeemFields(code).filter(([k]) => k !== 'client_id'), { authorization: `Basic ${Buffer.from(`${code.clientId}:`).toString('base64')}` })
+    oauthRefusal(answer, 401, 'invalid_client', /\(this request used Basic\)$/)
   })
 
   it('an Authorization header that is one bare value (perhaps a secret) is refused without echoing it', async () => {
@@ -292,8 +309,7 @@ describe('authorization endpoint (RFC 6749 3.1, 4.1.1, 4.1.2.1; RFC 8707)', () =
 
   it.each(['response_type', 'code_challenge', 'code_challenge_method', 'state', 'scope'])('%s given twice: invalid_request on the redirect naming it (a state given twice is not echoed)', async (name) => {
     const { fields } = authorizeParams(await register())
-    const value = fields.find(([k]) => k === name)?.[1] ?? 'tools'
-    const { error, description, state: echoed } = redirectedError(await authorize([...fields, [name, value], ...(name === 'scope' ? ([[name, value]] as Array<[string, string]>) : [])]))
+    const { error, description, state: echoed } = redirectedError(await authorize([...fields, [name, fields.find(([k]) => k === name)![1]]]))
     expect([error, echoed]).toEqual(['invalid_request', name === 'state' ? null : 'st-1'])
     expect(description).toMatch(new RegExp(`^${name} is given more than once`))
   })
@@ -371,8 +387,7 @@ describe('browser forms: sign-in, consent, connections (refusals name the field;
 
   it('connections revoke: a JSON body, connection_id missing or twice: 400 naming them, nothing revoked', async () => {
     const { clientId, access } = await tokensFor()
-    const signedIn = await post('/oauth/sign-in', { next: 'connections', email: user.email, password: user.password })
-    const cookie = signedIn.headers.get('set-cookie')!.split(';')[0]!
+    const cookie = await sessionCookie({ next: 'connections' })
     const id = Object.values(state.connector.data.connections).find((c) => c.client_id === clientId)!.connection_id
     const cases: Array<[init: { headers: Record<string, string>; body: string }, words: string]> = [
       [{ headers: { ...JSON_TYPE, cookie }, body: JSON.stringify({ connection_id: id }) }, 'The revoke form must be application/x-www-form-urlencoded, not application/json'],
@@ -440,5 +455,215 @@ describe('metadata documents (RFC 8414 3, RFC 9728 3)', () => {
       const answer = await send('GET', path)
       expect([answer.headers.get('cache-control'), answer.headers.get('pragma')], path).toEqual(['max-age=60', null])
     }
+  })
+})
+
+// ---------------------------------------------------------------------------------------------
+// Generated: every endpoint, every parameter it reads, the ways clients get a request wrong
+
+/** A request as parts a mutation can change. */
+interface Valid {
+  endpoint: string
+  method: 'GET' | 'POST'
+  path: string
+  /** The parameters, in the query (GET) or the body (POST). */
+  params: Array<[string, string]>
+  headers: Record<string, string>
+  /** The media type the endpoint takes (POST). */
+  type?: string
+  /** How it refuses: OAuth JSON (RFC 6749 5.2), the authorization endpoint (a page or the redirect), a page of the connector. */
+  kind: 'oauth' | 'authorize' | 'page'
+  /** The parameters it reads (RFC 6749 3.1: these at most once). */
+  reads: string[]
+  success: number
+}
+
+interface Sent {
+  query: Array<[string, string]>
+  params: Array<[string, string]>
+  headers: Record<string, string>
+  /** The body's media type as sent ('' for none); undefined: the endpoint's own. */
+  type?: string
+}
+
+/** Sends `valid` as `sent` changes it (the body as bytes, so that a request without a type has none). */
+function sendMutated(valid: Valid, sent: Sent): Promise<Answer> {
+  const query = valid.method === 'GET' ? [...sent.params, ...sent.query] : sent.query
+  const type = sent.type ?? valid.type
+  const text = type === 'application/json' ? JSON.stringify(Object.fromEntries(sent.params)) : formText(sent.params)
+  const headers = { ...sent.headers, ...(type ? { 'content-type': type } : {}) }
+  return send(valid.method, `${valid.path}${query.length ? `?${formText(query)}` : ''}`, { headers, ...(valid.method === 'POST' ? { body: new TextEncoder().encode(text) } : {}) })
+}
+
+const sendValid = (valid: Valid) => sendMutated(valid, { query: [], params: valid.params, headers: valid.headers })
+
+/** A fresh valid request of each endpoint (what it needs is made anew: a code, tokens, a pending request). */
+const endpoints: Record<string, () => Promise<Valid>> = {
+  async authorize() {
+    const { fields } = authorizeParams(await register())
+    return { endpoint: 'authorize', method: 'GET', path: '/oauth/authorize', params: fields, headers: {}, kind: 'authorize', reads: fields.map(([k]) => k), success: 200 }
+  },
+  async signIn() {
+    const params: Array<[string, string]> = [['request_id', await pendingRequest()], ['email', user.email], ['password', user.password]]
+    return { endpoint: 'signIn', method: 'POST', path: '/oauth/sign-in', params, headers: {}, type: FORM_TYPE, kind: 'page', reads: ['request_id', 'email', 'password'], success: 303 }
+  },
+  async consent() {
+    const requestId = await pendingRequest()
+    const cookie = await sessionCookie({ request_id: requestId })
+    const params: Array<[string, string]> = [['request_id', requestId], ['decision', 'allow'], ['shop', shop.shop_id], ['tool', 'listAccountShops']]
+    return { endpoint: 'consent', method: 'POST', path: '/oauth/authorize', params, headers: { cookie }, type: FORM_TYPE, kind: 'page', reads: ['request_id', 'decision'], success: 302 }
+  },
+  async tokenForCode() {
+    const c = await codeFor()
+    const params: Array<[string, string]> = [['grant_type', 'authorization_code'], ['code', c.code], ['code_verifier', c.verifier], ['client_id', c.clientId], ['redirect_uri', REDIRECT], ['resource', MCP]]
+    return { endpoint: 'tokenForCode', method: 'POST', path: '/oauth/token', params, headers: {}, type: FORM_TYPE, kind: 'oauth', reads: params.map(([k]) => k), success: 200 }
+  },
+  async tokenForRefresh() {
+    const t = await tokensFor()
+    const params: Array<[string, string]> = [['grant_type', 'refresh_token'], ['refresh_token', t.refresh], ['client_id', t.clientId], ['resource', MCP]]
+    return { endpoint: 'tokenForRefresh', method: 'POST', path: '/oauth/token', params, headers: {}, type: FORM_TYPE, kind: 'oauth', reads: params.map(([k]) => k), success: 200 }
+  },
+  async revoke() {
+    const t = await tokensFor()
+    const params: Array<[string, string]> = [['token', t.refresh], ['token_type_hint', 'refresh_token'], ['client_id', t.clientId]]
+    return { endpoint: 'revoke', method: 'POST', path: '/oauth/revoke', params, headers: {}, type: FORM_TYPE, kind: 'oauth', reads: params.map(([k]) => k), success: 200 }
+  },
+  async revokeConnection() {
+    const t = await tokensFor()
+    const cookie = await sessionCookie({ next: 'connections' })
+    const id = Object.values(state.connector.data.connections).find((c) => c.client_id === t.clientId)!.connection_id
+    return { endpoint: 'revokeConnection', method: 'POST', path: '/oauth/connections/revoke', params: [['connection_id', id]], headers: { cookie }, type: FORM_TYPE, kind: 'page', reads: ['connection_id'], success: 303 }
+  },
+}
+
+type Mutation =
+  | { kind: 'repeat'; same: boolean }
+  | { kind: 'empty' }
+  | { kind: 'query' }
+  | { kind: 'type'; type: string }
+  | { kind: 'authorization'; scheme: string }
+
+const mutationArbitrary: fc.Arbitrary<Mutation> = fc.oneof(
+  fc.boolean().map((same): Mutation => ({ kind: 'repeat', same })),
+  fc.constant<Mutation>({ kind: 'empty' }),
+  fc.constant<Mutation>({ kind: 'query' }),
+  fc.constantFrom('application/json', 'text/plain', 'multipart/form-data', '', 'application/x-www-form-urlencoded-x').map((type): Mutation => ({ kind: 'type', type })),
+  fc.constantFrom('Basic', 'Bearer', 'DPoP').map((scheme): Mutation => ({ kind: 'authorization', scheme })),
+)
+
+/** The words of a refusal: the error description (JSON or the redirect's) or the page's alert. */
+function refusal(answer: Answer): { error: string | null; words: string } {
+  if (answer.json) return { error: answer.json.error ?? null, words: answer.json.error_description ?? '' }
+  if (answer.location) return { error: answer.location.searchParams.get('error'), words: answer.location.searchParams.get('error_description') ?? '' }
+  const alert = /role="alert">([^<]*)</.exec(answer.text)?.[1] ?? ''
+  return { error: null, words: alert.replace(/&#(\d+);/g, (_, c) => String.fromCharCode(Number(c))) }
+}
+
+/** Checks the answer to `valid` mutated by `mutation` on `name`; returns whether the request was refused (so the valid one must still succeed). */
+async function check(valid: Valid, mutation: Mutation, name: string): Promise<boolean> {
+  const others = valid.params.filter(([k]) => k !== name)
+  const value = valid.params.find(([k]) => k === name)?.[1] ?? ''
+  const base: Sent = { query: [], params: valid.params, headers: valid.headers }
+  const label = `${valid.endpoint}: ${JSON.stringify(mutation)} on ${name}`
+  const refused = (answer: Answer, status: number, error: string | null, words: string | RegExp) => {
+    const got = refusal(answer)
+    expect([answer.status, got.error], `${label}: ${answer.text.slice(0, 200)} ${answer.location?.href ?? ''}`).toEqual([status, error])
+    if (typeof words === 'string') expect(got.words, label).toContain(words)
+    else expect(got.words, label).toMatch(words)
+    expect(got.words, label).toMatch(OAUTH_TEXT)
+  }
+  switch (mutation.kind) {
+    case 'repeat': {
+      const answer = await sendMutated(valid, { ...base, params: [...valid.params, [name, mutation.same ? value : `${value}x`]] })
+      if (name === 'resource') {
+        // RFC 8707 2: resource may repeat; each value must be the MCP endpoint.
+        if (mutation.same) return expect(answer.status, label).toBe(valid.success), false
+        if (valid.kind === 'authorize') refused(answer, 302, 'invalid_target', /^resource '.*' is not this server's/)
+        else refused(answer, 400, 'invalid_target', /^resource '.*' is not this server's/)
+        return true
+      }
+      const words = `${name} is given more than once`
+      if (valid.kind === 'oauth') refused(answer, 400, 'invalid_request', words)
+      else if (valid.kind === 'authorize' && !['client_id', 'redirect_uri'].includes(name)) refused(answer, 302, 'invalid_request', words)
+      else refused(answer, 400, null, words)
+      return true
+    }
+    case 'empty': {
+      // RFC 6749 3.1: "Parameters sent without a value MUST be treated as if they were omitted from the request."
+      const emptied = await sendMutated(valid, { ...base, params: valid.params.map(([k, v]): [string, string] => [k, k === name ? '' : v]) })
+      const twin = await endpoints[valid.endpoint]!()
+      const omitted = await sendMutated(twin, { query: [], params: twin.params.filter(([k]) => k !== name), headers: twin.headers })
+      expect([emptied.status, refusal(emptied)], label).toEqual([omitted.status, refusal(omitted)])
+      return emptied.status >= 400 || (emptied.location?.searchParams.has('error') ?? false)
+    }
+    case 'query': {
+      if (valid.method === 'GET') return false
+      const answer = await sendMutated(valid, { ...base, query: [[name, value]], params: others })
+      // A page's form reads its body only: a field in the query is not there (what its absence means is the page's).
+      if (valid.kind !== 'oauth') return false
+      refused(answer, 400, 'invalid_request', `${name} is in the URL query`)
+      return true
+    }
+    case 'type': {
+      if (valid.method === 'GET') return false
+      const answer = await sendMutated(valid, { ...base, type: mutation.type })
+      const words = `must be ${FORM_TYPE}${valid.kind === 'oauth' ? ` (RFC ${valid.path === '/oauth/revoke' ? '7009 2.1' : '6749 4.1.3'})` : ''}, not ${mutation.type || 'a body without Content-Type'}`
+      refused(answer, 400, valid.kind === 'oauth' ? 'invalid_request' : null, words)
+      return true
+    }
+    case 'authorization': {
+      if (valid.kind !== 'oauth') return false
+      const answer = await sendMutated(valid, { ...base, headers: { ...valid.headers, authorization: `${mutation.scheme} ${Buffer.from('client:').toString('base64')}` } })
+      refused(answer, 401, 'invalid_client', `(this request used ${mutation.scheme})`)
+      expect(answer.headers.get('www-authenticate'), label).toBe(`${mutation.scheme} realm="${BASE}"`)
+      return true
+    }
+  }
+}
+
+describe('connector OAuth endpoints: generated wrong requests get the RFC refusal naming what is wrong', () => {
+  it(`every endpoint, every parameter it reads: repeated, empty, in the query, another media type, an Authorization header (FUZZ_SEED ${SEED}, FUZZ_RUNS ${RUNS})`, { timeout: 120_000 + RUNS * 400 }, async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...Object.keys(endpoints)), mutationArbitrary, fc.nat(), async (endpoint, mutation, pick) => {
+        const valid = await endpoints[endpoint]!()
+        const name = valid.reads[pick % valid.reads.length]!
+        if (await check(valid, mutation, name)) {
+          // Nothing was spent by the refusal: the valid request still succeeds.
+          expect((await sendValid(valid)).status, `${endpoint} after ${JSON.stringify(mutation)} on ${name}`).toBe(valid.success)
+        }
+        expect(unexpected).toEqual([])
+      }),
+      { seed: SEED, numRuns: RUNS },
+    )
+  })
+
+  it('registration: a body of another media type is invalid_client_metadata naming it (RFC 7591 3)', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom('text/plain', FORM_TYPE, 'multipart/form-data', 'application/jsonx', ''), async (type) => {
+        const answer = await send('POST', '/oauth/register', { headers: type ? { 'content-type': type } : {}, body: new TextEncoder().encode(JSON.stringify({ redirect_uris: [REDIRECT] })) })
+        expect(answer.json).toEqual({ error: 'invalid_client_metadata', error_description: `The registration request must be application/json (RFC 7591 3), not ${type || 'a body without Content-Type'}` })
+      }),
+      { seed: SEED, numRuns: 10 },
+    )
+  })
+
+  it('the whole flow as a client makes it still succeeds: register, authorize, sign-in, consent, token, refresh, revoke (a form with a charset, an unknown hint ignored, unknown parameters ignored even repeated)', async () => {
+    const clientId = await register()
+    const { fields, verifier } = authorizeParams(clientId)
+    const page = await send('GET', `/oauth/authorize?${formText([...fields, ['prompt', 'consent'], ['prompt', 'login']])}`)
+    expect(page.status).toBe(200)
+    const requestId = hiddenFields(page.text).request_id!
+    const cookie = await sessionCookie({ request_id: requestId })
+    const charset = { 'content-type': `${FORM_TYPE}; charset=UTF-8` }
+    const consented = await post('/oauth/authorize', [['request_id', requestId], ['decision', 'allow'], ['shop', shop.shop_id], ['tool', 'listAccountShops'], ['tool', 'getShopSps']], { ...charset, cookie })
+    expect([consented.status, consented.location!.searchParams.get('iss')]).toEqual([302, BASE])
+    const issued = await post('/oauth/token', [['grant_type', 'authorization_code'], ['code', consented.location!.searchParams.get('code')!], ['code_verifier', verifier], ['client_id', clientId], ['redirect_uri', REDIRECT], ['resource', MCP], ['unknown', '1'], ['unknown', '2']], charset)
+    expect(issued.json!.token_type).toBe('Bearer')
+    const refreshed = await post('/oauth/token', [['grant_type', 'refresh_token'], ['refresh_token', issued.json!.refresh_token], ['client_id', clientId], ['resource', `${MCP}/`]], charset)
+    expect(refreshed.status).toBe(200)
+    expect((await post('/oauth/revoke', [['token', refreshed.json!.access_token], ['token_type_hint', 'id_token'], ['client_id', clientId]], charset)).status).toBe(200)
+    expect((await post('/oauth/revoke', [['token', refreshed.json!.refresh_token], ['client_id', clientId]])).status).toBe(200)
+    expect((await toolsList(refreshed.json!.access_token)).status).toBe(401)
+    expect(unexpected).toEqual([])
   })
 })

@@ -411,10 +411,11 @@ export function createAuthorizationServer(state: MockState, urls: ConnectorUrls)
     const grant = form.get('grant_type')
     if (!grant) return oauthError('invalid_request', 'grant_type is required')
     if (grant !== 'authorization_code' && grant !== 'refresh_token') return oauthError('unsupported_grant_type', `grant_type ${quoted(grant)} is not supported: authorization_code or refresh_token`)
-    const clientId = form.get('client_id')
-    if (!clientId) return oauthError('invalid_request', 'client_id is required (public clients identify themselves with it)')
+    // Before client_id: a client authenticating with Basic has its client_id in the header.
     const authentication = clientAuthenticationRefusal(request, form, urls.issuer)
     if (authentication) return authentication
+    const clientId = form.get('client_id')
+    if (!clientId) return oauthError('invalid_request', 'client_id is required (public clients identify themselves with it)')
     if (!own(store().data.clients, clientId)) return oauthError('invalid_client', 'Unknown client_id')
     const wrongResource = resourceProblem(form.getAll('resource'), urls.mcp)
     try {
@@ -455,10 +456,10 @@ export function createAuthorizationServer(state: MockState, urls: ConnectorUrls)
     if (form instanceof Response) return form
     const tokenValue = form.get('token')
     if (!tokenValue) return oauthError('invalid_request', 'token is required')
-    const clientId = form.get('client_id')
-    if (!clientId) return oauthError('invalid_request', 'client_id is required')
     const authentication = clientAuthenticationRefusal(request, form, urls.issuer)
     if (authentication) return authentication
+    const clientId = form.get('client_id')
+    if (!clientId) return oauthError('invalid_request', 'client_id is required')
     if (!own(store().data.clients, clientId)) return oauthError('invalid_client', 'Unknown client_id')
     const tokenHash = await digest(tokenValue)
     const stored = own(store().data.tokens, tokenHash)

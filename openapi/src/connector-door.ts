@@ -147,12 +147,12 @@ export const connectorDoorSchemas: Record<string, Schema> = {
   ),
   SignInForm: obj(
     {
-      email: str(),
-      password: str({ format: 'password' }),
+      email: oauthValue(),
+      password: oauthValue({ format: 'password' }),
       request_id: str({ description: 'The pending authorization request to go back to.' }),
       next: enumOf(['connections'], { description: 'Go to the connections page instead.' }),
     },
-    { required: ['email', 'password'], description: 'The sign-in form (inferred).', inferred: true },
+    { required: ['email', 'password'], description: 'The sign-in form (inferred). A field sent empty is missing, as in the OAuth requests.', inferred: true },
   ),
   TokenRequest: {
     oneOf: [
