@@ -434,15 +434,15 @@ function send(socket: Socket, head: string, body: Buffer[]): void {
   socket.uncork()
 }
 
-/** An interim (1xx) answer's head as it goes to the client: its end-to-end lines (Link, ...), its hop-by-hop ones dropped. */
-function interimHead(head: ResponseHead): string {
+/** An answer's end-to-end header lines, each ending CR LF: the hop-by-hop ones, and those its Connection names, dropped. */
+function endToEndLines(head: ResponseHead): string {
   const named = connectionNamed(head.headers.connection)
   let lines = ''
   for (let i = 0; i < head.names.length; i++) {
     const name = head.names[i]!
     if (!HOP_BY_HOP.has(name) && !named?.has(name)) lines += `${head.rawNames[i]}: ${head.values[i]}\r\n`
   }
-  return `HTTP/1.1 ${head.status} ${head.reason}\r\n${lines}\r\n`
+  return lines
 }
 
 /** The names a Connection header lists (they are hop-by-hop too). */
@@ -914,7 +914,7 @@ export function createProxyServer({ upstream, contract, timeoutMs = 30_000, clie
           // RFC 9110 15.2: a proxy MUST forward 1xx answers unless it asked for them itself: 103 Early Hints and the others go to
           // an HTTP/1.1 client, before the final answer (which a 502 can still be); the 100 Continue to an Expect the proxy
           // answered itself does not, and an HTTP/1.0 client gets none (RFC 9110 15.2: it cannot read them).
-          if (reply && !reply.destroyed && reply.minor === 1 && !(head.status === 100 && continued)) reply.socket.write(interimHead(head), 'latin1')
+          if (reply && !reply.destroyed && reply.minor === 1 && !(head.status === 100 && continued)) reply.socket.write(`HTTP/1.1 ${head.status} ${head.reason}\r\n${endToEndLines(head)}\r\n`, 'latin1')
           head = undefined
           if (end < chunk.length) connection.owner!.data(chunk.subarray(end))
           return
@@ -934,13 +934,7 @@ export function createProxyServer({ upstream, contract, timeoutMs = 30_000, clie
           reply.began(head.status)
           pass(chunk, end, cutLines(chunk, head.text, DROPPED_ANSWER_LINES))
         } else if (reply && !reply.destroyed) {
-          const named = connectionNamed(head.headers.connection)
-          let lines = ''
-          for (let i = 0; i < head.names.length; i++) {
-            const name = head.names[i]!
-            if (HOP_BY_HOP.has(name) || named?.has(name)) continue
-            lines += `${head.rawNames[i]}: ${head.values[i]}\r\n`
-          }
+          let lines = endToEndLines(head)
           const transferEncoding = head.headers['transfer-encoding']
           if (transferEncoding !== undefined && framing.kind !== 'none') {
             // The transfer codings go on as they came (`gzip, chunked` too) to an HTTP/1.1 client. An HTTP/1.0 one cannot read chunked:

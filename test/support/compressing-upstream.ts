@@ -12,6 +12,7 @@ import { createServer, request as httpRequest, Agent, type IncomingMessage, type
 import type { AddressInfo } from 'node:net'
 import { createHash } from 'node:crypto'
 import * as zlib from 'node:zlib'
+import { seededRandom } from '../../conformance/certify-client/profile.ts'
 
 type Encode = (bytes: Buffer) => Buffer
 
@@ -49,18 +50,6 @@ export interface CompressingUpstream {
   close(): Promise<void>
 }
 
-/** A small deterministic generator (mulberry32). */
-function random(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
-
 /** The codings an Accept-Encoding lists that this front can make (q=0 refuses one). */
 function accepted(value: string | undefined): string[] {
   return (value ?? '').split(',').flatMap((part) => {
@@ -89,7 +78,7 @@ function inflated(body: Buffer, coding: string | undefined): Buffer | undefined 
 }
 
 export async function startCompressingUpstream(target: string, { seed = 1 }: { seed?: number } = {}): Promise<CompressingUpstream> {
-  const next = random(seed)
+  const next = seededRandom(seed)
   const agent = new Agent({ keepAlive: true })
   const counts: Record<string, number> = {}
   const count = (what: string) => (counts[what] = (counts[what] ?? 0) + 1)
