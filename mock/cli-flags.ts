@@ -16,6 +16,8 @@ export interface Flag {
   default?: string
   /** Why a given value is unusable (undefined when it is fine). */
   check?: (raw: string) => string | undefined
+  /** How a refused value is shown in the usage error (default: quoted as given); a value holding a secret hides it. */
+  shown?: (raw: string) => string
   multiple?: boolean
   short?: string
 }
@@ -81,7 +83,7 @@ export function parseFlags(spec: CommandSpec, argv: string[], { positionals = fa
     for (const value of Array.isArray(raw) ? raw : [raw]) {
       if (typeof value !== 'string') continue
       const problem = flag.check(value)
-      if (problem) throw new UsageError(`--${name} ${problem}, got ${JSON.stringify(value)}`)
+      if (problem) throw new UsageError(`--${name} ${problem}, got ${flag.shown?.(value) ?? JSON.stringify(value)}`)
     }
   }
   return { values: parsed.values as FlagValues, positionals: parsed.positionals }

@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url'
 import { SCALES } from '../fixtures/scale.ts'
 import { checks, helpText, isOn, outputDirProblem, parseFlags, usageLine, UsageError, type CommandSpec, type FlagValues } from './cli-flags.ts'
 import { portInUseMessage } from './port-holder.ts'
+import { redactStoreUrl } from './lib/redact-url.ts'
 import { handleOutputErrors, keepServing } from './cli-output.ts'
 
 // Node's on-disk compile cache (os.tmpdir()/node-compile-cache; NODE_DISABLE_COMPILE_CACHE=1 turns
@@ -33,7 +34,7 @@ const SERVE: CommandSpec = {
     trace: { value: 'on|off', help: 'every answer carries x-shoptwin-trace and its trace is kept (GET /__admin/traces/<id>; the console is /__admin/console)', default: 'on', check: checks.onOff },
     strict: { help: 'freeze the world: a handler editing it in place throws' },
     'remote-admin': { help: 'allow the control API (/__admin/) from other hosts than loopback' },
-    store: { value: 'URL', help: 'share the twin between replicas on a Redis-compatible server (Redis 7+, Valkey): redis://HOST:PORT[/DB], unix:///path/redis.sock, or a Redis Cluster by any of its nodes, redis://HOST:PORT or redis://HOST:PORT,HOST:PORT,... (found out on connect; or SHOPTWIN_STORE)', default: 'in memory', check: checks.storeUrl },
+    store: { value: 'URL', help: 'share the twin between replicas on a Redis-compatible server (Redis 7+, Valkey): redis://HOST:PORT[/DB], unix:///path/redis.sock, or a Redis Cluster by any of its nodes, redis://HOST:PORT or redis://HOST:PORT,HOST:PORT,... (found out on connect; or SHOPTWIN_STORE)', default: 'in memory', check: checks.storeUrl, shown: (raw) => JSON.stringify(redactStoreUrl(raw)) },
     twin: { value: 'NAME', help: 'with --store: the twin the replicas share, 1-64 letters, digits, . _ - (or SHOPTWIN_TWIN)', default: 'default', check: checks.twinName },
     'rate-per-second': { value: 'N', help: 'requests per second per key and shop (the spec\'s 10)', default: '10', check: checks.positiveInteger },
     'rate-per-day': { value: 'N', help: 'requests per day per key and shop (the spec\'s 1,000,000)', default: '1000000', check: checks.positiveInteger },
@@ -107,7 +108,7 @@ async function serve(args: string[]): Promise<number> {
   const twinName = str(values.twin) ?? process.env.SHOPTWIN_TWIN ?? 'default'
   const twinProblem = checks.twinName(twinName) ?? (storeUrl ? checks.storeUrl(storeUrl) : undefined)
   if (twinProblem) {
-    console.error(usageLine('serve', `${storeUrl && checks.storeUrl(storeUrl) ? `--store ${storeUrl}` : `--twin ${twinName}`} ${twinProblem}`))
+    console.error(usageLine('serve', `${storeUrl && checks.storeUrl(storeUrl) ? `--store ${redactStoreUrl(storeUrl)}` : `--twin ${twinName}`} ${twinProblem}`))
     return 2
   }
   const given = (name: string) => (str(values[name]) === undefined ? undefined : Number(str(values[name])))
@@ -223,7 +224,7 @@ async function serve(args: string[]): Promise<number> {
 
 /** Connects to the shared store and adopts (or creates) the twin's settings; the one-line reason when it cannot. */
 async function openSharedTwin(url: string, name: string, flags: { seed?: number; scale?: string; today?: string; rateLimit?: boolean; perSecond?: number; perDay?: number }) {
-  const { openRedisTwin, redactStoreUrl } = await import('./twin/redis/index.ts')
+  const { openRedisTwin } = await import('./twin/redis/index.ts')
   // For the fencing proofs (test/replicas): a shorter lease, and writes held under it.
   const leaseMs = process.env.SHOPTWIN_LEASE_MS ? Number(process.env.SHOPTWIN_LEASE_MS) : undefined
   const holdWriteMs = process.env.SHOPTWIN_HOLD_WRITE_MS ? Number(process.env.SHOPTWIN_HOLD_WRITE_MS) : undefined

@@ -12,9 +12,11 @@ import { createServer, type Server } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startMock, type RunningMock } from '../conformance/testing/harness.ts'
 import { startRedis } from './support/redis.ts'
+import { redactStoreUrl } from '../mock/lib/redact-url.ts'
 import { NODE_NEEDED, oldNodeMessage } from '../openapi/node-version.ts'
 import pkg from '../package.json' with { type: 'json' }
 
@@ -25,9 +27,9 @@ const bin = join(root, 'bin', 'shoptwin.mjs')
 const running = new Set<ReturnType<typeof spawn>>()
 
 /** Runs the CLI as a user does (bin/shoptwin.mjs) with `node` (the project's Node unless given). */
-function cli(argv: string[], node = process.execPath): Promise<{ code: number; stdout: string; stderr: string }> {
+function cli(argv: string[], node = process.execPath, env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(node, [bin, ...argv], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } })
+    const child = spawn(node, [bin, ...argv], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1', ...env } })
     running.add(child)
     child.on('exit', () => running.delete(child))
     let stdout = ''
@@ -129,6 +131,36 @@ describe('shoptwin <command>: --help, and one line with exit 2 for a bad flag or
   it('the upstream\'s password is not printed with the refusal', async () => {
     const run = await cli(['proxy', '--upstream', 'http://user:hunter2@127.0.0.1:1'])
     expect(run.stderr + run.stdout).not.toContain('hunter2')
+  })
+
+  // A store URL the check refuses, from the flag or from SHOPTWIN_STORE, with its password plain, encoded or holding a / or an @.
+  it.each([
+    ['--store', 'redis://:hunter2@localhost/?socket=x'],
+    ['--store', 'redis://user:hun/ter2@127.0.0.1:6379/x/y'],
+    ['--store', 'rediss://:hunter2@@127.0.0.1:6379/?a'],
+    ['SHOPTWIN_STORE', 'redis://:hunter2@localhost/?socket=x'],
+    ['SHOPTWIN_STORE', 'redis://hunter2@h:1/x/y'],
+  ])('serve with an unusable store URL given by %s: its password is not printed with the refusal', async (by, url) => {
+    const run = by === '--store' ? await cli(['serve', '--port', '0', '--store', url]) : await cli(['serve', '--port', '0'], process.execPath, { SHOPTWIN_STORE: url })
+    expectUsageError(run, /--store/)
+    expect(run.stderr + run.stdout).not.toMatch(/hun\/?ter2/)
+    expect(run.stderr).toContain('REDACTED@')
+  })
+
+  it('a store URL as errors and logs show it hides any password: generated passwords in every userinfo form', () => {
+    const password = fc.string({ unit: fc.constantFrom(...'abcXYZ019:/@?#%._-~!$&*+=,;'), minLength: 6, maxLength: 24 }).filter((p) => !/REDACTED/.test(p))
+    fc.assert(
+      fc.property(fc.constantFrom('redis', 'rediss', 'valkey'), fc.constantFrom('', 'user'), password, fc.constantFrom('127.0.0.1:6379/0', 'h1:1,h2:2', 'localhost'), fc.boolean(), (scheme, user, secret, rest, lone) => {
+        // A userinfo without a colon is the password alone (a colon in it would start one).
+        const url = lone ? `${scheme}://${secret.replaceAll(':', '')}@${rest}` : `${scheme}://${user}:${secret}@${rest}`
+        const shown = redactStoreUrl(url)
+        expect(shown.endsWith(`@${rest}`)).toBe(true)
+        expect(shown).toBe(lone ? `${scheme}://REDACTED@${rest}` : `${scheme}://${user}:REDACTED@${rest}`)
+      }),
+      { seed: Number(process.env.FUZZ_SEED ?? 7), numRuns: Number(process.env.FUZZ_RUNS ?? 300) },
+    )
+    expect(redactStoreUrl('unix:///run/redis.sock')).toBe('unix:///run/redis.sock')
+    expect(redactStoreUrl('redis://127.0.0.1:6379/0')).toBe('redis://127.0.0.1:6379/0')
   })
 
   it('shoptwin --help lists every subcommand', async () => {

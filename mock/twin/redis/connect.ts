@@ -16,6 +16,7 @@
  * many), where a cluster's PUBLISH counts only those on the node it was sent to.
  */
 import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis'
+import { redactStoreUrl } from '../../lib/redact-url.ts'
 import { judgeTimeoutsAfterReads } from './timeouts.ts'
 
 judgeTimeoutsAfterReads()
@@ -32,7 +33,7 @@ export type StoreAddress =
 const FORMS = 'redis://HOST:PORT[/DB], redis://HOST:PORT,HOST:PORT,… (a Redis Cluster\'s nodes) or unix:///path/to/redis.sock'
 
 /** The store's URL with its password hidden (what logs and metrics show). */
-export const redactStoreUrl = (url: string): string => url.replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:REDACTED@')
+export { redactStoreUrl }
 
 /** The options of each host the URL names (a cluster's seeds: several; one server: one). */
 export function storeHostsFromUrl(url: string): RedisOptions[] {
