@@ -7133,7 +7133,7 @@ export interface operations {
             query?: {
                 response_type?: "code";
                 client_id?: string;
-                /** @description Exactly one of the registered URIs (optional when only one is registered). */
+                /** @description One of the registered URIs, exactly; an http loopback URI (127.0.0.1, [::1], localhost) may differ from a registered one in its port alone (RFC 8252 7.3: a native client listens on the port the system gives it; localhost held to the same rule, inferred). Optional when only one is registered. */
                 redirect_uri?: string;
                 /** @description The base64url SHA-256 of the verifier (43 characters). */
                 code_challenge?: string;

@@ -667,3 +667,48 @@ describe('connector OAuth endpoints: generated wrong requests get the RFC refusa
     expect(unexpected).toEqual([])
   })
 })
+
+describe('RFC 8252 7.3: a loopback redirect URI may differ from the registered one in its port alone', () => {
+  /** An authorization through the real pages with `redirect`, for a client that registered `registered`; the consent's redirect or the page refusing. */
+  async function authorizeWith(registered: string[], redirect: string) {
+    const clientId = await register({ redirect_uris: registered })
+    const { verifier, challenge } = pkcePair()
+    const query = formText([['response_type', 'code'], ['client_id', clientId], ['redirect_uri', redirect], ['code_challenge', challenge], ['code_challenge_method', 'S256'], ['state', 'st-8252']])
+    const first = await send('GET', `/oauth/authorize?${query}`)
+    if (first.status !== 200) return { clientId, verifier, refused: first }
+    const back = await consent(createBrowser(connectorFetch), `${BASE}/oauth/authorize?${query}`, { email: user.email, password: user.password, shops: [shop.shop_id], tools: ['listAccountShops'] })
+    return { clientId, verifier, back }
+  }
+
+  it.each([
+    [['http://127.0.0.1/callback'], 'http://127.0.0.1:54321/callback'],
+    [['http://127.0.0.1:3118/callback'], 'http://127.0.0.1:40123/callback'],
+    [['http://[::1]/cb'], 'http://[::1]:61000/cb'],
+    [['http://localhost/callback', 'http://127.0.0.1/callback'], 'http://localhost:57470/callback'],
+  ])('registered %j, the request at %s: the code goes to the port the client listens on, and redeems with that URI', async (registered, redirect) => {
+    const redeem = async (uri: string) => {
+      const { clientId, verifier, back } = await authorizeWith(registered, redirect)
+      expect(back!.origin + back!.pathname).toBe(redirect)
+      expect(back!.searchParams.get('state')).toBe('st-8252')
+      return post('/oauth/token', [['grant_type', 'authorization_code'], ['code', back!.searchParams.get('code')!], ['code_verifier', verifier], ['client_id', clientId], ['redirect_uri', uri]])
+    }
+    expect((await redeem(redirect)).json).toMatchObject({ token_type: 'Bearer' })
+    // RFC 6749 4.1.3: the token request repeats the authorization request's URI, port and all.
+    const otherPort = new URL(redirect)
+    otherPort.port = '9'
+    expect((await redeem(otherPort.href)).json).toMatchObject({ error: 'invalid_grant' })
+  })
+
+  it.each([
+    [['https://assistant.example.org/callback'], 'https://assistant.example.org:8443/callback', 'https: exact'],
+    [['http://127.0.0.1/callback'], 'http://127.0.0.1:54321/other', 'another path'],
+    [['http://127.0.0.1/callback'], 'http://localhost:54321/callback', 'another loopback host'],
+    [['http://127.0.0.1/callback?a=1'], 'http://127.0.0.1:5/callback?a=2', 'another query'],
+    [['http://127.0.0.1/callback'], 'http://user@127.0.0.1:5/callback', 'a userinfo'],
+  ])('registered %j, the request at %s (%s): refused on the error page, never redirected', async (registered, redirect) => {
+    const { refused } = await authorizeWith(registered, redirect)
+    expect(refused!.status).toBe(400)
+    expect(refused!.location).toBeNull()
+    expect(refused!.text).toContain('does not match any URI this application registered')
+  })
+})

@@ -128,6 +128,9 @@ function redirectError(redirectUri: string, error: string, description: string, 
   return redirect(url.href)
 }
 
+/** Hosts an http redirect URI may have (RFC 8252 7.3; `localhost` too, inferred). */
+const LOOPBACK_HOSTS = ['127.0.0.1', '[::1]', 'localhost']
+
 /** https anywhere, http only on a loopback host; no fragment (RFC 6749 3.1.2; RFC 8252 7.3). */
 export function redirectUriProblem(uri: unknown): string | null {
   if (typeof uri !== 'string') return 'redirect_uris must be strings'
@@ -139,8 +142,27 @@ export function redirectUriProblem(uri: unknown): string | null {
   }
   if (url.hash) return `redirect URI ${quoted(uri)} must not have a fragment`
   if (url.protocol === 'https:') return null
-  if (url.protocol === 'http:' && ['127.0.0.1', '[::1]', 'localhost'].includes(url.hostname)) return null
+  if (url.protocol === 'http:' && LOOPBACK_HOSTS.includes(url.hostname)) return null
   return `redirect URI ${quoted(uri)} must use https, or http on a loopback host (127.0.0.1, [::1], localhost)`
+}
+
+/**
+ * Whether a redirect URI of an authorization request is one the client registered: the same string, or
+ * (RFC 8252 7.3, OAuth 2.1 8.4.2: "MUST allow any port to be specified at the time of the request for
+ * loopback IP redirect URIs") an http loopback URI that differs from a registered one in its port alone.
+ * Native clients (CLI and desktop assistants) listen on a port the system gives them and register the
+ * URI without it, or with another. `localhost` is held to the same rule (inferred: clients use it, and
+ * the registration takes it); the host itself must match (`localhost` is not `127.0.0.1`).
+ */
+export function isRegisteredRedirect(registered: readonly string[], given: string): boolean {
+  if (registered.includes(given)) return true
+  const url = URL.canParse(given) ? new URL(given) : undefined
+  if (!url || url.protocol !== 'http:' || !LOOPBACK_HOSTS.includes(url.hostname) || url.username || url.password) return false
+  return registered.some((uri) => {
+    if (!URL.canParse(uri)) return false
+    const known = new URL(uri)
+    return known.protocol === 'http:' && known.hostname === url.hostname && known.pathname === url.pathname && known.search === url.search && !known.username && !known.password
+  })
 }
 
 const sameResource = (a: string, b: string): boolean => a.replace(/\/$/, '') === b.replace(/\/$/, '')
@@ -301,7 +323,7 @@ export function createAuthorizationServer(state: MockState, urls: ConnectorUrls)
     const givenUri = q.get('redirect_uri')
     if (givenUri === null && client.redirect_uris.length !== 1) return html(400, errorPage('Invalid request', 'redirect_uri is missing'))
     const redirectUri = givenUri ?? client.redirect_uris[0]!
-    if (!client.redirect_uris.includes(redirectUri)) return html(400, errorPage('Invalid redirect', 'redirect_uri does not match any URI this application registered'))
+    if (!isRegisteredRedirect(client.redirect_uris, redirectUri)) return html(400, errorPage('Invalid redirect', 'redirect_uri does not match any URI this application registered (a loopback http URI may differ in its port alone: RFC 8252 7.3)'))
     // A state given twice is not echoed: which one the client would check is not known (inferred).
     const stateParam = repeated === 'state' ? null : q.get('state')
     const fail = (error: string, description: string) => redirectError(redirectUri, error, description, stateParam, urls.issuer)

@@ -294,7 +294,7 @@ export const connectorDoorPaths: Record<string, Record<string, Schema>> = {
       parameters: [
         { name: 'response_type', in: 'query', schema: enumOf(['code']) },
         { name: 'client_id', in: 'query', schema: str() },
-        { name: 'redirect_uri', in: 'query', description: 'Exactly one of the registered URIs (optional when only one is registered).', schema: str({ format: 'uri' }) },
+        { name: 'redirect_uri', in: 'query', description: 'One of the registered URIs, exactly; an http loopback URI (127.0.0.1, [::1], localhost) may differ from a registered one in its port alone (RFC 8252 7.3: a native client listens on the port the system gives it; localhost held to the same rule, inferred). Optional when only one is registered.', schema: str({ format: 'uri' }) },
         { name: 'code_challenge', in: 'query', description: 'The base64url SHA-256 of the verifier (43 characters).', schema: str({ pattern: '^[A-Za-z0-9\\-_]{43}$' }) },
         { name: 'code_challenge_method', in: 'query', schema: enumOf(['S256']) },
         { name: 'state', in: 'query', description: 'Echoed on the redirect.', schema: str() },
