@@ -2,7 +2,7 @@ import type { ConnectorRule } from './types.ts'
 
 export const redirectExact: ConnectorRule = {
   id: 'connector.redirect-exact',
-  title: 'The authorization endpoint never redirects to a redirect URI that is not exactly one the client registered',
+  title: 'The authorization endpoint never redirects to a redirect URI that is not exactly one the client registered (checked with https URIs: a loopback http URI may differ in its port alone, RFC 8252 7.3)',
   spec: 'Authentication 6; RFC 6749 3.1.2.3, 4.1.2.1; OAuth 2.1 (exact string matching)',
   level: 'MUST',
   quote: ['The assistant-connector server uses OAuth 2.0 authorization code with PKCE', { source: 'RFC 6749 3.1.2.3', text: 'If the client registration included the full redirection URI, the authorization server MUST compare the two URIs using simple string comparison' }, { source: 'RFC 6749 4.1.2.1', text: 'the authorization server SHOULD inform the resource owner of the error and MUST NOT automatically redirect the user-agent to the invalid redirection URI' }],
