@@ -236,8 +236,10 @@ async function openSharedTwin(url: string, name: string, flags: { seed?: number;
   const barrierWaitMs = process.env.SHOPTWIN_BARRIER_WAIT_MS ? Number(process.env.SHOPTWIN_BARRIER_WAIT_MS) : undefined
   // For operators: the lag (operations) at which a replica says it fell behind.
   const lagWarnOps = process.env.SHOPTWIN_LAG_WARN ? Number(process.env.SHOPTWIN_LAG_WARN) : undefined
+  // For operators: the bound of each replica's copy of the log (which restores a twin the store lost).
+  const keptMaxBytes = process.env.SHOPTWIN_RESTORE_MAX_MB ? Number(process.env.SHOPTWIN_RESTORE_MAX_MB) * 1048576 : undefined
   try {
-    const twin = await openRedisTwin(url, name, { ...flags, createdAt: Date.now(), clock: { frozenAt: null, offset: 0 } }, { ...(leaseMs ? { leaseMs } : {}), ...(holdWriteMs ? { holdWriteMs } : {}), ...(leaseIdleMs ? { leaseIdleMs } : {}), ...(appendDelayMs ? { appendDelayMs } : {}), ...(barrierWaitMs ? { barrierWaitMs } : {}), ...(lagWarnOps ? { lagWarnOps } : {}) })
+    const twin = await openRedisTwin(url, name, { ...flags, createdAt: Date.now(), clock: { frozenAt: null, offset: 0 } }, { ...(leaseMs ? { leaseMs } : {}), ...(holdWriteMs ? { holdWriteMs } : {}), ...(leaseIdleMs ? { leaseIdleMs } : {}), ...(appendDelayMs ? { appendDelayMs } : {}), ...(barrierWaitMs ? { barrierWaitMs } : {}), ...(lagWarnOps ? { lagWarnOps } : {}), ...(keptMaxBytes !== undefined ? { keptMaxBytes } : {}) })
     return { ...twin, store: redactStoreUrl(url) }
   } catch (error) {
     return (error as Error).message

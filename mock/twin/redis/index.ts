@@ -39,7 +39,9 @@ import { addressOf, duplicateOf, redactStoreUrl, storeClient, type StoreClient, 
 import { createRedisJournal, type SharedContext } from './journal.ts'
 import { createOperatorWatch, notSent } from './operator.ts'
 import { keySlot, storeFailure } from './store-errors.ts'
-import { ACQUIRE, ACTIVITY_RECORD, GC_MS, CLAIM_AND_ACQUIRE, COMMIT, IDEMPOTENCY_CLAIM, RATE_LIMIT, RATE_REFUND, RELEASE, RELEASE_CLAIM, RENEW, SYNC_AHEAD } from './scripts.ts'
+import { ACQUIRE, ACTIVITY_RECORD, GC_MS, CLAIM_AND_ACQUIRE, COMMIT, IDEMPOTENCY_CLAIM, RATE_LIMIT, RATE_REFUND, RELEASE, RELEASE_CLAIM, RENEW, RESTORE, SYNC_AHEAD } from './scripts.ts'
+import { durabilityLines } from './durability.ts'
+import { createKeptLog, KEPT_MAX_BYTES } from './kept-log.ts'
 import { createRedisTraces, type SharedTraces } from './traces.ts'
 
 /** What makes replicas one twin: resolved once, stored with it, adopted by every replica. */
@@ -84,6 +86,8 @@ export interface RedisTwinOptions {
    * that a test can stop (SIGSTOP) to prove the fencing. `SHOPTWIN_HOLD_WRITE_MS` for `serve`.
    */
   holdWriteMs?: number
+  /** The bound of the replica's copy of the log, which restores a twin the store lost (bytes; kept-log.ts). `SHOPTWIN_RESTORE_MAX_MB` for `serve`. */
+  keptMaxBytes?: number
 }
 
 export { redactStoreUrl, redisOptionsFromUrl } from './connect.ts'
@@ -122,6 +126,7 @@ type Commands = Redis & {
   twinRelease(lease: string, token: string): Promise<number>
   twinRenew(lease: string, token: string, ms: number): Promise<number>
   twinActivity(stream: string, counter: string, cap: number, ...entries: string[]): Promise<number>
+  twinRestore(...args: Array<string | number>): Promise<number[]>
 }
 
 /** Connects, or says in one line why not (the CLI prints it and exits 2). */
@@ -146,7 +151,8 @@ export async function connectRedis(url: string): Promise<Commands> {
   redis.defineCommand('twinAcquire', { numberOfKeys: 5, lua: ACQUIRE })
   redis.defineCommand('twinClaim', { numberOfKeys: 2, lua: IDEMPOTENCY_CLAIM })
   redis.defineCommand('twinClaimAndAcquire', { numberOfKeys: 7, lua: CLAIM_AND_ACQUIRE })
-  redis.defineCommand('twinCommit', { numberOfKeys: 8, lua: COMMIT })
+  redis.defineCommand('twinCommit', { numberOfKeys: 9, lua: COMMIT })
+  redis.defineCommand('twinRestore', { numberOfKeys: 6, lua: RESTORE })
   redis.defineCommand('twinRelease', { numberOfKeys: 1, lua: RELEASE })
   redis.defineCommand('twinRenew', { numberOfKeys: 1, lua: RENEW })
   try {
@@ -214,10 +220,13 @@ interface Counters {
   claimedWithSync: number
   claimedUnderLease: number
   leasesHandedOver: number
+  twinLosses: number
+  twinRestores: number
+  probes: number
 }
 
 /** The TwinStore of one replica (MockStateOptions.twin). */
-export function createRedisTwin(redis: Commands, name: string, config: TwinConfig, { leaseMs = 10_000, leaseIdleMs = IDLE_MS, leaseWaitMs = 15_000, log = (line: string) => console.error(line), holdWriteMs = 0, lagWarnOps, appendDelayMs, barrierWaitMs }: RedisTwinOptions = {}) {
+export function createRedisTwin(redis: Commands, name: string, config: TwinConfig, { leaseMs = 10_000, leaseIdleMs = IDLE_MS, leaseWaitMs = 15_000, log = (line: string) => console.error(line), holdWriteMs = 0, lagWarnOps, appendDelayMs, barrierWaitMs, keptMaxBytes = KEPT_MAX_BYTES }: RedisTwinOptions = {}) {
   const keys = twinKeys(name)
   const replica = randomUUID().slice(0, 8)
   const tx = new AsyncLocalStorage<Tx>()
@@ -234,11 +243,13 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
   let gen = 0
   let dirty = true
   let rttMs = 0
-  const counters: Counters = { commits: 0, refusedCommits: 0, rebuilds: 0, storeErrors: 0, leaseWaitMs: 0, caughtUp: 0, commands: 0, leases: 0, heldWrites: 0, takenWithSync: 0, claimedWithSync: 0, claimedUnderLease: 0, leasesHandedOver: 0, pushes: 0, caughtUpByPush: 0, heldForTest: 0 }
+  /** The look of `probe` is sent (its commands are its own metric, not the requests'). */
+  let probing = false
+  const counters: Counters = { commits: 0, refusedCommits: 0, rebuilds: 0, storeErrors: 0, leaseWaitMs: 0, caughtUp: 0, commands: 0, leases: 0, heldWrites: 0, takenWithSync: 0, claimedWithSync: 0, claimedUnderLease: 0, leasesHandedOver: 0, pushes: 0, caughtUpByPush: 0, heldForTest: 0, twinLosses: 0, twinRestores: 0, probes: 0 }
   // Every command this replica sends is one round trip (no auto-pipelining): counted for the metrics.
   const send = redis.sendCommand.bind(redis)
   redis.sendCommand = ((...args: Parameters<typeof send>) => {
-    counters.commands++
+    if (!probing) counters.commands++
     return send(...args)
   }) as typeof send
   const heldForKeeper = heldLease()
@@ -248,12 +259,20 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
   let applying: Promise<void> = Promise.resolve()
 
   /** A store error becomes a 503 (StoreUnavailable); what this replica holds may be behind, so it rebuilds next time. */
-  const guard = async <T>(run: () => Promise<T>): Promise<T> => {
+  const guard = async <T>(run: () => Promise<T>, again = true): Promise<T> => {
+    if (orphaned) throw new StoreUnavailable(orphaned)
     try {
       const value = await run()
       watch.storeAnswered()
       return value
     } catch (error) {
+      // The store lost the twin: restored (or adopted from the replica that did), then the call once more.
+      if (error instanceof TwinLost) {
+        watch.storeAnswered()
+        await storeLost(error.why)
+        if (again) return guard(run, false)
+        throw new StoreUnavailable(orphaned ?? `The shared state store lost twin '${name}' again while this replica restored it; retry shortly`)
+      }
       if (error instanceof StoreUnavailable || error instanceof NeedsExclusive) throw error
       counters.storeErrors++
       const said = failure(error)
@@ -281,9 +300,121 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
   const { host, port, path, db, password, tls } = address.options
   // A cluster by the seeds it was given (its client's own options name no node).
   const storeName = address.cluster ? `${tls ? 'rediss' : 'redis'}://${address.nodes.map((n) => `${n.host}:${n.port}`).join(',')}` : path ? `unix://${path}` : `${tls ? 'rediss' : 'redis'}://${host}:${port}/${db ?? 0}`
-  const watch = createOperatorWatch({ redis, batch, log, prefix: keys.prefix, twin: name, replica, store: storeName, secrets: [password], position: () => ({ applied, seen: seenHead }), ...(lagWarnOps !== undefined ? { lagWarnOps } : {}) })
+  const watch = createOperatorWatch({ redis, batch, log, prefix: keys.prefix, twin: name, replica, store: storeName, secrets: [password], position: () => ({ applied, seen: seenHead }), ...(lagWarnOps !== undefined ? { lagWarnOps } : {}), tick: () => void probe().catch(() => {}) })
   batch.define('twinActivity', 2, ACTIVITY_RECORD)
   const shared: SharedContext = { redis, prefix: keys.prefix, generation: () => gen, sync: () => catchUp(), guard, batch }
+
+  /**
+   * When the store loses the twin (restarted without persistence, FLUSHALL/FLUSHDB, its keys evicted
+   * under a maxmemory policy or deleted, a failover to an empty replica), every live replica still
+   * holds it: the first that notices writes it back from its copy of the log (RESTORE: only where the
+   * store does not hold it whole, so two restore once and one that applied less adopts the restored
+   * log), the others go on from it. An operator expects a shared twin to outlive its store's mishaps
+   * as it outlives a replica's; a twin silently back to its seed world, replaying an idempotency key
+   * as a second resource, would be the worst answer. What the replicas do not hold (the rate-limit
+   * windows, the journal, traces and activity log) is lost, and said. A replica that cannot restore
+   * (its copy dropped past its bound, another twin created under the name meanwhile) answers 503
+   * until it is restarted.
+   */
+  let droppedSaid = false
+  const keptLog = () =>
+    createKeptLog({
+      maxBytes: keptMaxBytes,
+      onDropped: (bytes) => {
+        if (droppedSaid) return
+        droppedSaid = true
+        log(`shoptwin: replica ${replica} of twin '${name}' keeps no copy of the twin's log past ${(bytes / 1048576).toFixed(0)} MB (SHOPTWIN_RESTORE_MAX_MB ${(keptMaxBytes / 1048576).toFixed(0)}): should the store lose the twin, this replica cannot restore it (another replica may)`)
+      },
+    })
+  let kept = keptLog()
+  const cfgText = JSON.stringify(config)
+  /** Why every request gets 503: the store lost the twin and this replica cannot restore it. */
+  let orphaned: string | null = null
+  let restoring: Promise<void> | null = null
+  const storeLost = (why: string): Promise<void> =>
+    (restoring ??= restoreTwin(why).finally(() => {
+      restoring = null
+    }))
+  const lostWho = `shoptwin: replica ${replica} of twin '${name}'`
+  const causes = 'restarted without persistence, flushed (FLUSHALL/FLUSHDB), its keys evicted (maxmemory-policy) or deleted, or failed over to an empty replica'
+  const toDo = "To do: make the store keep the twin (appendonly yes, maxmemory-policy noeviction; README: When the store loses the twin)"
+
+  /** A generation read from the store; one behind this replica's is a store that lost the twin. */
+  const adoptGeneration = (g: number) => {
+    if (g < gen) throw new TwinLost(`its generation is ${g}, behind this replica's ${gen}`)
+    gen = g
+  }
+
+  /** Stages this replica's copy of the log in a key of its own (one pipeline a thousand entries), for RESTORE to rename into place. */
+  const stage = async (key: string, n: number) => {
+    await redis.del(key)
+    let pipeline = redis.pipeline()
+    let seq = 0
+    const send = async () => {
+      pipeline.pexpire(key, 60_000)
+      for (const [error] of (await pipeline.exec()) ?? []) if (error) throw error
+      pipeline = redis.pipeline()
+    }
+    for (const [field, value] of kept.entries()) {
+      if (seq === n) break
+      pipeline.xadd(key, `${++seq}-0`, field, value)
+      if (seq % 1000 === 0) await send()
+    }
+    await send()
+  }
+
+  const restoreTwin = async (why: string) => {
+    counters.twinLosses++
+    // The lease went with the store (or is another replica's now): a write takes it anew.
+    handOver()
+    await applying.catch(() => {})
+    if (!kept.whole) {
+      orphaned = `The shared state store lost twin '${name}' (${why}) and this replica kept no copy of its log to restore it (past SHOPTWIN_RESTORE_MAX_MB); its operator restarts the replicas (they create the twin anew)`
+      log(`${lostWho}: the shared store ${storeName} lost the twin (${why}): ${causes}. This replica cannot restore it (its copy of the log was dropped past SHOPTWIN_RESTORE_MAX_MB); its requests get 503 until it is restarted, which creates the twin anew. ${toDo}`)
+      return
+    }
+    const n = kept.count
+    const staged = `${keys.prefix}restore:${replica}`
+    await stage(staged, n)
+    const [outcome, head, records] = await redis.twinRestore(keys.cfg, keys.head, keys.log, keys.gen, staged, keys.idemIndex(gen), cfgText, n, gen, kept.lastReset, `${keys.prefix}g${gen}:idem:`, MAX_RECORDS)
+    if (outcome === 2) {
+      counters.twinRestores++
+      // Rebuilt from the log it wrote: what it held may include a write the store refused meanwhile.
+      dirty = true
+      log(`${lostWho}: the shared store ${storeName} lost the twin (${why}): ${causes}. This replica restored it from its copy: ${head} log entries, generation ${gen}, ${records} idempotency records; lost: the rate-limit windows, and the journal, traces and activity log. ${toDo}`)
+    } else if (outcome === 1) {
+      counters.twinRestores++
+      log(`${lostWho}: the shared store ${storeName} lost part of the twin (${why}): ${causes}. Its log was whole (head ${head}); this replica wrote back its settings and generation. ${toDo}`)
+    } else if (outcome === 0) {
+      log(`${lostWho}: the shared store ${storeName} lost the twin (${why}); another replica had restored it already (head ${head}): this replica goes on from it. ${toDo}`)
+    } else if (outcome === -2) {
+      dirty = true
+      log(`${lostWho}: the shared store ${storeName} lost the twin (${why}); another replica restored it with less, and it was written since (head ${head}): the ${n - head!} entries this replica had past it are lost; it rebuilds from the store's log. ${toDo}`)
+    } else {
+      orphaned = `The shared state store lost twin '${name}' (${why}) and another twin was created under its name meanwhile; this replica cannot restore it: its operator restarts it (it then serves the twin the store holds)`
+      log(`${lostWho}: the shared store ${storeName} lost the twin (${why}): ${causes}; another twin was created under the name meanwhile (a replica started after the loss), so this replica does not restore it: its requests get 503 until it is restarted. ${toDo}`)
+    }
+  }
+
+  /**
+   * Each second (the operator watch's timer), a look at the twin's keys, so a loss is noticed (and the
+   * twin restored) with no request: before a replica started meanwhile would create a fresh twin.
+   */
+  const probe = async () => {
+    if (restoring || orphaned || redis.status !== 'ready' || !state) return
+    const known = kept.count
+    counters.probes++
+    probing = true
+    const sent = redis.pipeline().mget(keys.cfg, keys.head, keys.gen).xlen(keys.log).exec()
+    probing = false
+    const answers = await sent
+    if (!answers || answers.some(([error]) => error)) return
+    const [cfg, head, g] = answers[0]![1] as Array<string | null>
+    const length = answers[1]![1] as number
+    const why =
+      cfg === null ? 'its settings (cfg) are gone' : Number(head ?? 0) < known ? `its log's head is ${Number(head ?? 0)}, behind the ${known} entries this replica applied` : length < Number(head ?? 0) ? `its log has ${length} entries though its head is ${Number(head)}` : Number(g ?? 0) < gen ? `its generation is ${Number(g ?? 0)}, behind this replica's ${gen}` : ''
+    if (why) await storeLost(why)
+  }
 
   /** A completed record in its hash, as the commit writes it (outside a commit: a claim's record put back). */
   const storeRecord = async (hash: string, r: LoggedRecord) => {
@@ -296,23 +427,36 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
   const applyUpTo = (head: number): Promise<void> => {
     // A failed catch-up (the store went away) leaves the chain usable: the next one starts over.
     applying = applying.catch(() => {}).then(async () => {
+      // Never replayed as a fresh twin: a head behind what the store had is a store that lost the twin.
+      if (head < kept.count) throw new TwinLost(`its log's head is ${head}, behind the ${kept.count} entries this replica applied`)
+      // A rebuild fills a new copy; the old one stays until it is done (a log found gone midway is restored from it).
+      let into = kept
       if (dirty) {
         // The twin as it was created, then every operation of its log.
         state.replay({ kind: 'reset', seed: config.seed, scale: config.scale, today: config.today, fixedToday: true, at: config.createdAt, hard: true })
         state.replay({ kind: 'clock', ...config.clock })
         applied = 0
         counters.rebuilds++
+        into = keptLog()
       }
       const from = applied
       while (applied < head) {
         const entries = await redis.xrange(keys.log, `${applied + 1}-0`, `${head}-0`, 'COUNT', 1000)
-        if (entries.length === 0) break
+        if (entries.length === 0 || !entries[0]![0].startsWith(`${applied + 1}-`)) throw new TwinLost(`its log has no entry ${applied + 1} though its head is ${head}`)
         for (const [id, fields] of entries) {
-          if (fields[0] === 'rec') learn(JSON.parse(fields[1]!) as LoggedRecord)
-          else state.replay(JSON.parse(fields[1]!) as TwinOp)
-          applied = Number(id.slice(0, id.indexOf('-')))
+          const seq = Number(id.slice(0, id.indexOf('-')))
+          if (fields[0] === 'rec') {
+            learn(JSON.parse(fields[1]!) as LoggedRecord)
+            into.push(seq, 'rec', fields[1]!, false)
+          } else {
+            const op = JSON.parse(fields[1]!) as TwinOp
+            state.replay(op)
+            into.push(seq, 'op', fields[1]!, op.kind === 'reset')
+          }
+          applied = seq
         }
       }
+      kept = into
       dirty = false
       if (applied - from > 1000) log(`shoptwin: replica ${replica} caught up ${applied - from} operations of twin '${name}' (head ${applied})`)
       counters.caughtUp += applied - from
@@ -353,8 +497,8 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
       const [head, g] = await redis.mget(keys.head, keys.gen)
       noteRtt(started)
       seenHead = Number(head ?? 0)
-      gen = Number(g ?? 0)
-      if (dirty || seenHead > applied) await applyUpTo(seenHead)
+      adoptGeneration(Number(g ?? 0))
+      if (dirty || seenHead > applied || seenHead < kept.count) await applyUpTo(seenHead)
     })
 
   /**
@@ -396,7 +540,9 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
     const before = applied
     applyUpTo(head).then(
       () => (counters.caughtUpByPush += applied - before),
-      () => {},
+      (error: unknown) => {
+        if (error instanceof TwinLost) void storeLost(error.why).catch(() => {})
+      },
     )
   })
 
@@ -429,7 +575,12 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
     // Another replica wrote since this one's last commit: replicas take turns (see `keep`).
     if (lastCommitted > 0 && head > lastCommitted) lastWanted = performance.now()
     seenHead = head
-    gen = g
+    try {
+      adoptGeneration(g)
+    } catch (error) {
+      void redis.twinRelease(keys.lease, token).catch(() => {})
+      throw error
+    }
     held = token
     wanted = false
     // A live replica keeps its lease while it writes, from a thread of its own (lease-keeper.ts); a
@@ -513,6 +664,8 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
     applied += t.ops.length + (r ? 1 : 0)
     const reset = t.ops.some((op) => op.kind === 'reset') ? '1' : '0'
     if (r) learn(r)
+    const ops = t.ops.map((op) => JSON.stringify(op))
+    const logged = r ? JSON.stringify(r) : ''
     return redis
       .twinCommit(
         keys.lease,
@@ -523,6 +676,7 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
         keys.wanted,
         keys.news,
         keys.idemIndex(gen),
+        keys.cfg,
         t.token,
         expected,
         reset,
@@ -535,11 +689,18 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
         r?.startedAt ?? 0,
         keep ? '1' : '0',
         hearing ? '1' : '0',
-        r ? JSON.stringify(r) : '',
+        logged,
         MAX_RECORDS,
-        ...t.ops.map((op) => JSON.stringify(op)),
+        ...ops,
       )
       .then((result) => {
+        // The twin's settings gone, or the log behind what this replica knows it had: the store lost the twin.
+        if (result[0] === -3 || result[0] === -4 || (result[0] === -2 && result[1]! < kept.count)) {
+          counters.refusedCommits++
+          dirty = true
+          handOver()
+          throw new TwinLost(result[0] === -3 ? 'its settings (cfg) are gone' : result[0] === -4 ? `its log has ${result[2]} entries though its head is ${result[1]}` : `its log's head is ${result[1]}, behind the ${kept.count} entries this replica applied`)
+        }
         if (result[0]! < 0) {
           counters.refusedCommits++
           if (!dirty) log(`shoptwin: replica ${replica} lost its write lease on twin '${name}' (${result[0] === -1 ? 'it ran out' : 'the log moved'}); rebuilding from the log`)
@@ -549,7 +710,11 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
         }
         counters.commits++
         seenHead = Math.max(seenHead, result[0]!)
-        gen = result[1]!
+        ops.forEach((op, i) => kept.push(expected + i + 1, 'op', op, t.ops[i]!.kind === 'reset'))
+        if (r) kept.push(expected + ops.length + 1, 'rec', logged, false)
+        // Committed: a generation gone back (its key evicted) is written back beside, not refused.
+        if (result[1]! < gen) void storeLost(`its generation is ${result[1]}, behind this replica's ${gen}`).catch(() => {})
+        else gen = result[1]!
         alone = result[3] === 0
         lastCommitted = result[0]!
         // Another replica asked for the lease: the write in progress, if any, gives it up with its commit.
@@ -623,11 +788,15 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
       // that take turns, behind a round-robin balancer, each get it with their claim: one round trip,
       // not an ask and a hand-over).
       const keep = !wanted && !dirty && (waiting > 0 || performance.now() - lastWanted > CONTENDED_MS)
-      committed = commit(t, keep).catch((error: unknown) => {
+      committed = commit(t, keep).catch(async (error: unknown) => {
         // Not known to be committed: what this replica holds may differ from the log.
         dirty = true
         handOver(true)
         if (error instanceof StoreUnavailable) throw error
+        if (error instanceof TwinLost) {
+          await storeLost(error.why).catch(() => {})
+          throw new StoreUnavailable(orphaned ?? `The shared state store had lost twin '${name}' when this write was committed; a replica restored the twin (nothing of this write was written); retry with the same Idempotency-Key`)
+        }
         counters.storeErrors++
         const said = failure(error)
         watch.storeFailed(error, said)
@@ -712,6 +881,14 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
         commits: counters.commits,
         refused_commits: counters.refusedCommits,
         rebuilds: counters.rebuilds,
+        // The store lost the twin (found by this replica), and restores it wrote; its copy of the log for that.
+        twin_losses: counters.twinLosses,
+        twin_restores: counters.twinRestores,
+        twin_orphaned: orphaned !== null,
+        // Looks each second at whether the store still holds the twin (one pipeline of two commands, not in store_commands).
+        twin_probes: counters.probes,
+        restore_copy_entries: kept.count,
+        restore_copy_bytes: kept.whole ? kept.bytes : null,
         store_errors: counters.storeErrors,
         lease_wait_ms_total: counters.leaseWaitMs,
         // Leases taken, and writes that found the lease still held from the one before (a burst).
@@ -799,7 +976,7 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
       noteRtt(started)
       seenHead = Number(r[0])
       if (r.length === 2) {
-        gen = Number(r[1])
+        adoptGeneration(Number(r[1]))
         await applyUpTo(seenHead)
         return undefined
       }
@@ -1019,6 +1196,15 @@ const TTL_MS = 24 * 60 * 60 * 1000
 const IN_FLIGHT_MS = 60 * 1000
 const MAX_RECORDS = 10_000
 
+/** The store no longer holds the twin this replica serves (`why`: what showed it); caught by the replica, which restores it. */
+class TwinLost extends Error {
+  readonly why: string
+  constructor(why: string) {
+    super(`the shared store lost the twin: ${why}`)
+    this.why = why
+  }
+}
+
 /** An idempotency record as the log keeps it (a `rec` entry, after the operations of the write it answers). */
 interface LoggedRecord {
   shop: string
@@ -1054,6 +1240,8 @@ function entryOf(responseStatus: string, rawBody: string, headers: string, permi
 export async function openRedisTwin(url: string, name: string, flags: ReplicaFlags, options: RedisTwinOptions = {}) {
   const redis = await connectRedis(url)
   try {
+    // Not an error: the replica serves on a store that may lose its twin, and says so once.
+    for (const line of await durabilityLines(redis, name, redactStoreUrl(url))) (options.log ?? ((l: string) => console.error(l)))(line)
     const { config, created } = await adoptTwinConfig(redis, name, flags)
     const twin = createRedisTwin(redis, name, config, options)
     return {

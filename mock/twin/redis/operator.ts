@@ -154,10 +154,12 @@ export interface WatchOptions {
   /** What this replica applied of the log, and the log's head as it last heard it. */
   position(): { applied: number; seen: number }
   lagWarnOps?: number
+  /** Called each WATCH_MS too (the replica's look at whether the store still holds its twin). */
+  tick?: () => void
 }
 
 /** The lines and the head reports of one replica. */
-export function createOperatorWatch({ redis, batch, log, prefix, twin, replica, store, secrets = [], position, lagWarnOps = LAG_WARN_OPS }: WatchOptions) {
+export function createOperatorWatch({ redis, batch, log, prefix, twin, replica, store, secrets = [], position, lagWarnOps = LAG_WARN_OPS, tick = () => {} }: WatchOptions) {
   const who = `shoptwin: replica ${replica} of twin '${twin}'`
   // The connection's own reason (the last error it had) stands for the client's "not connected" messages.
   let lastError = ''
@@ -264,6 +266,7 @@ export function createOperatorWatch({ redis, batch, log, prefix, twin, replica, 
       if (timer) return
       timer = setInterval(() => {
         watch.check()
+        tick()
         const { applied } = position()
         if (applied !== reported.applied || Date.now() - reported.at >= REPORT_EVERY_MS) {
           reported = { applied, at: Date.now() }

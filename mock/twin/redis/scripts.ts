@@ -111,16 +111,22 @@ return claim(KEYS[1], KEYS[2], tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(AR
  * then every record of the twin at hand, and decides a keyed write's claim without asking the store.
  * The record goes in the records' index here too (a claim decided by the replica under its lease
  * may not have been sent to the store).
- * KEYS: lease, head, log, gen, idempotency record (or the lease again when none), wanted, channel, index.
+ * No commit lands where the twin's settings or its log's entries are gone (the store lost the twin:
+ * index.ts restores it first), so a write never starts a fresh log under the twin's name.
+ * KEYS: lease, head, log, gen, idempotency record (or the lease again when none), wanted, channel, index, cfg.
  * ARGV: token, expected head, reset (0/1), has record (0/1), status, rawBody, headers, permission, expiresAt, startedAt, keep lease (0/1),
  * this replica listens (0/1), the record as the log keeps it (JSON), maxRecords, op...
- * Returns {head, gen, wanted 0|1, another replica listens 0|1} or {-1} (lease lost) or {-2, head} (the log moved: another writer was fenced in).
+ * Returns {head, gen, wanted 0|1, another replica listens 0|1} or {-1} (lease lost) or {-2, head} (the log moved: another writer was fenced in)
+ * or {-3} (the twin's settings are gone) or {-4, head, entries} (the log has fewer entries than its head: lost).
  */
 export const COMMIT = `${INDEX}
+if redis.call('EXISTS', KEYS[9]) == 0 then return {-3} end
 local lh = redis.call('MGET', KEYS[1], KEYS[2], KEYS[4])
 if lh[1] ~= ARGV[1] then return {-1} end
 local head = tonumber(lh[2] or '0')
 if head ~= tonumber(ARGV[2]) then return {-2, head} end
+local len = redis.call('XLEN', KEYS[3])
+if len ~= head then return {-4, head, len} end
 for i = 15, #ARGV do
   head = head + 1
   redis.call('XADD', KEYS[3], string.format('%d', head) .. '-0', 'op', ARGV[i])
@@ -264,4 +270,69 @@ return #ARGV - 1
 export const RENEW = `
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
 return 0
+`
+
+/**
+ * Writes a twin the store lost back from a replica's copy (index.ts), atomically, and only where the
+ * store does not hold it whole already: two replicas that notice at once restore once (the second
+ * finds it whole and adopts it), and a replica that applied less never writes an older log over a
+ * newer one (it finds the store's log at least as long as its own and adopts it). A replica that
+ * applied more writes its log over a shorter one only if the store's last entry is its own entry at
+ * that place (the shorter log is a prefix of its own: another replica restored what it had applied);
+ * else the store's log was written since, and wins. The replica's log was staged beforehand in a key
+ * of its own (KEYS[5]), renamed into place here. The current generation's idempotency records are
+ * written back from the log's `rec` entries after its last reset.
+ * KEYS: cfg, head, log, gen, staged log, the records' index. ARGV: cfg (JSON), entries staged, gen,
+ * the last reset's entry, the records' key prefix (`…g<gen>:idem:`), maxRecords.
+ * Returns {2, head, records} (restored), {1, head} (the log whole: its settings or generation written
+ * back), {0, head} (whole: adopted), {-1} (another twin's settings under the name), {-2, head} (the
+ * store's log is not a prefix of the staged one: adopted).
+ */
+export const RESTORE = `${INDEX}
+local cfg = redis.call('GET', KEYS[1])
+if cfg and cfg ~= ARGV[1] then return {-1} end
+local head = tonumber(redis.call('GET', KEYS[2]) or '0')
+local len = redis.call('XLEN', KEYS[3])
+local n = tonumber(ARGV[2])
+local gen = tonumber(redis.call('GET', KEYS[4]) or '0')
+local whole = len == head
+if whole and head >= n then
+  local repaired = 0
+  if not cfg then redis.call('SET', KEYS[1], ARGV[1]); repaired = 1 end
+  if gen < tonumber(ARGV[3]) then redis.call('SET', KEYS[4], ARGV[3]); repaired = 1 end
+  redis.call('DEL', KEYS[5])
+  if repaired == 1 then return {1, head} end
+  return {0, head}
+end
+if whole and head > 0 then
+  local theirs = redis.call('XRANGE', KEYS[3], head .. '-0', head .. '-0')
+  local ours = redis.call('XRANGE', KEYS[5], head .. '-0', head .. '-0')
+  if #theirs == 0 or #ours == 0 or theirs[1][2][2] ~= ours[1][2][2] then
+    redis.call('DEL', KEYS[5])
+    return {-2, head}
+  end
+end
+if n > 0 then
+  redis.call('RENAME', KEYS[5], KEYS[3])
+  redis.call('PERSIST', KEYS[3])
+else
+  redis.call('DEL', KEYS[3])
+end
+redis.call('SET', KEYS[1], ARGV[1])
+redis.call('SET', KEYS[2], string.format('%d', n))
+redis.call('SET', KEYS[4], ARGV[3])
+local records = 0
+if n > tonumber(ARGV[4]) then
+  for _, e in ipairs(redis.call('XRANGE', KEYS[3], (tonumber(ARGV[4]) + 1) .. '-0', '+')) do
+    if e[2][1] == 'rec' then
+      local r = cjson.decode(e[2][2])
+      local hash = ARGV[5] .. r.shop .. ':' .. r.key
+      redis.call('HSET', hash, 'status', 'completed', 'responseStatus', string.format('%d', r.status), 'rawBody', r.rawBody, 'headers', r.headers, 'permission', r.permission, 'expiresAt', string.format('%d', r.expiresAt), 'startedAt', string.format('%d', r.startedAt))
+      redis.call('PEXPIRE', hash, ${GC_MS})
+      indexed(hash, KEYS[6], tonumber(r.startedAt), tonumber(ARGV[6]))
+      records = records + 1
+    end
+  end
+end
+return {2, n, records}
 `
