@@ -1,7 +1,7 @@
 /**
  * A Redis server of the test's own (Debian's redis-server, installed by .ci/run): no TCP port, a unix
- * socket in a temp dir, append-only file on, stopped at the end. No test skips itself for a missing
- * redis-server: it fails with the reason.
+ * socket in a temp dir, append-only file on (unless `persistence: false`: then a restart empties it),
+ * stopped at the end. No test skips itself for a missing redis-server: it fails with the reason.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
@@ -17,7 +17,7 @@ export interface TestRedis {
   process: ChildProcess
   /** Stops the server (SIGTERM; it writes its AOF) and, with `remove`, deletes its dir. */
   stop(options?: { remove?: boolean }): Promise<void>
-  /** Starts it again on the same dir and socket (what it had survives, by its AOF). */
+  /** Starts it again on the same dir and socket (what it had survives, by its AOF; nothing without persistence). */
   restart(): Promise<void>
 }
 
@@ -32,8 +32,15 @@ const ping = (socket: string) =>
     })
   })
 
-async function launch(dir: string, socket: string): Promise<ChildProcess> {
-  const child = spawn('redis-server', ['--port', '0', '--unixsocket', socket, '--unixsocketperm', '700', '--dir', dir, '--appendonly', 'yes', '--save', '', '--logfile', join(dir, 'redis.log')], { stdio: 'ignore' })
+export interface RedisOptions {
+  /** AOF on (the default); false: neither AOF nor RDB snapshots, so a restart starts empty. */
+  persistence?: boolean
+  /** More of the server's flags (`--maxmemory-policy`, `allkeys-lru`). */
+  args?: string[]
+}
+
+async function launch(dir: string, socket: string, { persistence = true, args = [] }: RedisOptions): Promise<ChildProcess> {
+  const child = spawn('redis-server', ['--port', '0', '--unixsocket', socket, '--unixsocketperm', '700', '--dir', dir, '--appendonly', persistence ? 'yes' : 'no', '--save', '', '--logfile', join(dir, 'redis.log'), ...args], { stdio: 'ignore' })
   const failed = new Promise<never>((_, reject) => child.once('error', (e) => reject(new Error(`redis-server did not start (${e.message}); .ci/run installs Debian's redis-server`))))
   const deadline = Date.now() + 15_000
   // Terminates: the deadline bounds the loop.
@@ -44,14 +51,14 @@ async function launch(dir: string, socket: string): Promise<ChildProcess> {
   return child
 }
 
-export async function startRedis(): Promise<TestRedis> {
+export async function startRedis(options: RedisOptions = {}): Promise<TestRedis> {
   const dir = mkdtempSync(join(tmpdir(), 'shoptwin-redis-'))
   const socket = join(dir, 'redis.sock')
   const redis: TestRedis = {
     url: `unix://${socket}`,
     socket,
     dir,
-    process: await launch(dir, socket),
+    process: await launch(dir, socket, options),
     async stop({ remove = true } = {}) {
       const child = redis.process
       if (child.exitCode === null && child.signalCode === null) {
@@ -63,7 +70,7 @@ export async function startRedis(): Promise<TestRedis> {
     },
     async restart() {
       await redis.stop({ remove: false })
-      redis.process = await launch(dir, socket)
+      redis.process = await launch(dir, socket, options)
     },
   }
   return redis
