@@ -63,7 +63,7 @@ export function inferredAlong(contract: Contract, root: JsonSchema, instancePath
     frontier = expanded.flatMap((s) => {
       const next: JsonSchema[] = []
       const properties = s.properties as Record<string, JsonSchema> | undefined
-      if (properties?.[segment]) next.push(properties[segment])
+      if (properties && Object.hasOwn(properties, segment)) next.push(properties[segment]!)
       if (/^\d+$/.test(segment) && s.items && typeof s.items === 'object') next.push(s.items as JsonSchema)
       if (s.additionalProperties && typeof s.additionalProperties === 'object') next.push(s.additionalProperties as JsonSchema)
       return next

@@ -72,3 +72,28 @@ describe('validation: a comma string the contract allows stays a string in a GET
     expect(postAnswer.status).toBe(200)
   })
 })
+
+describe('validation: keys named like Object.prototype\'s members are keys like any other (the robustness fuzz)', () => {
+  const NAMES = ['constructor', 'toString', 'hasOwnProperty', '__proto__', 'valueOf']
+  // Each sent beside valid fields, at the top and nested: the schema lookup read Object.prototype's function as a declared schema (500).
+  it.each(['listAdCampaigns', 'listSocialCampaigns', 'listSparkCodes', 'getHaloReport', 'listExcludedCreatives', 'getShopStats'])('%s: never a 5xx, the answer as the contract documents it', async (operationId) => {
+    for (const name of NAMES) {
+      for (const body of [{ date_range: RANGE, [name]: 1 }, { date_range: { ...RANGE, [name]: 'x' }, [name]: { a: 1 } }, { date_range: RANGE, search_params: { [name]: 1 } }]) {
+        const text = JSON.stringify(body)
+        const op = contract.byId.get(operationId)!
+        const answer = await client.call(op, { headers, body: text })
+        expect(answer.status, `${operationId} ${text}: ${answer.text}`).toBeLessThan(500)
+        expect(contractProblem(contract, op, answer.status, answer.text)).toBeUndefined()
+      }
+    }
+  })
+
+  it.each(['listAdCampaignsV1', 'listExcludedCreativesV1', 'getHaloReportGet'])('%s (a GET form): never a 5xx for a query key named so', async (operationId) => {
+    const op = contract.byId.get(operationId)!
+    for (const name of NAMES) {
+      const answer = await client.call(op, { headers, query: new URLSearchParams({ 'date_range[from]': RANGE.from, 'date_range[to]': RANGE.to, [name]: '1', [`date_range[${name}]`]: '2' }).toString() })
+      expect(answer.status, `${operationId} ${name}: ${answer.text}`).toBeLessThan(500)
+      expect(contractProblem(contract, op, answer.status, answer.text)).toBeUndefined()
+    }
+  })
+})

@@ -115,7 +115,9 @@ function declaredAt(op: OperationInfo, path: Array<string | number>, resolve: Re
     if (!steps.length) return schema
     const s = resolve(schema)
     const [step, ...more] = steps
-    const direct = typeof step === 'number' ? (s.items as JsonSchema | undefined) : (s.properties as Record<string, JsonSchema> | undefined)?.[step!]
+    const properties = s.properties as Record<string, JsonSchema> | undefined
+    // Own properties only: a sent `constructor` or `__proto__` is not declared by Object.prototype.
+    const direct = typeof step === 'number' ? (s.items as JsonSchema | undefined) : properties && Object.hasOwn(properties, step!) ? properties[step!] : undefined
     if (direct) return within(direct, more, depth + 1)
     for (const part of [...((s.allOf ?? []) as JsonSchema[]), ...((s.anyOf ?? []) as JsonSchema[]), ...((s.oneOf ?? []) as JsonSchema[])]) {
       const found = within(part, steps, depth + 1)
