@@ -85,6 +85,32 @@ describe('determinism: answers depend on seed, today, state and clock only (issu
     }
   })
 
+  // A fresh machine in another time zone: node reads TZ again when it is set, so a day computed with local-time methods would move.
+  it.each(['Pacific/Kiritimati', 'America/Adak', 'Asia/Kathmandu'])('the machine\'s time zone (%s, against UTC) changes no answer: every reading operation, writes and the reads again', async (zone) => {
+    const saved = process.env.TZ
+    const sequence = async (tz: string) => {
+      process.env.TZ = tz
+      try {
+        const state = createMockState(OWN_WORLD)
+        const before = await readAll(state)
+        const client = createInProcessClient(state)
+        const shop = state.world.shops.find((s) => s.is_active && s.plan === 'scale')!
+        const headers = { 'content-type': 'application/json', 'x-api-key': 'demo-key', 'x-shop-id': shop.shop_id }
+        const created = await client.call(state.contract.byId.get('createDashboard')!, { headers, body: JSON.stringify({ name: 'Zone board' }) })
+        state.clock.advance(20 * 3_600_000)
+        // The zone is in force (else the test could not fail): its offset is not UTC's.
+        return { offset: new Date(Date.UTC(2026, 0, 1, 12)).getTimezoneOffset(), lines: [...before, created.text, ...(await readAll(state))] }
+      } finally {
+        if (saved === undefined) delete process.env.TZ
+        else process.env.TZ = saved
+      }
+    }
+    const { lines: utc } = await sequence('UTC')
+    const { lines: there, offset } = await sequence(zone)
+    expect(offset).not.toBe(0)
+    expect(there.filter((line, i) => line !== utc[i]).map((line) => line.slice(0, 200))).toEqual([])
+  })
+
   it('the same read twice, the clock having moved on a second, is byte-identical (every reading operation)', async () => {
     const state = createMockState(OPTIONS)
     const first = await readAll(state)
