@@ -5,6 +5,7 @@
  */
 import { writeFile } from 'node:fs/promises'
 import { makeDir } from '../mock/lib/make-dir.ts'
+import { networkErrorText } from '../mock/lib/network-errors.ts'
 import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { outputDirProblem, shortMessage } from '../mock/cli-flags.ts'
@@ -125,7 +126,7 @@ export async function probeTarget(options: RunOptions): Promise<string | undefin
   } catch (error) {
     const cause = (error as { cause?: { code?: string; message?: string; errors?: Array<{ code?: string }> } }).cause
     const reason = cause?.code ?? cause?.errors?.[0]?.code ?? cause?.message ?? ((error as Error).name === 'TimeoutError' ? 'timed out' : (error as Error).message)
-    return `cannot reach ${options.baseUrl}: ${reason}`
+    return `cannot reach ${options.baseUrl}: ${networkErrorText(reason)}`
   }
 }
 

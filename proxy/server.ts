@@ -18,6 +18,7 @@ import { ChunkedDecoder, framingOf, hasToken, headEnd, HttpError, KeptHead, pars
 import { createRouter } from './router.ts'
 import { bodyText, codingsOf, utf8, type BodyText, type Unreadable } from './codings.ts'
 import { HOST_FIELD } from '../mock/lib/host-field.ts'
+import { networkErrorText } from '../mock/lib/network-errors.ts'
 import { unlessReadThisTurn } from '../mock/lib/sockets.ts'
 
 /** Decides, per request, whether the proxy produces a situation itself (see inject.ts). */
@@ -987,7 +988,7 @@ export function createProxyServer({ upstream, contract, timeoutMs = 30_000, clie
           if (head && framing.kind === 'close' && !error) return complete(false)
           if (settled) return fail('the upstream reset the connection mid-answer', 502)
           // Node's word for a connection closed before an answer: ECONNRESET ("socket hang up").
-          fail(`the upstream failed: ${error?.code ?? error?.message ?? 'ECONNRESET'}`, 502)
+          fail(`the upstream failed: ${error?.code ? networkErrorText(error.code) : (error?.message ?? 'ECONNRESET')}`, 502)
         },
         timeout() {
           fail(`the upstream did not answer within ${timeoutMs} ms`, 504)
