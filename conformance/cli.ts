@@ -44,29 +44,26 @@ export const USAGE = `usage: shoptwin conformance --base-url URL --api-key KEY -
 /** Parses the command line; returns options or the one-line reason they are unusable. */
 export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.env): { options: RunOptions; list: boolean; help: boolean } | { error: string } {
   let parsed
+  const flags = {
+    'base-url': { type: 'string' },
+    'api-key': { type: 'string' },
+    'shop-id': { type: 'string' },
+    'enterprise-api-key': { type: 'string' },
+    'limited-api-key': { type: 'string' },
+    'allow-writes': { type: 'boolean', default: false },
+    rules: { type: 'string', multiple: true },
+    'report-dir': { type: 'string' },
+    rps: { type: 'string' },
+    'halo-bound': { type: 'string' },
+    'rule-timeout': { type: 'string' },
+    'require-certified': { type: 'boolean', default: false },
+    list: { type: 'boolean', default: false },
+    help: { type: 'boolean', short: 'h', default: false },
+  } as const
   try {
-    parsed = parseArgs({
-      args: argv,
-      strict: true,
-      options: {
-        'base-url': { type: 'string' },
-        'api-key': { type: 'string' },
-        'shop-id': { type: 'string' },
-        'enterprise-api-key': { type: 'string' },
-        'limited-api-key': { type: 'string' },
-        'allow-writes': { type: 'boolean', default: false },
-        rules: { type: 'string', multiple: true },
-        'report-dir': { type: 'string' },
-        rps: { type: 'string' },
-        'halo-bound': { type: 'string' },
-        'rule-timeout': { type: 'string' },
-        'require-certified': { type: 'boolean', default: false },
-        list: { type: 'boolean', default: false },
-        help: { type: 'boolean', short: 'h', default: false },
-      },
-    })
+    parsed = parseArgs({ args: argv, strict: true, options: flags })
   } catch (error) {
-    return { error: shortMessage(error as Error) }
+    return { error: shortMessage(error as Error, Object.keys(flags)) }
   }
   const v = parsed.values
   const help = Boolean(v.help)

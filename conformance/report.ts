@@ -3,7 +3,7 @@
  * outcome, which operations were exercised, the verdict and the exit code.
  */
 import { createHash } from 'node:crypto'
-import { readFileSync } from 'node:fs'
+import { shoptwinVersion } from '../mock/lib/version.ts'
 import type { Contract } from '../openapi/index.ts'
 import { catalogue } from './catalogue.ts'
 import type { Failure, Rule, RuleOutcome, RunOptions } from './types.ts'
@@ -15,22 +15,6 @@ export interface CoverageEntry {
   inferred: boolean
   /** Rules whose requests reached this operation. */
   exercisedBy: string[]
-}
-
-/** shoptwin's own version (package.json), for the certificate's run metadata. */
-const toolVersion = (): string => {
-  try {
-    // conformance/report.ts in the repository, dist/conformance/report.js in the package.
-    for (const path of ['../package.json', '../../package.json']) {
-      try {
-        const pkg = JSON.parse(readFileSync(new URL(path, import.meta.url), 'utf8')) as { name?: string; version: string }
-        if (pkg.name === 'shoptwin') return pkg.version
-      } catch {}
-    }
-    return 'unknown'
-  } catch {
-    return 'unknown'
-  }
 }
 
 export interface RunReport {
@@ -183,7 +167,7 @@ export function buildReport(
   const finishedAt = new Date()
   return {
     tool: 'shoptwin conformance',
-    toolVersion: toolVersion(),
+    toolVersion: shoptwinVersion(),
     contractSha256: createHash('sha256').update(JSON.stringify(contract.doc)).digest('hex'),
     rps: options.rps,
     durationMs: finishedAt.getTime() - startedAt.getTime(),

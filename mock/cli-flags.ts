@@ -47,11 +47,13 @@ export function helpText(spec: CommandSpec): string {
 }
 
 /** parseArgs's messages are long and name the API (`Option '--port <value>' argument missing`): one short line instead. */
-export function shortMessage(error: Error & { code?: string }): string {
+export function shortMessage(error: Error & { code?: string }, known: readonly string[] = []): string {
   const option = /'(-{1,2}[^' ]+)/.exec(error.message)?.[1]
   switch (error.code) {
-    case 'ERR_PARSE_ARGS_UNKNOWN_OPTION':
-      return `unknown option ${option ?? error.message}`
+    case 'ERR_PARSE_ARGS_UNKNOWN_OPTION': {
+      const near = option?.startsWith('--') ? closest(option.slice(2).split('=')[0]!, known) : undefined
+      return `unknown option ${option ?? error.message}${near ? ` (did you mean --${near}?)` : ''}`
+    }
     case 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL':
       return `unexpected argument ${/'([^']*)'/.exec(error.message)?.[1] ?? error.message}`
     case 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE':
@@ -61,6 +63,29 @@ export function shortMessage(error: Error & { code?: string }): string {
     default:
       return error.message
   }
+}
+
+/** The edit distance of two short words (insertions, deletions, substitutions, a swap of neighbours). */
+function distance(a: string, b: string): number {
+  const d = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array<number>(b.length).fill(0)])
+  for (let j = 1; j <= b.length; j++) d[0]![j] = j
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      d[i]![j] = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1))
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i]![j] = Math.min(d[i]![j]!, d[i - 2]![j - 2]! + 1)
+    }
+  }
+  return d[a.length]![b.length]!
+}
+
+/** The one candidate a mistyped word most likely meant: within two edits (one for a word of up to four letters), or the only one it begins. */
+export function closest(word: string, candidates: readonly string[]): string | undefined {
+  const lower = word.toLowerCase()
+  const scored = candidates.map((c) => ({ c, d: distance(lower, c.toLowerCase()) })).sort((x, y) => x.d - y.d)
+  const best = scored[0]
+  if (best && best.d <= (lower.length <= 4 ? 1 : 2) && scored[1]?.d !== best.d) return best.c
+  const prefixed = lower.length >= 3 ? candidates.filter((c) => c.toLowerCase().startsWith(lower)) : []
+  return prefixed.length === 1 ? prefixed[0] : undefined
 }
 
 /**
@@ -74,7 +99,7 @@ export function parseFlags(spec: CommandSpec, argv: string[], { positionals = fa
   try {
     parsed = parseArgs({ args: argv, options, strict: true, allowPositionals: positionals })
   } catch (error) {
-    throw new UsageError(shortMessage(error as Error))
+    throw new UsageError(shortMessage(error as Error, Object.keys(spec.flags)))
   }
   if (parsed.values.help) return undefined
   for (const [name, flag] of Object.entries(spec.flags)) {

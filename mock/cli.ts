@@ -8,9 +8,10 @@ import module from 'node:module'
 import v8 from 'node:v8'
 import { fileURLToPath } from 'node:url'
 import { SCALES } from '../fixtures/scale.ts'
-import { checks, helpText, isOn, outputDirProblem, parseFlags, usageLine, UsageError, type CommandSpec, type FlagValues } from './cli-flags.ts'
+import { checks, closest, helpText, isOn, outputDirProblem, parseFlags, usageLine, UsageError, type CommandSpec, type FlagValues } from './cli-flags.ts'
 import { portInUseMessage } from './port-holder.ts'
 import { redactStoreUrl } from './lib/redact-url.ts'
+import { shoptwinVersion } from './lib/version.ts'
 import { handleOutputErrors, keepServing } from './cli-output.ts'
 
 // Node's on-disk compile cache (os.tmpdir()/node-compile-cache; NODE_DISABLE_COMPILE_CACHE=1 turns
@@ -66,7 +67,7 @@ const COMMANDS: Array<{ name: string; summary: string; run: (argv: string[]) => 
 ]
 
 const USAGE = [
-  'usage: shoptwin <command> [options]      shoptwin <command> --help for its options',
+  'usage: shoptwin <command> [options]      shoptwin <command> --help for its options; shoptwin --version',
   '',
   'commands:',
   ...COMMANDS.map((c) => `  ${c.name.padEnd(16)}${c.summary}`),
@@ -295,9 +296,14 @@ export async function main(argv: string[]): Promise<void> {
     process.stdout.write(USAGE)
     return
   }
+  if (name === '--version' || name === '-v' || name === 'version') {
+    process.stdout.write(`${shoptwinVersion()}\n`)
+    return
+  }
   const command = COMMANDS.find((c) => c.name === name)
   if (!command) {
-    console.error(`shoptwin: unknown command ${name} (commands: ${COMMANDS.map((c) => c.name).join(', ')}; see shoptwin --help)`)
+    const near = closest(name.replace(/^-+/, ''), COMMANDS.map((c) => c.name))
+    console.error(`shoptwin: unknown command ${name}${near ? ` (did you mean ${near}?)` : ''} (commands: ${COMMANDS.map((c) => c.name).join(', ')}; see shoptwin --help)`)
     process.exitCode = 2
     return
   }

@@ -64,13 +64,13 @@ afterAll(async () => {
 
 // Each subcommand with the flags it needs to get as far as the value checks.
 const conformance = () => ['conformance', '--base-url', mock.url, '--api-key', 'demo-key', '--shop-id', mock.shopId]
-const SUBCOMMANDS: Array<{ name: string; base: () => string[]; badValue: [string, string, RegExp]; missing: string }> = [
-  { name: 'serve', base: () => ['serve'], badValue: ['--port', '99999', /^shoptwin serve: --port must be a port number from 0 to 65535/], missing: '--port' },
-  { name: 'fixtures', base: () => ['fixtures', '--out', join(out, 'world')], badValue: ['--scale', 'huge', /^shoptwin fixtures: --scale must be one of small, default, large, certification, got "huge"/], missing: '--seed' },
-  { name: 'conformance', base: conformance, badValue: ['--rps', '0', /^conformance: --rps must be a positive number/], missing: '--rules' },
-  { name: 'conformance --mcp-url', base: () => ['conformance', '--mcp-url', `${mock.url}/mcp`], badValue: ['--mcp-url', 'ftp://x', /^conformance: --mcp-url must be the http\(s\) URL/], missing: '--mcp-user' },
-  { name: 'certify-client', base: () => ['certify-client'], badValue: ['--seed', 'x', /^shoptwin certify-client: --seed must be an integer, got "x"/], missing: '--profile' },
-  { name: 'proxy', base: () => ['proxy', '--upstream', mock.url], badValue: ['--fail-on', 'sometimes', /^shoptwin proxy: --fail-on must be must, should or never, got "sometimes"/], missing: '--seed' },
+const SUBCOMMANDS: Array<{ name: string; base: () => string[]; badValue: [string, string, RegExp]; missing: string; typo: [string, string] }> = [
+  { name: 'serve', base: () => ['serve'], badValue: ['--port', '99999', /^shoptwin serve: --port must be a port number from 0 to 65535/], missing: '--port', typo: ['--prot', '--port'] },
+  { name: 'fixtures', base: () => ['fixtures', '--out', join(out, 'world')], badValue: ['--scale', 'huge', /^shoptwin fixtures: --scale must be one of small, default, large, certification, got "huge"/], missing: '--seed', typo: ['--ot', '--out'] },
+  { name: 'conformance', base: conformance, badValue: ['--rps', '0', /^conformance: --rps must be a positive number/], missing: '--rules', typo: ['--rules-x', '--rules'] },
+  { name: 'conformance --mcp-url', base: () => ['conformance', '--mcp-url', `${mock.url}/mcp`], badValue: ['--mcp-url', 'ftp://x', /^conformance: --mcp-url must be the http\(s\) URL/], missing: '--mcp-user', typo: ['--mcp-usr', '--mcp-user'] },
+  { name: 'certify-client', base: () => ['certify-client'], badValue: ['--seed', 'x', /^shoptwin certify-client: --seed must be an integer, got "x"/], missing: '--profile', typo: ['--profle', '--profile'] },
+  { name: 'proxy', base: () => ['proxy', '--upstream', mock.url], badValue: ['--fail-on', 'sometimes', /^shoptwin proxy: --fail-on must be must, should or never, got "sometimes"/], missing: '--seed', typo: ['--fail-no', '--fail-on'] },
 ]
 
 describe('shoptwin <command>: --help, and one line with exit 2 for a bad flag or value', () => {
@@ -83,6 +83,10 @@ describe('shoptwin <command>: --help, and one line with exit 2 for a bad flag or
 
   it.each(SUBCOMMANDS)('$name --bogus: unknown option', async ({ base }) => {
     expectUsageError(await cli([...base(), '--bogus']), /unknown option --bogus/)
+  })
+
+  it.each(SUBCOMMANDS)('$name: a mistyped option is refused with the one it most likely meant', async ({ base, typo: [typed, meant] }) => {
+    expectUsageError(await cli([...base(), typed, 'x']), new RegExp(`unknown option ${typed} \\(did you mean ${meant}\\?\\)`))
   })
 
   it.each(SUBCOMMANDS)('$name: a bad value', async ({ base, badValue: [flag, value, reason] }) => {
@@ -161,6 +165,19 @@ describe('shoptwin <command>: --help, and one line with exit 2 for a bad flag or
     )
     expect(redactStoreUrl('unix:///run/redis.sock')).toBe('unix:///run/redis.sock')
     expect(redactStoreUrl('redis://127.0.0.1:6379/0')).toBe('redis://127.0.0.1:6379/0')
+  })
+
+  it.each(['--version', '-v', 'version'])('shoptwin %s: the version of package.json on stdout, exit 0', async (flag) => {
+    const run = await cli([flag])
+    expect(run).toEqual({ code: 0, stdout: `${pkg.version}\n`, stderr: '' })
+  })
+
+  it.each([['serv', 'serve'], ['conformence', 'conformance'], ['certify', 'certify-client'], ['--proxy', 'proxy'], ['fixture', 'fixtures']])('shoptwin %s: an unknown command, and the one it most likely meant', async (typed, meant) => {
+    expectUsageError(await cli([typed]), new RegExp(`^shoptwin: unknown command ${typed} \\(did you mean ${meant}\\?\\)`))
+  })
+
+  it('shoptwin nonsense: an unknown command with no guess, the commands listed', async () => {
+    expectUsageError(await cli(['nonsense']), /^shoptwin: unknown command nonsense \(commands: serve, fixtures, conformance, certify-client, proxy; see shoptwin --help\)$/)
   })
 
   it('shoptwin --help lists every subcommand', async () => {

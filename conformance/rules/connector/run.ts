@@ -251,14 +251,11 @@ export async function runConnectorRules({ mcpUrl, user, api, fetchFn = fetch, ru
  */
 export async function runConnectorCli(argv: string[]): Promise<number> {
   let values
+  const flags = { 'mcp-url': { type: 'string' }, 'mcp-user': { type: 'string' }, 'mcp-password': { type: 'string' }, 'base-url': { type: 'string' }, 'api-key': { type: 'string' }, 'report-dir': { type: 'string' }, 'require-certified': { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } as const
   try {
-    values = parseArgs({
-      args: argv,
-      options: { 'mcp-url': { type: 'string' }, 'mcp-user': { type: 'string' }, 'mcp-password': { type: 'string' }, 'base-url': { type: 'string' }, 'api-key': { type: 'string' }, 'report-dir': { type: 'string' }, 'require-certified': { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
-      strict: true,
-    }).values
+    values = parseArgs({ args: argv, options: flags, strict: true }).values
   } catch (error) {
-    process.stderr.write(`conformance: ${shortMessage(error as Error)} (see shoptwin conformance --help)\n`)
+    process.stderr.write(`conformance: ${shortMessage(error as Error, Object.keys(flags))} (see shoptwin conformance --help)\n`)
     return 2
   }
   if (values.help) {
