@@ -266,12 +266,15 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
       watch.storeAnswered()
       return value
     } catch (error) {
-      // The store lost the twin: restored (or adopted from the replica that did), then the call once more.
+      // The store lost the twin: restored (or adopted from the replica that did), then the call once
+      // more; in the guard, so a store that fails meanwhile is a 503 as any call's failure.
       if (error instanceof TwinLost) {
-        watch.storeAnswered()
-        await storeLost(error.why)
-        if (again) return guard(run, false)
-        throw new StoreUnavailable(orphaned ?? `The shared state store lost twin '${name}' again while this replica restored it; retry shortly`)
+        if (!again) throw new StoreUnavailable(orphaned ?? `The shared state store lost twin '${name}' again while this replica restored it; retry shortly`)
+        return guard(async () => {
+          await storeLost(error.why)
+          if (orphaned) throw new StoreUnavailable(orphaned)
+          return run()
+        }, false)
       }
       if (error instanceof StoreUnavailable || error instanceof NeedsExclusive) throw error
       counters.storeErrors++
