@@ -20,7 +20,7 @@ import { createClientGrader } from './client-grading.ts'
 import { NOT_PASSIVE, passiveJudges } from './judges/index.ts'
 import { KEYS_KEPT } from './judges/idempotency.ts'
 import type { Finding, JudgeContext, Observed, PassiveJudge } from './judges/types.ts'
-import type { Unreadable } from './codings.ts'
+import { codingsOf, type Unreadable } from './codings.ts'
 
 const MAX_BODY = 64 * 1024
 /** Exchanges listed per situation and upstream failures listed (the counts go on). */
@@ -109,8 +109,7 @@ export function createGrader({ upstream, contract = loadContract(), redactor = n
   function answerOf(x: ProxyExchange): Answer {
     const last = lastAnswers.get(x.operationId, x.upstream?.status)
     const raw = x.upstream?.raw
-    const headers = x.upstream?.headers
-    const codings = headers && (headers['content-encoding'] !== undefined || headers['transfer-encoding'] !== undefined) ? `${headers['content-encoding']}\n${headers['transfer-encoding']}` : ''
+    const codings = x.upstream ? codingsOf(x.upstream.headers).join(', ') : ''
     if (last && raw && last.codings === codings && last.raw.equals(raw)) return last
     const text = x.upstream?.body ?? ''
     const unreadable = x.upstream?.unreadable

@@ -16,7 +16,7 @@ import type { Adversity } from '../mock/pipeline/certification.ts'
 import { LastAnswers, MAX_CAPTURE, retryAfterSeconds, type ProxyExchange } from './exchange.ts'
 import { ChunkedDecoder, framingOf, hasToken, headEnd, HttpError, KeptHead, parseRequestHead, parseResponseHead, type Framing, type RequestHead, type ResponseHead } from './http1.ts'
 import { createRouter } from './router.ts'
-import { bodyText, codingsOf, utf8, type BodyText, type Unreadable } from './codings.ts'
+import { bodyText, codingsOf, type BodyText, type Unreadable } from './codings.ts'
 import { HOST_FIELD } from '../mock/lib/host-field.ts'
 import { networkErrorText } from '../mock/lib/network-errors.ts'
 import { unlessReadThisTurn } from '../mock/lib/sockets.ts'
@@ -385,9 +385,9 @@ class Recorded implements ProxyExchange {
   }
   /** The request body's text from its bytes: as UTF-8, or with the codings its Content-Encoding names undone (proxy/codings.ts). */
   private readBody(bytes: Buffer): void {
-    const headers = this.head!.headers
-    if (headers['content-encoding'] === undefined) this.body = utf8(bytes)
-    else ({ text: this.body, unreadable: this.bodyUnreadable } = bodyText(bytes, headers, { truncated: this.requestTruncated, limit: MAX_CAPTURE }))
+    const read = bodyText(bytes, this.head!.headers, { truncated: this.requestTruncated, limit: MAX_CAPTURE })
+    this.body = read.text
+    this.bodyUnreadable = read.unreadable
     this.capture = undefined
   }
   get requestBody(): string {

@@ -156,12 +156,11 @@ export function redirectUriProblem(uri: unknown): string | null {
  */
 export function isRegisteredRedirect(registered: readonly string[], given: string): boolean {
   if (registered.includes(given)) return true
-  const url = URL.canParse(given) ? new URL(given) : undefined
+  const url = URL.parse(given)
   if (!url || url.protocol !== 'http:' || !LOOPBACK_HOSTS.includes(url.hostname) || url.username || url.password) return false
   return registered.some((uri) => {
-    if (!URL.canParse(uri)) return false
-    const known = new URL(uri)
-    return known.protocol === 'http:' && known.hostname === url.hostname && known.pathname === url.pathname && known.search === url.search && !known.username && !known.password
+    const known = URL.parse(uri)
+    return known !== null && known.protocol === 'http:' && known.hostname === url.hostname && known.pathname === url.pathname && known.search === url.search && !known.username && !known.password
   })
 }
 
