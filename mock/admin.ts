@@ -8,7 +8,7 @@ import { http } from './lib/msw.ts'
 import type { AdminAction } from './context.ts'
 import { methodFallback } from './method-fallback.ts'
 import { pathMethods } from './methods.ts'
-import { createConsoleHandlers } from './console/routes.ts'
+import { CONSOLE_ROUTES, createConsoleHandlers } from './console/routes.ts'
 import { apiError, toResponse, type ApiResult } from './respond.ts'
 import type { MockState } from './state.ts'
 import { clockRangeProblem } from './clock.ts'
@@ -164,6 +164,7 @@ export function adminMethods(admin: Admin): Array<[path: string, method: string]
     ['/__admin/metrics', 'GET'],
     ['/__admin/traces', 'GET'],
     ['/__admin/traces/{id}', 'GET'],
+    ...CONSOLE_ROUTES.map(([path, method]): [string, string] => [path, method]),
     ...admin.actions().map((a): [string, string] => [`/__admin/${a}`, 'POST']),
   ]
 }

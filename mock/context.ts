@@ -28,7 +28,10 @@ export interface RequestContext {
   op: OperationInfo
   /** The operation the client actually called (equals `op` unless an alias was called). */
   calledOp: OperationInfo
-  /** The HTTP method, the URL, the path parameters (`{key}` of `/idempotency/{key}`) and the body text ('' when none) as received. */
+  /**
+   * The HTTP method, the URL, the path parameters (`{key}` of `/idempotency/{key}`) and the body text ('' when none) as received.
+   * A HEAD runs its GET's operation: see `changesState`.
+   */
   method: string
   url: URL
   params: Record<string, string>
@@ -59,6 +62,13 @@ export interface RequestContext {
   /** A keyed write's idempotency claim a shared store made with the catch-up, for the idempotency step. */
   claimedAhead?: { shopId: string; key: string; claimed: ClaimedAhead }
 }
+
+/**
+ * False for a HEAD: answered as its GET would be, it changes nothing (RFC 9110 9.2.1, 9.3.2). A handler
+ * whose GET changes something (the halo report call that starts a build) works out what that GET would
+ * answer, and records it only when this is true.
+ */
+export const changesState = (ctx: Pick<RequestContext, 'method'>): boolean => ctx.method !== 'HEAD'
 
 /** An operation's behaviour. Return `{ status, body }`, or return/throw `apiError(status, message)`. */
 export type AreaHandler = (ctx: RequestContext) => ApiResult | Promise<ApiResult>

@@ -78,6 +78,59 @@ export function createOperationRoutes(state: MockState, { baseUrl, operations = 
   })
 }
 
+/** The route of a method and path, with the path's parameters. */
+export interface RouteMatch {
+  route: OperationRoute
+  /** `{key}` of `/idempotency/{key}`, percent-decoded as MSW decodes it (kept as sent when it does not decode). */
+  params: Record<string, string>
+}
+
+export interface OperationRouter {
+  find(method: string, path: string): RouteMatch | undefined
+}
+
+const NO_PARAMS: Record<string, string> = Object.freeze({}) as Record<string, string>
+
+const decoded = (value: string): string => {
+  if (!value.includes('%')) return value
+  try {
+    return decodeURIComponent(value)
+  } catch {
+    return value
+  }
+}
+
+/**
+ * Routes by method and path to the one operation (the standalone server's map, and a HEAD's GET in the
+ * MSW handlers): a fixed path by lookup, a path with parameters by its pattern; a trailing slash is ignored.
+ */
+export function operationRouter(routes: readonly OperationRoute[]): OperationRouter {
+  const exact = new Map<string, OperationRoute>()
+  const patterns: Array<{ method: string; regex: RegExp; names: string[]; route: OperationRoute }> = []
+  for (const route of routes) {
+    const { method, path } = route.op
+    if (path.includes('{')) {
+      const names = [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!)
+      const source = path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '([^/]+)')
+      patterns.push({ method, regex: new RegExp(`^${source}/?$`), names, route })
+    } else {
+      exact.set(`${method} ${path}`, route)
+    }
+  }
+  return {
+    find(method, path) {
+      const trimmed = path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path
+      const route = exact.get(`${method} ${trimmed}`)
+      if (route) return { route, params: NO_PARAMS }
+      for (const p of patterns) {
+        const match = p.method === method ? p.regex.exec(path) : null
+        if (match) return { route: p.route, params: Object.fromEntries(p.names.map((name, i) => [name, decoded(match[i + 1]!)])) }
+      }
+      return undefined
+    },
+  }
+}
+
 /**
  * MSW handlers, one per operation, for `setupServer(...createHandlers(state, { baseUrl }))`, then one
  * answering a documented path's other methods (HEAD as GET, OPTIONS, 405 with Allow, 501: mock/methods.ts).
@@ -87,5 +140,12 @@ export function createHandlers(state: MockState, options: HandlersOptions = {}):
   const handlers = routes.map((r) => r.handler)
   const base = options.baseUrl ?? (state.contract.doc as unknown as { servers?: Array<{ url: string }> }).servers?.[0]?.url ?? ''
   const methods = pathMethods(routes.map((r) => [r.op.path, r.op.method] as const))
-  return [...handlers, ...methodFallback({ base, allowOf: (path) => methods.allowOf(path), handlers: () => handlers })]
+  const router = operationRouter(routes)
+  // A HEAD runs its GET's operation as a HEAD: the operation answers as its GET would, changing nothing.
+  const head = async (request: Request, path: string): Promise<Response | undefined> => {
+    const found = router.find('GET', path)
+    if (!found) return undefined
+    return toResponse(await found.route.run({ method: 'HEAD', url: new URL(request.url), headers: request.headers, bodyText: '', params: found.params }))
+  }
+  return [...handlers, ...methodFallback({ base, allowOf: (path) => methods.allowOf(path), handlers: () => handlers, head })]
 }

@@ -6,7 +6,7 @@
  */
 import type { HttpHandler } from 'msw'
 import { getResponse, http } from './lib/msw.ts'
-import { methodRefusal } from './methods.ts'
+import { answeredAs, methodRefusal } from './methods.ts'
 import { toResponse } from './respond.ts'
 
 export interface MethodFallbackOptions {
@@ -16,10 +16,16 @@ export interface MethodFallbackOptions {
   allowOf(path: string): readonly string[] | undefined
   /** The group's own handlers, which answer HEAD as GET. */
   handlers: () => readonly HttpHandler[]
+  /**
+   * A HEAD on a path whose GET the group answers: that GET's answer, worked out knowing it is a HEAD
+   * (the API's operations, one of which records what its GET starts only for a GET). Without it the
+   * GET itself is answered and its body dropped (the control API's GETs change nothing).
+   */
+  head?(request: Request, path: string): Promise<Response | undefined>
 }
 
 /** The handlers (the base itself too, when it has a path: `/*` does not match it). */
-export function methodFallback({ base, allowOf, handlers }: MethodFallbackOptions): HttpHandler[] {
+export function methodFallback({ base, allowOf, handlers, head }: MethodFallbackOptions): HttpHandler[] {
   const trimmed = base.replace(/\/$/, '')
   const prefix = /^[a-z][a-z0-9+.-]*:\/\//i.test(trimmed) ? new URL(trimmed).pathname.replace(/\/$/, '') : ''
   const resolver = async ({ request }: { request: Request }) => {
@@ -30,12 +36,13 @@ export function methodFallback({ base, allowOf, handlers }: MethodFallbackOption
     const method = request.method.toUpperCase()
     if (method === 'OPTIONS') return new Response(null, { status: 204, headers: { allow: allow.join(', '), 'access-control-allow-methods': allow.join(', ') } })
     if (method === 'HEAD' && allow.includes('GET')) {
-      const answer = await getResponse([...handlers()], new Request(request.url, { method: 'GET', headers: request.headers }))
-      return answer && new Response(null, { status: answer.status, headers: answer.headers })
+      const answer = head ? await head(request, path) : await getResponse([...handlers()], new Request(request.url, { method: 'GET', headers: request.headers }))
+      // A dropped connection (client certification's adversity) stays one.
+      return answer && (answer.type === 'error' ? answer : new Response(null, { status: answer.status, headers: answer.headers }))
     }
-    const refusal = methodRefusal(method, path, allow)
+    // A HEAD is refused as its GET would be (RFC 9110 9.3.2), without the body.
+    const refusal = methodRefusal(answeredAs(method), path, allow)
     if (!refusal) return undefined
-    // An answer to HEAD has no body (RFC 9110 9.3.2), its refusal neither.
     return method === 'HEAD' ? new Response(null, { status: refusal.status, headers: { ...refusal.headers, 'content-type': 'application/json' } }) : toResponse(refusal)
   }
   return prefix ? [http.all(trimmed, resolver), http.all(`${trimmed}/*`, resolver)] : [http.all(`${trimmed}/*`, resolver)]

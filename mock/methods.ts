@@ -10,7 +10,9 @@
  *   code"), but a 5xx says "the server failed" to every client, retry loop and fuzzer (issue 24: no
  *   method gives a 5xx), and 405 with Allow tells the client what to send instead;
  * - a path nobody knows stays 404, whatever the method;
- * - HEAD is answered wherever GET is, as GET without its body (RFC 9110 9.3.2);
+ * - HEAD is answered wherever GET is, as GET without its body (RFC 9110 9.3.2), and changes nothing
+ *   (9.2.1: an operation whose GET starts something works out what it would answer, mock/context.ts's
+ *   `changesState`); where GET is refused, HEAD is refused as GET is (`answeredAs`);
  * - OPTIONS on a known path answers 204 with `Allow` (RFC 9110 9.3.7) and the CORS preflight headers.
  *
  * The spec says none of this (it documents only its own methods): everything here is inferred from
@@ -46,6 +48,12 @@ export function methodRefusal(method: string, path: string, allow: readonly stri
   if (!allow) return RECOGNISED_METHODS.has(method) ? undefined : apiError(404, `No operation at ${method} ${path}`)
   return allow.includes(method) ? undefined : methodNotAllowed(method, path, allow)
 }
+
+/**
+ * The method a request is answered as: HEAD as GET (RFC 9110 9.3.2), its refusals included, so that
+ * the Content-Length a HEAD's answer carries is the GET's (8.6: a server MUST NOT send another).
+ */
+export const answeredAs = (method: string): string => (method === 'HEAD' ? 'GET' : method)
 
 /** Whether a method token can be named in an answer (RFC 9110 5.6.2 token). */
 export const isMethodToken = (method: string): boolean => /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,64}$/.test(method)

@@ -1,8 +1,8 @@
 /**
  * The standalone server: node:http → the same pipeline as the MSW handlers → node response. Requests
  * are routed by method and path to the one operation (scanning all ~100 handlers per request costs
- * more); an operation with a fixed path runs straight on node's parsed request (no fetch Request or
- * Response, no MSW matching), the others and the control API go through MSW's getResponse.
+ * more), which runs straight on node's parsed request (no fetch Request or Response, no MSW matching);
+ * the control API goes through MSW's getResponse, the connector through its fetch handler.
  */
 import type { IncomingHttpHeaders, IncomingMessage, Server, ServerResponse } from 'node:http'
 import type { AddressInfo, Socket } from 'node:net'
@@ -12,15 +12,15 @@ import { adminMethods, createAdminHandlers } from './admin.ts'
 import { HOST_FIELD } from './lib/host-field.ts'
 import { rebindingProblem } from './lib/loopback.ts'
 import { CONNECTOR_METHODS, connectorMethodRefusal, createConnector, ownsPath, withCors, type Connector } from './connector/index.ts'
-import { createOperationRoutes, type OperationRoute } from './handlers.ts'
-import { allowedMethods, isMethodToken, methodRefusal, pathMethods, RECOGNISED_METHODS } from './methods.ts'
+import { createOperationRoutes, operationRouter } from './handlers.ts'
+import { allowedMethods, answeredAs, isMethodToken, methodRefusal, pathMethods, RECOGNISED_METHODS } from './methods.ts'
 import type { RequestHeaders } from './pipeline/index.ts'
 import { apiError, serializeBody, toResponse, type ApiResult } from './respond.ts'
 import { createMockState, type MockState, type MockStateOptions } from './state.ts'
 import { redactHeaders } from './stores/journal.ts'
 import { StoreUnavailable } from './twin/ops.ts'
 import { noOperation } from './trace/unmatched.ts'
-import { serveConsole } from './console/serve.ts'
+import { CONSOLE_PAGE_ROUTES, serveConsole } from './console/serve.ts'
 import { unlessReadThisTurn } from './lib/sockets.ts'
 
 // node:http as its CommonJS object: an ESM import of it reads every export, and its WebSocket,
@@ -52,31 +52,6 @@ export interface MockServer {
   /** The base URL once listening. */
   readonly url: string | undefined
 }
-
-interface Router {
-  find(method: string, path: string): OperationRoute | undefined
-}
-
-function createRouter(routes: OperationRoute[]): Router {
-  const exact = new Map<string, OperationRoute>()
-  const patterns: Array<{ method: string; regex: RegExp; route: OperationRoute }> = []
-  for (const route of routes) {
-    const { method, path } = route.op
-    if (path.includes('{')) {
-      const source = path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+')
-      patterns.push({ method, regex: new RegExp(`^${source}/?$`), route })
-    } else {
-      exact.set(`${method} ${path}`, route)
-    }
-  }
-  return {
-    find(method, path) {
-      const trimmed = path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path
-      return exact.get(`${method} ${trimmed}`) ?? patterns.find((p) => p.method === method && p.regex.test(path))?.route
-    },
-  }
-}
-
 
 /**
  * The request body (undefined for GET and HEAD), read with 'data' and 'end' events: an async
@@ -187,16 +162,17 @@ async function send(res: ServerResponse, response: Response): Promise<void> {
 
 /**
  * The connector's and the control API's routes on a shared store (mock/twin/): caught up with the log
- * first; a route that may change the twin (anything but a GET of the control API or of OAuth metadata)
- * runs as one write, and its answer, read whole under the lease, is sent once the write is committed
- * (a replica killed between its answer and its commit would otherwise lose what it said it did). The
- * metrics answer without the store, so an operator sees a replica that lost it. The REST operations
- * do this in their pipeline. In memory: as it is.
+ * first; a route that may change the twin (anything but a HEAD, or a GET of the control API or of
+ * OAuth metadata) runs as one write, and its answer, read whole under the lease, is sent once the
+ * write is committed (a replica killed between its answer and its commit would otherwise lose what it
+ * said it did). The metrics answer without the store, so an operator sees a replica that lost it. The
+ * REST operations do this in their pipeline. In memory: as it is.
  */
 async function sharedTwin(state: MockState, method: string, path: string, answer: () => Promise<Response>): Promise<Response> {
   if (!state.twin.shared || (method === 'GET' && path === '/__admin/metrics')) return answer()
   await state.sync()
-  if (method === 'GET' && (isAdminPath(path) || path.startsWith('/.well-known/'))) return answer()
+  // A HEAD changes nothing (the connector answers it as its GET without the GET's effects): a read.
+  if (method === 'HEAD' || (method === 'GET' && (isAdminPath(path) || path.startsWith('/.well-known/')))) return answer()
   return state.exclusive(async () => whole(await answer()))
 }
 
@@ -249,14 +225,14 @@ export function createServer({ state = undefined, stateOptions, remoteAdmin = fa
   // MSW handlers, made when a request first needs them (the fast path does not: mock/lib/msw.ts).
   let allHandlers: HttpHandler[] | undefined
   let adminHandlers: HttpHandler[] | undefined
-  const router = createRouter(routes)
+  const router = operationRouter(routes)
   let url: string | undefined
   // The assistant connector on the same listener (`/mcp`, `/oauth/*`, `/.well-known/oauth-*`), its base URL the server's.
   let connector: Connector | undefined
 
   const restMethods = pathMethods(mockState.contract.operations.map((op) => [op.path, op.method] as const))
-  /** The Allow list of an API or control-API path (undefined when unknown); the connector decides its own. */
-  const allowOf = (path: string): string[] | undefined => (isAdminPath(path) ? pathMethods(adminMethods(mockState.admin)).allowOf(path) : restMethods.allowOf(path))
+  /** The Allow list of an API or control-API path (the console's page too; undefined when unknown); the connector decides its own. */
+  const allowOf = (path: string): string[] | undefined => (isAdminPath(path) ? pathMethods([...adminMethods(mockState.admin), ...CONSOLE_PAGE_ROUTES]).allowOf(path) : restMethods.allowOf(path))
 
   /** A request no operation answered (no such path, or a method the path does not take), in the journal. */
   const journalUnrouted = (req: IncomingMessage, path: string, status: number) =>
@@ -306,47 +282,48 @@ export function createServer({ state = undefined, stateOptions, remoteAdmin = fa
       // The connector refuses a method in its own words; one a fetch Request cannot carry is refused here.
       const connectorRefusal = connectorPath && !RECOGNISED_METHODS.has(req.method ?? 'GET') ? connectorMethodRefusal(req.method ?? 'GET', path.replace(/\/$/, '') || '/') : undefined
       if (connectorRefusal) return await send(res, withCors(connectorRefusal))
-      const refusal = methodRefusal(req.method ?? 'GET', path, allow)
+      const called = req.method ?? 'GET'
+      // HEAD is answered as GET would be (RFC 9110 9.3.2), its refusals too (their Content-Length is
+      // the GET's); node leaves the body out. What it runs knows it is a HEAD, and changes nothing.
+      const method = answeredAs(called)
+      const refusal = methodRefusal(method, path, allow)
       if (refusal) {
         if (admin || connectorPath) return sendResult(res, refusal)
         journalUnrouted(req, path, refusal.status)
         // A method the path does not take: its trace says which it takes (as for a path no operation has).
-        const method = req.method ?? 'GET'
-        return sendResult(res, mockState.traces.unmatched({ method, url: new URL(`${INTERNAL_ORIGIN}${rawUrl}`), headers: nodeHeaders(req.headers), bodyText: '', now: mockState.clock.now() }, noOperation(mockState.contract, method, path), refusal))
+        return sendResult(res, mockState.traces.unmatched({ method: called, url: new URL(`${INTERNAL_ORIGIN}${rawUrl}`), headers: nodeHeaders(req.headers), bodyText: '', now: mockState.clock.now() }, noOperation(mockState.contract, called, path), refusal))
       }
-      // HEAD is answered as GET; node leaves the body out.
-      const method = req.method === 'HEAD' && !connectorPath ? 'GET' : (req.method ?? 'GET')
       const body = await readBody(req)
       const headers = nodeHeaders(req.headers)
 
-      // The fast path: an operation with a fixed path runs its pipeline on the request as node parsed
-      // it, and the result is written as is (no fetch Request, Response or MSW matching per request).
-      const route = routing === 'map' && !admin ? router.find(method, path) : undefined
-      if (route && route.op.pathParams.length === 0) {
-        const result = await route.run({ method, url: new URL(`${INTERNAL_ORIGIN}${rawUrl}`), headers, bodyText: textOf(body) })
+      // An operation runs its pipeline on the request as node parsed it, and the result is written as
+      // is (no fetch Request, Response or MSW matching per request). A HEAD runs its GET's operation as
+      // a HEAD (scanning too: no operation's MSW handler takes HEAD).
+      const found = (routing === 'map' || called === 'HEAD') && !admin ? router.find(method, path) : undefined
+      if (found) {
+        const result = await found.route.run({ method: called, url: new URL(`${INTERNAL_ORIGIN}${rawUrl}`), headers, bodyText: textOf(body), params: found.params })
         return sendResult(res, result)
       }
 
       if (url && ownsPath(path)) {
         const base = url
         connector ??= createConnector(mockState, { baseUrl: base, ...(log ? { log } : {}) })
-        const answer = () => connector!.handle(new Request(`${base}${rawUrl}`, { method, headers: fetchHeaders(req.headers), body: body && body.length ? new Uint8Array(body) : undefined }))
-        return await send(res, await sharedTwin(mockState, method, path, answer))
+        // A HEAD's answer with its GET's body: node leaves it out, and the Content-Length is the GET's.
+        const answer = () => connector!.answer(new Request(`${base}${rawUrl}`, { method: called, headers: fetchHeaders(req.headers), body: body && body.length ? new Uint8Array(body) : undefined }))
+        return await send(res, await sharedTwin(mockState, called, path, answer))
       }
       const request = new Request(`${INTERNAL_ORIGIN}${rawUrl}`, { method, headers: fetchHeaders(req.headers), body: body && body.length ? new Uint8Array(body) : undefined })
       if (admin) {
         if (serveConsole(mockState, req, res, path)) return
-        const response = await sharedTwin(mockState, method, path, async () => (await getResponse((adminHandlers ??= createAdminHandlers(mockState, { baseUrl: INTERNAL_ORIGIN })), request)) ?? toResponse(apiError(404, `No control API route at ${req.method} ${path}`)))
+        const response = await sharedTwin(mockState, method, path, async () => (await getResponse((adminHandlers ??= createAdminHandlers(mockState, { baseUrl: INTERNAL_ORIGIN })), request)) ?? toResponse(apiError(404, `No control API route at ${method} ${path}`)))
         return await send(res, response)
       }
 
-      let response: Response | undefined
-      if (routing === 'scan') response = await getResponse((allHandlers ??= routes.map((r) => r.handler)), request)
-      else if (route) response = await getResponse([route.handler], request)
+      const response = routing === 'scan' ? await getResponse((allHandlers ??= routes.map((r) => r.handler)), request) : undefined
       if (!response) {
         journalUnrouted(req, path, 404)
-        const result = apiError(404, `No operation at ${req.method} ${path}`)
-        return sendResult(res, mockState.traces.unmatched({ method, url: new URL(`${INTERNAL_ORIGIN}${rawUrl}`), headers, bodyText: textOf(body), now: mockState.clock.now() }, noOperation(mockState.contract, method, path), result))
+        const result = apiError(404, `No operation at ${method} ${path}`)
+        return sendResult(res, mockState.traces.unmatched({ method: called, url: new URL(`${INTERNAL_ORIGIN}${rawUrl}`), headers, bodyText: textOf(body), now: mockState.clock.now() }, noOperation(mockState.contract, called, path), result))
       }
       await send(res, response)
     } catch (error) {

@@ -974,13 +974,13 @@ export interface paths {
         };
         /**
          * Correlation of platform video views with off-platform (storefront, marketplace) sales (GET form with query parameters)
-         * @description A date range is required, as `date_range` {from, to} (inclusive, at most 366 days) or `date_from`/`date_to` instead (body and GET form alike); the server refuses a request with neither (400). `granularity` affects `series` only; halo statistics always use daily data. CSV: `format: csv` returns the `series` rows as a presigned download. Missing data is null, never 0. Read-only.
+         * @description A date range is required, as `date_range` {from, to} (inclusive, at most 366 days) or `date_from`/`date_to` instead (body and GET form alike); the server refuses a request with neither (400). `granularity` affects `series` only; halo statistics always use daily data. CSV: `format: csv` returns the `series` rows as a presigned download. Missing data is null, never 0. Changes no data of the account; a call (POST or GET, not HEAD) starts a storefront snapshot build when there is none or it is older than 6 hours, and fetches the marketplace's live numbers when its cache is older than 12 hours (spec: States and transitions, Halo).
          */
         get: operations["getHaloReportGet"];
         put?: never;
         /**
          * Correlation of platform video views with off-platform (storefront, marketplace) sales
-         * @description A date range is required, as `date_range` {from, to} (inclusive, at most 366 days) or `date_from`/`date_to` instead (body and GET form alike); the server refuses a request with neither (400). `granularity` affects `series` only; halo statistics always use daily data. CSV: `format: csv` returns the `series` rows as a presigned download. Missing data is null, never 0. Read-only.
+         * @description A date range is required, as `date_range` {from, to} (inclusive, at most 366 days) or `date_from`/`date_to` instead (body and GET form alike); the server refuses a request with neither (400). `granularity` affects `series` only; halo statistics always use daily data. CSV: `format: csv` returns the `series` rows as a presigned download. Missing data is null, never 0. Changes no data of the account; a call (POST or GET, not HEAD) starts a storefront snapshot build when there is none or it is older than 6 hours, and fetches the marketplace's live numbers when its cache is older than 12 hours (spec: States and transitions, Halo).
          */
         post: operations["getHaloReport"];
         delete?: never;
@@ -3699,7 +3699,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description A documented path called with a method it does not document (PUT, PATCH, TRACE, CONNECT, any other token): 405, its `Allow` header listing the path's methods (HEAD wherever GET is, and OPTIONS), and the {error} body naming the method. Inferred from HTTP (RFC 9110 15.5.6), not from the service documentation. */
+        /** @description A documented path called with a method it does not document (PUT, PATCH, TRACE, CONNECT, any other token; HEAD where GET is not documented, refused as GET is): 405, its `Allow` header listing the path's methods (HEAD wherever GET is, and OPTIONS), and the {error} body naming the method; on the assistant connector's MCP endpoint, a JSON-RPC error as its GET and DELETE answer. Inferred from HTTP (RFC 9110 9.3.2, 15.5.6), not from the service documentation. */
         MethodNotAllowed: {
             headers: {
                 /** @description The methods the path takes, e.g. `GET, HEAD, OPTIONS` (RFC 9110 10.2.1). */
@@ -3707,7 +3707,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["Error"] | components["schemas"]["JsonRpcErrorResponse"];
             };
         };
         /** @description A request refused before any operation reads it, because it is not HTTP/1.1 as RFC 9112 writes it: 400 (a malformed request line, header line or chunk; conflicting or invalid framing; an HTTP/1.1 request without Host, or any with more than one), 408 (the request stopped coming), 417 (an expectation other than 100-continue), 431 (a head over the server's limit). The {error} body names the problem; the connection closes after it. Inferred from HTTP (RFC 9112 3.2, 6.3, 7.1; RFC 9110 10.1.1, 15.5.9, 15.5.18; RFC 6585 5), not from the service documentation. */

@@ -5,8 +5,9 @@
  *
  * The platform blocks run a small state machine on the mock clock (state kept per shop, dropped by reset):
  * - storefront: no snapshot → the first report call starts a build and answers `refreshing` with
- *   `refresh_started_at`; the build completes `refresh_ms` later (default 30 s, `POST /__admin/halo/config`
- *   `{refresh_ms}`), after which calls answer `ok`. A snapshot older than 6 hours is served as is (`ok`, its
+ *   `refresh_started_at` (a HEAD of its GET form answers as that call would, and starts nothing); the
+ *   build completes `refresh_ms` later (default 30 s, `POST /__admin/halo/config` `{refresh_ms}`),
+ *   after which calls answer `ok`. A snapshot older than 6 hours is served as is (`ok`, its
  *   old `snapshot_to`/`refreshed_at`) while a build runs in the background. Every built snapshot is also
  *   rebuilt nightly at 02:24 UTC. The snapshot covers its `snapshot_from`..`snapshot_to` days only.
  * - marketplace: live numbers, fetched on a call and cached up to 12 hours; while the platform is
@@ -17,7 +18,7 @@
  */
 import type { components } from '../../openapi/types.ts'
 import { addDays, DAY_MS, epochMsToDate, type AffiliateCampaign, type ProductRecord, type ShopData, type StoreConnection } from '../../fixtures/index.ts'
-import { defineAreaState, defineHandler, type AdminAction, type AreaModule, type DeepReadonly, type HandlerContext, type InputNormalizer, type RequestContext } from '../context.ts'
+import { changesState, defineAreaState, defineHandler, type AdminAction, type AreaModule, type DeepReadonly, type HandlerContext, type InputNormalizer, type RequestContext } from '../context.ts'
 import { requireDateRange } from '../pipeline/validate.ts'
 import { apiError } from '../respond.ts'
 import { csvExport, wantsCsv } from '../csv.ts'
@@ -161,8 +162,19 @@ interface PlatformView {
 const isLinked = (store: StoreConnection, product: ProductRecord | undefined) =>
   !product || store.links.some((l) => l.platform_product_id === product.product_id)
 
+/**
+ * What a call does to a platform block: a report call starts a storefront build and fetches the
+ * marketplace's live numbers (`starts`); `records` keeps what it did (and the storefront as the clock
+ * has moved it) in the shop's state. A HEAD of the report answers as its GET would, recording nothing
+ * (RFC 9110 9.3.2); the product-links listing starts nothing and records nothing.
+ */
+interface CallEffects {
+  starts: boolean
+  records: boolean
+}
+
 /** spec: States and transitions: Halo platform block refreshing; a report call may start a build. */
-function viewStorefront(ctx: RequestContext, data: ShopData, product: ProductRecord | undefined, startBuilds: boolean): PlatformView {
+function viewStorefront(ctx: RequestContext, data: ShopData, product: ProductRecord | undefined, { starts, records }: CallEffects): PlatformView {
   const store = connectedStore(data, 'storefront')
   const view: PlatformView = { platform: 'storefront', store, status: undefined, coverFrom: 0, coverTo: -1, extras: {}, warnings: [] }
   if (!store) return view
@@ -170,15 +182,17 @@ function viewStorefront(ctx: RequestContext, data: ShopData, product: ProductRec
   const nowMs = ctx.now.getTime()
   const at = ctx.now.toISOString()
   const from = data.calendar.axis.date(store.data_from_day)
-  // The shop's live state: what the writes below change shows in it at once.
   const halo = haloOf(ctx.state, data)
-  if (settledStorefront(halo.storefront, from, nowMs)) ctx.state.write(haloState, 'settleStorefront', { shopId, at, from })
+  // The storefront as the clock has moved it, then as this call leaves it: what the writes below record.
+  let sf: DeepReadonly<StorefrontState> = settledStorefront(halo.storefront, from, nowMs) ?? halo.storefront
+  if (records && sf !== halo.storefront) ctx.state.write(haloState, 'settleStorefront', { shopId, at, from })
   const available = !halo.unavailable.has('storefront')
-  const stale = halo.storefront.snapshot !== null && nowMs - Date.parse(halo.storefront.snapshot.refreshed_at) > SNAPSHOT_STALE_MS
-  if (startBuilds && available && !halo.storefront.refresh && (halo.storefront.snapshot === null || stale)) {
-    ctx.state.write(haloState, 'startBuild', { shopId, at, refreshMs: haloConfig(ctx.state).refreshMs })
+  const stale = sf.snapshot !== null && nowMs - Date.parse(sf.snapshot.refreshed_at) > SNAPSHOT_STALE_MS
+  if (starts && available && !sf.refresh && (sf.snapshot === null || stale)) {
+    const { refreshMs } = haloConfig(ctx.state)
+    sf = { snapshot: sf.snapshot, refresh: { startedAtMs: nowMs, completesAtMs: nowMs + refreshMs } }
+    if (records) ctx.state.write(haloState, 'startBuild', { shopId, at, refreshMs })
   }
-  const sf = halo.storefront
   const axis = data.calendar.axis
   view.extras = {
     store: store.store,
@@ -199,7 +213,7 @@ function viewStorefront(ctx: RequestContext, data: ShopData, product: ProductRec
 }
 
 /** spec: Off-platform sales correlation: marketplace numbers are live and cached up to 12 hours. */
-function viewMarketplace(ctx: RequestContext, data: ShopData, product: ProductRecord | undefined, fetchLive: boolean): PlatformView {
+function viewMarketplace(ctx: RequestContext, data: ShopData, product: ProductRecord | undefined, { starts, records }: CallEffects): PlatformView {
   const store = connectedStore(data, 'marketplace')
   const view: PlatformView = { platform: 'marketplace', store, status: undefined, coverFrom: 0, coverTo: -1, extras: {}, warnings: [] }
   if (!store) return view
@@ -211,8 +225,11 @@ function viewMarketplace(ctx: RequestContext, data: ShopData, product: ProductRe
     view.status = 'error'
     return view
   }
-  if (available && fetchLive && !marketplaceCacheFresh(halo, nowMs)) ctx.state.write(haloState, 'fetchMarketplace', { shopId: data.shop.shop_id, at: ctx.now.toISOString() })
-  const fetchedAtMs = halo.marketplace.fetchedAtMs
+  let fetchedAtMs = halo.marketplace.fetchedAtMs
+  if (available && starts && !marketplaceCacheFresh(halo, nowMs)) {
+    fetchedAtMs = nowMs
+    if (records) ctx.state.write(haloState, 'fetchMarketplace', { shopId: data.shop.shop_id, at: ctx.now.toISOString() })
+  }
   if (!available && !marketplaceCacheFresh(halo, nowMs)) view.status = 'error'
   else if (!isLinked(store, product)) view.status = 'not_linked'
   else if (fetchedAtMs === null) view.status = 'ok' // a listing that fetched nothing: the platform is reachable
@@ -451,7 +468,8 @@ function platformBlock(
 function buildReport(ctx: RequestContext, data: ShopData, req: ReportRequest): { report: HaloReport; series: HaloSeriesRow[] } {
   const length = req.toDay - req.fromDay + 1
   const date = (i: number) => data.calendar.axis.date(req.fromDay + i)
-  const views = [viewStorefront(ctx, data, req.product, true), viewMarketplace(ctx, data, req.product, true)]
+  const effects: CallEffects = { starts: true, records: changesState(ctx) }
+  const views = [viewStorefront(ctx, data, req.product, effects), viewMarketplace(ctx, data, req.product, effects)]
   const reporting = views.filter((v) => v.status === 'ok')
   const needVideos = req.product !== undefined || ctx.input.include_top_videos === true
   const perVideo = needVideos ? videoDays(data, req) : undefined
@@ -550,11 +568,12 @@ const getHaloReport = defineHandler('getHaloReport', (ctx) => {
   return { status: 200, body: { data: report } }
 })
 
-/** spec: Endpoints whose shapes are incomplete or absent: Halo product links (path and shape inferred). Starts no build. */
+/** spec: Endpoints whose shapes are incomplete or absent: Halo product links (path and shape inferred). A read: starts no build, records nothing. */
 const listHaloProductLinks = defineHandler('listHaloProductLinks', (ctx) => {
   const data = shopDataFor(ctx)
-  const views = [viewStorefront(ctx, data, undefined, false), viewMarketplace(ctx, data, undefined, false)]
-  const building = haloOf(ctx.state, data).storefront.refresh !== null
+  const reads: CallEffects = { starts: false, records: false }
+  const views = [viewStorefront(ctx, data, undefined, reads), viewMarketplace(ctx, data, undefined, reads)]
+  const building = views[0]!.extras.refresh_started_at !== undefined
   const connected = views.filter((v) => v.store)
   return {
     status: 200,

@@ -31,8 +31,14 @@ export interface Connector {
   urls: ConnectorUrls
   /** True for the paths the connector answers (`/.well-known/oauth-*`, `/oauth/*`, `/mcp`). */
   owns(pathname: string): boolean
-  /** The connector's answer to a request on one of its paths. */
+  /** The connector's answer to a request on one of its paths (a HEAD's without a body). */
   handle(request: Request): Promise<Response>
+  /**
+   * The same answer with its body, a HEAD's included: its GET's, worked out without what the GET
+   * starts (RFC 9110 9.2.1, 9.3.2). The standalone server sends it, and node leaves a HEAD's body out,
+   * so that its Content-Length is the GET's (8.6).
+   */
+  answer(request: Request): Promise<Response>
 }
 
 const CORS: Record<string, string> = {
@@ -123,7 +129,8 @@ export function createConnector(state: MockState, { baseUrl, log = (e) => consol
     }
   }
 
-  async function route(request: Request, pathname: string): Promise<Response> {
+  /** `changesState`: false for a HEAD, answered as this GET (an authorization request is then not kept). */
+  async function route(request: Request, pathname: string, changesState: boolean): Promise<Response> {
     const method = request.method
     if (pathname === '/mcp') {
       // MCP transports, Security warning: a server on loopback validates Host and Origin (DNS rebinding).
@@ -140,7 +147,7 @@ export function createConnector(state: MockState, { baseUrl, log = (e) => consol
       '/.well-known/oauth-protected-resource': { GET: () => metadataResponse(as.resourceMetadata()) },
       '/.well-known/oauth-protected-resource/mcp': { GET: () => metadataResponse(as.resourceMetadata()) },
       '/oauth/register': { POST: () => as.register(request) },
-      '/oauth/authorize': { GET: () => as.authorize(request), POST: () => as.decide(request) },
+      '/oauth/authorize': { GET: () => as.authorize(request, { changesState }), POST: () => as.decide(request) },
       '/oauth/sign-in': { POST: () => as.signIn(request) },
       '/oauth/token': { POST: () => as.token(request) },
       '/oauth/revoke': { POST: () => as.revoke(request) },
@@ -151,28 +158,36 @@ export function createConnector(state: MockState, { baseUrl, log = (e) => consol
     if (!methods) return jsonResponse(404, { error: 'not_found', error_description: `No connector endpoint at ${pathname}` })
     const refusal = connectorMethodRefusal(method, pathname)
     if (refusal) return refusal
-    // HEAD is answered as GET, without the body (RFC 9110 9.3.2).
-    const answer = (method === 'HEAD' ? methods.GET : methods[method])!
-    return answer()
+    return methods[method]!()
+  }
+
+  async function answer(request: Request): Promise<Response> {
+    const pathname = new URL(request.url).pathname.replace(/\/$/, '') || '/'
+    const known = CONNECTOR_METHODS[pathname]
+    const allow = known && allowedMethods(known)
+    if (request.method === 'OPTIONS') return new Response(null, { status: 204, headers: { ...CORS, ...(allow ? { allow: allow.join(', '), 'access-control-allow-methods': allow.join(', ') } : {}), 'access-control-max-age': '600' } })
+    // HEAD is answered as GET would be, refusals included (RFC 9110 9.3.2), and changes nothing (9.2.1).
+    const head = request.method === 'HEAD'
+    let response: Response
+    try {
+      response = await route(head ? new Request(request.url, { method: 'GET', headers: request.headers }) : request, pathname, !head)
+    } catch (error) {
+      log(error)
+      response = jsonResponse(500, { error: 'server_error', error_description: `Internal error in the connector: ${(error as Error).message}` })
+    }
+    return withCors(response)
   }
 
   return {
     urls,
     owns: ownsPath,
+    answer,
     async handle(request) {
-      const pathname = new URL(request.url).pathname.replace(/\/$/, '') || '/'
-      const known = CONNECTOR_METHODS[pathname]
-      const allow = known && allowedMethods(known)
-      if (request.method === 'OPTIONS') return new Response(null, { status: 204, headers: { ...CORS, ...(allow ? { allow: allow.join(', '), 'access-control-allow-methods': allow.join(', ') } : {}), 'access-control-max-age': '600' } })
-      let response: Response
-      try {
-        response = await route(request, pathname)
-      } catch (error) {
-        log(error)
-        response = jsonResponse(500, { error: 'server_error', error_description: `Internal error in the connector: ${(error as Error).message}` })
-      }
+      const response = await answer(request)
+      if (request.method !== 'HEAD') return response
       // An answer to HEAD has no body (RFC 9110 9.3.2).
-      return withCors(request.method === 'HEAD' ? new Response(null, { status: response.status, headers: response.headers }) : response)
+      await response.body?.cancel()
+      return new Response(null, { status: response.status, headers: response.headers })
     },
   }
 }

@@ -301,8 +301,11 @@ export function createAuthorizationServer(state: MockState, urls: ConnectorUrls)
     )
   }
 
-  /** GET /oauth/authorize: the client's request checked, then sign-in or consent. `?request_id=` shows a pending request again. */
-  async function authorize(request: Request): Promise<Response> {
+  /**
+   * GET /oauth/authorize: the client's request checked, then sign-in or consent. `?request_id=` shows a
+   * pending request again. `changesState` false (a HEAD): the same page, the request not kept.
+   */
+  async function authorize(request: Request, { changesState = true }: { changesState?: boolean } = {}): Promise<Response> {
     const { params: q, repeated } = readParams(new URL(request.url).searchParams, AUTHORIZE_PARAMS, RESOURCE)
     // Which request or client, and where to send errors, must be unambiguous before anything is redirected.
     if (repeated === 'request_id' || repeated === 'client_id' || repeated === 'redirect_uri') return html(400, errorPage('Invalid request', repeatedProblem(repeated)))
@@ -340,7 +343,7 @@ export function createAuthorizationServer(state: MockState, urls: ConnectorUrls)
     const wrongResource = resourceProblem(resources, urls.mcp)
     if (wrongResource) return fail('invalid_target', wrongResource)
     const requestId = newSecret('req_')
-    const pending = store().apply('startAuthorization', {
+    const started: AuthorizationRequest = {
       request_hash: await digest(requestId),
       client_id: client.client_id,
       redirect_uri: redirectUri,
@@ -351,7 +354,9 @@ export function createAuthorizationServer(state: MockState, urls: ConnectorUrls)
       user_id: user?.user_id ?? null,
       created_at: nowIso(),
       expires_at: later(LIFETIMES.requestMs),
-    })
+    }
+    // A HEAD gets the page's head: the request_id the page would carry never reaches anyone, so nothing is kept.
+    const pending = changesState ? store().apply('startAuthorization', started) : started
     if (!user) return html(200, signInPage({ action: urls.signIn, fields: { request_id: requestId }, client }))
     return renderConsent(requestId, pending, user)
   }

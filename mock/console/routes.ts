@@ -57,6 +57,14 @@ export function limitsView(state: MockState) {
   return { rateLimit: state.rateLimit, rate: rate ?? null, idempotency: idempotency ?? null }
 }
 
+/** The routes below but the traces' (mock/admin.ts lists those with its own), for the control API's listing and Allow lists. */
+export const CONSOLE_ROUTES: ReadonlyArray<readonly [path: string, method: string]> = [
+  ['/__admin/faults/{id}', 'DELETE'],
+  ['/__admin/console/limits', 'GET'],
+  ['/__admin/console/areas', 'GET'],
+  ['/__admin/console/connector', 'GET'],
+]
+
 export function createConsoleHandlers(state: MockState, { baseUrl = '' }: { baseUrl?: string } = {}): HttpHandler[] {
   const at = (p: string) => `${baseUrl.replace(/\/$/, '')}/__admin${p}`
   return [

@@ -33,6 +33,9 @@ const PAGE = `<!doctype html>
 </html>
 `
 
+/** The page, its assets and its feed: GET (and HEAD with it), for the server's Allow lists. */
+export const CONSOLE_PAGE_ROUTES: ReadonlyArray<readonly [path: string, method: string]> = ['', '/console.js', '/console.css', '/events'].map((p) => [`${CONSOLE_PATH}${p}`, 'GET'] as const)
+
 /** Summaries a client may have waiting; beyond it the oldest are dropped (the page keeps its own bound). */
 const MAX_PENDING = 10_000
 
@@ -65,12 +68,16 @@ export function serveConsole(state: MockState, req: IncomingMessage, res: Server
     return false
   }
   if (rest === '') {
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', ...SECURITY_HEADERS })
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-length': String(Buffer.byteLength(PAGE)), ...SECURITY_HEADERS })
     res.end(req.method === 'HEAD' ? undefined : PAGE)
     return true
   }
   if (rest === 'events') {
-    events(state, req, res)
+    // A HEAD gets the feed's head and ends (RFC 9110 9.3.2): a stream it would never read is not opened.
+    if (req.method === 'HEAD') {
+      res.writeHead(200, EVENTS_HEAD)
+      res.end()
+    } else events(state, req, res)
     return true
   }
   const asset = assetOf(rest)
@@ -80,8 +87,10 @@ export function serveConsole(state: MockState, req: IncomingMessage, res: Server
   return true
 }
 
+const EVENTS_HEAD = { 'content-type': 'text/event-stream; charset=utf-8', connection: 'keep-alive', ...SECURITY_HEADERS }
+
 function events(state: MockState, req: IncomingMessage, res: ServerResponse): void {
-  res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', connection: 'keep-alive', ...SECURITY_HEADERS })
+  res.writeHead(200, EVENTS_HEAD)
   // Lets the server close while a console is open: the stream does not hold the socket in keep-alive.
   res.shouldKeepAlive = false
   // A shared twin's feed may answer after the page left: nothing is written then.

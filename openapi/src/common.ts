@@ -109,13 +109,14 @@ export const shopPerformance = (): Schema =>
  * from HTTP (RFC 9110 15.5.6), as the service documentation names only its own methods (issue 24).
  */
 export const methodNotAllowedResponse: Schema = {
-  description: 'A documented path called with a method it does not document (PUT, PATCH, TRACE, CONNECT, any other token): 405, its `Allow` header listing the path\'s methods (HEAD wherever GET is, and OPTIONS), and the {error} body naming the method. Inferred from HTTP (RFC 9110 15.5.6), not from the service documentation.',
+  description:
+    'A documented path called with a method it does not document (PUT, PATCH, TRACE, CONNECT, any other token; HEAD where GET is not documented, refused as GET is): 405, its `Allow` header listing the path\'s methods (HEAD wherever GET is, and OPTIONS), and the {error} body naming the method; on the assistant connector\'s MCP endpoint, a JSON-RPC error as its GET and DELETE answer. Inferred from HTTP (RFC 9110 9.3.2, 15.5.6), not from the service documentation.',
   headers: {
     Allow: { description: 'The methods the path takes, e.g. `GET, HEAD, OPTIONS` (RFC 9110 10.2.1).', required: true, schema: str({ minLength: 1 }) },
   },
   content: {
     'application/json': {
-      schema: { $ref: '#/components/schemas/Error' },
+      schema: { anyOf: [{ $ref: '#/components/schemas/Error' }, { $ref: '#/components/schemas/JsonRpcErrorResponse' }] },
       examples: { trace: { summary: 'TRACE /shop/sps (the mock\'s answer)', value: { error: 'Method TRACE is not implemented by this server, nor allowed on /shop/sps; allowed: GET, HEAD, OPTIONS' } } },
     },
   },
@@ -149,7 +150,8 @@ export const malformedRequests: Schema = {
 
 /** The document's `x-undocumented-methods`: how the server answers the methods a path does not document. */
 export const undocumentedMethods: Schema = {
-  description: 'Every path answers a method none of its operations documents with `MethodNotAllowed` (405 with Allow); HEAD is answered wherever GET is, as GET without a body, and OPTIONS with 204 and Allow. A path that is not documented answers 404 whatever the method. Inferred from HTTP (RFC 9110 9.1, 9.3.2, 9.3.7, 15.5.6).',
+  description:
+    'Every path answers a method none of its operations documents with `MethodNotAllowed` (405 with Allow); HEAD is answered wherever GET is, as GET would be (its status and header fields, Content-Length included) without a body, and changes nothing; OPTIONS with 204 and Allow. HEAD, OPTIONS and TRACE change nothing; GET neither, but where an operation says what its GET starts (an authorization request, a halo report call). A path that is not documented answers 404 whatever the method (OPTIONS: 204, the CORS preflight). Inferred from HTTP (RFC 9110 8.6, 9.1, 9.2.1, 9.3.2, 9.3.7, 15.5.6).',
   response: { $ref: '#/components/responses/MethodNotAllowed' },
   'x-inferred': true,
 }

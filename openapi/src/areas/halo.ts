@@ -22,7 +22,8 @@ const getHaloReport = operation({
   description: [
     'A date range is required, as `date_range` {from, to} (inclusive, at most 366 days) or `date_from`/`date_to` instead (body and GET form alike);',
     'the server refuses a request with neither (400). `granularity` affects `series` only; halo statistics always use daily data.',
-    'CSV: `format: csv` returns the `series` rows as a presigned download. Missing data is null, never 0. Read-only.',
+    'CSV: `format: csv` returns the `series` rows as a presigned download. Missing data is null, never 0.',
+    'Changes no data of the account; a call (POST or GET, not HEAD) starts a storefront snapshot build when there is none or it is older than 6 hours, and fetches the marketplace\'s live numbers when its cache is older than 12 hours (spec: States and transitions, Halo).',
   ].join(' '),
   requestBody: {
     ...body({
