@@ -78,8 +78,8 @@ export const exclusions: readonly Exclusion[] = [
   {
     kind: 'positive-400',
     operation: 'updateCreatorBrief',
-    answer: /product_id is only for dynamic briefs|video_mode and video_ids are only for static briefs|product_id is required for a dynamic brief|a manual brief needs at least one video/,
-    reason: 'spec: Creator briefs, "static (`video_mode` `manual` picks videos; `auto` shows the shop\'s top videos) or dynamic (per product, generated live)": an update follows the brief\'s stored type (and stored videos), which the schema cannot know; the operation\'s description says it, and what holds whatever the type is in the schema (allOf)',
+    answer: /product_id is only for dynamic briefs|video_mode and video_ids are only for static briefs|product_id is required for a dynamic brief|a manual brief needs at least one video|video_ids are only read with video_mode manual/,
+    reason: 'spec: Creator briefs, "static (`video_mode` `manual` picks videos; `auto` shows the shop\'s top videos) or dynamic (per product, generated live)": an update follows the brief\'s stored type (and stored videos and mode: videos for a brief stored in auto need video_mode manual with them), which the schema cannot know; the operation\'s description says it, and what holds whatever the type is in the schema (allOf)',
   },
   {
     kind: 'positive-400',
