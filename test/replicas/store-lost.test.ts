@@ -4,7 +4,10 @@
  * back from what it holds, the others go on from it; every earlier write is still read on every
  * replica, a retry of a key sent before the loss replays its first answer byte for byte (never a
  * second resource), and each replica says what happened once per episode. At start, a replica says
- * when the store may evict the twin or keeps nothing across a restart. `npm run test:replicas`.
+ * when the store may evict the twin or keeps nothing across a restart. The restores that cannot be
+ * whole: a replica whose copy was dropped past its bound (503 until restarted), one with less than
+ * another (it lets the fuller one restore; overtaken, the fuller one's extra writes are lost, and
+ * said). The ids the twin hands out (trace, journal, activity) never start over. `npm run test:replicas`.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { redisCommand, startRedis, type TestRedis } from '../support/redis.ts'
@@ -26,9 +29,14 @@ const linesOf = (replica: Replica) =>
     .filter((line) => line.startsWith('shoptwin: '))
 const countIn = (replicas: Replica[], pattern: RegExp) => replicas.reduce((n, r) => n + linesOf(r).filter((l) => pattern.test(l)).length, 0)
 const metricsOf = async (replica: Replica) => JSON.parse((await call(replica.url, 'GET', '/__admin/metrics', undefined)).text) as Record<string, number | boolean | null>
+/** Resolves just after the replica's look each second at the store (its next is a second away). */
+const afterProbe = async (r: Replica) => {
+  const before = Number((await metricsOf(r)).twin_probes)
+  await expect.poll(async () => Number((await metricsOf(r)).twin_probes), { interval: 5 }).toBeGreaterThan(before)
+}
 const sumOf = async (replicas: Replica[], field: string) => (await Promise.all(replicas.map(metricsOf))).reduce((n, m) => n + Number(m[field]), 0)
 
-const RESTORED = /^shoptwin: replica \w+ of twin '\S+': the shared store unix:\/\/\S+ lost the twin \((.+)\): restarted without persistence, flushed \(FLUSHALL\/FLUSHDB\), its keys evicted \(maxmemory-policy\) or deleted, or failed over to an empty replica\. This replica restored it from its copy: \d+ log entries, generation \d+, \d+ idempotency records; lost: the rate-limit windows, and the journal, traces and activity log\. To do: /
+const RESTORED = /^shoptwin: replica \w+ of twin '\S+': the shared store unix:\/\/\S+ lost the twin \((.+)\): restarted without persistence, flushed \(FLUSHALL\/FLUSHDB\), its keys evicted \(maxmemory-policy\) or deleted, or failed over to an empty replica\. This replica restored it from its copy: \d+ log entries, generation \d+, \d+ idempotency records, and its ids go on past trace ids \d+, journal ids \d+, activity ids \d+ \(the highest this replica and \d+ others? knew of(; .+)?\); lost: the rate-limit windows, and the journal, traces and activity log\. To do: /
 const ADOPTED = /lost the twin \(.+\); another replica had restored it already \(head \d+\): this replica goes on from it\. To do: /
 const EVICTS = /^shoptwin: twin 'lost' on the shared store unix:\/\/\S+: maxmemory-policy allkeys-lru \(maxmemory 0 \(no limit now: evicts once one is set\)\) may evict the twin's keys under memory pressure; .*set maxmemory-policy noeviction/
 const VOLATILE = /^shoptwin: twin 'lost' on the shared store unix:\/\/\S+: neither AOF \(appendonly no\) nor RDB snapshots \(save ""\) are on: a restart of the store loses the twin unless a live replica restores it; turn appendonly yes on$/
@@ -149,6 +157,41 @@ describe('the store loses the twin while its replicas run', () => {
     }
   })
 
+  it('a replica with less of the log that finds the loss first asks the others: the one that keeps more restores the twin, and it adopts it (no write lost)', async () => {
+    const own = await startRedis({ persistence: false })
+    const [less, more] = await startReplicas(2, { store: own.url, twin: 'fuller', args: ARGS })
+    try {
+      const shop = firstShop(less!)
+      const write = (r: Replica, key: string) => call(r.url, 'POST', '/automations/create', shop, automation(key), { 'idempotency-key': key })
+      expect((await write(less!, 'fuller-0')).status).toBe(201)
+      // `less` stopped while `more` writes: it holds 2 entries of the log, `more` 6.
+      less!.signal('SIGSTOP')
+      for (const key of ['fuller-1', 'fuller-2']) expect((await write(more!, key)).status).toBe(201)
+      // Right after `more` looked at the store: `less`, continued, finds the loss first.
+      await afterProbe(more!)
+      await redisCommand(own.socket, 'FLUSHALL')
+      less!.signal('SIGCONT')
+      // A write at once on `less`: had it restored its 2 entries, this one would land on them, and `more`'s two writes be lost.
+      let next: Reply = { status: 0, text: '' }
+      for (let attempt = 0; attempt < 20 && next.status !== 201; attempt++) next = await write(less!, 'fuller-3')
+      expect(next.status, next.text).toBe(201)
+      for (const r of [less!, more!]) {
+        await expect.poll(async () => (await call(r.url, 'POST', '/automations/list', shop, { page_size: 1 })).status, { timeout: 15_000 }).toBe(200)
+        expect((await automationTitles(r.url, shop, 'fuller-')).sort(), r.url).toEqual(['fuller-0', 'fuller-1', 'fuller-2', 'fuller-3'])
+      }
+      await expect.poll(() => countIn([more!], RESTORED)).toBe(1)
+      expect(linesOf(more!).find((l) => RESTORED.test(l))).toMatch(/restored it from its copy: 6 log entries/)
+      await expect.poll(() => linesOf(less!).filter((l) => ADOPTED.test(l)).length).toBe(1)
+      expect(countIn([less!], RESTORED)).toBe(0)
+      expect(await metricsOf(less!)).toMatchObject({ twin_losses: 1, twin_restores: 0, log_head: 8, applied: 8 })
+      // A retry of a write only `more` held replays on `less`.
+      expect((await write(less!, 'fuller-2')).replayed).toBe('true')
+    } finally {
+      await Promise.all([less?.stop(), more?.stop()])
+      await own.stop()
+    }
+  })
+
   it('a replica stopped while the store lost the twin and another twin was created under its name: it restores nothing over it, answers 503 {error} saying so, one line', async () => {
     const own = await startRedis()
     const old = await startReplica({ store: own.url, twin: 'taken', args: ARGS })
@@ -171,6 +214,211 @@ describe('the store loses the twin while its replicas run', () => {
       expect((await call(other.url, 'GET', '/health', undefined)).status).toBe(200)
     } finally {
       await Promise.all([old.stop(), other?.stop()])
+      await own.stop()
+    }
+  })
+})
+
+describe('restores that cannot be whole', () => {
+  const DROPPED = /^shoptwin: replica (\w+) of twin 'dropped': the shared store unix:\/\/\S+ lost the twin \((.+)\): restarted without persistence, flushed \(FLUSHALL\/FLUSHDB\), its keys evicted \(maxmemory-policy\) or deleted, or failed over to an empty replica\. This replica cannot restore it \(its copy of the log was dropped past SHOPTWIN_RESTORE_MAX_MB\); its requests get 503 until it is restarted, which creates the twin anew\. To do: /
+  const KEEPS_NONE = /^shoptwin: replica \w+ of twin 'dropped' keeps no copy of the twin's log past [\d.]+ MB \(SHOPTWIN_RESTORE_MAX_MB [\d.]+\): should the store lose the twin, this replica cannot restore it \(another replica may\)$/
+
+  it('a replica whose copy of the log went past SHOPTWIN_RESTORE_MAX_MB says so once; when the store loses the twin it restores nothing, says so in one line, and answers 503 {error} until it is restarted; a replica that kept its copy restores the twin, and the restarted one serves it', async () => {
+    const own = await startRedis({ persistence: false })
+    // One replica's bound is one write's entries (a keyed write logs its operation and its record: more than 1 KB).
+    const [dropped, keeper] = await startReplicas(2, { store: own.url, twin: 'dropped', args: ARGS }, (i): Record<string, string> => (i === 0 ? { SHOPTWIN_RESTORE_MAX_MB: '0.001' } : {}))
+    let restarted: Replica | undefined
+    try {
+      const shop = firstShop(dropped!)
+      const first = await call(dropped!.url, 'POST', '/automations/create', shop, automation('dropped-0'), { 'idempotency-key': 'dropped-0' })
+      expect(first.status, first.text).toBe(201)
+      // (A replica's lines reach this process beside its answers, not before them.)
+      await expect.poll(() => linesOf(dropped!).filter((l) => KEEPS_NONE.test(l)).length).toBe(1)
+      expect(linesOf(keeper!).filter((l) => / keeps no copy /.test(l))).toEqual([])
+      expect(await metricsOf(dropped!)).toMatchObject({ restore_copy_bytes: null, restore_copy_entries: 2, twin_orphaned: false })
+      expect(await metricsOf(keeper!)).toMatchObject({ restore_copy_bytes: expect.any(Number), restore_copy_entries: 2 })
+      // A second write past the bound: said once, not again.
+      expect((await call(keeper!.url, 'POST', '/automations/create', shop, automation('dropped-1'), { 'idempotency-key': 'dropped-1' })).status).toBe(201)
+      await expect.poll(async () => (await metricsOf(dropped!)).restore_copy_entries).toBe(4)
+      expect(linesOf(dropped!).filter((l) => / keeps no copy /.test(l))).toHaveLength(1)
+
+      // The keeper is stopped, so the replica without a copy is the one that finds the loss.
+      keeper!.signal('SIGSTOP')
+      await redisCommand(own.socket, 'FLUSHALL')
+      const refused = await call(dropped!.url, 'POST', '/automations/list', shop, { page_size: 1 })
+      expect({ status: refused.status, body: JSON.parse(refused.text) as unknown }).toEqual({
+        status: 503,
+        body: { error: expect.stringMatching(/^The shared state store lost twin 'dropped' \(.+\) and this replica kept no copy of its log to restore it \(past SHOPTWIN_RESTORE_MAX_MB\); its operator restarts the replicas/) },
+      })
+      // It wrote nothing: the store still lacks the twin (it did not start a fresh one under the name).
+      expect(await redisCommand(own.socket, 'EXISTS', 'st:{tw:dropped}:cfg', 'st:{tw:dropped}:log', 'st:{tw:dropped}:head')).toBe(':0\r\n')
+      await expect.poll(() => linesOf(dropped!).filter((l) => DROPPED.test(l)).length).toBe(1)
+      expect(await metricsOf(dropped!)).toMatchObject({ twin_orphaned: true, twin_losses: 1, twin_restores: 0, restore_copy_bytes: null })
+
+      // The keeper restores the twin; the replica without a copy still answers 503, and says nothing more.
+      keeper!.signal('SIGCONT')
+      await expect.poll(async () => (await call(keeper!.url, 'POST', '/automations/list', shop, { page_size: 1 })).status, { timeout: 30_000 }).toBe(200)
+      expect((await automationTitles(keeper!.url, shop, 'dropped-')).sort()).toEqual(['dropped-0', 'dropped-1'])
+      await expect.poll(() => countIn([keeper!], RESTORED)).toBe(1)
+      // The replica without a copy answered the keeper's ask: its ids are among those the counters go past.
+      expect(linesOf(keeper!).find((l) => RESTORED.test(l))).toMatch(/\(the highest this replica and 1 other knew of\)/)
+      for (const path of ['/automations/list', '/dashboards/list']) expect((await call(dropped!.url, 'POST', path, shop, { page_size: 1 })).status).toBe(503)
+      expect(linesOf(dropped!).filter((l) => / lost the twin /.test(l))).toHaveLength(1)
+
+      // Restarted, it serves the twin the store holds: every earlier write, a retry replayed byte for byte.
+      await dropped!.stop()
+      restarted = await startReplica({ store: own.url, twin: 'dropped', args: ARGS })
+      expect((await automationTitles(restarted.url, shop, 'dropped-')).sort()).toEqual(['dropped-0', 'dropped-1'])
+      const retry = await call(restarted.url, 'POST', '/automations/create', shop, automation('dropped-0'), { 'idempotency-key': 'dropped-0' })
+      expect({ status: retry.status, text: retry.text, replayed: retry.replayed }).toEqual({ status: first.status, text: first.text, replayed: 'true' })
+    } finally {
+      await Promise.all([dropped?.stop(), keeper?.stop(), restarted?.stop()])
+      await own.stop()
+    }
+  })
+
+  const OVERTAKEN = /^shoptwin: replica (\w+) of twin 'overtaken': the shared store unix:\/\/\S+ lost the twin \((.+)\); another replica restored it with less, and it was written since \(head (\d+)\): the (\d+) entries this replica had past it are lost; it rebuilds from the store's log\. To do: /
+
+  // Written on past the restore: fewer entries than the replica that had more had past it (the store's head is behind its own),
+  // or as many (the head looks whole to it; the entry at its last is another).
+  it.each([
+    ['one write', 1, 4, "its log's head is 4, behind the 6 entries this replica applied"],
+    ['two writes, as many entries as it had past the restored log', 2, 6, "its log's entry 6 is not the one this replica applied there"],
+  ])("a replica that restored with less, then %s on it: a replica that had more finds its extra entries overwritten, says how many are lost, and serves the store's twin (the lost writes gone, the later ones there)", async (_, writesAfter, head, why) => {
+    const own = await startRedis({ persistence: false })
+    const [less, more] = await startReplicas(2, { store: own.url, twin: 'overtaken', args: ARGS })
+    try {
+      const shop = firstShop(less!)
+      const write = (r: Replica, key: string) => call(r.url, 'POST', '/automations/create', shop, automation(key), { 'idempotency-key': key })
+      expect((await write(less!, 'overtaken-0')).status).toBe(201)
+      await expect.poll(async () => (await metricsOf(more!)).restore_copy_entries).toBe(2)
+      // `less` stopped: it does not hear of the next two writes, which only `more` holds.
+      less!.signal('SIGSTOP')
+      const lost = [await write(more!, 'overtaken-1'), await write(more!, 'overtaken-2')]
+      expect(lost.map((r) => r.status)).toEqual([201, 201])
+      expect(await metricsOf(more!)).toMatchObject({ restore_copy_entries: 6 })
+      // `more` stopped too; the store loses the twin; `less` goes on, restores what it had, and writes land on it.
+      more!.signal('SIGSTOP')
+      await redisCommand(own.socket, 'FLUSHALL')
+      less!.signal('SIGCONT')
+      const later = Array.from({ length: writesAfter }, (_, i) => `overtaken-${3 + i}`)
+      for (const key of later) {
+        let after: Reply = { status: 0, text: '' }
+        for (let attempt = 0; attempt < 20 && after.status !== 201; attempt++) after = await write(less!, key)
+        expect(after.status, after.text).toBe(201)
+      }
+      await expect.poll(() => countIn([less!], RESTORED)).toBe(1)
+      expect(await metricsOf(less!)).toMatchObject({ log_head: head, twin_restores: 1 })
+
+      // `more` goes on: the store's log parted from its own after entry 2; its 4 entries past it (two writes) are lost.
+      more!.signal('SIGCONT')
+      await expect.poll(() => linesOf(more!).filter((l) => OVERTAKEN.test(l)).length, { timeout: 15_000 }).toBe(1)
+      const said = OVERTAKEN.exec(linesOf(more!).find((l) => OVERTAKEN.test(l))!)!
+      expect({ why: said[2], head: said[3], lost: said[4] }).toEqual({ why, head: String(head), lost: '4' })
+      // Both serve the store's twin: the write before the loss and those after; the two `more` alone held are gone.
+      for (const r of [less!, more!]) {
+        await expect.poll(async () => (await call(r.url, 'POST', '/automations/list', shop, { page_size: 1 })).status, { timeout: 15_000 }).toBe(200)
+        expect((await automationTitles(r.url, shop, 'overtaken-')).sort(), r.url).toEqual(['overtaken-0', ...later])
+      }
+      expect(await metricsOf(more!)).toMatchObject({ twin_orphaned: false, twin_restores: 0, log_head: head, applied: head, restore_copy_entries: head })
+      // Its later writes go on from the store's log; a key of a lost write runs again (its record went with it).
+      const again = await write(more!, 'overtaken-1')
+      expect({ status: again.status, replayed: again.replayed }).toEqual({ status: 201, replayed: null })
+      for (const r of [less!, more!]) expect((await automationTitles(r.url, shop, 'overtaken-')).sort()).toEqual(['overtaken-0', 'overtaken-1', ...later])
+      expect(linesOf(more!).filter((l) => / lost (part of )?the twin /.test(l))).toHaveLength(1)
+    } finally {
+      await Promise.all([less?.stop(), more?.stop()])
+      await own.stop()
+    }
+  })
+})
+
+describe('the ids a twin hands out, across a loss of the store', () => {
+  /** The ids of what a replica lists (journal entries by `GET /__admin/requests`, activity entries by `GET /account/activity`). */
+  const journalIds = async (r: Replica) => (JSON.parse((await call(r.url, 'GET', '/__admin/requests', undefined)).text) as { requests: Array<{ id: number }> }).requests.map((e) => e.id)
+  const activityIds = async (r: Replica, shop: string) => (JSON.parse((await call(r.url, 'GET', '/account/activity?page_size=100', shop)).text) as { data: Array<{ id: number }> }).data.map((e) => e.id)
+  /** `n` reads on a replica, 16 at a time; their trace ids. */
+  const reads = async (r: Replica, shop: string, n: number) => {
+    const traces: string[] = []
+    for (let i = 0; i < n; i += 16) {
+      const replies = await Promise.all(Array.from({ length: Math.min(16, n - i) }, () => call(r.url, 'POST', '/automations/list', shop, { page_size: 1 })))
+      for (const reply of replies) {
+        expect(reply.status, reply.text).toBe(200)
+        traces.push(reply.trace!)
+      }
+    }
+    return traces
+  }
+  const counterOf = async (redis: TestRedis, name: string) => Number(/^\$\d+\r\n(\d+)\r\n$/.exec(await redisCommand(redis.socket, 'GET', `st:{tw:ids}:${name}`))?.[1] ?? 0)
+  const PART = /^shoptwin: replica (\w+) of twin 'ids': the shared store unix:\/\/\S+ lost part of the twin \((its (trace|journal|activity) ids counter is \d+, behind the \d+ this replica saw)\): .*Its log was whole \(head \d+\); this replica wrote back (.+) \(the highest this replica and 1 other knew of\)\. To do: /
+
+  it("trace, journal and activity ids go on past every replica's after the store lost the twin, though the replica that restores it never saw the last ones (another's); a replica that did not answer moves the counters past its own when it finds them behind, and says so", async () => {
+    const own = await startRedis({ persistence: false })
+    const [a, b] = await startReplicas(2, { store: own.url, twin: 'ids', args: ARGS })
+    try {
+      const shop = firstShop(a!)
+      // A write, so the twin has a log to restore.
+      const write = await call(a!.url, 'POST', '/automations/create', shop, automation('ids-0'), { 'idempotency-key': 'ids-0' })
+      expect(write.status, write.text).toBe(201)
+      const traces = [write.trace!, ...(await reads(a!, shop, 19))]
+      expect(await journalIds(a!)).toHaveLength(20)
+      // `a` stopped: the ids `b` numbers next are ones it never sees (nor reads in the store: it looks each second).
+      a!.signal('SIGSTOP')
+      traces.push(...(await reads(b!, shop, 40)))
+      const journalBefore = await journalIds(b!)
+      const activityBefore = await activityIds(b!, shop)
+      expect(journalBefore).toHaveLength(60)
+      expect(activityBefore.length).toBeGreaterThanOrEqual(60)
+      await expect.poll(async () => (await metricsOf(b!)).append_pending).toBe(0)
+      // Right after `b` looked at the store: `a`, continued, finds the loss first and restores the twin.
+      await afterProbe(b!)
+      await redisCommand(own.socket, 'FLUSHALL')
+      a!.signal('SIGCONT')
+      traces.push(...(await reads(a!, shop, 1)))
+      // (Its line reaches this process beside its answer, not before it.)
+      await expect.poll(() => countIn([a!, b!], RESTORED)).toBe(1)
+      const restored = linesOf(a!).filter((l) => RESTORED.test(l))
+      expect(restored, `${linesOf(a!).join('\n')}\n${linesOf(b!).join('\n')}`).toHaveLength(1)
+      expect(restored[0]).toMatch(/\(the highest this replica and 1 other knew of\)/)
+      expect(countIn([b!], RESTORED)).toBe(0)
+      // The counters are past the last ids `b` gave out before the loss, with the twin.
+      expect(await counterOf(own, 'journal:id')).toBeGreaterThanOrEqual(Math.max(...journalBefore))
+      expect(await counterOf(own, 'activity:id')).toBeGreaterThanOrEqual(Math.max(...activityBefore))
+
+      // New entries on both are numbered past every one before the loss.
+      traces.push(...(await reads(a!, shop, 10)), ...(await reads(b!, shop, 10)))
+      const journalAfter = await journalIds(a!)
+      const activityAfter = await activityIds(b!, shop)
+      expect(journalAfter.length).toBeGreaterThanOrEqual(20)
+      expect(Math.min(...journalAfter)).toBeGreaterThan(Math.max(...journalBefore))
+      expect(Math.min(...activityAfter)).toBeGreaterThan(Math.max(...activityBefore))
+      // Past a block of trace ids (1,024): a replica takes its next block from the counter the restore set.
+      traces.push(...(await reads(a!, shop, 1100)))
+      expect(traces.length - new Set(traces).size, 'trace ids given twice').toBe(0)
+      expect((await metricsOf(a!)).traces_unshared).toBe(0)
+
+      // Once more, `b` stopped too before the loss: it cannot answer, and the line says whose ids may repeat.
+      a!.signal('SIGSTOP')
+      await reads(b!, shop, 30)
+      const journalOfB = Math.max(...(await journalIds(b!)))
+      await expect.poll(async () => (await metricsOf(b!)).append_pending).toBe(0)
+      const bId = String((await metricsOf(b!)).replica)
+      b!.signal('SIGSTOP')
+      await redisCommand(own.socket, 'FLUSHALL')
+      a!.signal('SIGCONT')
+      await reads(a!, shop, 1)
+      await expect.poll(() => countIn([a!], RESTORED)).toBe(2)
+      expect(linesOf(a!).filter((l) => RESTORED.test(l))[1]).toContain(`; 1 heard from lately did not answer (${bId}): ids it gave out past these may be given again)`)
+      // Continued, `b` finds the journal's counter behind the last id it saw, and moves it past.
+      b!.signal('SIGCONT')
+      await expect.poll(() => linesOf(b!).filter((l) => PART.test(l)).length, { timeout: 15_000 }).toBe(1)
+      const part = PART.exec(linesOf(b!).find((l) => PART.test(l))!)!
+      expect(part[1]).toBe(bId)
+      expect(part[4]).toMatch(/the journal ids counter \(past \d+\)/)
+      expect(await counterOf(own, 'journal:id')).toBeGreaterThanOrEqual(journalOfB)
+      expect(countIn([a!, b!], RESTORED)).toBe(2)
+    } finally {
+      await Promise.all([a?.stop(), b?.stop()])
       await own.stop()
     }
   })

@@ -9,6 +9,9 @@
  * journal, the traces or the activity log asks every replica (pub/sub) to send what it holds, and waits until each says
  * it has (or for a bound, when one does not answer: a stopped replica). Only reads of the control API
  * pay for it; the request path never does.
+ *
+ * The same channel carries an ask: a replica about to restore the twin the store lost asks every other
+ * what it knows (ids.ts: the highest ids it saw or gave out), and waits for each to answer, as long.
  */
 import { randomUUID } from 'node:crypto'
 import type { ChainableCommander, Redis } from 'ioredis'
@@ -26,6 +29,8 @@ export const BATCH_DELAY_MS = 50
 export const BATCH_MAX_ENTRIES = 256
 /** How long a reader waits for the other replicas' flushes (ms). */
 export const BARRIER_WAIT_MS = 1000
+/** How often an ask not yet answered by every replica is sent again (ms): a replica whose subscription is back after the store restarted hears a later one. */
+export const ASK_AGAIN_MS = 100
 
 export type AppendKind = 'activity' | 'journal' | 'traces' | 'heads'
 
@@ -41,6 +46,10 @@ export interface AppendBatchOptions {
   delayMs?: number
   /** How long a reader waits for the other replicas' flushes (ms; BARRIER_WAIT_MS). A test on a loaded machine makes it long: its proofs are the acks, not the bound. */
   barrierWaitMs?: number
+  /** This replica's answer to another's ask (`ask`): its id, a space, then what it says (no line break). */
+  answer?: () => string
+  /** Called with what another replica (or this one) asked with, after the answer is sent. */
+  onAsked?: (question: string) => void
 }
 
 /**
@@ -63,12 +72,18 @@ export interface AppendBatch {
   flush(): Promise<void>
   /** Every replica of the twin has sent what it held when this resolves (or its bound, BARRIER_WAIT_MS, passed). */
   barrier(): Promise<void>
+  /**
+   * Every replica's answer (`answer`), by its id: once every subscriber of the channel and every
+   * replica in `expected` (those heard from lately) answered, or the barrier's bound passed.
+   * `question`: what the others' `onAsked` is told (one word).
+   */
+  ask(expected: Iterable<string>, question?: string): Promise<Map<string, string>>
   metrics(): Record<string, number>
   close(): Promise<void>
 }
 
 /** `redis`: the replica's connection; `channel`: the twin's (inside its hash tag). */
-export function createAppendBatch(redis: Redis, channel: string, { onError = () => {}, onFlushed = () => {}, delayMs = BATCH_DELAY_MS, barrierWaitMs = BARRIER_WAIT_MS }: AppendBatchOptions = {}): AppendBatch {
+export function createAppendBatch(redis: Redis, channel: string, { onError = () => {}, onFlushed = () => {}, delayMs = BATCH_DELAY_MS, barrierWaitMs = BARRIER_WAIT_MS, answer, onAsked = () => {} }: AppendBatchOptions = {}): AppendBatch {
   const lanes: Array<{ kind: AppendKind; items: unknown[]; write: LaneWrite<unknown> }> = []
   const appender = duplicateOf(redis, { lazyConnect: true })
   appender.on('error', () => {
@@ -126,6 +141,8 @@ export function createAppendBatch(redis: Redis, channel: string, { onError = () 
   // The barrier: `f <token>` asks every replica to flush, each answers `a <token>` once it has.
   const subscriber = duplicateOf(redis, SUBSCRIBER)
   const waiting = new Map<string, { acks: number; expected: number; done: () => void }>()
+  // Asks: `q <token>` asks every replica, each answers `r <token> <its answer>`.
+  const asking = new Map<string, (answer: string) => void>()
   subscriber.on('error', () => {
     // The main connection reports the store's state; a barrier then waits its bound.
   })
@@ -133,6 +150,17 @@ export function createAppendBatch(redis: Redis, channel: string, { onError = () 
     const token = message.slice(2)
     if (message.startsWith('f ')) {
       void flush().then(() => redis.spublish(channel, `a ${token}`).catch(() => {}))
+      return
+    }
+    if (message.startsWith('q ')) {
+      const space = token.indexOf(' ')
+      if (answer) void redis.spublish(channel, `r ${space < 0 ? token : token.slice(0, space)} ${answer()}`).catch(() => {})
+      onAsked(space < 0 ? '' : token.slice(space + 1))
+      return
+    }
+    if (message.startsWith('r ')) {
+      const space = message.indexOf(' ', 2)
+      asking.get(message.slice(2, space))?.(message.slice(space + 1))
       return
     }
     const waiter = waiting.get(token)
@@ -188,6 +216,36 @@ export function createAppendBatch(redis: Redis, channel: string, { onError = () 
       } finally {
         clearTimeout(timeout)
         waiting.delete(token)
+      }
+    },
+    async ask(expected, question = '') {
+      const token = randomUUID()
+      const answers = new Map<string, string>()
+      const waitFor = new Set(expected)
+      let subscribers = 0
+      let settle!: () => void
+      const all = new Promise<void>((resolve) => (settle = resolve))
+      const complete = () => answers.size >= subscribers && [...waitFor].every((id) => answers.has(id))
+      asking.set(token, (text) => {
+        const space = text.indexOf(' ')
+        answers.set(space < 0 ? text : text.slice(0, space), space < 0 ? '' : text.slice(space + 1))
+        if (subscribers > 0 && complete()) settle()
+      })
+      const bound = setTimeout(settle, barrierWaitMs)
+      let again: ReturnType<typeof setInterval> | undefined
+      try {
+        const send = async () => {
+          subscribers = Math.max(subscribers, Number(await redis.spublish(channel, `q ${token}${question ? ` ${question}` : ''}`)))
+          if (complete()) settle()
+        }
+        await send()
+        again = setInterval(() => void send().catch(() => {}), ASK_AGAIN_MS)
+        await all
+        return answers
+      } finally {
+        clearTimeout(bound)
+        clearInterval(again)
+        asking.delete(token)
       }
     },
     // What waits for the next flush now, and a flush's round trip (a moving average).

@@ -13,6 +13,8 @@
  *   g<gen>:rl:*    rate-limit windows; g<gen>:idem:* idempotency records (+ an index that caps them)
  *   activity       the account's activity log (a capped stream)
  *   g<gen>:journal, g<gen>:tr:*, journal:id, trace:ids   the request journal and the traces (journal.ts, traces.ts)
+ *   activity:id    the activity log's ids; with journal:id and trace:ids, the counters of the ids the twin
+ *                  hands out, never given twice, even after the store lost the twin (ids.ts)
  *   appends        the channel of the flush barrier (batch.ts)
  *
  * A request first catches up with the log (one round trip when nothing changed). A write takes the
@@ -42,6 +44,7 @@ import { keySlot, storeFailure } from './store-errors.ts'
 import { ACQUIRE, ACTIVITY_RECORD, GC_MS, CLAIM_AND_ACQUIRE, COMMIT, IDEMPOTENCY_CLAIM, RATE_LIMIT, RATE_REFUND, RELEASE, RELEASE_CLAIM, RENEW, RESTORE, SYNC_AHEAD } from './scripts.ts'
 import { durabilityLines } from './durability.ts'
 import { createKeptLog, KEPT_MAX_BYTES } from './kept-log.ts'
+import { createIdMarks, highestOf, ID_KINDS, idKeys, idsText, type IdKind, raisedText } from './ids.ts'
 import { createRedisTraces, type SharedTraces } from './traces.ts'
 
 /** What makes replicas one twin: resolved once, stored with it, adopted by every replica. */
@@ -106,7 +109,8 @@ export function twinKeys(name: string) {
     /** A channel, not a key: each commit publishes the new head there (the hash tag keeps it on the twin's node). */
     news: `${p}news`,
     activity: `${p}activity`,
-    activityId: `${p}activity:id`,
+    /** The counters of the ids the twin hands out (ids.ts). */
+    ids: idKeys(p),
     rateRecent: (gen: number, keyId: string, shop: string) => `${p}g${gen}:rl:${keyId}:${shop}`,
     rateDay: (gen: number, keyId: string, shop: string, day: string) => `${p}g${gen}:rd:${keyId}:${shop}:${day}`,
     idem: (gen: number, shop: string, key: string) => `${p}g${gen}:idem:${shop}:${key}`,
@@ -125,7 +129,7 @@ type Commands = Redis & {
   twinCommit(...args: Array<string | number>): Promise<number[]>
   twinRelease(lease: string, token: string): Promise<number>
   twinRenew(lease: string, token: string, ms: number): Promise<number>
-  twinActivity(stream: string, counter: string, cap: number, ...entries: string[]): Promise<number>
+  twinActivity(stream: string, counter: string, cfg: string, cap: number, seen: number, ...entries: string[]): Promise<number>
   twinRestore(...args: Array<string | number>): Promise<number[]>
 }
 
@@ -152,7 +156,7 @@ export async function connectRedis(url: string): Promise<Commands> {
   redis.defineCommand('twinClaim', { numberOfKeys: 2, lua: IDEMPOTENCY_CLAIM })
   redis.defineCommand('twinClaimAndAcquire', { numberOfKeys: 7, lua: CLAIM_AND_ACQUIRE })
   redis.defineCommand('twinCommit', { numberOfKeys: 9, lua: COMMIT })
-  redis.defineCommand('twinRestore', { numberOfKeys: 6, lua: RESTORE })
+  redis.defineCommand('twinRestore', { numberOfKeys: 9, lua: RESTORE })
   redis.defineCommand('twinRelease', { numberOfKeys: 1, lua: RELEASE })
   redis.defineCommand('twinRenew', { numberOfKeys: 1, lua: RENEW })
   try {
@@ -289,7 +293,16 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
   const failure = (error: unknown) =>
     storeFailure(error, { cluster: address.cluster, store: storeName, slot, secrets: [password], ...(client instanceof Cluster ? { master: client.slots[slot]?.[0] } : {}) })
 
+  /** What this replica knows of the twin's id counters (ids.ts). */
+  const ids = createIdMarks()
   const batch = createAppendBatch(redis, `${keys.prefix}appends`, {
+    // Asked by a replica about to restore the twin: the highest ids this replica knows of, and how
+    // much of the log it keeps (-1: its copy dropped); keeping more than the asker, it looks at the
+    // store now (the asker waits for it to restore).
+    answer: () => `${replica} ${ids.answer()} ${kept.whole ? kept.count : -1}`,
+    onAsked: (keeps) => {
+      if (kept.whole && kept.count > Number(keeps)) void probe().catch(() => {})
+    },
     onError: (error, lost) => {
       counters.storeErrors++
       watch.appendFailed(error, lost, failure(error))
@@ -304,8 +317,8 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
   // A cluster by the seeds it was given (its client's own options name no node).
   const storeName = address.cluster ? `${tls ? 'rediss' : 'redis'}://${address.nodes.map((n) => `${n.host}:${n.port}`).join(',')}` : path ? `unix://${path}` : `${tls ? 'rediss' : 'redis'}://${host}:${port}/${db ?? 0}`
   const watch = createOperatorWatch({ redis, batch, log, prefix: keys.prefix, twin: name, replica, store: storeName, secrets: [password], position: () => ({ applied, seen: seenHead }), ...(lagWarnOps !== undefined ? { lagWarnOps } : {}), tick: () => void probe().catch(() => {}) })
-  batch.define('twinActivity', 2, ACTIVITY_RECORD)
-  const shared: SharedContext = { redis, prefix: keys.prefix, generation: () => gen, sync: () => catchUp(), guard, batch }
+  batch.define('twinActivity', 3, ACTIVITY_RECORD)
+  const shared: SharedContext = { redis, prefix: keys.prefix, generation: () => gen, sync: () => catchUp(), guard, batch, cfg: keys.cfg, ids }
 
   /**
    * When the store loses the twin (restarted without persistence, FLUSHALL/FLUSHDB, its keys evicted
@@ -315,9 +328,10 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
    * log), the others go on from it. An operator expects a shared twin to outlive its store's mishaps
    * as it outlives a replica's; a twin silently back to its seed world, replaying an idempotency key
    * as a second resource, would be the worst answer. What the replicas do not hold (the rate-limit
-   * windows, the journal, traces and activity log) is lost, and said. A replica that cannot restore
-   * (its copy dropped past its bound, another twin created under the name meanwhile) answers 503
-   * until it is restarted.
+   * windows, the journal, traces and activity log) is lost, and said; the ids the twin hands out go on
+   * past every replica's (ids.ts: the replica that restores asks the others first, and one that keeps
+   * more of the log restores instead). A replica that cannot restore (its copy dropped past its bound,
+   * another twin created under the name meanwhile) answers 503 until it is restarted.
    */
   let droppedSaid = false
   const keptLog = () =>
@@ -366,6 +380,17 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
     await send()
   }
 
+  /** Waits (up to RESTORE_DEFER_MS) for the store to hold the twin whole with `count` entries or more. */
+  const restoredBy = async (count: number) => {
+    const deadline = performance.now() + RESTORE_DEFER_MS
+    // Terminates: the deadline bounds the loop.
+    while (performance.now() < deadline) {
+      const [[, got], [, length]] = ((await redis.pipeline().mget(keys.cfg, keys.head).xlen(keys.log).exec()) ?? []) as [[unknown, Array<string | null>], [unknown, number]]
+      if (got?.[0] === cfgText && Number(got[1] ?? 0) >= count && length === Number(got[1] ?? 0)) return
+      await new Promise((resolve) => setTimeout(resolve, 20))
+    }
+  }
+
   const restoreTwin = async (why: string) => {
     counters.twinLosses++
     // The lease went with the store (or is another replica's now): a write takes it anew.
@@ -376,23 +401,43 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
       log(`${lostWho}: the shared store ${storeName} lost the twin (${why}): ${causes}. This replica cannot restore it (its copy of the log was dropped past SHOPTWIN_RESTORE_MAX_MB); its requests get 503 until it is restarted, which creates the twin anew. ${toDo}`)
       return
     }
+    // Every replica's highest ids first (the last given out before the loss may be another's): the
+    // restore sets the counters past them.
+    const expected = watch.peers()
+    const answers = await batch.ask(expected, String(kept.count))
+    answers.delete(replica)
+    watch.heard([...answers.keys()])
+    const high = highestOf(ids, answers.values())
+    const silent = expected.filter((id) => !answers.has(id))
+    // A replica that keeps more of the log restores it (asked, it looked at the store): this one waits
+    // for that, and adopts it, rather than write less and lose that replica's last writes.
+    const fuller = Math.max(-1, ...[...answers.values()].map((answer) => Number(answer.split(' ')[3] ?? -1)))
+    if (fuller > kept.count) await restoredBy(fuller)
     const n = kept.count
     const staged = `${keys.prefix}restore:${replica}`
     await stage(staged, n)
-    const [outcome, head, records] = await redis.twinRestore(keys.cfg, keys.head, keys.log, keys.gen, staged, keys.idemIndex(gen), cfgText, n, gen, kept.lastReset, `${keys.prefix}g${gen}:idem:`, MAX_RECORDS)
+    const [outcome, head, third, mask = 0, ...values] = await redis.twinRestore(keys.cfg, keys.head, keys.log, keys.gen, staged, keys.idemIndex(gen), keys.ids.trace, keys.ids.journal, keys.ids.activity, cfgText, n, gen, kept.lastReset, `${keys.prefix}g${gen}:idem:`, MAX_RECORDS, high.trace, high.journal, high.activity)
+    const idsNow = Object.fromEntries(ID_KINDS.map((k, i) => [k, Number(values[i] ?? 0)])) as Record<IdKind, number>
+    if (outcome !== -1) for (const k of ID_KINDS) ids.saw(k, idsNow[k])
+    // Which replicas said their ids (and which, heard from lately, did not: ids they gave out past these may be given again).
+    const asked = `the highest this replica and ${answers.size} other${answers.size === 1 ? '' : 's'} knew of${silent.length ? `; ${silent.length} heard from lately did not answer (${silent.join(', ')}): ids ${silent.length === 1 ? 'it' : 'they'} gave out past these may be given again` : ''}`
     if (outcome === 2) {
       counters.twinRestores++
       // Rebuilt from the log it wrote: what it held may include a write the store refused meanwhile.
       dirty = true
-      log(`${lostWho}: the shared store ${storeName} lost the twin (${why}): ${causes}. This replica restored it from its copy: ${head} log entries, generation ${gen}, ${records} idempotency records; lost: the rate-limit windows, and the journal, traces and activity log. ${toDo}`)
+      log(`${lostWho}: the shared store ${storeName} lost the twin (${why}): ${causes}. This replica restored it from its copy: ${head} log entries, generation ${gen}, ${third} idempotency records, and its ids go on past ${idsText(idsNow)} (${asked}); lost: the rate-limit windows, and the journal, traces and activity log. ${toDo}`)
     } else if (outcome === 1) {
       counters.twinRestores++
-      log(`${lostWho}: the shared store ${storeName} lost part of the twin (${why}): ${causes}. Its log was whole (head ${head}); this replica wrote back its settings and generation. ${toDo}`)
+      const what = [...(mask & 1 ? ['its settings'] : []), ...(mask & 2 ? ['its generation'] : []), ...raisedText(mask, idsNow)]
+      log(`${lostWho}: the shared store ${storeName} lost part of the twin (${why}): ${causes}. Its log was whole (head ${head}); this replica wrote back ${listed(what)}${mask & 28 ? ` (${asked})` : ''}. ${toDo}`)
     } else if (outcome === 0) {
       log(`${lostWho}: the shared store ${storeName} lost the twin (${why}); another replica had restored it already (head ${head}): this replica goes on from it. ${toDo}`)
     } else if (outcome === -2) {
+      // The store's log is the twin: this replica's copy and what it applied past the common entries go, and it rebuilds.
       dirty = true
-      log(`${lostWho}: the shared store ${storeName} lost the twin (${why}); another replica restored it with less, and it was written since (head ${head}): the ${n - head!} entries this replica had past it are lost; it rebuilds from the store's log. ${toDo}`)
+      kept = keptLog()
+      gen = third!
+      log(`${lostWho}: the shared store ${storeName} lost the twin (${why}); another replica restored it with less, and it was written since (head ${head}): the ${n - Number(values[3])} entries this replica had past it are lost; it rebuilds from the store's log. ${toDo}`)
     } else {
       orphaned = `The shared state store lost twin '${name}' (${why}) and another twin was created under its name meanwhile; this replica cannot restore it: its operator restarts it (it then serves the twin the store holds)`
       log(`${lostWho}: the shared store ${storeName} lost the twin (${why}): ${causes}; another twin was created under the name meanwhile (a replica started after the loss), so this replica does not restore it: its requests get 503 until it is restarted. ${toDo}`)
@@ -401,22 +446,42 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
 
   /**
    * Each second (the operator watch's timer), a look at the twin's keys, so a loss is noticed (and the
-   * twin restored) with no request: before a replica started meanwhile would create a fresh twin.
+   * twin restored) with no request: before a replica started meanwhile would create a fresh twin. It
+   * also reads the log's entry at this replica's last: another replica that restored the twin with less
+   * and was written on past this one's head left the head and settings as they look whole, not that entry.
    */
   const probe = async () => {
     if (restoring || orphaned || redis.status !== 'ready' || !state) return
     const known = kept.count
+    const last = kept.last()
+    const seen = ids.seenNow()
     counters.probes++
     probing = true
-    const sent = redis.pipeline().mget(keys.cfg, keys.head, keys.gen).xlen(keys.log).exec()
+    const sent = redis.pipeline().mget(keys.cfg, keys.head, keys.gen, keys.ids.trace, keys.ids.journal, keys.ids.activity).xlen(keys.log).hkeys(watch.reportsKey).xrange(keys.log, `${known}-0`, `${known}-0`).exec()
     probing = false
     const answers = await sent
     if (!answers || answers.some(([error]) => error)) return
-    const [cfg, head, g] = answers[0]![1] as Array<string | null>
+    const [cfg, head, g, ...counted] = answers[0]![1] as Array<string | null>
     const length = answers[1]![1] as number
+    // The replicas that reported lately: a restore asks each of them for its ids (the store may lose their reports).
+    watch.heard(answers[2]![1] as string[])
+    const atLast = (answers[3]![1] as Array<[string, string[]]>)[0]?.[1][1]
+    const values = Object.fromEntries(ID_KINDS.map((k, i) => [k, counted[i] == null ? null : Number(counted[i])])) as Record<IdKind, number | null>
     const why =
-      cfg === null ? 'its settings (cfg) are gone' : Number(head ?? 0) < known ? `its log's head is ${Number(head ?? 0)}, behind the ${known} entries this replica applied` : length < Number(head ?? 0) ? `its log has ${length} entries though its head is ${Number(head)}` : Number(g ?? 0) < gen ? `its generation is ${Number(g ?? 0)}, behind this replica's ${gen}` : ''
-    if (why) await storeLost(why)
+      cfg === null
+        ? 'its settings (cfg) are gone'
+        : Number(head ?? 0) < known
+          ? `its log's head is ${Number(head ?? 0)}, behind the ${known} entries this replica applied`
+          : length < Number(head ?? 0)
+            ? `its log has ${length} entries though its head is ${Number(head)}`
+            : Number(g ?? 0) < gen
+              ? `its generation is ${Number(g ?? 0)}, behind this replica's ${gen}`
+              : last !== undefined && atLast !== undefined && atLast !== last
+                ? `its log's entry ${known} is not the one this replica applied there`
+                : ids.behind(values, seen)
+    if (why) return storeLost(why)
+    // What the other replicas numbered: a restore moves the counters past it even if they do not answer.
+    for (const k of ID_KINDS) ids.saw(k, values[k] ?? 0)
   }
 
   /** A completed record in its hash, as the commit writes it (outside a commit: a claim's record put back). */
@@ -1166,7 +1231,11 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
   // The activity log, the journal and the traces are not part of an answer: a request does not wait
   // for them; they go to the store together, one pipeline for a burst of requests (batch.ts).
   const appendActivity = batch.lane<string>('activity', (pipeline, entries) => {
-    ;(pipeline as unknown as Commands).twinActivity(keys.activity, keys.activityId, ACTIVITY_MAX, ...entries)
+    ;(pipeline as unknown as Commands).twinActivity(keys.activity, keys.ids.activity, keys.cfg, ACTIVITY_MAX, ids.seen('activity'), ...entries)
+    // The last id numbered: the counter is at least it from now on.
+    return ([id]) => {
+      if (typeof id === 'number') ids.saw('activity', id)
+    }
   })
   const activity: ActivityStore = {
     record(input) {
@@ -1198,6 +1267,13 @@ const CONTENDED_MS = 1000
 const TTL_MS = 24 * 60 * 60 * 1000
 const IN_FLIGHT_MS = 60 * 1000
 const MAX_RECORDS = 10_000
+/** How long a replica about to restore the twin waits for another that keeps more of its log to restore it (ms). */
+const RESTORE_DEFER_MS = 2000
+
+/** "a, b and c". */
+function listed(words: string[]): string {
+  return words.length < 2 ? (words[0] ?? 'nothing') : `${words.slice(0, -1).join(', ')} and ${words.at(-1)}`
+}
 
 /** The store no longer holds the twin this replica serves (`why`: what showed it); caught by the replica, which restores it. */
 class TwinLost extends Error {

@@ -6,7 +6,8 @@
  *
  * Keys, under the twin's hash tag (mock/twin/redis/index.ts names the others):
  *   g<gen>:journal   the entries, oldest first (a reset starts a new generation: an empty journal everywhere)
- *   journal:id       the entries' numbers (they go on after a clear or a reset, as in memory)
+ *   journal:id       the entries' numbers (they go on after a clear or a reset, as in memory, and after
+ *                    the store lost the twin: ids.ts)
  *
  * Order: the entries of all replicas by the instant each request arrived (wall clock, microseconds),
  * then by the store's number; so a client's requests sent one after another through a balancer are
@@ -16,22 +17,28 @@ import type { ChainableCommander, Redis } from 'ioredis'
 import { REDACTED, SECRET_HEADERS, type JournalEntry, type JournalFilter, type JournalStore } from '../../stores/journal.ts'
 import { GC_MS } from './scripts.ts'
 import type { AppendBatch } from './batch.ts'
+import { LOST_IDS, type IdMarks } from './ids.ts'
 
 /**
- * Appends entries, numbered, and keeps the newest `cap`.
- * KEYS: list, counter. ARGV: cap, gc ms, then per entry `<arrival>|<JSON without id>`.
+ * Appends entries, numbered, and keeps the newest `cap`; refused, nothing numbered, where the store
+ * lost the twin or the counter (ids.ts: an id is never given twice).
+ * KEYS: list, counter, cfg. ARGV: cap, gc ms, the counter's value this replica saw, then per entry
+ * `<arrival>|<JSON without id>`. Returns the last id.
  * An entry is kept as `<arrival>|{"id":N,...}` (the id first, as the in-memory journal shows it).
  */
-export const JOURNAL_APPEND = `
-for i = 3, #ARGV do
+export const JOURNAL_APPEND = `${LOST_IDS}
+local lost = lostIds(KEYS[3], KEYS[2], ARGV[3], 'journal ids')
+if lost then return redis.error_reply(lost) end
+local id = 0
+for i = 4, #ARGV do
   local e = ARGV[i]
   local bar = string.find(e, '|', 1, true)
-  local id = redis.call('INCR', KEYS[2])
+  id = redis.call('INCR', KEYS[2])
   redis.call('RPUSH', KEYS[1], string.sub(e, 1, bar) .. '{"id":' .. id .. ',' .. string.sub(e, bar + 2))
 end
 redis.call('LTRIM', KEYS[1], -tonumber(ARGV[1]), -1)
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
-return 1
+return id
 `
 
 /** What the shared journal and traces need of their replica. */
@@ -46,9 +53,13 @@ export interface SharedContext {
   /** A store error becomes the twin's 503 (StoreUnavailable). */
   guard<T>(run: () => Promise<T>): Promise<T>
   batch: AppendBatch
+  /** The settings' key (a script that numbers finds there whether the store still holds the twin). */
+  cfg: string
+  /** What this replica knows of the twin's counters (ids.ts). */
+  ids: IdMarks
 }
 
-type Appender = ChainableCommander & { twinJournal(list: string, counter: string, ...args: Array<string | number>): ChainableCommander }
+type Appender = ChainableCommander & { twinJournal(list: string, counter: string, cfg: string, ...args: Array<string | number>): ChainableCommander }
 
 /** An entry as it goes to the store: its arrival (wall clock), then its JSON without the id, secrets redacted. */
 function storedEntry(entry: JournalEntry, arrival: number): string {
@@ -62,7 +73,7 @@ function storedEntry(entry: JournalEntry, arrival: number): string {
 /** The journal of a shared twin (`max`: entries kept, as `journalSize` in memory). */
 export function createRedisJournal(ctx: SharedContext, { max = 1000 } = {}): JournalStore {
   const { redis, prefix } = ctx
-  ctx.batch.define('twinJournal', 2, JOURNAL_APPEND)
+  ctx.batch.define('twinJournal', 3, JOURNAL_APPEND)
   const listKey = (gen: number) => `${prefix}g${gen}:journal`
   const counterKey = `${prefix}journal:id`
   const wall = () => performance.timeOrigin + performance.now()
@@ -70,7 +81,11 @@ export function createRedisJournal(ctx: SharedContext, { max = 1000 } = {}): Jou
   const append = ctx.batch.lane<{ gen: number; entry: JournalEntry; arrival: number }>('journal', (pipeline, items) => {
     // Usually one generation; a reset between two requests of one burst makes two.
     for (const gen of new Set(items.map((i) => i.gen))) {
-      ;(pipeline as Appender).twinJournal(listKey(gen), counterKey, max, GC_MS, ...items.filter((i) => i.gen === gen).map((i) => storedEntry(i.entry, i.arrival)))
+      ;(pipeline as Appender).twinJournal(listKey(gen), counterKey, ctx.cfg, max, GC_MS, ctx.ids.seen('journal'), ...items.filter((i) => i.gen === gen).map((i) => storedEntry(i.entry, i.arrival)))
+    }
+    // The ids numbered: the counter is at least the last one from now on.
+    return (replies) => {
+      for (const id of replies) if (typeof id === 'number') ctx.ids.saw('journal', id)
     }
   })
   // The instant it arrived: now less the time it took (an entry without a duration arrived now).

@@ -25,6 +25,8 @@ export interface KeptLog {
   push(seq: number, field: string, value: string, reset: boolean): void
   /** The entries in order, `[field, value]`. */
   entries(): Iterable<[string, string]>
+  /** The last entry's value (entry `count`), while the copy is whole. */
+  last(): string | undefined
 }
 
 /** A copy from the twin's creation; `onDropped` is told once when it passes the bound. */
@@ -68,5 +70,6 @@ export function createKeptLog({ maxBytes = KEPT_MAX_BYTES, onDropped = (_bytes: 
     *entries() {
       for (let i = 0; i < values.length; i++) yield [fields[i]!, values[i]!]
     },
+    last: () => (whole ? values.at(-1) : undefined),
   }
 }

@@ -221,6 +221,9 @@ export function createOperatorWatch({ redis, batch, log, prefix, twin, replica, 
   const report = batch.lane<number>('heads', (pipeline, heads) => {
     ;(pipeline as unknown as { twinReportHead(key: string, ...args: Array<string | number>): void }).twinReportHead(hashKey, replica, heads.at(-1)!, REPORT_STALE_MS, GC_MS)
   })
+  // The other replicas whose reports the store held lately (this replica's clock), kept here: the
+  // store may lose their reports with the twin, and a replica that restores it asks each (ids.ts).
+  const peers = new Map<string, number>()
 
   const watch = {
     /**
@@ -292,6 +295,19 @@ export function createOperatorWatch({ redis, batch, log, prefix, twin, replica, 
       const { applied } = position()
       rows.set(replica, { replica, applied, lag: logHead === null ? null : Math.max(0, logHead - applied), reported_ms_ago: 0 })
       return [...rows.values()].sort((a, b) => (a.replica < b.replica ? -1 : 1))
+    },
+    /** The key of the replicas' head reports. */
+    reportsKey: hashKey,
+    /** Replicas heard from now: their head reports in the store (read each second), their answers to an ask. */
+    heard(ids: string[]) {
+      const now = Date.now()
+      for (const id of ids) if (id !== replica) peers.set(id, now)
+    },
+    /** The other replicas of the twin heard from in the last REPORT_STALE_MS, as this replica last read their reports. */
+    peers(): string[] {
+      const now = Date.now()
+      for (const [id, at] of peers) if (now - at > REPORT_STALE_MS) peers.delete(id)
+      return [...peers.keys()]
     },
     metrics: () => ({ lag_warn_ops: lagWarnOps, store_episodes: storeEpisode.episodes, topology_episodes: topologyEpisode.episodes, append_episodes: appendEpisode.episodes, behind_episodes: behindEpisode.episodes }),
     /** Stops watching; the replica's report goes (it is not there any more), after any still in the batch. */

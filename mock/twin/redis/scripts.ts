@@ -3,6 +3,7 @@
  * hash tag (one slot). Times are the twin's clock (epoch ms, passed in): a frozen or moved clock
  * decides windows and expiry, not Redis. Wall-clock expiries (PEXPIRE) only collect garbage long after.
  */
+import { LOST_IDS, RAISE_IDS } from './ids.ts'
 
 /** Two days: how long a record or counter outlives its use, whatever the twin's clock does meanwhile. */
 export const GC_MS = 2 * 86_400_000
@@ -255,15 +256,20 @@ return 0
 `
 
 /**
- * Entries of the account's activity log, in order: each numbered, appended to a capped stream.
- * KEYS: stream, counter. ARGV: cap, then each entry's JSON without id.
+ * Entries of the account's activity log, in order: each numbered, appended to a capped stream; refused,
+ * nothing numbered, where the store lost the twin or the counter (ids.ts: an id is never given twice).
+ * KEYS: stream, counter, cfg. ARGV: cap, the counter's value this replica saw, then each entry's JSON
+ * without id. Returns the last id.
  */
-export const ACTIVITY_RECORD = `
-for i = 2, #ARGV do
-  local id = redis.call('INCR', KEYS[2])
+export const ACTIVITY_RECORD = `${LOST_IDS}
+local lost = lostIds(KEYS[3], KEYS[2], ARGV[2], 'activity ids')
+if lost then return redis.error_reply(lost) end
+local id = 0
+for i = 3, #ARGV do
+  id = redis.call('INCR', KEYS[2])
   redis.call('XADD', KEYS[1], 'MAXLEN', '=', ARGV[1], '*', 'id', id, 'entry', ARGV[i])
 end
-return #ARGV - 1
+return id
 `
 
 /** Extends the lease if this replica still holds it (a write that takes long, on a live replica). KEYS: lease. ARGV: token, ms. */
@@ -279,38 +285,65 @@ return 0
  * newer one (it finds the store's log at least as long as its own and adopts it). A replica that
  * applied more writes its log over a shorter one only if the store's last entry is its own entry at
  * that place (the shorter log is a prefix of its own: another replica restored what it had applied);
- * else the store's log was written since, and wins. The replica's log was staged beforehand in a key
- * of its own (KEYS[5]), renamed into place here. The current generation's idempotency records are
- * written back from the log's `rec` entries after its last reset.
- * KEYS: cfg, head, log, gen, staged log, the records' index. ARGV: cfg (JSON), entries staged, gen,
- * the last reset's entry, the records' key prefix (`…g<gen>:idem:`), maxRecords.
- * Returns {2, head, records} (restored), {1, head} (the log whole: its settings or generation written
- * back), {0, head} (whole: adopted), {-1} (another twin's settings under the name), {-2, head} (the
- * store's log is not a prefix of the staged one: adopted).
+ * else the store's log was written since, and wins; so too where the store's log is as long as the
+ * replica's or longer but its entry at the replica's last is another (restored with less and written
+ * on past it). The replica's log was staged beforehand in a key of its own (KEYS[5]), renamed into
+ * place here. The current generation's idempotency records are written back from the log's `rec`
+ * entries after its last reset.
+ * Whatever the outcome (but another twin's), the id counters go past the highest any replica said it
+ * knows (ids.ts: asked before), in the same step: no id is given twice.
+ * KEYS: cfg, head, log, gen, staged log, the records' index, the trace, journal and activity counters.
+ * ARGV: cfg (JSON), entries staged, gen, the last reset's entry, the records' key prefix
+ * (`…g<gen>:idem:`), maxRecords, the highest trace, journal and activity ids.
+ * Returns {outcome, head, records or gen, what was written back (1 cfg, 2 gen, 4 8 16 the counters),
+ * trace, journal, activity counters}: outcome 2 (restored; records), 1 (the log whole: its settings,
+ * generation or counters written back), 0 (whole: adopted), -2 (the store's log and the staged one
+ * part: adopted; the store's gen, and an 8th value, the last entry they share), or {-1} (another
+ * twin's settings under the name).
  */
 export const RESTORE = `${INDEX}
+${RAISE_IDS}
 local cfg = redis.call('GET', KEYS[1])
 if cfg and cfg ~= ARGV[1] then return {-1} end
+local mask = 0
+local counters = {}
+for i = 1, 3 do
+  local value, moved = raiseIds(KEYS[6 + i], ARGV[6 + i])
+  counters[i] = value
+  if moved == 1 then mask = mask + 2 ^ (i + 1) end
+end
 local head = tonumber(redis.call('GET', KEYS[2]) or '0')
 local len = redis.call('XLEN', KEYS[3])
 local n = tonumber(ARGV[2])
 local gen = tonumber(redis.call('GET', KEYS[4]) or '0')
 local whole = len == head
-if whole and head >= n then
-  local repaired = 0
-  if not cfg then redis.call('SET', KEYS[1], ARGV[1]); repaired = 1 end
-  if gen < tonumber(ARGV[3]) then redis.call('SET', KEYS[4], ARGV[3]); repaired = 1 end
-  redis.call('DEL', KEYS[5])
-  if repaired == 1 then return {1, head} end
-  return {0, head}
-end
-if whole and head > 0 then
-  local theirs = redis.call('XRANGE', KEYS[3], head .. '-0', head .. '-0')
-  local ours = redis.call('XRANGE', KEYS[5], head .. '-0', head .. '-0')
-  if #theirs == 0 or #ours == 0 or theirs[1][2][2] ~= ours[1][2][2] then
-    redis.call('DEL', KEYS[5])
-    return {-2, head}
+if whole then
+  -- Where the store's log and the staged one part (entries past that point differ: another replica
+  -- restored less and the log was written since), by bisection; none: one is the other's beginning.
+  local function same(seq)
+    if seq == 0 then return true end
+    local theirs = redis.call('XRANGE', KEYS[3], seq .. '-0', seq .. '-0')
+    local ours = redis.call('XRANGE', KEYS[5], seq .. '-0', seq .. '-0')
+    return #theirs == 1 and #ours == 1 and theirs[1][2][1] == ours[1][2][1] and theirs[1][2][2] == ours[1][2][2]
   end
+  local top = math.min(head, n)
+  if not same(top) then
+    local lo, hi = 0, top
+    while hi - lo > 1 do
+      local mid = math.floor((lo + hi) / 2)
+      if same(mid) then lo = mid else hi = mid end
+    end
+    redis.call('DEL', KEYS[5])
+    if not cfg then redis.call('SET', KEYS[1], ARGV[1]); mask = mask + 1 end
+    return {-2, head, gen, mask, counters[1], counters[2], counters[3], lo}
+  end
+end
+if whole and head >= n then
+  if not cfg then redis.call('SET', KEYS[1], ARGV[1]); mask = mask + 1 end
+  if gen < tonumber(ARGV[3]) then redis.call('SET', KEYS[4], ARGV[3]); mask = mask + 2 end
+  redis.call('DEL', KEYS[5])
+  if mask > 0 then return {1, head, 0, mask, counters[1], counters[2], counters[3]} end
+  return {0, head, 0, 0, counters[1], counters[2], counters[3]}
 end
 if n > 0 then
   redis.call('RENAME', KEYS[5], KEYS[3])
@@ -334,5 +367,5 @@ if n > tonumber(ARGV[4]) then
     end
   end
 end
-return {2, n, records}
+return {2, n, records, mask, counters[1], counters[2], counters[3]}
 `

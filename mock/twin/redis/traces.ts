@@ -9,6 +9,8 @@
  * Ids are unique across the replicas: each takes blocks of numbers from the store (one round trip per
  * block, fetched ahead of need, never on a request's path). Were a replica to run out while the store
  * is away, it numbers on, and those traces stay its own (not sent: their numbers were not granted).
+ * A block is refused where the store lost the twin or its counter (ids.ts): ids go on past every
+ * replica's once the twin is restored, never from 1 again.
  *
  * A cached answer is the same bytes every time it is sent: a replica sends them once, and the traces
  * of the answers it gave from them refer to them (counted; dropped with the last trace that refers to
@@ -20,12 +22,14 @@
  *   g<gen>:tr:meta, :req, :res  the traces by id: summary and all but the bodies, the request body, the answer's body
  *   g<gen>:tr:bodies, :refs     shared answer bodies by reference, and how many traces refer to each
  *   g<gen>:tr:bref              the reference of a trace whose answer is a shared body
- *   trace:ids                   the last number granted (ids go on after a reset, as in memory)
+ *   trace:ids                   the last number granted (ids go on after a reset, as in memory, and
+ *                               after the store lost the twin: ids.ts)
  */
 import { randomUUID } from 'node:crypto'
 import type { ChainableCommander } from 'ioredis'
 import { storedTrace, traceMatches, type TraceReader, type TraceRecord, type TraceSink, type TraceStore } from '../../trace/store.ts'
 import type { TraceSummary } from '../../trace/types.ts'
+import { LOST_IDS } from './ids.ts'
 import type { SharedContext } from './journal.ts'
 import { GC_MS } from './scripts.ts'
 
@@ -33,6 +37,16 @@ import { GC_MS } from './scripts.ts'
 export const TRACE_ID_BLOCK = 1024
 /** How often an open console asks for new traces (ms). */
 export const FEED_POLL_MS = 100
+
+/**
+ * A block of ids: the counter moved on by `block`, unless the store lost the twin or the counter
+ * (ids.ts). KEYS: counter, cfg. ARGV: block, the counter's value this replica saw. Returns the block's last id.
+ */
+export const TRACE_IDS = `${LOST_IDS}
+local lost = lostIds(KEYS[2], KEYS[1], ARGV[2], 'trace ids')
+if lost then return redis.error_reply(lost) end
+return redis.call('INCRBY', KEYS[1], ARGV[1])
+`
 
 /**
  * Appends traces and drops the oldest beyond the cap.
@@ -81,6 +95,7 @@ return missing
 `
 
 type Appender = ChainableCommander & { twinTrace(...args: Array<string | number | Buffer>): ChainableCommander }
+type Granting = { twinTraceIds(counter: string, cfg: string, block: number, seen: number): Promise<number> }
 
 export interface SharedTraces extends TraceReader {
   /** Takes the first block of ids (before the replica answers). */
@@ -92,6 +107,7 @@ export interface SharedTraces extends TraceReader {
 export function createRedisTraces(ctx: SharedContext, local: TraceStore): SharedTraces {
   const { redis, prefix } = ctx
   ctx.batch.define('twinTrace', 7, TRACE_APPEND)
+  redis.defineCommand('twinTraceIds', { numberOfKeys: 2, lua: TRACE_IDS })
   const keys = (gen: number) => {
     const p = `${prefix}g${gen}:tr:`
     return { feed: `${p}feed`, meta: `${p}meta`, req: `${p}req`, res: `${p}res`, bodies: `${p}bodies`, refs: `${p}refs`, bref: `${p}bref` }
@@ -113,10 +129,11 @@ export function createRedisTraces(ctx: SharedContext, local: TraceStore): Shared
   /** Numbers given out past a block's end (the store was away): those traces are not sent. */
   const unshared = new Set<number>()
   const fetchBlock = (): Promise<void> =>
-    (fetching ??= redis
-      .incrby(idsKey, TRACE_ID_BLOCK)
+    (fetching ??= (redis as unknown as Granting)
+      .twinTraceIds(idsKey, ctx.cfg, TRACE_ID_BLOCK, ctx.ids.seen('trace'))
       .then(
         (top) => {
+          ctx.ids.saw('trace', top)
           next = [top - TRACE_ID_BLOCK, top]
         },
         () => {},
@@ -166,6 +183,7 @@ export function createRedisTraces(ctx: SharedContext, local: TraceStore): Shared
       // Half of the block used: the next one is asked for, off the request's path.
       if (!next && end - last <= TRACE_ID_BLOCK / 2) void fetchBlock()
       const id = ++last
+      ctx.ids.gave('trace', id)
       if (id > end) {
         unshared.add(id)
         end = last
