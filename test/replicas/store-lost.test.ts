@@ -9,8 +9,8 @@
  * another (it lets the fuller one restore; overtaken, the fuller one's extra writes are lost, and
  * said). The ids the twin hands out (trace, journal, activity) never start over. `npm run test:replicas`.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { redisCommand, startRedis, type TestRedis } from '../support/redis.ts'
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest'
+import { type RedisOptions, redisCommand, startRedis, type TestRedis } from '../support/redis.ts'
 import { automation, automationTitles, call, FROZEN, firstShop, readSweep, type Replica, type Reply, startReplica, startReplicas } from '../support/replicas.ts'
 
 /** Neither AOF nor RDB, and a maxmemory policy that evicts any key: the store an operator should not give a twin. */
@@ -21,6 +21,13 @@ beforeAll(async () => {
 afterAll(async () => {
   await careless?.stop()
 })
+
+/** A Redis of the test's own, stopped when the test ends (also when its replicas never started). */
+const ownRedis = async (options?: RedisOptions) => {
+  const own = await startRedis(options)
+  onTestFinished(() => own.stop())
+  return own
+}
 
 const linesOf = (replica: Replica) =>
   replica
@@ -133,7 +140,7 @@ describe('the store loses the twin while its replicas run', () => {
   })
 
   it('two replicas that notice at once restore once: one writes the twin back, the other adopts it; a write after goes on from it', async () => {
-    const own = await startRedis()
+    const own = await ownRedis()
     const replicas = await startReplicas(2, { store: own.url, twin: 'once', args: ARGS })
     const shop = firstShop(replicas[0]!)
     try {
@@ -158,7 +165,7 @@ describe('the store loses the twin while its replicas run', () => {
   })
 
   it('a replica with less of the log that finds the loss first asks the others: the one that keeps more restores the twin, and it adopts it (no write lost)', async () => {
-    const own = await startRedis({ persistence: false })
+    const own = await ownRedis({ persistence: false })
     const [less, more] = await startReplicas(2, { store: own.url, twin: 'fuller', args: ARGS })
     try {
       const shop = firstShop(less!)
@@ -193,7 +200,7 @@ describe('the store loses the twin while its replicas run', () => {
   })
 
   it('a replica stopped while the store lost the twin and another twin was created under its name: it restores nothing over it, answers 503 {error} saying so, one line', async () => {
-    const own = await startRedis()
+    const own = await ownRedis()
     const old = await startReplica({ store: own.url, twin: 'taken', args: ARGS })
     let other: Replica | undefined
     try {
@@ -224,7 +231,7 @@ describe('restores that cannot be whole', () => {
   const KEEPS_NONE = /^shoptwin: replica \w+ of twin 'dropped' keeps no copy of the twin's log past [\d.]+ MB \(SHOPTWIN_RESTORE_MAX_MB [\d.]+\): should the store lose the twin, this replica cannot restore it \(another replica may\)$/
 
   it('a replica whose copy of the log went past SHOPTWIN_RESTORE_MAX_MB says so once; when the store loses the twin it restores nothing, says so in one line, and answers 503 {error} until it is restarted; a replica that kept its copy restores the twin, and the restarted one serves it', async () => {
-    const own = await startRedis({ persistence: false })
+    const own = await ownRedis({ persistence: false })
     // One replica's bound is one write's entries (a keyed write logs its operation and its record: more than 1 KB).
     const [dropped, keeper] = await startReplicas(2, { store: own.url, twin: 'dropped', args: ARGS }, (i): Record<string, string> => (i === 0 ? { SHOPTWIN_RESTORE_MAX_MB: '0.001' } : {}))
     let restarted: Replica | undefined
@@ -285,7 +292,7 @@ describe('restores that cannot be whole', () => {
     ['one write', 1, 4, "its log's head is 4, behind the 6 entries this replica applied"],
     ['two writes, as many entries as it had past the restored log', 2, 6, "its log's entry 6 is not the one this replica applied there"],
   ])("a replica that restored with less, then %s on it: a replica that had more finds its extra entries overwritten, says how many are lost, and serves the store's twin (the lost writes gone, the later ones there)", async (_, writesAfter, head, why) => {
-    const own = await startRedis({ persistence: false })
+    const own = await ownRedis({ persistence: false })
     const [less, more] = await startReplicas(2, { store: own.url, twin: 'overtaken', args: ARGS })
     try {
       const shop = firstShop(less!)
@@ -353,7 +360,7 @@ describe('the ids a twin hands out, across a loss of the store', () => {
   const PART = /^shoptwin: replica (\w+) of twin 'ids': the shared store unix:\/\/\S+ lost part of the twin \((its (trace|journal|activity) ids counter is \d+, behind the \d+ this replica saw)\): .*Its log was whole \(head \d+\); this replica wrote back (.+) \(the highest this replica and 1 other knew of\)\. To do: /
 
   it("trace, journal and activity ids go on past every replica's after the store lost the twin, though the replica that restores it never saw the last ones (another's); a replica that did not answer moves the counters past its own when it finds them behind, and says so", async () => {
-    const own = await startRedis({ persistence: false })
+    const own = await ownRedis({ persistence: false })
     const [a, b] = await startReplicas(2, { store: own.url, twin: 'ids', args: ARGS })
     try {
       const shop = firstShop(a!)
