@@ -12,6 +12,7 @@ import { checks, closest, helpText, isOn, outputDirProblem, parseFlags, usageLin
 import { portInUseMessage } from './port-holder.ts'
 import { redactStoreUrl } from './lib/redact-url.ts'
 import { shoptwinVersion } from './lib/version.ts'
+import { ORPHANED, stopWhenOrphaned } from './lib/orphan.ts'
 import { handleOutputErrors, keepServing } from './cli-output.ts'
 
 // Node's on-disk compile cache (os.tmpdir()/node-compile-cache; NODE_DISABLE_COMPILE_CACHE=1 turns
@@ -203,10 +204,10 @@ async function serve(args: string[]): Promise<number> {
   console.log(lines.join('\n'))
 
   let closing = false
-  const shutdown = (signal: string) => {
+  const shutdown = (why: string) => {
     if (closing) return
     closing = true
-    console.log(`\nshoptwin: ${signal} received, finishing in-flight requests...`)
+    console.log(`\nshoptwin: ${why}, finishing in-flight requests...`)
     mock.close().then(
       async () => {
         await mock.state.twin.close()
@@ -218,8 +219,9 @@ async function serve(args: string[]): Promise<number> {
       },
     )
   }
-  process.on('SIGINT', () => shutdown('SIGINT'))
-  process.on('SIGTERM', () => shutdown('SIGTERM'))
+  process.on('SIGINT', () => shutdown('SIGINT received'))
+  process.on('SIGTERM', () => shutdown('SIGTERM received'))
+  stopWhenOrphaned(() => shutdown(ORPHANED))
   return 0
 }
 

@@ -10,6 +10,7 @@ import { join } from 'node:path'
 import { loadProfile, type Profile } from '../conformance/certify-client/profile.ts'
 import { checks, helpText, outputDirProblem, parseFlags, usageLine, UsageError, type CommandSpec } from '../mock/cli-flags.ts'
 import { keepServing } from '../mock/cli-output.ts'
+import { stopWhenOrphaned } from '../mock/lib/orphan.ts'
 import { portInUseMessage } from '../mock/port-holder.ts'
 import type { Graded } from './grade.ts'
 import { startProxy, type ProxyReport } from './index.ts'
@@ -110,6 +111,7 @@ export async function main(argv: string[], { signal }: { signal?: AbortSignal } 
     const stop = () => resolve()
     process.once('SIGINT', stop)
     process.once('SIGTERM', stop)
+    stopWhenOrphaned(stop)
     signal?.addEventListener('abort', stop, { once: true })
   })
   const report = await proxy.stop()

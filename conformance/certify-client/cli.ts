@@ -13,6 +13,7 @@ import { join } from 'node:path'
 import { checks, helpText, outputDirProblem, parseFlags, usageLine, UsageError, type CommandSpec } from '../../mock/cli-flags.ts'
 import { portInUseMessage } from '../../mock/port-holder.ts'
 import { keepServing } from '../../mock/cli-output.ts'
+import { stopWhenOrphaned } from '../../mock/lib/orphan.ts'
 import { loadContract } from '../../openapi/index.ts'
 import { createServer } from '../../mock/server.ts'
 import { gradeRecording, type ClientReport } from './grade.ts'
@@ -124,6 +125,7 @@ export async function main(argv: string[]): Promise<number> {
       })
       process.once('SIGINT', () => resolve())
       process.once('SIGTERM', () => resolve())
+      stopWhenOrphaned(resolve)
     })
   }
   const report = gradeRecording(session.finish(), { runErrors, requireOperations })

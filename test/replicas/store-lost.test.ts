@@ -49,6 +49,8 @@ const EVICTS = /^shoptwin: twin 'lost' on the shared store unix:\/\/\S+: maxmemo
 const VOLATILE = /^shoptwin: twin 'lost' on the shared store unix:\/\/\S+: neither AOF \(appendonly no\) nor RDB snapshots \(save ""\) are on: a restart of the store loses the twin unless a live replica restores it; turn appendonly yes on$/
 
 const ARGS = ['--rate-limit', 'off']
+/** An automation created under the Idempotency-Key `key` (its title too). */
+const keyedCreate = (url: string, shop: string, key: string) => call(url, 'POST', '/automations/create', shop, automation(key), { 'idempotency-key': key })
 
 /** The ways a store loses a twin that a test can make happen; each resolves once the twin's keys are gone. */
 const losses: Array<[string, (redis: TestRedis) => Promise<void>]> = [
@@ -90,7 +92,7 @@ describe('the store loses the twin while its replicas run', () => {
         // Two keyed writes before each loss, on two replicas; every replica has read them (it holds them).
         for (const n of [0, 1]) {
           const key = `lost-${episode}-${n}`
-          const reply = await call(replicas[(episode + n) % 3]!.url, 'POST', '/automations/create', shop, automation(key), { 'idempotency-key': key })
+          const reply = await keyedCreate(replicas[(episode + n) % 3]!.url, shop, key)
           expect(reply.status, reply.text).toBe(201)
           answers.set(key, reply)
         }
@@ -105,7 +107,7 @@ describe('the store loses the twin while its replicas run', () => {
         const after = `lost-${episode}-after`
         let reply: Reply = { status: 0, text: '' }
         for (let attempt = 0; attempt < 20 && reply.status !== 201; attempt++) {
-          reply = await call(replicas[episode % 3]!.url, 'POST', '/automations/create', shop, automation(after), { 'idempotency-key': after })
+          reply = await keyedCreate(replicas[episode % 3]!.url, shop, after)
           if (reply.status !== 201) expect({ status: reply.status, body: JSON.parse(reply.text) as unknown }, what).toEqual({ status: 503, body: { error: expect.stringMatching(/^The shared state store (had lost twin 'lost' when this write was committed|is unavailable)/) } })
           if (reply.status === 503) await new Promise((resolve) => setTimeout(resolve, 100))
         }
@@ -121,7 +123,7 @@ describe('the store loses the twin while its replicas run', () => {
         }
         // Every key sent before, retried on another replica: the first answer, byte for byte.
         for (const [key, first] of answers) {
-          const retry = await call(replicas[(Number(key.split('-')[1]) + 1) % 3]!.url, 'POST', '/automations/create', shop, automation(key), { 'idempotency-key': key })
+          const retry = await keyedCreate(replicas[(Number(key.split('-')[1]) + 1) % 3]!.url, shop, key)
           expect({ status: retry.status, text: retry.text, replayed: retry.replayed }, `${what}: ${key}`).toEqual({ status: first.status, text: first.text, replayed: 'true' })
         }
         expect(await automationTitles(replicas[2]!.url, shop, 'lost-'), what).toHaveLength(answers.size)
@@ -146,7 +148,7 @@ describe('the store loses the twin while its replicas run', () => {
     try {
       // A store with AOF and noeviction: neither start-up line.
       for (const r of replicas) expect(linesOf(r).filter((l) => / maxmemory-policy | neither AOF /.test(l))).toEqual([])
-      const first = await call(replicas[0]!.url, 'POST', '/automations/create', shop, automation('once-0'), { 'idempotency-key': 'once-0' })
+      const first = await keyedCreate(replicas[0]!.url, shop, 'once-0')
       expect(first.status).toBe(201)
       for (const r of replicas) expect(await automationTitles(r.url, shop, 'once-')).toEqual(['once-0'])
       await redisCommand(own.socket, 'FLUSHALL')
@@ -154,9 +156,9 @@ describe('the store loses the twin while its replicas run', () => {
       expect(reads).toEqual([['once-0'], ['once-0']])
       expect(await sumOf(replicas, 'twin_restores')).toBe(1)
       expect(countIn(replicas, RESTORED)).toBe(1)
-      const next = await call(replicas[1]!.url, 'POST', '/automations/create', shop, automation('once-1'), { 'idempotency-key': 'once-1' })
+      const next = await keyedCreate(replicas[1]!.url, shop, 'once-1')
       expect(next.status).toBe(201)
-      expect((await call(replicas[0]!.url, 'POST', '/automations/create', shop, automation('once-0'), { 'idempotency-key': 'once-0' })).text).toBe(first.text)
+      expect((await keyedCreate(replicas[0]!.url, shop, 'once-0')).text).toBe(first.text)
       for (const r of replicas) expect((await automationTitles(r.url, shop, 'once-')).sort()).toEqual(['once-0', 'once-1'])
     } finally {
       await Promise.all(replicas.map((r) => r.stop()))
@@ -169,18 +171,17 @@ describe('the store loses the twin while its replicas run', () => {
     const [less, more] = await startReplicas(2, { store: own.url, twin: 'fuller', args: ARGS })
     try {
       const shop = firstShop(less!)
-      const write = (r: Replica, key: string) => call(r.url, 'POST', '/automations/create', shop, automation(key), { 'idempotency-key': key })
-      expect((await write(less!, 'fuller-0')).status).toBe(201)
+      expect((await keyedCreate(less!.url, shop, 'fuller-0')).status).toBe(201)
       // `less` stopped while `more` writes: it holds 2 entries of the log, `more` 6.
       less!.signal('SIGSTOP')
-      for (const key of ['fuller-1', 'fuller-2']) expect((await write(more!, key)).status).toBe(201)
+      for (const key of ['fuller-1', 'fuller-2']) expect((await keyedCreate(more!.url, shop, key)).status).toBe(201)
       // Right after `more` looked at the store: `less`, continued, finds the loss first.
       await afterProbe(more!)
       await redisCommand(own.socket, 'FLUSHALL')
       less!.signal('SIGCONT')
       // A write at once on `less`: had it restored its 2 entries, this one would land on them, and `more`'s two writes be lost.
       let next: Reply = { status: 0, text: '' }
-      for (let attempt = 0; attempt < 20 && next.status !== 201; attempt++) next = await write(less!, 'fuller-3')
+      for (let attempt = 0; attempt < 20 && next.status !== 201; attempt++) next = await keyedCreate(less!.url, shop, 'fuller-3')
       expect(next.status, next.text).toBe(201)
       for (const r of [less!, more!]) {
         await expect.poll(async () => (await call(r.url, 'POST', '/automations/list', shop, { page_size: 1 })).status, { timeout: 15_000 }).toBe(200)
@@ -192,7 +193,7 @@ describe('the store loses the twin while its replicas run', () => {
       expect(countIn([less!], RESTORED)).toBe(0)
       expect(await metricsOf(less!)).toMatchObject({ twin_losses: 1, twin_restores: 0, log_head: 8, applied: 8 })
       // A retry of a write only `more` held replays on `less`.
-      expect((await write(less!, 'fuller-2')).replayed).toBe('true')
+      expect((await keyedCreate(less!.url, shop, 'fuller-2')).replayed).toBe('true')
     } finally {
       await Promise.all([less?.stop(), more?.stop()])
       await own.stop()
@@ -205,7 +206,7 @@ describe('the store loses the twin while its replicas run', () => {
     let other: Replica | undefined
     try {
       const shop = firstShop(old)
-      expect((await call(old.url, 'POST', '/automations/create', shop, automation('taken-0'), { 'idempotency-key': 'taken-0' })).status).toBe(201)
+      expect((await keyedCreate(old.url, shop, 'taken-0')).status).toBe(201)
       old.signal('SIGSTOP')
       await redisCommand(own.socket, 'FLUSHALL')
       other = await startReplica({ store: own.url, twin: 'taken', args: [...ARGS, '--seed', '7'] })
@@ -237,7 +238,7 @@ describe('restores that cannot be whole', () => {
     let restarted: Replica | undefined
     try {
       const shop = firstShop(dropped!)
-      const first = await call(dropped!.url, 'POST', '/automations/create', shop, automation('dropped-0'), { 'idempotency-key': 'dropped-0' })
+      const first = await keyedCreate(dropped!.url, shop, 'dropped-0')
       expect(first.status, first.text).toBe(201)
       // (A replica's lines reach this process beside its answers, not before them.)
       await expect.poll(() => linesOf(dropped!).filter((l) => KEEPS_NONE.test(l)).length).toBe(1)
@@ -245,7 +246,7 @@ describe('restores that cannot be whole', () => {
       expect(await metricsOf(dropped!)).toMatchObject({ restore_copy_bytes: null, restore_copy_entries: 2, twin_orphaned: false })
       expect(await metricsOf(keeper!)).toMatchObject({ restore_copy_bytes: expect.any(Number), restore_copy_entries: 2 })
       // A second write past the bound: said once, not again.
-      expect((await call(keeper!.url, 'POST', '/automations/create', shop, automation('dropped-1'), { 'idempotency-key': 'dropped-1' })).status).toBe(201)
+      expect((await keyedCreate(keeper!.url, shop, 'dropped-1')).status).toBe(201)
       await expect.poll(async () => (await metricsOf(dropped!)).restore_copy_entries).toBe(4)
       expect(linesOf(dropped!).filter((l) => / keeps no copy /.test(l))).toHaveLength(1)
 
@@ -276,7 +277,7 @@ describe('restores that cannot be whole', () => {
       await dropped!.stop()
       restarted = await startReplica({ store: own.url, twin: 'dropped', args: ARGS })
       expect((await automationTitles(restarted.url, shop, 'dropped-')).sort()).toEqual(['dropped-0', 'dropped-1'])
-      const retry = await call(restarted.url, 'POST', '/automations/create', shop, automation('dropped-0'), { 'idempotency-key': 'dropped-0' })
+      const retry = await keyedCreate(restarted.url, shop, 'dropped-0')
       expect({ status: retry.status, text: retry.text, replayed: retry.replayed }).toEqual({ status: first.status, text: first.text, replayed: 'true' })
     } finally {
       await Promise.all([dropped?.stop(), keeper?.stop(), restarted?.stop()])
@@ -296,12 +297,11 @@ describe('restores that cannot be whole', () => {
     const [less, more] = await startReplicas(2, { store: own.url, twin: 'overtaken', args: ARGS })
     try {
       const shop = firstShop(less!)
-      const write = (r: Replica, key: string) => call(r.url, 'POST', '/automations/create', shop, automation(key), { 'idempotency-key': key })
-      expect((await write(less!, 'overtaken-0')).status).toBe(201)
+      expect((await keyedCreate(less!.url, shop, 'overtaken-0')).status).toBe(201)
       await expect.poll(async () => (await metricsOf(more!)).restore_copy_entries).toBe(2)
       // `less` stopped: it does not hear of the next two writes, which only `more` holds.
       less!.signal('SIGSTOP')
-      const lost = [await write(more!, 'overtaken-1'), await write(more!, 'overtaken-2')]
+      const lost = [await keyedCreate(more!.url, shop, 'overtaken-1'), await keyedCreate(more!.url, shop, 'overtaken-2')]
       expect(lost.map((r) => r.status)).toEqual([201, 201])
       expect(await metricsOf(more!)).toMatchObject({ restore_copy_entries: 6 })
       // `more` stopped too; the store loses the twin; `less` goes on, restores what it had, and writes land on it.
@@ -311,7 +311,7 @@ describe('restores that cannot be whole', () => {
       const later = Array.from({ length: writesAfter }, (_, i) => `overtaken-${3 + i}`)
       for (const key of later) {
         let after: Reply = { status: 0, text: '' }
-        for (let attempt = 0; attempt < 20 && after.status !== 201; attempt++) after = await write(less!, key)
+        for (let attempt = 0; attempt < 20 && after.status !== 201; attempt++) after = await keyedCreate(less!.url, shop, key)
         expect(after.status, after.text).toBe(201)
       }
       await expect.poll(() => countIn([less!], RESTORED)).toBe(1)
@@ -329,7 +329,7 @@ describe('restores that cannot be whole', () => {
       }
       expect(await metricsOf(more!)).toMatchObject({ twin_orphaned: false, twin_restores: 0, log_head: head, applied: head, restore_copy_entries: head })
       // Its later writes go on from the store's log; a key of a lost write runs again (its record went with it).
-      const again = await write(more!, 'overtaken-1')
+      const again = await keyedCreate(more!.url, shop, 'overtaken-1')
       expect({ status: again.status, replayed: again.replayed }).toEqual({ status: 201, replayed: null })
       for (const r of [less!, more!]) expect((await automationTitles(r.url, shop, 'overtaken-')).sort()).toEqual(['overtaken-0', 'overtaken-1', ...later])
       expect(linesOf(more!).filter((l) => / lost (part of )?the twin /.test(l))).toHaveLength(1)
@@ -365,7 +365,7 @@ describe('the ids a twin hands out, across a loss of the store', () => {
     try {
       const shop = firstShop(a!)
       // A write, so the twin has a log to restore.
-      const write = await call(a!.url, 'POST', '/automations/create', shop, automation('ids-0'), { 'idempotency-key': 'ids-0' })
+      const write = await keyedCreate(a!.url, shop, 'ids-0')
       expect(write.status, write.text).toBe(201)
       const traces = [write.trace!, ...(await reads(a!, shop, 19))]
       expect(await journalIds(a!)).toHaveLength(20)
