@@ -8,16 +8,31 @@
  * backgrounded npx reaches neither it nor the shell, and npm stays: nothing here can see that. In a
  * terminal, Ctrl-C reaches the whole foreground group.)
  */
+import { readFileSync } from 'node:fs'
 
 /** Why the command stops when its npm parent went away, in its stop line. */
 export const ORPHANED = 'the npm process that started it ended'
 
-/** Calls `stop` once, within `everyMs`, when the process that started this one under npm is gone; the timer keeps nothing alive. */
+/** The parent of process `pid` (Linux: /proc), or undefined where it cannot be read. */
+function parentOf(pid: number): number | undefined {
+  try {
+    return Number(readFileSync(`/proc/${pid}/stat`, 'latin1').split(') ')[1]!.split(' ')[1])
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * Calls `stop` once, within `everyMs`, when the process that started this one under npm is gone: this
+ * one's parent changed (the shell died, or npm ran it without one), or the shell's parent did (npm
+ * exited and the shell lives on). The timer keeps nothing alive.
+ */
 export function stopWhenOrphaned(stop: () => void, everyMs = 500): void {
   if (process.env.npm_command === undefined) return
   const parent = process.ppid
+  const grandparent = parentOf(parent)
   const watch = setInterval(() => {
-    if (process.ppid === parent) return
+    if (process.ppid === parent && parentOf(parent) === grandparent) return
     clearInterval(watch)
     stop()
   }, everyMs)
