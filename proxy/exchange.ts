@@ -129,8 +129,11 @@ export class Redactor {
   curl(x: ProxyExchange, baseUrl: string): string {
     const headers = Object.fromEntries(Object.entries(x.requestHeaders).filter(([name]) => !HOP_OR_FORWARDED.has(name) && name !== 'content-encoding' && name !== 'accept-encoding'))
     for (const name of ['authorization', 'cookie', 'proxy-authorization']) if (headers[name]) headers[name] = REDACTED
-    const command = curlFor({ method: x.method, url: `${baseUrl}${x.path}${x.query}`, headers, body: x.requestBody || undefined }, this.variables, this.list())
-    return asksForCoding(x.requestHeaders['accept-encoding']) ? command.replace(/^curl -sS/, 'curl -sS --compressed') : command
+    // The asterisk form (OPTIONS *) is no URL's path: curl sends it with --request-target.
+    const asterisk = x.path === '*'
+    const command = curlFor({ method: x.method, url: asterisk ? baseUrl : `${baseUrl}${x.path}${x.query}`, headers, body: x.requestBody || undefined }, this.variables, this.list())
+    const options = `${asksForCoding(x.requestHeaders['accept-encoding']) ? ' --compressed' : ''}${asterisk ? " --request-target '*'" : ''}`
+    return options ? command.replace(/^curl -sS/, `curl -sS${options}`) : command
   }
 }
 

@@ -85,6 +85,12 @@ export function headEnd(buffer: Buffer, start: number, what = 'the request'): nu
   // A head whose lines end with a bare LF never ends with CRLF CRLF: refused as soon as it shows.
   const lf = buffer.indexOf(10, start)
   if (lf >= 0 && (lf === start || buffer[lf - 1] !== 13)) throw new HttpError('a line of the head ends without CR LF')
+  // A first line that is not a request (status) line is refused as soon as it ends, not when a blank line that may never
+  // come does: an HTTP/0.9 request (`GET /path` and nothing after) would otherwise wait for the idle timeout.
+  if (lf >= 0) {
+    if (what === 'the request') parseRequestLine(buffer.toString('latin1', start, lf - 1))
+    else parseStatusLine(buffer.toString('latin1', start, lf - 1))
+  }
   return -1
 }
 
@@ -254,19 +260,27 @@ function headText(buffer: Buffer, start: number, end: number): [string, number] 
 /** Parses a request head (`buffer[start, end)`, end from headEnd). */
 export function parseRequestHead(buffer: Buffer, start: number, end: number): RequestHead {
   const [text, lineEnd] = headText(buffer, start, end)
-  const first = text.slice(0, lineEnd)
-  const line = REQUEST_LINE.exec(first)
-  if (!line) throw new HttpError(`the request line is not "METHOD /path HTTP/1.1": ${JSON.stringify(first.slice(0, 80))}`)
+  const line = parseRequestLine(text.slice(0, lineEnd))
   return new LazyRequestHead(text, lineEnd, line[1]!, line[2]!, Number(line[3]))
 }
 
 /** Parses an answer's head; throws HttpError (502) when it is not HTTP/1.x. */
 export function parseResponseHead(buffer: Buffer, start: number, end: number): ResponseHead {
   const [text, lineEnd] = headText(buffer, start, end)
-  const first = text.slice(0, lineEnd)
+  const line = parseStatusLine(text.slice(0, lineEnd))
+  return new LazyResponseHead(text, lineEnd, Number(line[2]), line[3] ?? '', Number(line[1]))
+}
+
+function parseRequestLine(first: string): RegExpExecArray {
+  const line = REQUEST_LINE.exec(first)
+  if (!line) throw new HttpError(`the request line is not "METHOD /path HTTP/1.1": ${JSON.stringify(first.slice(0, 80))}`)
+  return line
+}
+
+function parseStatusLine(first: string): RegExpExecArray {
   const line = STATUS_LINE.exec(first)
   if (!line) throw new HttpError(`its answer does not start with an HTTP/1.x status line: ${JSON.stringify(first.slice(0, 80))}`, 502)
-  return new LazyResponseHead(text, lineEnd, Number(line[2]), line[3] ?? '', Number(line[1]))
+  return line
 }
 
 /** A Content-Length value: digits only (no sign, no spaces), at most 15 of them. */

@@ -1234,11 +1234,13 @@ export function createProxyServer({ upstream, contract, timeoutMs = 30_000, clie
         if (end < 0) return
         req = parseRequestHead(buffer, 0, end)
         if (req.method === 'CONNECT') throw new HttpError('CONNECT is not supported: this is a reverse proxy', 405)
-        if (!req.target.startsWith('/')) {
-          // The absolute form (RFC 9112 3.2.2) names the proxy itself: its path is the target.
-          if (!/^https?:\/\//i.test(req.target) || !URL.canParse(req.target)) throw new HttpError(`the request target must be a path: ${JSON.stringify(req.target.slice(0, 80))}`)
+        if (!req.target.startsWith('/') && !(req.target === '*' && req.method === 'OPTIONS')) {
+          // The absolute form (RFC 9112 3.2.2) names the proxy itself: its path is the target. The asterisk form (3.2.4, a
+          // server-wide OPTIONS) goes on as it came, and so does an OPTIONS whose absolute form has no path and no query: the
+          // last proxy MUST send it on as `*`.
+          if (!/^https?:\/\//i.test(req.target) || !URL.canParse(req.target)) throw new HttpError(`the request target must be a path${req.target === '*' ? ' (* only for OPTIONS)' : ''}: ${JSON.stringify(req.target.slice(0, 80))}`)
           const url = new URL(req.target)
-          req.target = `${url.pathname}${url.search}`
+          req.target = req.method === 'OPTIONS' && /^https?:\/\/[^/?#]*$/i.test(req.target) ? '*' : `${url.pathname}${url.search}`
         }
         // RFC 9112 3.2: a request with more than one Host, an HTTP/1.1 request with none, or one with an invalid value, MUST be answered 400 (a host field holds no comma: two joined).
         const host = req.picked.host

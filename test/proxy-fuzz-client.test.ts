@@ -133,7 +133,7 @@ const TARGETS: Target[] = [
   { text: `/fz/${'x'.repeat(20_000)}`, upstream: `/fz/${'x'.repeat(20_000)}`, why: '20 KB target' },
   { text: `/fz/${'x'.repeat(70_000)}`, upstream: '', verdict: 'refuse', why: '70 KB target (head over 64 KiB)' },
   { text: '/fz/caf\xe9\xff', upstream: '/fz/caf\xe9\xff', verdict: 'either', why: 'non-ASCII target' },
-  { text: '*', upstream: '', verdict: 'refuse', why: 'asterisk form' },
+  { text: '*', upstream: '*', verdict: 'refuse', why: 'asterisk form (forwarded with OPTIONS only)' },
   { text: 'http://example.test/fz/abs?x=1', upstream: '/fz/abs?x=1', why: 'absolute form' },
   { text: 'HTTPS://EXAMPLE.test:8443/fz/a/../abs', upstream: '/fz/abs', why: 'absolute form, upper case, dot segments' },
   { text: 'ftp://example.test/fz', upstream: '', verdict: 'refuse', why: 'absolute form, other scheme' },
@@ -391,7 +391,9 @@ function build(shape: RequestShape): Req {
   const extra = framing.spoilsNext ? ' junk\r\n'.length : 0
   const keepAlive = r.version.minor === 1 ? !r.headers.some((h) => h.closes) : r.headers.some((h) => h.keepAlive) && !r.headers.some((h) => h.closes)
   const method = r.method.text
-  const verdicts = [r.method.verdict, r.target.verdict, r.version.verdict, ...r.headers.map((h) => h.verdict), framing.verdict]
+  // RFC 9112 3.2.4: the asterisk form is a server-wide OPTIONS; with any other method it is refused.
+  const targetVerdict = r.target.text === '*' && r.method.text === 'OPTIONS' ? undefined : r.target.verdict
+  const verdicts = [r.method.verdict, targetVerdict, r.version.verdict, ...r.headers.map((h) => h.verdict), framing.verdict]
   // RFC 9112 2.2: a server SHOULD ignore an empty line before the request line; refusing it is allowed.
   if (r.leadingCrlf) verdicts.push('either')
   // Two Expect lines (`100-continue, 100-continue`): a list the proxy may take for an expectation it does not know (417).

@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import fc from 'fast-check'
 import { startProxy, type RunningProxy } from '../proxy/index.ts'
 import { headEnd, parseRequestHead, parseResponseHead } from '../proxy/http1.ts'
+import { Redactor, type ProxyExchange } from '../proxy/exchange.ts'
 
 let upstream: Server
 let upstreamUrl: string
@@ -176,11 +177,35 @@ describe('proxy on the wire: HTTP/1.1 as a reverse proxy speaks it', () => {
     expect(forwarded.headers.connection ?? '').not.toMatch(/upgrade/i)
   })
 
+  it('OPTIONS * (the asterisk form, RFC 9112 3.2.4) reaches the upstream as *, and so does an OPTIONS whose absolute form has no path; * with any other method is refused', async () => {
+    seen.length = 0
+    const asterisk = await exchange(proxy.url, 'OPTIONS * HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n')
+    expect(statusOf(asterisk)).toBe(200)
+    const absolute = await exchange(proxy.url, 'OPTIONS http://shop.test:8080 HTTP/1.1\r\nHost: shop.test:8080\r\nConnection: close\r\n\r\n')
+    expect(statusOf(absolute)).toBe(200)
+    const withQuery = await exchange(proxy.url, 'OPTIONS http://shop.test?x=1 HTTP/1.1\r\nHost: shop.test\r\nConnection: close\r\n\r\n')
+    expect(statusOf(withQuery)).toBe(200)
+    expect(seen.map((s) => `${s.method} ${s.url}`)).toEqual(['OPTIONS *', 'OPTIONS *', 'OPTIONS /?x=1'])
+    // Its curl sends the asterisk form too (no URL has * for its path).
+    const curl = new Redactor().curl({ method: 'OPTIONS', path: '*', query: '', requestHeaders: { host: 'h' }, requestBody: '' } as unknown as ProxyExchange, 'http://127.0.0.1:9')
+    expect(curl).toMatch(/^curl -sS --request-target '\*' -X OPTIONS .*http:\/\/127\.0\.0\.1:9/)
+    seen.length = 0
+    for (const method of ['GET', 'POST', 'options']) {
+      const text = await exchange(proxy.url, `${method} * HTTP/1.1\r\nHost: h\r\n\r\n`)
+      expect(statusOf(text), method).toBe(400)
+      expect(JSON.parse(bodyOf(text)).error, method).toBe('shoptwin proxy: the request target must be a path (* only for OPTIONS): "*"')
+    }
+    expect(seen).toEqual([])
+  })
+
   it('a malformed request gets 400 {"error"} and the connection closes; nothing reaches the upstream', async () => {
     seen.length = 0
     const cases = [
       ['GET /a b HTTP/1.1\r\nHost: h\r\n\r\n', 400, /request line/],
       ['GET /a HTTP/2.0\r\nHost: h\r\n\r\n', 400, /request line/],
+      // Refused as soon as the first line ends, not when a blank line that never comes does (an HTTP/0.9 request, a head cut short).
+      ['GET /health\r\n', 400, /request line is not "METHOD \/path HTTP\/1.1": "GET \/health"/],
+      ['GET /a HTTP/2.0\r\nHost: h\r\n', 400, /request line/],
       ['GET /a HTTP/1.1\r\nBad Header: x\r\n\r\n', 400, /malformed header line/],
       ['GET /a HTTP/1.1\r\nX-A: 1\r\n folded\r\n\r\n', 400, /malformed header line/],
       ['POST /a HTTP/1.1\r\nHost: h\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n', 400, /both Transfer-Encoding and Content-Length/],
