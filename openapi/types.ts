@@ -7007,7 +7007,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description The protocol version agreed at initialize. */
+                /** @description The protocol version agreed at initialize (2025-06-18 on: the client MUST send it after initialize). Without it the endpoint assumes 2025-03-26 (Streamable HTTP, 2025-06-18); one the SDK does not support is refused (400). */
                 "MCP-Protocol-Version"?: string;
                 /** @description Both `application/json` and `text/event-stream`. */
                 Accept: string;
@@ -7021,13 +7021,13 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The JSON-RPC answer. */
+            /** @description The JSON-RPC answer (an array of answers to a batch). */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["JsonRpcResponse"];
+                    "application/json": components["schemas"]["JsonRpcResponse"] | components["schemas"]["JsonRpcResponse"][];
                 };
             };
             /** @description A notification or a response was accepted (no body). */
@@ -7037,7 +7037,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Not a JSON-RPC message (parse error or invalid request): a JSON-RPC error. A malformed Bearer header, or a token sent both in the header and the URL query (RFC 6750 3.1 `invalid_request`): the challenge body, with WWW-Authenticate. */
+            /** @description Not a JSON-RPC message: a JSON-RPC error, `id` null. -32700 for a body that is not JSON or not a JSON-RPC message; -32600 Invalid Request for a batch (a JSON array) under a protocol version without batching (every one but 2025-03-26: `JSON-RPC batches are not part of MCP <version> ...`), an empty batch, initialize in a batch, a batch over 100 messages; -32000 for an MCP-Protocol-Version the endpoint does not support (`Bad Request: Unsupported protocol version: <version> ...`, Streamable HTTP 2025-06-18: MUST respond 400). A malformed Bearer header, or a token sent both in the header and the URL query (RFC 6750 3.1 `invalid_request`): the challenge body, with WWW-Authenticate. */
             400: {
                 headers: {
                     /** @description `Bearer error="invalid_request", error_description="...", resource_metadata="..."` for the Bearer refusals. */
@@ -7070,6 +7070,15 @@ export interface operations {
             };
             /** @description The Accept header does not take both application/json and text/event-stream. */
             406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonRpcErrorResponse"];
+                };
+            };
+            /** @description The body is larger than 4 MiB (the SDK's limit): -32000 `Payload Too Large: ...`. */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };

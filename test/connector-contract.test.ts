@@ -204,6 +204,69 @@ describe('connector: its real answers validate against the contract entries', ()
     expect((await call('POST', '/oauth/connections/revoke', { headers: { ...FORM, cookie }, body: formOf({ connection_id: connectionId }) })).status).toBe(303)
   })
 
+  describe('MCP protocol versions: JSON-RPC batches in 2025-03-26 only (2025-06-18 changelog), MCP-Protocol-Version (Streamable HTTP, 2025-06-18)', () => {
+    let bearer: Record<string, string>
+    const tokenOnce = async () => {
+      if (bearer) return bearer
+      const clientId = await register()
+      const { code, verifier } = await codeFor(clientId)
+      const tokens = (await call('POST', '/oauth/token', { headers: FORM, body: formOf({ grant_type: 'authorization_code', code, code_verifier: verifier, client_id: clientId, redirect_uri: REDIRECT }) })).json
+      return (bearer = { ...JSON_RPC, authorization: `Bearer ${tokens.access_token}` })
+    }
+    const toolCall = (id: number) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'listAccountShops', arguments: {} } })
+    const mcp = async (body: unknown, headers: Record<string, string> = {}) => call('POST', '/mcp', { headers: { ...(await tokenOnce()), ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body) })
+    const invalidRequest = { jsonrpc: '2.0', id: null, error: { code: -32600, message: expect.stringMatching(/^Invalid Request: /) } }
+
+    it.each(['2025-06-18', '2025-11-25', '2024-11-05'])('a batch under %s: 400, -32600 Invalid Request naming the version, and none of its tool calls runs', async (version) => {
+      const before = (await state.activity.entries()).length
+      const answer = await mcp([toolCall(1), toolCall(2)], { 'mcp-protocol-version': version })
+      expect(answer.status).toBe(400)
+      expect(answer.json).toEqual(invalidRequest)
+      expect(answer.json.error.message).toContain(`not part of MCP ${version}`)
+      expect((await state.activity.entries()).length).toBe(before)
+    })
+
+    it('a batch under 2025-03-26, or without the header (2025-03-26 assumed): 200, one answer a message', async () => {
+      for (const headers of [{ 'mcp-protocol-version': '2025-03-26' }, {}] as Array<Record<string, string>>) {
+        const answer = await mcp([toolCall(1), { jsonrpc: '2.0', id: 2, method: 'ping' }], headers)
+        expect(answer.status).toBe(200)
+        expect(answer.json.map((m: { id: number }) => m.id).sort()).toEqual([1, 2])
+      }
+    })
+
+    it('one message under 2025-06-18 and 2025-11-25 is answered', async () => {
+      for (const version of ['2025-06-18', '2025-11-25']) expect((await mcp(toolCall(1), { 'mcp-protocol-version': version })).json.result.isError).toBeUndefined()
+    })
+
+    it('in every version: an empty batch, and initialize in a batch (alone too), are -32600 (JSON-RPC 2.0 6; MCP lifecycle)', async () => {
+      const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'batcher', version: '1' } } }
+      const empty = await mcp([])
+      expect([empty.status, empty.json]).toEqual([400, invalidRequest])
+      for (const headers of [{}, { 'mcp-protocol-version': '2025-03-26' }, { 'mcp-protocol-version': '1999-01-01' }] as Array<Record<string, string>>) {
+        const alone = await mcp([initialize], headers)
+        expect([alone.status, alone.json]).toEqual([400, invalidRequest])
+        expect(alone.json.error.message).toContain('initialize must not be part of a JSON-RPC batch')
+      }
+    })
+
+    it('an unsupported MCP-Protocol-Version is 400 naming it, one message or a batch (Streamable HTTP: MUST respond with 400 Bad Request)', async () => {
+      for (const body of [toolCall(1), [toolCall(1), toolCall(2)]]) {
+        const answer = await mcp(body, { 'mcp-protocol-version': '2099-01-01' })
+        expect(answer.status).toBe(400)
+        expect(answer.json.error).toMatchObject({ code: -32000, message: expect.stringContaining('Unsupported protocol version: 2099-01-01') })
+      }
+    })
+
+    it("the SDK's refusals before the body is read stay first: 406 and 415 for a batch under 2025-06-18, 413 for a body over 4 MiB, -32700 for one that is not JSON", async () => {
+      const batch = [toolCall(1), toolCall(2)]
+      expect((await mcp(batch, { 'mcp-protocol-version': '2025-06-18', accept: 'application/json' })).status).toBe(406)
+      expect((await mcp(batch, { 'mcp-protocol-version': '2025-06-18', 'content-type': 'text/plain' })).status).toBe(415)
+      const large = await mcp(`[${' '.repeat(4 * 1024 * 1024)}]`, { 'mcp-protocol-version': '2025-06-18' })
+      expect([large.status, large.json.error.code]).toEqual([413, -32000])
+      expect((await mcp('[{', { 'mcp-protocol-version': '2025-06-18' })).json.error.code).toBe(-32700)
+    })
+  })
+
   afterAll(() => {
     // Every answer the contract documents (5XX aside) was produced and checked above.
     const documented = operations.flatMap((op) => Object.keys(op.operation.responses).filter((k) => /^\d{3}$/.test(k)).map((k) => `${op.operationId} ${k}`))

@@ -14,6 +14,7 @@ import type { ApiKeyRecord } from '../world.ts'
 import type { Connection, ConnectorUser } from './store.ts'
 import { argumentProblem, connectorTools, type ConnectorTool } from './tools.ts'
 import { TRACE_HEADER } from '../trace/types.ts'
+import { jsonResponse } from './oauth.ts'
 
 const INTERNAL_ORIGIN = 'http://shoptwin.internal'
 
@@ -22,12 +23,14 @@ const INTERNAL_ORIGIN = 'http://shoptwin.internal'
  * server start would load, and most servers never see an assistant.
  */
 const loadSdk = async () => {
-  const [{ Server }, { WebStandardStreamableHTTPServerTransport }, { CallToolRequestSchema, ListToolsRequestSchema }] = await Promise.all([
+  const [{ Server }, { WebStandardStreamableHTTPServerTransport }, { CallToolRequestSchema, ListToolsRequestSchema, SUPPORTED_PROTOCOL_VERSIONS }, { isJsonContentType }, { readRequestBody }] = await Promise.all([
     import('@modelcontextprotocol/sdk/server/index.js'),
     import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'),
     import('@modelcontextprotocol/sdk/types.js'),
+    import('@modelcontextprotocol/sdk/shared/mediaType.js'),
+    import('@modelcontextprotocol/sdk/server/requestBody.js'),
   ])
-  return { Server, WebStandardStreamableHTTPServerTransport, CallToolRequestSchema, ListToolsRequestSchema }
+  return { Server, WebStandardStreamableHTTPServerTransport, CallToolRequestSchema, ListToolsRequestSchema, SUPPORTED_PROTOCOL_VERSIONS, isJsonContentType, readRequestBody }
 }
 let sdk: ReturnType<typeof loadSdk> | undefined
 
@@ -190,13 +193,16 @@ export function createMcpEndpoint(state: MockState, { log }: { log?: (error: unk
   /** Answers one MCP request (POST, GET or DELETE on the endpoint) for an authenticated principal. */
   async function handle(request: Request, principal: ConnectorPrincipal): Promise<Response> {
     const loaded = await (sdk ??= loadSdk())
+    const batch = await batchCheck(request, loaded)
+    if (batch instanceof Response) return batch
     const server = idle.pop() ?? createMcpServer(loaded)
     const transport = new loaded.WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true })
     await server.connect(transport)
     try {
       // The tool calls of this request name their traces here: the answer carries them in x-shoptwin-trace.
       const traces: string[] = []
-      const response = await invalidParamsAnswered(await transport.handleRequest(request, { authInfo: { ...principal.authInfo, extra: { principal, traces } } }))
+      const authInfo = { ...principal.authInfo, extra: { principal, traces } }
+      const response = await invalidParamsAnswered(await transport.handleRequest(request, batch === undefined ? { authInfo } : { authInfo, parsedBody: batch.parsed }))
       if (!traces.length) return response
       const headers = new Headers(response.headers)
       headers.set(TRACE_HEADER, traces.join(', '))
@@ -208,6 +214,49 @@ export function createMcpEndpoint(state: MockState, { log }: { log?: (error: unk
   }
 
   return { handle, callTool }
+}
+
+/** The one protocol version with JSON-RPC batches: 2025-03-26 added them, 2025-06-18 removed them. */
+export const BATCHING_PROTOCOL_VERSION = '2025-03-26'
+
+/** An HTTP request refused as a whole: 400 and JSON-RPC -32600 Invalid Request without an id, as the SDK refuses its batches. */
+const invalidRequest = (message: string): Response => jsonResponse(400, { jsonrpc: '2.0', error: { code: -32600, message: `Invalid Request: ${message}` }, id: null })
+
+/**
+ * A JSON array body (a JSON-RPC batch) where MCP has none: the SDK runs any batch, whatever the version.
+ * - 2025-06-18 removed batching (changelog, Major changes 1; Streamable HTTP: "The body of the POST
+ *   request MUST be a single JSON-RPC request, notification, or response"), and 2025-11-25 kept it out;
+ *   2024-11-05 had none (2025-03-26 added it). The version is the MCP-Protocol-Version header, or
+ *   2025-03-26 without one (Streamable HTTP, 2025-06-18: the server "SHOULD assume protocol version
+ *   2025-03-26"); an unsupported one is left to the SDK's 400, which names it.
+ * - In no version is initialize batched (lifecycle, 2025-03-26: "The initialize request MUST NOT be part
+ *   of a JSON-RPC batch"; the SDK refuses it beside other messages, not alone).
+ * - An empty array is no batch (JSON-RPC 2.0 6: Invalid Request); the SDK answered it 202.
+ * The refusal is 400 with -32600 Invalid Request and a null id, as the SDK answers a batch over its size
+ * (inferred: the MCP spec names no status or code for it). The SDK's own refusals that come before it
+ * parses the body (Accept 406, Content-Type 415, size 413, parse error) stay first. A body this reads
+ * and lets through is handed to the SDK parsed (`parsed`).
+ */
+async function batchCheck(request: Request, sdk: Awaited<ReturnType<typeof loadSdk>>): Promise<Response | { parsed: unknown } | undefined> {
+  if (request.method !== 'POST') return undefined
+  const accept = request.headers.get('accept') ?? ''
+  if (!accept.includes('application/json') || !accept.includes('text/event-stream') || !sdk.isJsonContentType(request.headers.get('content-type'))) return undefined
+  let parsed: unknown
+  try {
+    const body = await sdk.readRequestBody(request.clone())
+    if (body.tooLarge) return undefined
+    parsed = JSON.parse(body.text)
+  } catch {
+    return undefined
+  }
+  if (!Array.isArray(parsed)) return { parsed }
+  if (parsed.some((m) => m !== null && typeof m === 'object' && (m as { method?: unknown }).method === 'initialize')) return invalidRequest('initialize must not be part of a JSON-RPC batch (MCP lifecycle): send it alone')
+  const header = request.headers.get('mcp-protocol-version')
+  if (header !== null && !sdk.SUPPORTED_PROTOCOL_VERSIONS.includes(header)) return { parsed }
+  const version = header ?? BATCHING_PROTOCOL_VERSION
+  if (version !== BATCHING_PROTOCOL_VERSION) return invalidRequest(`JSON-RPC batches are not part of MCP ${version} (only 2025-03-26 has them): send one message per POST`)
+  if (parsed.length === 0) return invalidRequest('an empty batch (JSON-RPC 2.0: a batch has at least one message)')
+  return { parsed }
 }
 
 /** `params.name: expected string` (zod's `record` is a JSON object). */

@@ -411,15 +411,27 @@ export const connectorDoorPaths: Record<string, Record<string, Schema>> = {
         'Stateless: every message is a POST with the access token; answers are JSON (no server-to-client stream). Tools are named by the API\'s operationIds; a tool call runs the same pipeline as the REST request.',
       security: [{ ConnectorOAuth: [] }],
       parameters: [
-        { name: 'MCP-Protocol-Version', in: 'header', description: 'The protocol version agreed at initialize.', schema: str() },
+        { name: 'MCP-Protocol-Version', in: 'header', description: 'The protocol version agreed at initialize (2025-06-18 on: the client MUST send it after initialize). Without it the endpoint assumes 2025-03-26 (Streamable HTTP, 2025-06-18); one the SDK does not support is refused (400).', schema: str() },
         { name: 'Accept', in: 'header', required: true, description: 'Both `application/json` and `text/event-stream`.', schema: str() },
       ],
-      requestBody: { required: true, content: { 'application/json': { schema: { anyOf: [ref('JsonRpcRequest'), arr(ref('JsonRpcRequest'), { minItems: 1 })] } } } },
+      requestBody: {
+        required: true,
+        content: {
+          'application/json': {
+            schema: {
+              anyOf: [
+                ref('JsonRpcRequest'),
+                arr(ref('JsonRpcRequest'), { minItems: 1, maxItems: 100, description: 'A JSON-RPC batch: MCP 2025-03-26 only (MCP-Protocol-Version 2025-03-26, or none), never with initialize; 2025-06-18 removed batching (400 -32600 under any other version).' }),
+              ],
+            },
+          },
+        },
+      },
       responses: {
-        '200': json(ref('JsonRpcResponse'), 'The JSON-RPC answer.'),
+        '200': json({ anyOf: [ref('JsonRpcResponse'), arr(ref('JsonRpcResponse'), { minItems: 1, description: 'The answers to a 2025-03-26 batch, one a request of it.' })] }, 'The JSON-RPC answer (an array of answers to a batch).'),
         '202': { description: 'A notification or a response was accepted (no body).' },
         '400': {
-          description: 'Not a JSON-RPC message (parse error or invalid request): a JSON-RPC error. A malformed Bearer header, or a token sent both in the header and the URL query (RFC 6750 3.1 `invalid_request`): the challenge body, with WWW-Authenticate.',
+          description: 'Not a JSON-RPC message: a JSON-RPC error, `id` null. -32700 for a body that is not JSON or not a JSON-RPC message; -32600 Invalid Request for a batch (a JSON array) under a protocol version without batching (every one but 2025-03-26: `JSON-RPC batches are not part of MCP <version> ...`), an empty batch, initialize in a batch, a batch over 100 messages; -32000 for an MCP-Protocol-Version the endpoint does not support (`Bad Request: Unsupported protocol version: <version> ...`, Streamable HTTP 2025-06-18: MUST respond 400). A malformed Bearer header, or a token sent both in the header and the URL query (RFC 6750 3.1 `invalid_request`): the challenge body, with WWW-Authenticate.',
           headers: { 'WWW-Authenticate': { description: '`Bearer error="invalid_request", error_description="...", resource_metadata="..."` for the Bearer refusals.', schema: str() } },
           content: { 'application/json': { schema: { anyOf: [ref('JsonRpcErrorResponse'), ref('BearerChallengeBody')] } } },
         },
@@ -428,6 +440,7 @@ export const connectorDoorPaths: Record<string, Record<string, Schema>> = {
         }),
         '403': jsonRpcRefusal('On a loopback address: a Host or Origin that is not loopback (DNS rebinding).'),
         '406': jsonRpcRefusal('The Accept header does not take both application/json and text/event-stream.'),
+        '413': jsonRpcRefusal('The body is larger than 4 MiB (the SDK\'s limit): -32000 `Payload Too Large: ...`.'),
         '415': jsonRpcRefusal('The body is not application/json.'),
         ...serverError,
       },

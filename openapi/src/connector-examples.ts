@@ -127,6 +127,7 @@ export const connectorExamples: Record<string, ConnectorExample> = {
       '401': { body: { error: 'invalid_token', error_description: 'The access token is expired' } },
       '403': { body: { jsonrpc: '2.0', id: null, error: { code: -32000, message: 'Forbidden: the Origin is not a loopback origin' } } },
       '406': { body: { jsonrpc: '2.0', id: null, error: { code: -32000, message: 'Not Acceptable: the client must accept both application/json and text/event-stream' } } },
+      '413': { body: { jsonrpc: '2.0', id: null, error: { code: -32000, message: 'Payload Too Large: Request body must not exceed 4194304 bytes' } } },
       '415': { body: { jsonrpc: '2.0', id: null, error: { code: -32000, message: 'Unsupported Media Type: the body must be application/json' } } },
       '5XX': serverError,
     },
