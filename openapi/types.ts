@@ -1906,7 +1906,7 @@ export interface components {
         };
         /** @description Client metadata (RFC 7591 2). Members the connector does not read are ignored (RFC 7591 2). */
         ClientRegistrationRequest: {
-            /** @description https, or http on a loopback host (127.0.0.1, [::1], localhost); no fragment (RFC 6749 3.1.2; OAuth 2.1; RFC 8252 7.3). The pattern says it for generators: `https://` with a host name (letters, digits, single hyphens; a last label not all digits) or an IPv4 address, or `http://` with a loopback host; an optional port; then a path or query without `#`. */
+            /** @description https, or http on a loopback host written in full: 127.0.0.1 or another address of 127.0.0.0/8 (all loopback, RFC 1122 3.2.1.3), [::1], localhost; no fragment (RFC 6749 3.1.2; OAuth 2.1; RFC 8252 7.3). Not `127.1`, `2130706433` or `[::ffff:127.0.0.1]` (a name to RFC 3986, or an IPv4-mapped address). The pattern says it for generators: `https://` with a host name (letters, digits, single hyphens; a last label not all digits) or an IPv4 address, or `http://` with a loopback host; an optional port; then a path or query without `#`. */
             redirect_uris: string[];
             client_name?: string;
             /**
@@ -7142,7 +7142,7 @@ export interface operations {
             query?: {
                 response_type?: "code";
                 client_id?: string;
-                /** @description One of the registered URIs, exactly; an http loopback URI (127.0.0.1, [::1], localhost) may differ from a registered one in its port alone (RFC 8252 7.3: a native client listens on the port the system gives it; localhost held to the same rule, inferred). Optional when only one is registered. */
+                /** @description One of the registered URIs, exactly (simple string comparison, RFC 6749 3.1.2.3); an http loopback URI (127.x.x.x, [::1], localhost) may differ from a registered one in its port alone, the rest compared as written (RFC 8252 7.3: a native client listens on the port the system gives it; localhost held to the same rule, inferred). Optional when only one is registered. */
                 redirect_uri?: string;
                 /** @description The base64url SHA-256 of the verifier (43 characters). */
                 code_challenge?: string;

@@ -685,6 +685,9 @@ describe('RFC 8252 7.3: a loopback redirect URI may differ from the registered o
     [['http://127.0.0.1:3118/callback'], 'http://127.0.0.1:40123/callback'],
     [['http://[::1]/cb'], 'http://[::1]:61000/cb'],
     [['http://localhost/callback', 'http://127.0.0.1/callback'], 'http://localhost:57470/callback'],
+    [['http://localhost:3000/callback'], 'http://localhost:57470/callback'],
+    [['http://[::1]:8080/cb'], 'http://[::1]:61000/cb'],
+    [['http://127.0.0.2/callback'], 'http://127.0.0.2:50123/callback'],
   ])('registered %j, the request at %s: the code goes to the port the client listens on, and redeems with that URI', async (registered, redirect) => {
     const redeem = async (uri: string) => {
       const { clientId, verifier, back } = await authorizeWith(registered, redirect)
@@ -705,10 +708,29 @@ describe('RFC 8252 7.3: a loopback redirect URI may differ from the registered o
     [['http://127.0.0.1/callback'], 'http://localhost:54321/callback', 'another loopback host'],
     [['http://127.0.0.1/callback?a=1'], 'http://127.0.0.1:5/callback?a=2', 'another query'],
     [['http://127.0.0.1/callback'], 'http://user@127.0.0.1:5/callback', 'a userinfo'],
+    [['http://127.0.0.1/callback'], 'http://127.0.0.2:5/callback', 'another address of 127.0.0.0/8'],
+    [['http://127.0.0.1/callback'], 'http://127.1:5/callback', '127.0.0.1 shortened (a name to RFC 3986)'],
+    [['http://127.0.0.1/callback'], 'http://2130706433:5/callback', '127.0.0.1 as one number'],
+    [['http://127.0.0.1/callback'], 'http://[::ffff:127.0.0.1]:5/callback', 'IPv4-mapped'],
+    [['http://[::1]/cb'], 'http://[0:0:0:0:0:0:0:1]:5/cb', '[::1] spelled in full'],
+    [['http://127.0.0.1/callback'], 'http://127.0.0.1:5/x/../callback', 'a path the parser would shorten'],
+    [['http://127.0.0.1/callback'], 'http://127.0.0.1:5/%63allback', 'a path written otherwise'],
+    [['http://127.0.0.1/callback'], 'http://127.0.0.1:99999/callback', 'a port no parser takes'],
+    [['http://localhost/callback'], 'http://LOCALHOST:5/callback', 'the host in other letters'],
   ])('registered %j, the request at %s (%s): refused on the error page, never redirected', async (registered, redirect) => {
     const { refused } = await authorizeWith(registered, redirect)
     expect(refused!.status).toBe(400)
     expect(refused!.location).toBeNull()
     expect(refused!.text).toContain('does not match any URI this application registered')
+  })
+
+  it.each(['http://127.0.0.2/callback', 'http://127.255.255.254:8080/cb', 'http://[::1]/cb', 'http://localhost:3000/callback'])('%s registers: a loopback host (127.0.0.0/8 is loopback, RFC 1122 3.2.1.3)', async (uri) => {
+    await register({ redirect_uris: [uri] })
+  })
+
+  it.each(['http://[::ffff:127.0.0.1]/callback', 'http://127.1/callback', 'http://127.0.0.01/callback', 'http://2130706433/callback', 'http://0x7f.0.0.1/callback', 'http://[0:0:0:0:0:0:0:1]/cb', 'http://127.0.0.1.nip.io/callback', 'http://localhost.example.com/callback', 'HTTP://127.0.0.1/cb'])('%s is refused: not a loopback host written in full (invalid_redirect_uri naming the forms)', async (uri) => {
+    const answer = await send('POST', '/oauth/register', { headers: JSON_TYPE, body: JSON.stringify({ redirect_uris: [uri] }) })
+    expect([answer.status, answer.json!.error]).toEqual([400, 'invalid_redirect_uri'])
+    expect(answer.json!.error_description).toContain('must use https, or http on a loopback host written in full: 127.0.0.1 (or another 127.x.x.x), [::1], localhost (RFC 8252 7.3)')
   })
 })

@@ -8,6 +8,7 @@
  * the parameter, the media type or the header it refuses.
  */
 import { describeAjvError } from '../../openapi/index.ts'
+import { isLoopbackHostLiteral } from '../lib/loopback.ts'
 import type { MockState } from '../state.ts'
 import { chosenShops, chosenTools, connectionsPage, consentPage, errorPage, signInPage } from './pages.ts'
 import { FORM_TYPE, mediaTypeProblem, oauthText, paramInQuery, quoted, readParams, repeatedProblem, type OAuthParams } from './params.ts'
@@ -128,8 +129,19 @@ function redirectError(redirectUri: string, error: string, description: string, 
   return redirect(url.href)
 }
 
-/** Hosts an http redirect URI may have (RFC 8252 7.3; `localhost` too, inferred). */
-const LOOPBACK_HOSTS = ['127.0.0.1', '[::1]', 'localhost']
+/**
+ * An http loopback redirect URI split where RFC 8252 7.3 lets it vary, its port: the host as written
+ * and what follows the port, as written (null for any other URI, or one no URL parser takes). The host
+ * is a loopback IP literal or localhost written in full (mock/lib/loopback.ts): RFC 8252 7.3 builds
+ * these URIs "with the loopback IP literal" (127.0.0.1, [::1]); every address of 127.0.0.0/8 is loopback
+ * (RFC 1122 3.2.1.3), so the request "never leaves the device" (8.3) from 127.0.0.2 either; localhost is
+ * NOT RECOMMENDED (8.3) but works alike, and MCP authorization takes "localhost" redirect URIs. No userinfo.
+ */
+function loopbackRedirect(uri: string): { host: string; rest: string } | null {
+  const match = /^http:\/\/(\[[^\]/?#@]*\]|[^/?#@:[\]]*)(?::\d*)?([/?#].*)?$/s.exec(uri)
+  if (!match || !isLoopbackHostLiteral(match[1]!) || !URL.canParse(uri)) return null
+  return { host: match[1]!, rest: match[2] ?? '' }
+}
 
 /** https anywhere, http only on a loopback host; no fragment (RFC 6749 3.1.2; RFC 8252 7.3). */
 export function redirectUriProblem(uri: unknown): string | null {
@@ -142,25 +154,27 @@ export function redirectUriProblem(uri: unknown): string | null {
   }
   if (url.hash) return `redirect URI ${quoted(uri)} must not have a fragment`
   if (url.protocol === 'https:') return null
-  if (url.protocol === 'http:' && LOOPBACK_HOSTS.includes(url.hostname)) return null
-  return `redirect URI ${quoted(uri)} must use https, or http on a loopback host (127.0.0.1, [::1], localhost)`
+  if (url.protocol === 'http:' && loopbackRedirect(uri)) return null
+  return `redirect URI ${quoted(uri)} must use https, or http on a loopback host written in full: 127.0.0.1 (or another 127.x.x.x), [::1], localhost (RFC 8252 7.3)`
 }
 
 /**
- * Whether a redirect URI of an authorization request is one the client registered: the same string, or
- * (RFC 8252 7.3, OAuth 2.1 8.4.2: "MUST allow any port to be specified at the time of the request for
- * loopback IP redirect URIs") an http loopback URI that differs from a registered one in its port alone.
- * Native clients (CLI and desktop assistants) listen on a port the system gives them and register the
- * URI without it, or with another. `localhost` is held to the same rule (inferred: clients use it, and
- * the registration takes it); the host itself must match (`localhost` is not `127.0.0.1`).
+ * Whether a redirect URI of an authorization request is one the client registered: the same string
+ * (RFC 6749 3.1.2.3: simple string comparison), or (RFC 8252 7.3, OAuth 2.1 8.4.2: "MUST allow any port
+ * to be specified at the time of the request for loopback IP redirect URIs") an http loopback URI that
+ * differs from a registered one in its port alone, the rest compared as strings: the host as written
+ * (`127.1` is not `127.0.0.1`, `localhost` not `127.0.0.1`), then path and query. Native clients (CLI
+ * and desktop assistants) listen on a port the system gives them and register the URI without it, or
+ * with another. `localhost` is held to the same rule (inferred: clients use it, and the registration
+ * takes it).
  */
 export function isRegisteredRedirect(registered: readonly string[], given: string): boolean {
   if (registered.includes(given)) return true
-  const url = URL.parse(given)
-  if (!url || url.protocol !== 'http:' || !LOOPBACK_HOSTS.includes(url.hostname) || url.username || url.password) return false
+  const asked = loopbackRedirect(given)
+  if (!asked) return false
   return registered.some((uri) => {
-    const known = URL.parse(uri)
-    return known !== null && known.protocol === 'http:' && known.hostname === url.hostname && known.pathname === url.pathname && known.search === url.search && !known.username && !known.password
+    const known = loopbackRedirect(uri)
+    return known !== null && known.host === asked.host && known.rest === asked.rest
   })
 }
 

@@ -34,7 +34,7 @@ const OCTET = '(?:25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])'
 const PORT = '(?::(?:6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5][0-9]{4}|[0-9]{1,4}))?'
 const LABEL = '[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*'
 const LAST_LABEL = '[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*'
-export const REDIRECT_URI_PATTERN = `^(?:https://(?:(?:${LABEL}\\.)*${LAST_LABEL}|(?:${OCTET}\\.){3}${OCTET})|http://(?:127\\.0\\.0\\.1|\\[::1\\]|localhost))${PORT}(?:[/?][^#\\s]*)?$`
+export const REDIRECT_URI_PATTERN = `^(?:https://(?:(?:${LABEL}\\.)*${LAST_LABEL}|(?:${OCTET}\\.){3}${OCTET})|http://(?:127(?:\\.${OCTET}){3}|\\[::1\\]|localhost))${PORT}(?:[/?][^#\\s]*)?$`
 
 /** Parameters sent without a value are treated as omitted (RFC 6749 3.1): a required OAuth field is not empty. */
 const oauthValue = (extra: Schema = {}): Schema => str({ minLength: 1, ...extra })
@@ -100,7 +100,7 @@ export const connectorDoorSchemas: Record<string, Schema> = {
       redirect_uris: arr(str({ format: 'uri', pattern: REDIRECT_URI_PATTERN }), {
         minItems: 1,
         description:
-          'https, or http on a loopback host (127.0.0.1, [::1], localhost); no fragment (RFC 6749 3.1.2; OAuth 2.1; RFC 8252 7.3). The pattern says it for generators: `https://` with a host name (letters, digits, single hyphens; a last label not all digits) or an IPv4 address, or `http://` with a loopback host; an optional port; then a path or query without `#`.',
+          'https, or http on a loopback host written in full: 127.0.0.1 or another address of 127.0.0.0/8 (all loopback, RFC 1122 3.2.1.3), [::1], localhost; no fragment (RFC 6749 3.1.2; OAuth 2.1; RFC 8252 7.3). Not `127.1`, `2130706433` or `[::ffff:127.0.0.1]` (a name to RFC 3986, or an IPv4-mapped address). The pattern says it for generators: `https://` with a host name (letters, digits, single hyphens; a last label not all digits) or an IPv4 address, or `http://` with a loopback host; an optional port; then a path or query without `#`.',
       }),
       client_name: str({ maxLength: 100 }),
       token_endpoint_auth_method: enumOf(['none'], { description: 'Public clients only (PKCE, no secret).' }),
@@ -294,7 +294,7 @@ export const connectorDoorPaths: Record<string, Record<string, Schema>> = {
       parameters: [
         { name: 'response_type', in: 'query', schema: enumOf(['code']) },
         { name: 'client_id', in: 'query', schema: str() },
-        { name: 'redirect_uri', in: 'query', description: 'One of the registered URIs, exactly; an http loopback URI (127.0.0.1, [::1], localhost) may differ from a registered one in its port alone (RFC 8252 7.3: a native client listens on the port the system gives it; localhost held to the same rule, inferred). Optional when only one is registered.', schema: str({ format: 'uri' }) },
+        { name: 'redirect_uri', in: 'query', description: 'One of the registered URIs, exactly (simple string comparison, RFC 6749 3.1.2.3); an http loopback URI (127.x.x.x, [::1], localhost) may differ from a registered one in its port alone, the rest compared as written (RFC 8252 7.3: a native client listens on the port the system gives it; localhost held to the same rule, inferred). Optional when only one is registered.', schema: str({ format: 'uri' }) },
         { name: 'code_challenge', in: 'query', description: 'The base64url SHA-256 of the verifier (43 characters).', schema: str({ pattern: '^[A-Za-z0-9\\-_]{43}$' }) },
         { name: 'code_challenge_method', in: 'query', schema: enumOf(['S256']) },
         { name: 'state', in: 'query', description: 'Echoed on the redirect.', schema: str() },
