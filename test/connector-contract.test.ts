@@ -249,8 +249,9 @@ describe('connector: its real answers validate against the contract entries', ()
       }
     })
 
-    it('an unsupported MCP-Protocol-Version is 400 naming it, one message or a batch (Streamable HTTP: MUST respond with 400 Bad Request)', async () => {
-      for (const body of [toolCall(1), [toolCall(1), toolCall(2)]]) {
+    it('an unsupported MCP-Protocol-Version is 400 naming it, one message, a batch or initialize (Streamable HTTP: MUST respond with 400 Bad Request)', async () => {
+      const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'versioned', version: '1' } } }
+      for (const body of [toolCall(1), [toolCall(1), toolCall(2)], initialize]) {
         const answer = await mcp(body, { 'mcp-protocol-version': '2099-01-01' })
         expect(answer.status).toBe(400)
         expect(answer.json.error).toMatchObject({ code: -32000, message: expect.stringContaining('Unsupported protocol version: 2099-01-01') })

@@ -193,8 +193,8 @@ export function createMcpEndpoint(state: MockState, { log }: { log?: (error: unk
   /** Answers one MCP request (POST, GET or DELETE on the endpoint) for an authenticated principal. */
   async function handle(request: Request, principal: ConnectorPrincipal): Promise<Response> {
     const loaded = await (sdk ??= loadSdk())
-    const batch = await batchCheck(request, loaded)
-    if (batch instanceof Response) return batch
+    const checked = await protocolCheck(request, loaded)
+    if (checked instanceof Response) return checked
     const server = idle.pop() ?? createMcpServer(loaded)
     const transport = new loaded.WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true })
     await server.connect(transport)
@@ -202,7 +202,7 @@ export function createMcpEndpoint(state: MockState, { log }: { log?: (error: unk
       // The tool calls of this request name their traces here: the answer carries them in x-shoptwin-trace.
       const traces: string[] = []
       const authInfo = { ...principal.authInfo, extra: { principal, traces } }
-      const response = await invalidParamsAnswered(await transport.handleRequest(request, batch === undefined ? { authInfo } : { authInfo, parsedBody: batch.parsed }))
+      const response = await invalidParamsAnswered(await transport.handleRequest(request, checked === undefined ? { authInfo } : { authInfo, parsedBody: checked.parsed }))
       if (!traces.length) return response
       const headers = new Headers(response.headers)
       headers.set(TRACE_HEADER, traces.join(', '))
@@ -219,11 +219,16 @@ export function createMcpEndpoint(state: MockState, { log }: { log?: (error: unk
 /** The one protocol version with JSON-RPC batches: 2025-03-26 added them, 2025-06-18 removed them. */
 export const BATCHING_PROTOCOL_VERSION = '2025-03-26'
 
+const isInitialize = (message: unknown): boolean => message !== null && typeof message === 'object' && (message as { method?: unknown }).method === 'initialize'
+
 /** An HTTP request refused as a whole: 400 and JSON-RPC -32600 Invalid Request without an id, as the SDK refuses its batches. */
 const invalidRequest = (message: string): Response => jsonResponse(400, { jsonrpc: '2.0', error: { code: -32600, message: `Invalid Request: ${message}` }, id: null })
 
 /**
- * A JSON array body (a JSON-RPC batch) where MCP has none: the SDK runs any batch, whatever the version.
+ * A JSON array body (a JSON-RPC batch) where MCP has none: the SDK runs any batch, whatever the version;
+ * and an unsupported MCP-Protocol-Version on initialize, which the SDK took (Streamable HTTP, 2025-06-18:
+ * "If the server receives a request with an invalid or unsupported MCP-Protocol-Version, it MUST respond
+ * with 400 Bad Request": any request, initialize too, inferred), refused with the SDK's own answer.
  * - 2025-06-18 removed batching (changelog, Major changes 1; Streamable HTTP: "The body of the POST
  *   request MUST be a single JSON-RPC request, notification, or response"), and 2025-11-25 kept it out;
  *   2024-11-05 had none (2025-03-26 added it). The version is the MCP-Protocol-Version header, or
@@ -237,7 +242,7 @@ const invalidRequest = (message: string): Response => jsonResponse(400, { jsonrp
  * parses the body (Accept 406, Content-Type 415, size 413, parse error) stay first. A body this reads
  * and lets through is handed to the SDK parsed (`parsed`).
  */
-async function batchCheck(request: Request, sdk: Awaited<ReturnType<typeof loadSdk>>): Promise<Response | { parsed: unknown } | undefined> {
+async function protocolCheck(request: Request, sdk: Awaited<ReturnType<typeof loadSdk>>): Promise<Response | { parsed: unknown } | undefined> {
   if (request.method !== 'POST') return undefined
   const accept = request.headers.get('accept') ?? ''
   if (!accept.includes('application/json') || !accept.includes('text/event-stream') || !sdk.isJsonContentType(request.headers.get('content-type'))) return undefined
@@ -249,10 +254,15 @@ async function batchCheck(request: Request, sdk: Awaited<ReturnType<typeof loadS
   } catch {
     return undefined
   }
-  if (!Array.isArray(parsed)) return { parsed }
-  if (parsed.some((m) => m !== null && typeof m === 'object' && (m as { method?: unknown }).method === 'initialize')) return invalidRequest('initialize must not be part of a JSON-RPC batch (MCP lifecycle): send it alone')
   const header = request.headers.get('mcp-protocol-version')
-  if (header !== null && !sdk.SUPPORTED_PROTOCOL_VERSIONS.includes(header)) return { parsed }
+  const unsupported = header !== null && !sdk.SUPPORTED_PROTOCOL_VERSIONS.includes(header)
+  if (!Array.isArray(parsed)) {
+    // The SDK reads the header after initialize only, and took any on initialize itself.
+    if (unsupported && isInitialize(parsed)) return jsonResponse(400, { jsonrpc: '2.0', error: { code: -32000, message: `Bad Request: Unsupported protocol version: ${header} (supported versions: ${sdk.SUPPORTED_PROTOCOL_VERSIONS.join(', ')})` }, id: null })
+    return { parsed }
+  }
+  if (parsed.some(isInitialize)) return invalidRequest('initialize must not be part of a JSON-RPC batch (MCP lifecycle): send it alone')
+  if (unsupported) return { parsed }
   const version = header ?? BATCHING_PROTOCOL_VERSION
   if (version !== BATCHING_PROTOCOL_VERSION) return invalidRequest(`JSON-RPC batches are not part of MCP ${version} (only 2025-03-26 has them): send one message per POST`)
   if (parsed.length === 0) return invalidRequest('an empty batch (JSON-RPC 2.0: a batch has at least one message)')

@@ -397,6 +397,56 @@ describe('contract fuzz: requests generated from the contract alone (issue 24, i
     expect([...new Set(report)]).toEqual([])
   })
 
+  it('MCP transport: generated bodies (one message, a batch, other JSON) under generated protocol versions: every answer as /mcp declares; a batch only under 2025-03-26, nothing of a refused one run', { timeout: 600_000 }, async () => {
+    const start = findings.length
+    const user = state.connector.data.users.find((u) => u.account_id === shop.account_id)!
+    const access_token = await connectorAccessToken(base, user)
+    const mcpOp = connectorOps.find((o) => o.operationId === 'callConnectorMcp')!
+    // What the SDK supports (its SUPPORTED_PROTOCOL_VERSIONS), what MCP has published, and what it has not.
+    const supported = ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05', '2024-10-07']
+    const version = fc.option(fc.oneof(fc.constantFrom(...supported, '2026-07-28', 'draft', '2025-06-18, 2025-03-26'), fc.stringMatching(/^[0-9a-z-]{1,12}$/)), { nil: undefined })
+    const message = fc.oneof(
+      fc.constant({ jsonrpc: '2.0', method: 'tools/call', params: { name: 'listAccountShops', arguments: {} } }),
+      fc.constant({ jsonrpc: '2.0', method: 'tools/call', params: { name: 'getShopSps', arguments: { shop_id: shop.shop_id } } }),
+      fc.constant({ jsonrpc: '2.0', method: 'ping' }),
+      fc.constant({ jsonrpc: '2.0', method: 'tools/list' }),
+      fc.constant({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+      fc.constant({ jsonrpc: '2.0', method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'fuzz', version: '1' } } }),
+      fc.jsonValue({ maxDepth: 2 }),
+    )
+    let id = 0
+    const withId = (m: unknown) => (m && typeof m === 'object' && !Array.isArray(m) && 'method' in m && !String((m as { method: string }).method).startsWith('notifications/') ? { ...m, id: ++id } : m)
+    const body = fc.oneof(message.map(withId), fc.array(message.map(withId), { maxLength: 4 }), fc.jsonValue({ maxDepth: 1 }))
+    const cases = fc.sample(fc.record({ version, body }), { seed: SEED + 700_000, numRuns: RUNS * 5 })
+    const outcomes: Record<string, number> = {}
+    for (const c of cases) {
+      const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${access_token}`, ...(c.version === undefined ? {} : { 'mcp-protocol-version': c.version }) }
+      const text = JSON.stringify(c.body)
+      const before = (await state.activity.entries()).length
+      const answer = await send('POST', '/mcp', headers, text)
+      sent++
+      const ran = (await state.activity.entries()).length - before
+      const curl = curlOf('POST', '/mcp', { ...headers, authorization: 'Bearer TOKEN' }, text).replace("'authorization: Bearer TOKEN'", `"authorization: Bearer ${tokenCommand(user.email)}"`)
+      const add = (check: Finding['check'], detail: string) => findings.push({ check, operationId: 'callConnectorMcp', detail, curl })
+      const code = (parseJson(answer.text) as { error?: { code?: number } } | undefined)?.error?.code
+      outcomes[`${answer.status}${code === undefined ? '' : ` ${code}`}`] = (outcomes[`${answer.status}${code === undefined ? '' : ` ${code}`}`] ?? 0) + 1
+      if (answer.status >= 500) add('no-5xx', `${answer.status} ${answer.text.slice(0, 200)}`)
+      const problem = connectorProblem(mcpOp, answer)
+      if (problem) add('schema', problem)
+      // The versions' rules (Streamable HTTP 2025-06-18; changelog 2025-06-18; lifecycle 2025-03-26).
+      const unsupported = c.version !== undefined && !supported.includes(c.version)
+      const batch = Array.isArray(c.body)
+      const initializeInBatch = batch && (c.body as unknown[]).some((m) => (m as { method?: unknown } | null)?.method === 'initialize')
+      const refusedBatch = batch && (initializeInBatch || (!unsupported && ((c.version ?? '2025-03-26') !== '2025-03-26' || (c.body as unknown[]).length === 0)))
+      if (unsupported && !initializeInBatch && answer.status !== 400) add('mcp', `MCP-Protocol-Version ${JSON.stringify(c.version)} is not supported, answered ${answer.status}: ${answer.text.slice(0, 160)}`)
+      if (refusedBatch && (answer.status !== 400 || code !== -32600)) add('mcp', `a batch under ${c.version ?? 'no MCP-Protocol-Version (2025-03-26)'} answered ${answer.status} ${answer.text.slice(0, 160)}`)
+      if ((refusedBatch || unsupported) && ran > 0) add('mcp', `a refused request ran ${ran} tool call(s)`)
+    }
+    console.log(`contract fuzz MCP transport: ${cases.length} requests, outcomes ${JSON.stringify(Object.fromEntries(Object.entries(outcomes).sort()))}`)
+    const report = findings.slice(start).map((f) => `[${f.check}] ${f.operationId}: ${f.detail}\n    ${f.curl}`)
+    expect([...new Set(report)]).toEqual([])
+  })
+
   // ---------------------------------------------------------------------------------------------
   // ignored_auth (Schemathesis): a valid request without its credentials, or with ones nobody has
 
