@@ -430,3 +430,37 @@ describe('the ids a twin hands out, across a loss of the store', () => {
     }
   })
 })
+
+describe('trace ids, while the store is away', () => {
+  it("a replica that runs past its block of trace ids while the store is away numbers where no other replica does: no trace id is given twice across the replicas once the store is back", async () => {
+    const own = await ownRedis()
+    const [away, other] = await startReplicas(2, { store: own.url, twin: 'traceids', args: ARGS })
+    try {
+      const shop = firstShop(away!)
+      await own.stop({ remove: false })
+      // More answers than its block (1,024 ids; its next could not be fetched): 503s, each with its trace id.
+      const traces: string[] = []
+      for (let i = 0; i < 1100; i += 25) {
+        const replies = await Promise.all(Array.from({ length: 25 }, () => call(away!.url, 'POST', '/automations/list', shop, { page_size: 1 })))
+        for (const reply of replies) {
+          expect(reply.status).toBe(503)
+          traces.push(reply.trace!)
+        }
+      }
+      await own.restart()
+      await expect.poll(async () => (await call(other!.url, 'POST', '/automations/list', shop, { page_size: 1 })).status, { timeout: 15_000 }).toBe(200)
+      // The other replica numbers in its own block: the one after the first block, where the old numbering went on.
+      for (let i = 0; i < 200; i += 25) {
+        const replies = await Promise.all(Array.from({ length: 25 }, () => call(other!.url, 'POST', '/automations/list', shop, { page_size: 1 })))
+        for (const reply of replies) traces.push(reply.trace!)
+      }
+      expect(traces.filter((t) => !t)).toEqual([])
+      const twice = traces.filter((t, i) => traces.indexOf(t) !== i)
+      expect(twice, 'trace ids given twice').toEqual([])
+      expect((await metricsOf(away!)).traces_unshared).toBeGreaterThan(0)
+    } finally {
+      await Promise.all([away?.stop(), other?.stop()])
+      await own.stop()
+    }
+  })
+})

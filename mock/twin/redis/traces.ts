@@ -8,7 +8,9 @@
  *
  * Ids are unique across the replicas: each takes blocks of numbers from the store (one round trip per
  * block, fetched ahead of need, never on a request's path). Were a replica to run out while the store
- * is away, it numbers on, and those traces stay its own (not sent: their numbers were not granted).
+ * is away, it numbers on in a range of its block's own, far past any id the counter grants (no other
+ * replica holds that block, so no other numbers there), and those traces stay its own (not sent: the
+ * store never granted them).
  * A block is refused where the store lost the twin or its counter (ids.ts): ids go on past every
  * replica's once the twin is restored, never from 1 again.
  *
@@ -35,6 +37,14 @@ import { GC_MS } from './scripts.ts'
 
 /** Ids a replica takes at a time. */
 export const TRACE_ID_BLOCK = 1024
+/**
+ * Where the ids numbered past a block while the store is away start: block `b` (its top over
+ * TRACE_ID_BLOCK) has UNSHARED_PER_BLOCK of them from UNSHARED_BASE + b * UNSHARED_PER_BLOCK. The
+ * counter stays below UNSHARED_BASE (10^14 ids, at 1,024 a block), and the ids keep to 15 digits for
+ * the first 5 * 10^10 ids the counter grants.
+ */
+export const UNSHARED_BASE = 100_000_000_000_000
+export const UNSHARED_PER_BLOCK = 2 ** 24
 /** How often an open console asks for new traces (ms). */
 export const FEED_POLL_MS = 100
 
@@ -128,6 +138,9 @@ export function createRedisTraces(ctx: SharedContext, local: TraceStore): Shared
   let fetching: Promise<void> | undefined
   /** Numbers given out past a block's end (the store was away): those traces are not sent. */
   const unshared = new Set<number>()
+  /** The block whose own range numbers past it, and how many it gave there. */
+  let spareOf = 0
+  let spare = 0
   const fetchBlock = (): Promise<void> =>
     (fetching ??= (redis as unknown as Granting)
       .twinTraceIds(idsKey, ctx.cfg, TRACE_ID_BLOCK, ctx.ids.seen('trace'))
@@ -182,12 +195,19 @@ export function createRedisTraces(ctx: SharedContext, local: TraceStore): Shared
       }
       // Half of the block used: the next one is asked for, off the request's path.
       if (!next && end - last <= TRACE_ID_BLOCK / 2) void fetchBlock()
-      const id = ++last
-      ctx.ids.gave('trace', id)
-      if (id > end) {
-        unshared.add(id)
-        end = last
+      if (last < end) {
+        const id = ++last
+        ctx.ids.gave('trace', id)
+        return id
       }
+      // Used up, and no next block (the store is away): an id of this block's own range, never granted
+      // by the counter nor numbered by another replica (each numbers past blocks of its own).
+      if (spareOf !== end) {
+        spareOf = end
+        spare = 0
+      }
+      const id = UNSHARED_BASE + Math.floor(end / TRACE_ID_BLOCK) * UNSHARED_PER_BLOCK + (++spare % UNSHARED_PER_BLOCK)
+      unshared.add(id)
       return id
     },
     push(record) {
