@@ -2065,7 +2065,7 @@ export interface components {
                 [key: string]: unknown;
             };
         };
-        /** @description A JSON-RPC 2.0 answer: `result` (a tool result carries the REST answer's JSON as `structuredContent`; `isError` for a status of 400 or more) or `error`. */
+        /** @description A JSON-RPC 2.0 answer: `result` (a tool result carries the REST answer's JSON as `structuredContent`; `isError` for a status of 400 or more) or `error` (-32602 for params a method does not take, and for a tool that does not exist: `Unknown tool: <name>`). */
         JsonRpcResponse: {
             /** @enum {string} */
             jsonrpc: "2.0";

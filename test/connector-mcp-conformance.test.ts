@@ -10,7 +10,8 @@ describe('connector: the official MCP conformance suite', () => {
   it('every scenario passes except the baseline of features not offered, and the baseline is current', async () => {
     const { code, output } = await runMcpConformance()
     expect(output).toContain('Baseline check passed')
-    for (const scenario of ['server-initialize', 'ping', 'tools-list', 'tools-call-simple-text', 'tools-call-error', 'dns-rebinding-protection']) expect(output).toMatch(new RegExp(`✓ ${scenario}: \\d+ passed, 0 failed`))
+    // tools-call-simple-text and tools-call-error call the reference server's tools, unknown here (-32602): in the baseline.
+    for (const scenario of ['server-initialize', 'ping', 'tools-list', 'dns-rebinding-protection']) expect(output).toMatch(new RegExp(`✓ ${scenario}: \\d+ passed, 0 failed`))
     expect(code).toBe(0)
   }, 120_000)
 })

@@ -89,6 +89,13 @@ describe('connector: params a method does not take are the caller\'s error, -326
     expect(await call.rpc({ jsonrpc: '2.0', id: 7, ...request })).toEqual({ jsonrpc: '2.0', id: 7, error: { code: -32602, message } })
   })
 
+  it('a tool that does not exist is a protocol error: -32602 "Unknown tool: <name>" (MCP tools, Error handling), and the call is in the activity log', async () => {
+    const state = createMockState({ seed: 42, now: '2026-03-10T12:00:00.000Z' })
+    const call = await connected(state, ['getShopSps'])
+    expect(await call.rpc({ jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'invalid_tool_name', arguments: {} } })).toEqual({ jsonrpc: '2.0', id: 9, error: { code: -32602, message: 'Unknown tool: invalid_tool_name' } })
+    expect(state.connector.data.activity.at(-1)).toMatchObject({ tool: 'invalid_tool_name', status: 404 })
+  })
+
   it('in a batch, the refused message is rewritten and the others answered as they were', async () => {
     const call = await connected(createMockState({ seed: 42, now: '2026-03-10T12:00:00.000Z' }), ['getShopSps'])
     const answers = (await call.rpc([

@@ -97,12 +97,17 @@ export function createMcpEndpoint(state: MockState, { log }: { log?: (error: unk
     return toolResult({ status, body: { error: message } })
   }
 
-  /** Runs one tool call through the REST pipeline; `traces` receives the trace id of its answer. */
+  /** Runs one tool call through the REST pipeline; `traces` receives the trace id of its answer. Throws (code -32602) for a tool that does not exist. */
   async function callTool(principal: ConnectorPrincipal, name: string, args: Record<string, unknown>, traces?: string[]): Promise<CallToolResult> {
     const { connection, user } = principal
     const tool = connectorTools(state.contract).find((t) => t.name === name)
     const shopArg = typeof args.shop_id === 'string' ? args.shop_id : null
-    if (!tool) return refuse(principal, undefined, name, shopArg, 404, MCP_MESSAGES.unknownTool(name))
+    if (!tool) {
+      refuse(principal, undefined, name, shopArg, 404, MCP_MESSAGES.unknownTool(name))
+      // MCP tools, Error handling (every version): an unknown tool is a protocol error, -32602 with these
+      // words; thrown with its code, the SDK answers it as it is (an McpError would prefix its message).
+      throw Object.assign(new Error(MCP_MESSAGES.unknownTool(name)), { code: -32602 })
+    }
     if (!connection.tools.includes(name)) return refuse(principal, tool, name, shopArg, 403, MCP_MESSAGES.toolNotAllowed(name))
     if (tool.shopArgument) {
       if (shopArg === null || shopArg.trim() === '') return refuse(principal, tool, name, null, 400, MCP_MESSAGES.missingShop)

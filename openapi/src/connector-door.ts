@@ -219,7 +219,7 @@ export const connectorDoorSchemas: Record<string, Schema> = {
   ),
   JsonRpcResponse: obj(
     { jsonrpc: enumOf(['2.0']), id: { anyOf: [str(), int()] }, result: obj({}, { required: [] }), error: ref('JsonRpcError') },
-    { required: ['jsonrpc', 'id'], description: 'A JSON-RPC 2.0 answer: `result` (a tool result carries the REST answer\'s JSON as `structuredContent`; `isError` for a status of 400 or more) or `error`.', inferred: true },
+    { required: ['jsonrpc', 'id'], description: 'A JSON-RPC 2.0 answer: `result` (a tool result carries the REST answer\'s JSON as `structuredContent`; `isError` for a status of 400 or more) or `error` (-32602 for params a method does not take, and for a tool that does not exist: `Unknown tool: <name>`).', inferred: true },
   ),
   JsonRpcError: obj({ code: int(), message: str(), data: {} }, { required: ['code', 'message'] }),
   JsonRpcErrorResponse: obj(

@@ -408,6 +408,7 @@ describe('contract fuzz: requests generated from the contract alone (issue 24, i
     const message = fc.oneof(
       fc.constant({ jsonrpc: '2.0', method: 'tools/call', params: { name: 'listAccountShops', arguments: {} } }),
       fc.constant({ jsonrpc: '2.0', method: 'tools/call', params: { name: 'getShopSps', arguments: { shop_id: shop.shop_id } } }),
+      fc.constant({ jsonrpc: '2.0', method: 'tools/call', params: { name: 'invalid_tool_name', arguments: {} } }),
       fc.constant({ jsonrpc: '2.0', method: 'ping' }),
       fc.constant({ jsonrpc: '2.0', method: 'tools/list' }),
       fc.constant({ jsonrpc: '2.0', method: 'notifications/initialized' }),
