@@ -11,7 +11,7 @@ import { getResponse } from './lib/msw.ts'
 import { adminMethods, createAdminHandlers } from './admin.ts'
 import { HOST_FIELD } from './lib/host-field.ts'
 import { rebindingProblem } from './lib/loopback.ts'
-import { CONNECTOR_METHODS, connectorMethodRefusal, createConnector, ownsPath, withCors, type Connector } from './connector/index.ts'
+import { CONNECTOR_METHODS, connectorBodyTooLarge, connectorMethodRefusal, createConnector, ownsPath, withCors, type Connector } from './connector/index.ts'
 import { createOperationRoutes, operationRouter } from './handlers.ts'
 import { allowedMethods, answeredAs, isMethodToken, methodRefusal, pathMethods, RECOGNISED_METHODS } from './methods.ts'
 import type { RequestHeaders } from './pipeline/index.ts'
@@ -293,7 +293,14 @@ export function createServer({ state = undefined, stateOptions, remoteAdmin = fa
         // A method the path does not take: its trace says which it takes (as for a path no operation has).
         return sendResult(res, mockState.traces.unmatched({ method: called, url: new URL(`${INTERNAL_ORIGIN}${rawUrl}`), headers: nodeHeaders(req.headers), bodyText: '', now: mockState.clock.now() }, noOperation(mockState.contract, called, path), refusal))
       }
-      const body = await readBody(req)
+      let body: Buffer | undefined
+      try {
+        body = await readBody(req)
+      } catch (error) {
+        // The connector's paths refuse in the connector's words (JSON-RPC on /mcp, OAuth's error elsewhere).
+        if (connectorPath && (error as { status?: number }).status === 413) return await send(res, withCors(connectorBodyTooLarge(path.replace(/\/$/, '') || '/', MAX_BODY_BYTES)))
+        throw error
+      }
       const headers = nodeHeaders(req.headers)
 
       // An operation runs its pipeline on the request as node parsed it, and the result is written as

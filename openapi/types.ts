@@ -2048,6 +2048,12 @@ export interface components {
             /** @description What is refused, by name (the parameter, the media type, the header). Printable ASCII without `"` or `\` (RFC 6749 5.2): a value of the request quoted in it has its other characters as `?`, a `"` as `'`, and is cut at 60 characters. */
             error_description?: string;
         };
+        /** @description A body over the server's limit, refused in OAuth's error format (inferred). */
+        BodyTooLargeError: {
+            /** @enum {string} */
+            error: "invalid_request";
+            error_description: string;
+        };
         /** @description An unexpected error in the connector. */
         OAuthServerError: {
             /** @enum {string} */
@@ -7077,7 +7083,7 @@ export interface operations {
                     "application/json": components["schemas"]["JsonRpcErrorResponse"];
                 };
             };
-            /** @description The body is larger than 4 MiB (the SDK's limit): -32000 `Payload Too Large: ...`. */
+            /** @description The body is larger than 4 MiB (the SDK's limit), or than 10 MiB (`shoptwin serve`'s, before the SDK reads it): -32000 `Payload Too Large: Request body must not exceed <limit> bytes`. */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -7246,6 +7252,15 @@ export interface operations {
                     "text/html": string;
                 };
             };
+            /** @description The body is larger than 10 MiB (`shoptwin serve`'s limit): `invalid_request`, `Request body larger than 10485760 bytes` (inferred: RFC 6749 5.2 has no code for it). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BodyTooLargeError"];
+                };
+            };
             /** @description An unexpected error in the connector (`server_error`). */
             "5XX": {
                 headers: {
@@ -7338,6 +7353,15 @@ export interface operations {
                     "text/html": string;
                 };
             };
+            /** @description The body is larger than 10 MiB (`shoptwin serve`'s limit): `invalid_request`, `Request body larger than 10485760 bytes` (inferred: RFC 6749 5.2 has no code for it). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BodyTooLargeError"];
+                };
+            };
             /** @description An unexpected error in the connector (`server_error`). */
             "5XX": {
                 headers: {
@@ -7382,6 +7406,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ClientRegistrationError"];
+                };
+            };
+            /** @description The body is larger than 10 MiB (`shoptwin serve`'s limit): `invalid_request`, `Request body larger than 10485760 bytes` (inferred: RFC 6749 5.2 has no code for it). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BodyTooLargeError"];
                 };
             };
             /** @description An unexpected error in the connector (`server_error`). */
@@ -7439,6 +7472,15 @@ export interface operations {
                     "application/json": components["schemas"]["RevocationError"];
                 };
             };
+            /** @description The body is larger than 10 MiB (`shoptwin serve`'s limit): `invalid_request`, `Request body larger than 10485760 bytes` (inferred: RFC 6749 5.2 has no code for it). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BodyTooLargeError"];
+                };
+            };
             /** @description An unexpected error in the connector (`server_error`). */
             "5XX": {
                 headers: {
@@ -7493,6 +7535,15 @@ export interface operations {
                 };
                 content: {
                     "text/html": string;
+                };
+            };
+            /** @description The body is larger than 10 MiB (`shoptwin serve`'s limit): `invalid_request`, `Request body larger than 10485760 bytes` (inferred: RFC 6749 5.2 has no code for it). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BodyTooLargeError"];
                 };
             };
             /** @description An unexpected error in the connector (`server_error`). */
@@ -7552,6 +7603,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["TokenError"];
+                };
+            };
+            /** @description The body is larger than 10 MiB (`shoptwin serve`'s limit): `invalid_request`, `Request body larger than 10485760 bytes` (inferred: RFC 6749 5.2 has no code for it). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BodyTooLargeError"];
                 };
             };
             /** @description An unexpected error in the connector (`server_error`). */

@@ -9,7 +9,7 @@
 import createClient from 'openapi-fetch'
 import { afterAll, describe, expect, it } from 'vitest'
 import { createConnector } from '../mock/connector/index.ts'
-import { createMockState } from '../mock/index.ts'
+import { createMockState, createServer } from '../mock/index.ts'
 import { indexConnectorOperations, indexOperations, responseKeyOf, type ConnectorOperationInfo } from '../openapi/index.ts'
 import type { paths } from '../openapi/types.ts'
 import { consent, createBrowser, hiddenFields, pkcePair } from './connector-helpers.ts'
@@ -37,9 +37,11 @@ function operationOf(method: string, url: string): ConnectorOperationInfo {
 }
 
 /** Sends a request to the connector and checks its answer against the operation's contract entry. */
-async function call(method: string, path: string, init: { body?: string; headers?: Record<string, string> } = {}): Promise<{ status: number; text: string; json: any; headers: Headers }> {
-  const url = `${BASE}${path}`
-  const response = await connector.handle(new Request(url, { method, headers: init.headers ?? {}, ...(init.body !== undefined ? { body: init.body } : {}) }))
+async function call(method: string, path: string, init: { body?: string; headers?: Record<string, string>; base?: string } = {}): Promise<{ status: number; text: string; json: any; headers: Headers }> {
+  const url = `${init.base ?? BASE}${path}`
+  // `base`: a listening server (fetch), for what only the server does; else the in-process connector.
+  const request = new Request(url, { method, headers: init.headers ?? {}, ...(init.body !== undefined ? { body: init.body } : {}) })
+  const response = init.base ? await fetch(request) : await connector.handle(request)
   const text = await response.text()
   const op = operationOf(method, url.split('?')[0]!)
   const key = responseKeyOf(op, response.status)
@@ -202,6 +204,21 @@ describe('connector: its real answers validate against the contract entries', ()
     expect((await call('POST', '/oauth/connections/revoke', { headers: { ...FORM, cookie }, body: formOf({ connection_id: 'no-such-connection' }) })).status).toBe(404)
     expect((await call('POST', '/oauth/connections/revoke', { headers: { ...FORM, cookie }, body: '' })).status).toBe(400)
     expect((await call('POST', '/oauth/connections/revoke', { headers: { ...FORM, cookie }, body: formOf({ connection_id: connectionId }) })).status).toBe(303)
+  })
+
+  it("a body over shoptwin serve's 10 MiB: 413 in the connector's words on each of its POSTs (JSON-RPC on /mcp, OAuth's invalid_request elsewhere)", async () => {
+    const server = createServer({ state, log: () => {} })
+    const base = await server.listen(0, '127.0.0.1')
+    try {
+      const big = 'x'.repeat(10 * 1024 * 1024 + 1)
+      for (const path of ['/oauth/register', '/oauth/authorize', '/oauth/sign-in', '/oauth/token', '/oauth/revoke', '/oauth/connections/revoke', '/mcp']) {
+        const answer = await call('POST', path, { base, headers: path === '/oauth/register' || path === '/mcp' ? JSON_RPC : FORM, body: big })
+        expect(answer.status).toBe(413)
+        expect(answer.json).toEqual(path === '/mcp' ? { jsonrpc: '2.0', id: null, error: { code: -32000, message: 'Payload Too Large: Request body must not exceed 10485760 bytes' } } : { error: 'invalid_request', error_description: 'Request body larger than 10485760 bytes' })
+      }
+    } finally {
+      await server.close()
+    }
   })
 
   describe('MCP protocol versions: JSON-RPC batches in 2025-03-26 only (2025-06-18 changelog), MCP-Protocol-Version (Streamable HTTP, 2025-06-18)', () => {

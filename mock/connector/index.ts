@@ -79,6 +79,18 @@ export function connectorMethodRefusal(method: string, pathname: string): Respon
   return jsonResponse(405, { error: 'method_not_allowed', error_description: `${method} is not allowed on ${pathname}` }, allow)
 }
 
+/**
+ * The connector's refusal of a body over the server's limit (`shoptwin serve` reads at most `limit`
+ * bytes): on /mcp a JSON-RPC error in the SDK's words for its own limit, elsewhere OAuth's error,
+ * `invalid_request` (inferred: RFC 6749 5.2 has no code for a body too large). Connection: close, as
+ * the rest of the body is dropped.
+ */
+export function connectorBodyTooLarge(pathname: string, limit: number): Response {
+  const headers = { connection: 'close' }
+  if (pathname === '/mcp') return jsonResponse(413, { jsonrpc: '2.0', error: { code: -32000, message: `Payload Too Large: Request body must not exceed ${limit} bytes` }, id: null }, headers)
+  return jsonResponse(413, { error: 'invalid_request', error_description: `Request body larger than ${limit} bytes` }, headers)
+}
+
 export const ownsPath = (pathname: string): boolean => pathname === '/mcp' || pathname.startsWith('/oauth/') || pathname.startsWith('/.well-known/oauth-')
 
 /** The connector over a mock state. */

@@ -58,6 +58,8 @@ const htmlPage = (description: string): Schema => ({
 })
 const form = (schema: Schema, required = true): Schema => ({ required, content: { [FORM]: { schema } } })
 const serverError = { '5XX': json(ref('OAuthServerError'), 'An unexpected error in the connector (`server_error`).') }
+/** A body over the server's limit (`shoptwin serve` reads 10 MiB at most; inferred), in OAuth's words. */
+const bodyTooLarge = { '413': json(ref('BodyTooLargeError'), 'The body is larger than 10 MiB (`shoptwin serve`\'s limit): `invalid_request`, `Request body larger than 10485760 bytes` (inferred: RFC 6749 5.2 has no code for it).') }
 
 /** JSON-RPC error object of the MCP endpoint's transport-level refusals. */
 const jsonRpcRefusal = (description: string, headers?: Record<string, Schema>): Schema => json(ref('JsonRpcErrorResponse'), description, headers)
@@ -207,6 +209,7 @@ export const connectorDoorSchemas: Record<string, Schema> = {
       inferred: true,
     },
   ),
+  BodyTooLargeError: obj({ error: enumOf(['invalid_request']), error_description: str() }, { required: ['error', 'error_description'], description: 'A body over the server\'s limit, refused in OAuth\'s error format (inferred).', inferred: true }),
   OAuthServerError: obj({ error: enumOf(['server_error']), error_description: str() }, { required: ['error'], description: 'An unexpected error in the connector.', inferred: true }),
   JsonRpcRequest: obj(
     {
@@ -280,6 +283,7 @@ export const connectorDoorPaths: Record<string, Record<string, Schema>> = {
           'Refused: a redirect URI neither https nor loopback http, a secret-based auth method, another grant or response type, grant_types without authorization_code or response_types without code. A body that is not `application/json` (RFC 7591 3) is `invalid_client_metadata` naming its media type (inferred: RFC 7591 3.2.2 has no code for it; the one its clients handle).',
           NO_STORE_HEADERS,
         ),
+        ...bodyTooLarge,
         ...serverError,
       },
     }),
@@ -322,6 +326,7 @@ export const connectorDoorPaths: Record<string, Record<string, Schema>> = {
           'The request is unknown or expired; a body that is not a form, a field other than shop and tool given twice, no request_id (an authorization request POSTed here): an error page naming it. A decision neither allow nor deny, or no shop or no tool chosen: the consent page again, with the message, the request still open.',
         ),
         '403': htmlPage('Not signed in as the user of this request.'),
+        ...bodyTooLarge,
         ...serverError,
       },
     }),
@@ -339,6 +344,7 @@ export const connectorDoorPaths: Record<string, Record<string, Schema>> = {
         },
         '400': htmlPage('The authorization request is unknown or expired; a body that is not a form, a field given twice, `next` other than connections (an error page naming it); email or password missing (the sign-in page again, naming it).'),
         '401': htmlPage('The sign-in page again: email or password is not right.'),
+        ...bodyTooLarge,
         ...serverError,
       },
     }),
@@ -358,6 +364,7 @@ export const connectorDoorPaths: Record<string, Record<string, Schema>> = {
           NO_STORE_HEADERS,
         ),
         '401': json(ref('TokenError'), '`invalid_client`: the client_id is unknown, or the client authenticated (a client_secret, an Authorization header) though it is public.', { ...NO_STORE_HEADERS, ...WWW_AUTHENTICATE_CLIENT }),
+        ...bodyTooLarge,
         ...serverError,
       },
     }),
@@ -373,6 +380,7 @@ export const connectorDoorPaths: Record<string, Record<string, Schema>> = {
         '200': { description: 'Revoked, or the token was not known (RFC 7009 2.2: the same answer). No body.' },
         '400': json(ref('RevocationError'), '`invalid_request`: the token or the client_id missing, a field given twice, a body not a form, a field in the URL query, a token issued to another client (RFC 7009 2.1: refused).', NO_STORE_HEADERS),
         '401': json(ref('RevocationError'), '`invalid_client`: the client_id is unknown, or the client authenticated (a client_secret, an Authorization header) though it is public.', { ...NO_STORE_HEADERS, ...WWW_AUTHENTICATE_CLIENT }),
+        ...bodyTooLarge,
         ...serverError,
       },
     }),
@@ -399,6 +407,7 @@ export const connectorDoorPaths: Record<string, Record<string, Schema>> = {
         '400': htmlPage('A body that is not a form, connection_id missing or given twice.'),
         '403': htmlPage('Not signed in.'),
         '404': htmlPage('No such connection on the user\'s account.'),
+        ...bodyTooLarge,
         ...serverError,
       },
     }),
@@ -440,7 +449,7 @@ export const connectorDoorPaths: Record<string, Record<string, Schema>> = {
         }),
         '403': jsonRpcRefusal('On a loopback address: a Host or Origin that is not loopback (DNS rebinding).'),
         '406': jsonRpcRefusal('The Accept header does not take both application/json and text/event-stream.'),
-        '413': jsonRpcRefusal('The body is larger than 4 MiB (the SDK\'s limit): -32000 `Payload Too Large: ...`.'),
+        '413': jsonRpcRefusal('The body is larger than 4 MiB (the SDK\'s limit), or than 10 MiB (`shoptwin serve`\'s, before the SDK reads it): -32000 `Payload Too Large: Request body must not exceed <limit> bytes`.'),
         '415': jsonRpcRefusal('The body is not application/json.'),
         ...serverError,
       },

@@ -9,6 +9,7 @@ import type { Schema } from './dsl.ts'
 const MCP = 'https://mcp.example.com'
 const CLIENT_ID = '5f0c6d2e-8a51-4c39-9b1e-0d7e4f2a9c13'
 const REDIRECT = 'http://127.0.0.1:33418/callback'
+const tooLarge = { body: { error: 'invalid_request', error_description: 'Request body larger than 10485760 bytes' } }
 const REQUEST_ID = 'b2f1c0de-4a7e-4c1f-8f53-2e9d6a1b7c40'
 const VERIFIER = 'dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk'
 const CHALLENGE = 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM'
@@ -54,6 +55,7 @@ export const connectorExamples: Record<string, ConnectorExample> = {
     responses: {
       '201': { body: { client_id: CLIENT_ID, client_name: 'Desktop assistant', redirect_uris: [REDIRECT], client_id_issued_at: 1773144000, grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none' } },
       '400': { body: { error: 'invalid_redirect_uri', error_description: 'A redirect URI must be https, or http on a loopback host' } },
+      '413': tooLarge,
       '5XX': serverError,
     },
   },
@@ -74,6 +76,7 @@ export const connectorExamples: Record<string, ConnectorExample> = {
       '302': { location: `${REDIRECT}?code=SplxlOBeZQQYbYS6WxSbIA&state=af0ifjsldkj&iss=${encodeURIComponent(MCP)}` },
       '400': { body: page('Allow Desktop assistant?', 'Choose at least one shop and one tool.') },
       '403': { body: page('Sign in', 'Sign in as the user of this request.') },
+      '413': tooLarge,
       '5XX': serverError,
     },
   },
@@ -84,6 +87,7 @@ export const connectorExamples: Record<string, ConnectorExample> = {
       '303': { location: `${MCP}/oauth/authorize?request_id=${REQUEST_ID}` },
       '400': { body: page('Authorization error', 'This authorization request is unknown or expired.') },
       '401': { body: page('Sign in', 'Email or password is not right.') },
+      '413': tooLarge,
       '5XX': serverError,
     },
   },
@@ -94,6 +98,7 @@ export const connectorExamples: Record<string, ConnectorExample> = {
       '200': { body: { access_token: 'mcp_at_2YotnFZFEjr1zCsicMWpAA', token_type: 'Bearer', expires_in: 3600, refresh_token: 'mcp_rt_tGzv3JOkF0XG5Qx2TlKWIA' } },
       '400': { body: { error: 'invalid_grant', error_description: 'The code is unknown, spent or expired' } },
       '401': { body: { error: 'invalid_client', error_description: 'Unknown client_id' } },
+      '413': tooLarge,
       '5XX': serverError,
     },
   },
@@ -103,6 +108,7 @@ export const connectorExamples: Record<string, ConnectorExample> = {
     responses: {
       '400': { body: { error: 'invalid_request', error_description: 'token is required' } },
       '401': { body: { error: 'invalid_client', error_description: 'Unknown client_id' } },
+      '413': tooLarge,
       '5XX': serverError,
     },
   },
@@ -115,6 +121,7 @@ export const connectorExamples: Record<string, ConnectorExample> = {
       '400': { body: page('Invalid request', 'connection_id is missing') },
       '403': { body: page('Sign in', 'Sign in to manage your connections.') },
       '404': { body: page('Not found', 'No such connection on your account.') },
+      '413': tooLarge,
       '5XX': serverError,
     },
   },
