@@ -5,9 +5,12 @@
  * replica, a retry of a key sent before the loss replays its first answer byte for byte (never a
  * second resource), and each replica says what happened once per episode. At start, a replica says
  * when the store may evict the twin or keeps nothing across a restart. The restores that cannot be
- * whole: a replica whose copy was dropped past its bound (503 until restarted), one with less than
- * another (it lets the fuller one restore; overtaken, the fuller one's extra writes are lost, and
- * said). The ids the twin hands out (trace, journal, activity) never start over. `npm run test:replicas`.
+ * whole: a replica whose copy was dropped past its bound (503 until a replica that kept its copy
+ * restores the twin, then it rebuilds from it; never serving a twin created anew under the name), one
+ * with less than another (it lets the fuller one restore; overtaken, the fuller one's extra writes are
+ * lost, and said, at its first request: the log's epoch). The ids the twin hands out (trace, journal,
+ * activity) never start over nor repeat, and no counter goes back whichever keys the store loses.
+ * `npm run test:replicas`.
  */
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest'
 import { type RedisOptions, redisCommand, startRedis, type TestRedis } from '../support/redis.ts'
@@ -228,10 +231,11 @@ describe('the store loses the twin while its replicas run', () => {
 })
 
 describe('restores that cannot be whole', () => {
-  const DROPPED = /^shoptwin: replica (\w+) of twin 'dropped': the shared store unix:\/\/\S+ lost the twin \((.+)\): restarted without persistence, flushed \(FLUSHALL\/FLUSHDB\), its keys evicted \(maxmemory-policy\) or deleted, or failed over to an empty replica\. This replica cannot restore it \(its copy of the log was dropped past SHOPTWIN_RESTORE_MAX_MB\); its requests get 503 until it is restarted, which creates the twin anew\. To do: /
+  const DROPPED = /^shoptwin: replica (\w+) of twin 'dropped': the shared store unix:\/\/\S+ lost the twin \((.+)\): restarted without persistence, flushed \(FLUSHALL\/FLUSHDB\), its keys evicted \(maxmemory-policy\) or deleted, or failed over to an empty replica\. This replica cannot restore it \(its copy of the log was dropped past SHOPTWIN_RESTORE_MAX_MB\); its requests get 503 until another replica that kept its copy restores the twin \(this one then rebuilds from it\) or it is restarted, which creates the twin anew\. To do: /
+  const REJOINED = /^shoptwin: replica \w+ of twin 'dropped': the twin is back in the shared store unix:\/\/\S+, restored by another replica from this twin's log \(head \d+, generation \d+\): this replica rebuilds from it and serves again\. To do: /
   const KEEPS_NONE = /^shoptwin: replica \w+ of twin 'dropped' keeps no copy of the twin's log past [\d.]+ MB \(SHOPTWIN_RESTORE_MAX_MB [\d.]+\): should the store lose the twin, this replica cannot restore it \(another replica may\)$/
 
-  it('a replica whose copy of the log went past SHOPTWIN_RESTORE_MAX_MB says so once; when the store loses the twin it restores nothing, says so in one line, and answers 503 {error} until it is restarted; a replica that kept its copy restores the twin, and the restarted one serves it', async () => {
+  it('a replica whose copy of the log went past SHOPTWIN_RESTORE_MAX_MB says so once; when the store loses the twin it restores nothing, says so in one line, and answers 503 {error}; once a replica that kept its copy restores the twin, it rebuilds from it and serves it again, without a restart (one line)', async () => {
     const own = await ownRedis({ persistence: false })
     // One replica's bound is one write's entries (a keyed write logs its operation and its record: more than 1 KB).
     const [dropped, keeper] = await startReplicas(2, { store: own.url, twin: 'dropped', args: ARGS }, (i): Record<string, string> => (i === 0 ? { SHOPTWIN_RESTORE_MAX_MB: '0.001' } : {}))
@@ -256,31 +260,60 @@ describe('restores that cannot be whole', () => {
       const refused = await call(dropped!.url, 'POST', '/automations/list', shop, { page_size: 1 })
       expect({ status: refused.status, body: JSON.parse(refused.text) as unknown }).toEqual({
         status: 503,
-        body: { error: expect.stringMatching(/^The shared state store lost twin 'dropped' \(.+\) and this replica kept no copy of its log to restore it \(past SHOPTWIN_RESTORE_MAX_MB\); its operator restarts the replicas/) },
+        body: { error: expect.stringMatching(/^The shared state store lost twin 'dropped' \(.+\) and this replica kept no copy of its log to restore it \(past SHOPTWIN_RESTORE_MAX_MB\); it serves again once a replica that kept its copy restores the twin, or its operator restarts the replicas/) },
       })
       // It wrote nothing: the store still lacks the twin (it did not start a fresh one under the name).
       expect(await redisCommand(own.socket, 'EXISTS', 'st:{tw:dropped}:cfg', 'st:{tw:dropped}:log', 'st:{tw:dropped}:head')).toBe(':0\r\n')
       await expect.poll(() => linesOf(dropped!).filter((l) => DROPPED.test(l)).length).toBe(1)
       expect(await metricsOf(dropped!)).toMatchObject({ twin_orphaned: true, twin_losses: 1, twin_restores: 0, restore_copy_bytes: null })
 
-      // The keeper restores the twin; the replica without a copy still answers 503, and says nothing more.
+      // The keeper restores the twin; the replica without a copy rebuilds from it at its next request, and serves it.
       keeper!.signal('SIGCONT')
       await expect.poll(async () => (await call(keeper!.url, 'POST', '/automations/list', shop, { page_size: 1 })).status, { timeout: 30_000 }).toBe(200)
       expect((await automationTitles(keeper!.url, shop, 'dropped-')).sort()).toEqual(['dropped-0', 'dropped-1'])
       await expect.poll(() => countIn([keeper!], RESTORED)).toBe(1)
       // The replica without a copy answered the keeper's ask: its ids are among those the counters go past.
       expect(linesOf(keeper!).find((l) => RESTORED.test(l))).toMatch(/\(the highest this replica and 1 other knew of\)/)
-      for (const path of ['/automations/list', '/dashboards/list']) expect((await call(dropped!.url, 'POST', path, shop, { page_size: 1 })).status).toBe(503)
-      expect(linesOf(dropped!).filter((l) => / lost the twin /.test(l))).toHaveLength(1)
+      for (const path of ['/automations/list', '/dashboards/list']) expect((await call(dropped!.url, 'POST', path, shop, { page_size: 1 })).status).toBe(200)
+      expect(linesOf(dropped!).filter((l) => / lost the twin /.test(l)), linesOf(dropped!).join('\n')).toHaveLength(1)
+      await expect.poll(() => linesOf(dropped!).filter((l) => REJOINED.test(l)).length).toBe(1)
+      expect(await metricsOf(dropped!)).toMatchObject({ twin_orphaned: false })
+      // It serves the twin the store holds: every earlier write, a retry replayed byte for byte, a new write seen by both.
+      expect((await automationTitles(dropped!.url, shop, 'dropped-')).sort()).toEqual(['dropped-0', 'dropped-1'])
+      const retry = await keyedCreate(dropped!.url, shop, 'dropped-0')
+      expect({ status: retry.status, text: retry.text, replayed: retry.replayed }).toEqual({ status: first.status, text: first.text, replayed: 'true' })
+      expect((await keyedCreate(dropped!.url, shop, 'dropped-2')).status).toBe(201)
+      for (const r of [dropped!, keeper!]) expect((await automationTitles(r.url, shop, 'dropped-')).sort()).toEqual(['dropped-0', 'dropped-1', 'dropped-2'])
 
-      // Restarted, it serves the twin the store holds: every earlier write, a retry replayed byte for byte.
+      // Restarted, it serves the twin the store holds too.
       await dropped!.stop()
       restarted = await startReplica({ store: own.url, twin: 'dropped', args: ARGS })
-      expect((await automationTitles(restarted.url, shop, 'dropped-')).sort()).toEqual(['dropped-0', 'dropped-1'])
-      const retry = await keyedCreate(restarted.url, shop, 'dropped-0')
-      expect({ status: retry.status, text: retry.text, replayed: retry.replayed }).toEqual({ status: first.status, text: first.text, replayed: 'true' })
+      expect((await automationTitles(restarted.url, shop, 'dropped-')).sort()).toEqual(['dropped-0', 'dropped-1', 'dropped-2'])
     } finally {
       await Promise.all([dropped?.stop(), keeper?.stop(), restarted?.stop()])
+      await own.stop()
+    }
+  })
+
+  it('a replica without its copy, after the store lost the twin, finds another twin created under the name (not a restore): it goes on refusing, 503 {error} saying why, one line', async () => {
+    const own = await ownRedis({ persistence: false })
+    const dropped = await startReplica({ store: own.url, twin: 'dropped', args: ARGS, env: { SHOPTWIN_RESTORE_MAX_MB: '0.001' } })
+    let other: Replica | undefined
+    try {
+      const shop = firstShop(dropped)
+      expect((await keyedCreate(dropped.url, shop, 'dropped-0')).status).toBe(201)
+      await redisCommand(own.socket, 'FLUSHALL')
+      expect((await call(dropped.url, 'POST', '/automations/list', shop, { page_size: 1 })).status).toBe(503)
+      await expect.poll(() => linesOf(dropped).filter((l) => DROPPED.test(l)).length).toBe(1)
+      other = await startReplica({ store: own.url, twin: 'dropped', args: [...ARGS, '--seed', '7'] })
+      const reply = await call(dropped.url, 'POST', '/automations/list', shop, { page_size: 1 })
+      expect({ status: reply.status, body: JSON.parse(reply.text) as unknown }).toEqual({ status: 503, body: { error: expect.stringMatching(/^The shared state store lost twin 'dropped' and another twin was created under its name since \(not a restore of this one\); this replica does not serve it/) } })
+      expect((await call(dropped.url, 'POST', '/dashboards/list', shop, {})).status).toBe(503)
+      await expect.poll(() => linesOf(dropped).filter((l) => / holds another twin under the name now \(other settings: created anew, not a restore of this one\), so this replica goes on refusing/.test(l)).length).toBe(1)
+      expect(await metricsOf(dropped)).toMatchObject({ twin_orphaned: true })
+      expect((await call(other.url, 'GET', '/health', undefined)).status).toBe(200)
+    } finally {
+      await Promise.all([dropped.stop(), other?.stop()])
       await own.stop()
     }
   })
@@ -426,6 +459,131 @@ describe('the ids a twin hands out, across a loss of the store', () => {
       expect(countIn([a!, b!], RESTORED)).toBe(2)
     } finally {
       await Promise.all([a?.stop(), b?.stop()])
+      await own.stop()
+    }
+  })
+})
+
+describe("a replica never answers from, nor commits on, a log the store no longer has", () => {
+  const OVERTAKEN_EPOCH = /^shoptwin: replica \w+ of twin 'epoch': the shared store unix:\/\/\S+ lost the twin \((.+)\); another replica restored it with less, and it was written since \(head (\d+)\): the (\d+) entries this replica had past it are lost; it rebuilds from the store's log\. To do: /
+  const entryAt = async (redis: TestRedis, seq: number) => redisCommand(redis.socket, 'XRANGE', 'st:{tw:epoch}:log', `${seq}-0`, `${seq}-0`)
+
+  it("overtaken by a shorter restore written on to its own head, with the same entry at its last (its look each second sees nothing amiss): its first read and its first write after it goes on are the store's twin, not its own (the log's epoch, read in the same round trip)", async () => {
+    const own = await ownRedis({ persistence: false })
+    const [less, more] = await startReplicas(2, { store: own.url, twin: 'epoch', args: ARGS })
+    try {
+      const shop = firstShop(less!)
+      // A frozen clock: the same write on the same twin makes the same entries.
+      expect((await call(less!.url, 'POST', '/__admin/clock', undefined, { now: FROZEN })).status).toBe(200)
+      expect((await keyedCreate(less!.url, shop, 'epoch-0')).status).toBe(201)
+      const base = Number((await metricsOf(less!)).restore_copy_entries)
+      await expect.poll(async () => (await metricsOf(more!)).restore_copy_entries).toBe(base)
+      less!.signal('SIGSTOP')
+      // `more` alone holds `epoch-a` then `epoch-b`.
+      for (const key of ['epoch-a', 'epoch-b']) expect((await keyedCreate(more!.url, shop, key)).status).toBe(201)
+      const head = Number((await metricsOf(more!)).restore_copy_entries)
+      const last = await entryAt(own, head)
+      more!.signal('SIGSTOP')
+      await redisCommand(own.socket, 'FLUSHALL')
+      less!.signal('SIGCONT')
+      // `less` restores what it had, then `epoch-c` and `epoch-b` land on it: the log is as long as `more`'s, with the same last entry.
+      for (const key of ['epoch-c', 'epoch-b']) {
+        let reply: Reply = { status: 0, text: '' }
+        for (let attempt = 0; attempt < 20 && reply.status !== 201; attempt++) reply = await keyedCreate(less!.url, shop, key)
+        expect(reply.status, reply.text).toBe(201)
+      }
+      expect(await metricsOf(less!)).toMatchObject({ log_head: head, twin_restores: 1 })
+      expect(await entryAt(own, head), 'the entry at its last, as more applied it').toBe(last)
+
+      more!.signal('SIGCONT')
+      // At once, a read, then a write: the store's twin (`epoch-a` is gone), never `more`'s own.
+      expect((await automationTitles(more!.url, shop, 'epoch-')).sort()).toEqual(['epoch-0', 'epoch-b', 'epoch-c'])
+      const write = await keyedCreate(more!.url, shop, 'epoch-d')
+      expect(write.status, write.text).toBe(201)
+      for (const r of [less!, more!]) expect((await automationTitles(r.url, shop, 'epoch-')).sort(), r.url).toEqual(['epoch-0', 'epoch-b', 'epoch-c', 'epoch-d'])
+      await expect.poll(() => linesOf(more!).filter((l) => OVERTAKEN_EPOCH.test(l)).length).toBe(1)
+      const said = OVERTAKEN_EPOCH.exec(linesOf(more!).find((l) => OVERTAKEN_EPOCH.test(l))!)!
+      expect({ head: said[2], lost: said[3] }).toEqual({ head: String(head), lost: String(head - base) })
+      expect(await metricsOf(more!)).toMatchObject({ log_head: head + 2, applied: head + 2, twin_restores: 0 })
+    } finally {
+      await Promise.all([less?.stop(), more?.stop()])
+      await own.stop()
+    }
+  })
+})
+
+describe('the store loses some of the twin\'s keys: nothing the twin numbers goes back, its replicas agree', () => {
+  const KEYS = ['cfg', 'head', 'log', 'gen', 'epoch', 'trace:ids', 'journal:id', 'activity:id']
+  const cases = [...KEYS.map((k) => [k]), ...KEYS.flatMap((k, i) => KEYS.slice(i + 1).map((l) => [k, l]))]
+  const valueOf = async (redis: TestRedis, twin: string, key: string) => Number(/^\$\d+\r\n(\d+)\r\n$/.exec(await redisCommand(redis.socket, 'GET', `st:{tw:${twin}}:${key}`))?.[1] ?? 0)
+  const marks = async (redis: TestRedis, twin: string) => Object.fromEntries(await Promise.all(['head', 'gen', 'trace:ids', 'journal:id', 'activity:id'].map(async (k) => [k, await valueOf(redis, twin, k)] as const)))
+
+  it(`each key alone and each pair (${cases.length} losses, one after another, under two replicas): the replicas serve the same twin after, and the head, the generation and the id counters are never behind what they were`, async () => {
+    const own = await ownRedis({ persistence: false })
+    const replicas = await startReplicas(2, { store: own.url, twin: 'part', args: ARGS })
+    try {
+      const shop = firstShop(replicas[0]!)
+      // A reset, so the generation is 1 (a generation lost is then seen).
+      expect((await call(replicas[1]!.url, 'POST', '/__admin/reset', undefined, {})).status).toBe(200)
+      const written: string[] = []
+      for (const [n, lost] of cases.entries()) {
+        const what = lost.join(' and ')
+        const key = `part-${n}`
+        let reply: Reply = { status: 0, text: '' }
+        for (let attempt = 0; attempt < 20 && reply.status !== 201; attempt++) reply = await keyedCreate(replicas[n % 2]!.url, shop, key)
+        expect(reply.status, `${what}: ${reply.text}`).toBe(201)
+        written.push(key)
+        for (const r of replicas) expect((await automationTitles(r.url, shop, 'part-')).sort(), what).toEqual([...written].sort())
+        await expect.poll(async () => (await metricsOf(replicas[(n + 1) % 2]!)).append_pending).toBe(0)
+        await expect.poll(async () => (await metricsOf(replicas[n % 2]!)).append_pending).toBe(0)
+        const before = await marks(own, 'part')
+        await redisCommand(own.socket, 'DEL', ...lost.map((k) => `st:{tw:part}:${k}`))
+        // Each replica answers the twin as it was (a read, then a keyed write on the other).
+        for (const r of replicas) await expect.poll(async () => (await call(r.url, 'POST', '/automations/list', shop, { page_size: 1 })).status, { timeout: 15_000 }).toBe(200)
+        const after = `part-${n}-after`
+        reply = { status: 0, text: '' }
+        for (let attempt = 0; attempt < 20 && reply.status !== 201; attempt++) reply = await keyedCreate(replicas[(n + 1) % 2]!.url, shop, after)
+        expect(reply.status, `${what}: ${reply.text}`).toBe(201)
+        written.push(after)
+        for (const r of replicas) expect((await automationTitles(r.url, shop, 'part-')).sort(), `${what}: ${r.url}`).toEqual([...written].sort())
+        // Both at the store's head, in the same generation; nothing the twin numbers behind what it was.
+        await expect.poll(async () => (await Promise.all(replicas.map(metricsOf))).map((m) => [m.applied === m.log_head, m.generation]), { timeout: 15_000 }).toEqual([[true, before.gen], [true, before.gen]])
+        // A counter lost alone is found by a replica's look each second (nothing is numbered on it meanwhile).
+        await expect.poll(async () => Object.entries(await marks(own, 'part')).filter(([k, v]) => v < before[k]!), { timeout: 15_000 }).toEqual([])
+      }
+    } finally {
+      await Promise.all(replicas.map((r) => r.stop()))
+      await own.stop()
+    }
+  })
+
+  it("a replica that missed a reset restores the twin after the log key alone was lost (the one that had it stopped): the generation does not go back, and once the other goes on both serve its log", async () => {
+    const own = await ownRedis({ persistence: false })
+    const [behind, ahead] = await startReplicas(2, { store: own.url, twin: 'gen', args: ARGS })
+    try {
+      const shop = firstShop(behind!)
+      expect((await keyedCreate(behind!.url, shop, 'gen-0')).status).toBe(201)
+      behind!.signal('SIGSTOP')
+      expect((await call(ahead!.url, 'POST', '/__admin/reset', undefined, {})).status).toBe(200)
+      expect((await keyedCreate(ahead!.url, shop, 'gen-1')).status).toBe(201)
+      const gen = Number((await metricsOf(ahead!)).generation)
+      expect(gen).toBe(1)
+      ahead!.signal('SIGSTOP')
+      await redisCommand(own.socket, 'DEL', 'st:{tw:gen}:log')
+      behind!.signal('SIGCONT')
+      // No request first: it finds the loss by what it hears and looks at (a request would read the generation first).
+      await expect.poll(() => countIn([behind!], RESTORED), { timeout: 15_000 }).toBe(1)
+      await expect.poll(async () => (await call(behind!.url, 'POST', '/automations/list', shop, { page_size: 1 })).status, { timeout: 15_000 }).toBe(200)
+      expect(Number(/^\$\d+\r\n(\d+)\r\n$/.exec(await redisCommand(own.socket, 'GET', 'st:{tw:gen}:gen'))?.[1] ?? 0), 'the store\'s generation').toBeGreaterThanOrEqual(gen)
+      expect(Number((await metricsOf(behind!)).generation)).toBeGreaterThanOrEqual(gen)
+      ahead!.signal('SIGCONT')
+      // `ahead` writes its longer log over the shorter (its own beginning): the reset and gen-1 are there on both.
+      for (const r of [behind!, ahead!]) {
+        await expect.poll(async () => (await automationTitles(r.url, shop, 'gen-')).sort(), { timeout: 15_000 }).toEqual(['gen-1'])
+        await expect.poll(async () => (await metricsOf(r)).generation).toBeGreaterThanOrEqual(gen)
+      }
+    } finally {
+      await Promise.all([behind?.stop(), ahead?.stop()])
       await own.stop()
     }
   })

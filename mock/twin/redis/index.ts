@@ -9,7 +9,11 @@
  *                  operations, and after a keyed write's the idempotency record it completed)
  *   lease          the write lease: one replica writes at a time, its token fences the commit; kept
  *                  by the replica after its write until it stops writing or another replica asks
- *   gen            the generation of records and counters (a reset starts a new one)
+ *   gen            the generation of records and counters (a reset starts a new one; never goes back)
+ *   epoch          the log's epoch: which copy of the log the store holds. The log is only appended to
+ *                  within an epoch; a restore that writes a replica's copy back starts a new one (its
+ *                  parent the copy's). Every catch-up, commit, lease and log read checks it in the same
+ *                  round trip: a replica never answers from, or commits on, a log the store no longer has
  *   g<gen>:rl:*    rate-limit windows; g<gen>:idem:* idempotency records (+ an index that caps them)
  *   activity       the account's activity log (a capped stream)
  *   g<gen>:journal, g<gen>:tr:*, journal:id, trace:ids   the request journal and the traces (journal.ts, traces.ts)
@@ -41,7 +45,7 @@ import { addressOf, duplicateOf, redactStoreUrl, storeClient, type StoreClient, 
 import { createRedisJournal, type SharedContext } from './journal.ts'
 import { createOperatorWatch, notSent } from './operator.ts'
 import { keySlot, storeFailure } from './store-errors.ts'
-import { ACQUIRE, ACTIVITY_RECORD, GC_MS, CLAIM_AND_ACQUIRE, COMMIT, IDEMPOTENCY_CLAIM, RATE_LIMIT, RATE_REFUND, RELEASE, RELEASE_CLAIM, RENEW, RESTORE, SYNC_AHEAD } from './scripts.ts'
+import { ACQUIRE, ACTIVITY_RECORD, GC_MS, CLAIM_AND_ACQUIRE, COMMIT, IDEMPOTENCY_CLAIM, RANGE, RATE_LIMIT, RATE_REFUND, RELEASE, RELEASE_CLAIM, RENEW, RESTORE, SYNC_AHEAD } from './scripts.ts'
 import { durabilityLines } from './durability.ts'
 import { createKeptLog, KEPT_MAX_BYTES } from './kept-log.ts'
 import { createIdMarks, highestOf, ID_KINDS, idKeys, idsText, type IdKind, raisedText } from './ids.ts'
@@ -104,6 +108,8 @@ export function twinKeys(name: string) {
     head: `${p}head`,
     log: `${p}log`,
     gen: `${p}gen`,
+    /** The log's epoch (`<token> <parent token> <entries>`): a new one each time a restore writes the log (scripts.ts: RESTORE). */
+    epoch: `${p}epoch`,
     lease: `${p}lease`,
     wanted: `${p}lease:wanted`,
     /** A channel, not a key: each commit publishes the new head there (the hash tag keeps it on the twin's node). */
@@ -123,14 +129,15 @@ type Commands = Redis & {
   twinSyncAhead(...args: Array<string | number>): Promise<Array<string | number>>
   twinReleaseClaim(record: string, lease: string, token: string): Promise<number>
   twinRefund(recent: string, day: string, instant: string): Promise<number>
-  twinAcquire(lease: string, head: string, gen: string, wanted: string, channel: string, token: string, ms: number, replica: string): Promise<[number, number?, number?]>
+  twinAcquire(lease: string, head: string, gen: string, wanted: string, channel: string, epoch: string, token: string, ms: number, replica: string): Promise<[number, number?, number?, string?]>
   twinClaim(record: string, index: string, now: number, inFlightMs: number, maxRecords: number): Promise<string[]>
-  twinClaimAndAcquire(record: string, index: string, lease: string, head: string, gen: string, wanted: string, channel: string, now: number, inFlightMs: number, maxRecords: number, token: string, ms: number, replica: string): Promise<Array<string | number>>
+  twinClaimAndAcquire(record: string, index: string, lease: string, head: string, gen: string, wanted: string, channel: string, epoch: string, now: number, inFlightMs: number, maxRecords: number, token: string, ms: number, replica: string): Promise<Array<string | number>>
   twinCommit(...args: Array<string | number>): Promise<number[]>
   twinRelease(lease: string, token: string): Promise<number>
   twinRenew(lease: string, token: string, ms: number): Promise<number>
   twinActivity(stream: string, counter: string, cfg: string, cap: number, seen: number, ...entries: string[]): Promise<number>
-  twinRestore(...args: Array<string | number>): Promise<number[]>
+  twinRestore(...args: Array<string | number>): Promise<Array<number | string>>
+  twinRange(log: string, epoch: string, from: string, to: string, count: number, expected: string): Promise<[1, Array<[string, string[]]>] | [0, string]>
 }
 
 /** Connects, or says in one line why not (the CLI prints it and exits 2). */
@@ -149,13 +156,14 @@ export async function connectRedis(url: string): Promise<Commands> {
   // Losing and finding the store again are said by the replica (operator.ts); before it, connect() says why it failed.
   redis.on('error', () => {})
   redis.defineCommand('twinRateLimit', { numberOfKeys: 2, lua: RATE_LIMIT })
-  redis.defineCommand('twinSyncAhead', { numberOfKeys: 9, lua: SYNC_AHEAD })
+  redis.defineCommand('twinSyncAhead', { numberOfKeys: 10, lua: SYNC_AHEAD })
   redis.defineCommand('twinReleaseClaim', { numberOfKeys: 2, lua: RELEASE_CLAIM })
   redis.defineCommand('twinRefund', { numberOfKeys: 2, lua: RATE_REFUND })
-  redis.defineCommand('twinAcquire', { numberOfKeys: 5, lua: ACQUIRE })
+  redis.defineCommand('twinAcquire', { numberOfKeys: 6, lua: ACQUIRE })
   redis.defineCommand('twinClaim', { numberOfKeys: 2, lua: IDEMPOTENCY_CLAIM })
-  redis.defineCommand('twinClaimAndAcquire', { numberOfKeys: 7, lua: CLAIM_AND_ACQUIRE })
-  redis.defineCommand('twinCommit', { numberOfKeys: 9, lua: COMMIT })
+  redis.defineCommand('twinClaimAndAcquire', { numberOfKeys: 8, lua: CLAIM_AND_ACQUIRE })
+  redis.defineCommand('twinCommit', { numberOfKeys: 10, lua: COMMIT })
+  redis.defineCommand('twinRange', { numberOfKeys: 2, lua: RANGE })
   redis.defineCommand('twinRestore', { numberOfKeys: 9, lua: RESTORE })
   redis.defineCommand('twinRelease', { numberOfKeys: 1, lua: RELEASE })
   redis.defineCommand('twinRenew', { numberOfKeys: 1, lua: RENEW })
@@ -264,6 +272,8 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
 
   /** A store error becomes a 503 (StoreUnavailable); what this replica holds may be behind, so it rebuilds next time. */
   const guard = async <T>(run: () => Promise<T>, again = true): Promise<T> => {
+    // One that could not restore the twin serves again once another replica restored it (rejoin).
+    if (orphaned) await rejoin()
     if (orphaned) throw new StoreUnavailable(orphaned)
     try {
       const value = await run()
@@ -331,7 +341,9 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
    * windows, the journal, traces and activity log) is lost, and said; the ids the twin hands out go on
    * past every replica's (ids.ts: the replica that restores asks the others first, and one that keeps
    * more of the log restores instead). A replica that cannot restore (its copy dropped past its bound,
-   * another twin created under the name meanwhile) answers 503 until it is restarted.
+   * another twin created under the name meanwhile) answers 503 until the twin is back in the store
+   * from its own epoch's log (another replica restored it: `rejoin` rebuilds from it), or it is
+   * restarted; a new twin created under the name it never serves.
    */
   let droppedSaid = false
   const keptLog = () =>
@@ -349,9 +361,12 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
   let orphaned: string | null = null
   let restoring: Promise<void> | null = null
   const storeLost = (why: string): Promise<void> =>
-    (restoring ??= restoreTwin(why).finally(() => {
-      restoring = null
-    }))
+    // One that could not restore it does not try again: it waits for the twin to be back (rejoin).
+    orphaned
+      ? rejoin()
+      : (restoring ??= restoreTwin(why).finally(() => {
+          restoring = null
+        }))
   const lostWho = `shoptwin: replica ${replica} of twin '${name}'`
   const causes = 'restarted without persistence, flushed (FLUSHALL/FLUSHDB), its keys evicted (maxmemory-policy) or deleted, or failed over to an empty replica'
   const toDo = "To do: make the store keep the twin (appendonly yes, maxmemory-policy noeviction; README: When the store loses the twin)"
@@ -360,6 +375,25 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
   const adoptGeneration = (g: number) => {
     if (g < gen) throw new TwinLost(`its generation is ${g}, behind this replica's ${gen}`)
     gen = g
+  }
+
+  /**
+   * The log's epoch this replica read (`null` until its first look, at start): what it holds is that
+   * log's. Another in the store is a log written back since (a restore, perhaps from another replica's
+   * shorter copy): this replica goes on from it only once it verified it (restoreTwin), never on a read.
+   */
+  let epoch: string | null = null
+  const adoptEpoch = (e: string | null | undefined) => {
+    if (epoch === null) epoch = e ?? ''
+    else if ((e ?? '') !== epoch) throw new TwinLost(epochWhy(e ?? ''))
+  }
+  const tokenOf = (e: string | null) => (e ?? '').split(' ')[0] || 'none'
+  const epochWhy = (e: string) => (e === '' ? `its log's epoch is gone (this replica read ${tokenOf(epoch)})` : `its log was written back since this replica read it (epoch ${tokenOf(e)}, not ${tokenOf(epoch)})`)
+  /** The store's log of epoch `e` (whole) has every entry this replica applied as its beginning: the epoch is its own, or a restore wrote it from its own epoch's log with as many entries or more. */
+  const continues = (e: string) => {
+    if (e === epoch) return true
+    const [, parent, entries] = e.split(' ')
+    return parent === tokenOf(epoch) && Number(entries) >= kept.count
   }
 
   /** Stages this replica's copy of the log in a key of its own (one pipeline a thousand entries), for RESTORE to rename into place. */
@@ -397,8 +431,8 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
     handOver()
     await applying.catch(() => {})
     if (!kept.whole) {
-      orphaned = `The shared state store lost twin '${name}' (${why}) and this replica kept no copy of its log to restore it (past SHOPTWIN_RESTORE_MAX_MB); its operator restarts the replicas (they create the twin anew)`
-      log(`${lostWho}: the shared store ${storeName} lost the twin (${why}): ${causes}. This replica cannot restore it (its copy of the log was dropped past SHOPTWIN_RESTORE_MAX_MB); its requests get 503 until it is restarted, which creates the twin anew. ${toDo}`)
+      orphaned = `The shared state store lost twin '${name}' (${why}) and this replica kept no copy of its log to restore it (past SHOPTWIN_RESTORE_MAX_MB); it serves again once a replica that kept its copy restores the twin, or its operator restarts the replicas (they create the twin anew)`
+      log(`${lostWho}: the shared store ${storeName} lost the twin (${why}): ${causes}. This replica cannot restore it (its copy of the log was dropped past SHOPTWIN_RESTORE_MAX_MB); its requests get 503 until another replica that kept its copy restores the twin (this one then rebuilds from it) or it is restarted, which creates the twin anew. ${toDo}`)
       return
     }
     // Every replica's highest ids first (the last given out before the loss may be another's): the
@@ -416,11 +450,18 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
     const n = kept.count
     const staged = `${keys.prefix}restore:${replica}`
     await stage(staged, n)
-    const [outcome, head, third, mask = 0, ...values] = await redis.twinRestore(keys.cfg, keys.head, keys.log, keys.gen, staged, keys.idemIndex(gen), keys.ids.trace, keys.ids.journal, keys.ids.activity, cfgText, n, gen, kept.lastReset, `${keys.prefix}g${gen}:idem:`, MAX_RECORDS, high.trace, high.journal, high.activity)
-    const idsNow = Object.fromEntries(ID_KINDS.map((k, i) => [k, Number(values[i] ?? 0)])) as Record<IdKind, number>
-    if (outcome !== -1) for (const k of ID_KINDS) ids.saw(k, idsNow[k])
+    const [outcome, head, third, mask = 0, trace, journal, activity, shared = 0, g = gen, e = ''] = (await redis.twinRestore(keys.cfg, keys.head, keys.log, keys.gen, staged, keys.ids.trace, keys.ids.journal, keys.ids.activity, keys.epoch, cfgText, n, gen, kept.lastReset, `${keys.prefix}g`, MAX_RECORDS, high.trace, high.journal, high.activity, epoch ?? '', randomUUID().slice(0, 8))) as [number, number, number, number?, number?, number?, number?, number?, number?, string?]
+    const idsNow: Record<IdKind, number> = { trace: Number(trace ?? 0), journal: Number(journal ?? 0), activity: Number(activity ?? 0) }
+    if (outcome !== -1) {
+      for (const k of ID_KINDS) ids.saw(k, idsNow[k])
+      // Never back (the script kept the higher of the store's and this replica's).
+      gen = Math.max(gen, Number(g))
+    }
     // Which replicas said their ids (and which, heard from lately, did not: ids they gave out past these may be given again).
     const asked = `the highest this replica and ${answers.size} other${answers.size === 1 ? '' : 's'} knew of${silent.length ? `; ${silent.length} heard from lately did not answer (${silent.join(', ')}): ids ${silent.length === 1 ? 'it' : 'they'} gave out past these may be given again` : ''}`
+    // The store's log, whole, is another epoch's that this replica cannot verify as going on from its own: it rebuilds from it.
+    const unverified = (outcome === 0 || outcome === 1) && !continues(String(e))
+    if (outcome !== -1) epoch = String(e)
     if (outcome === 2) {
       counters.twinRestores++
       // Rebuilt from the log it wrote: what it held may include a write the store refused meanwhile.
@@ -428,21 +469,79 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
       log(`${lostWho}: the shared store ${storeName} lost the twin (${why}): ${causes}. This replica restored it from its copy: ${head} log entries, generation ${gen}, ${third} idempotency records, and its ids go on past ${idsText(idsNow)} (${asked}); lost: the rate-limit windows, and the journal, traces and activity log. ${toDo}`)
     } else if (outcome === 1) {
       counters.twinRestores++
-      const what = [...(mask & 1 ? ['its settings'] : []), ...(mask & 2 ? ['its generation'] : []), ...raisedText(mask, idsNow)]
-      log(`${lostWho}: the shared store ${storeName} lost part of the twin (${why}): ${causes}. Its log was whole (head ${head}); this replica wrote back ${listed(what)}${mask & 28 ? ` (${asked})` : ''}. ${toDo}`)
-    } else if (outcome === 0) {
+      const what = [...(mask & 1 ? ['its settings'] : []), ...(mask & 2 ? ['its generation'] : []), ...raisedText(mask, idsNow), ...(mask & 32 ? ["its log's epoch (a new one: every replica verifies the log anew)"] : [])]
+      if (unverified) dirty = true
+      log(`${lostWho}: the shared store ${storeName} lost part of the twin (${why}): ${causes}. Its log was whole (head ${head}); this replica wrote back ${listed(what)}${mask & 28 ? ` (${asked})` : ''}${unverified ? "; it rebuilds from the store's log" : ''}. ${toDo}`)
+    } else if (outcome === 0 && !unverified) {
       log(`${lostWho}: the shared store ${storeName} lost the twin (${why}); another replica had restored it already (head ${head}): this replica goes on from it. ${toDo}`)
+    } else if (outcome === 0) {
+      dirty = true
+      log(`${lostWho}: the shared store ${storeName} lost the twin (${why}); another replica had restored it already (head ${head}), from a log this replica cannot verify as its own beginning: it rebuilds from the store's log. ${toDo}`)
     } else if (outcome === -2) {
       // The store's log is the twin: this replica's copy and what it applied past the common entries go, and it rebuilds.
       dirty = true
       kept = keptLog()
-      gen = third!
-      log(`${lostWho}: the shared store ${storeName} lost the twin (${why}); another replica restored it with less, and it was written since (head ${head}): the ${n - Number(values[3])} entries this replica had past it are lost; it rebuilds from the store's log. ${toDo}`)
+      log(`${lostWho}: the shared store ${storeName} lost the twin (${why}); another replica restored it with less, and it was written since (head ${head}): the ${n - Number(shared)} entries this replica had past it are lost; it rebuilds from the store's log. ${toDo}`)
     } else {
       orphaned = `The shared state store lost twin '${name}' (${why}) and another twin was created under its name meanwhile; this replica cannot restore it: its operator restarts it (it then serves the twin the store holds)`
+      refusalSaid = 'another'
       log(`${lostWho}: the shared store ${storeName} lost the twin (${why}): ${causes}; another twin was created under the name meanwhile (a replica started after the loss), so this replica does not restore it: its requests get 503 until it is restarted. ${toDo}`)
     }
   }
+
+  /**
+   * A replica that could not restore the twin (orphaned) looks, at each request and each second,
+   * whether the twin is back in the store, whole: from its own epoch's log (a restore by a replica that
+   * kept its copy writes an epoch whose parent is this replica's), it rebuilds from it and serves again;
+   * under the same settings but a log it cannot verify as its own, or as another twin created under the
+   * name (other settings: not a restore), it goes on refusing, and says why once.
+   */
+  let rejoining: Promise<void> | null = null
+  /** Why this replica last said it goes on refusing ('another': another twin under the name; 'unverified'). */
+  let refusalSaid = ''
+  const refuse = (kind: string, reason: string, line: string) => {
+    if (refusalSaid === kind) return
+    orphaned = reason
+    refusalSaid = kind
+    log(line)
+  }
+  const rejoin = (): Promise<void> =>
+    (rejoining ??= (async () => {
+      const answers = (await redis.pipeline().mget(keys.cfg, keys.head, keys.gen, keys.epoch).xlen(keys.log).exec()) ?? []
+      if (answers.some(([error]) => error)) return
+      const [cfg, head, g, e] = answers[0]![1] as Array<string | null>
+      const length = answers[1]![1] as number
+      if (cfg === null || length !== Number(head ?? 0)) return
+      if (cfg !== cfgText) {
+        return refuse(
+          'another',
+          `The shared state store lost twin '${name}' and another twin was created under its name since (not a restore of this one); this replica does not serve it: its operator restarts it (it then serves the twin the store holds)`,
+          `${lostWho}: the shared store ${storeName} holds another twin under the name now (other settings: created anew, not a restore of this one), so this replica goes on refusing: its requests get 503 until it is restarted. ${toDo}`,
+        )
+      }
+      const [token, parent, entries] = (e ?? '').split(' ')
+      const own = tokenOf(epoch)
+      if (token !== own && parent !== own) {
+        return refuse(
+          'unverified',
+          `The shared state store lost twin '${name}' and it is back from a log this replica cannot verify as its own (restored more than once since, or its epoch lost); this replica does not serve it: its operator restarts it`,
+          `${lostWho}: the twin is back in the shared store ${storeName}, but from a log this replica cannot verify as its own (epoch ${tokenOf(e)}, written from ${parent ?? 'none'}, not ${own}: restored more than once since, or its epoch lost), so this replica goes on refusing: its requests get 503 until it is restarted. ${toDo}`,
+        )
+      }
+      // The store's log is this twin's from this replica's epoch: rebuilt from it, as at a start.
+      const lost = token === own ? Math.max(0, kept.count - Number(head ?? 0)) : Math.max(0, kept.count - Number(entries))
+      orphaned = null
+      refusalSaid = ''
+      dirty = true
+      kept = keptLog()
+      epoch = e
+      gen = Math.max(gen, Number(g ?? 0))
+      log(`${lostWho}: the twin is back in the shared store ${storeName}, restored by another replica from this twin's log (head ${Number(head ?? 0)}, generation ${gen}): this replica rebuilds from it and serves again${lost ? `; the ${lost} entries it had applied past the restored log are lost` : ''}. ${toDo}`)
+    })()
+      .catch(() => {})
+      .finally(() => {
+        rejoining = null
+      }))
 
   /**
    * Each second (the operator watch's timer), a look at the twin's keys, so a loss is noticed (and the
@@ -451,17 +550,18 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
    * and was written on past this one's head left the head and settings as they look whole, not that entry.
    */
   const probe = async () => {
-    if (restoring || orphaned || redis.status !== 'ready' || !state) return
+    if (restoring || redis.status !== 'ready' || !state) return
+    if (orphaned) return rejoin()
     const known = kept.count
     const last = kept.last()
     const seen = ids.seenNow()
     counters.probes++
     probing = true
-    const sent = redis.pipeline().mget(keys.cfg, keys.head, keys.gen, keys.ids.trace, keys.ids.journal, keys.ids.activity).xlen(keys.log).hkeys(watch.reportsKey).xrange(keys.log, `${known}-0`, `${known}-0`).exec()
+    const sent = redis.pipeline().mget(keys.cfg, keys.head, keys.gen, keys.epoch, keys.ids.trace, keys.ids.journal, keys.ids.activity).xlen(keys.log).hkeys(watch.reportsKey).xrange(keys.log, `${known}-0`, `${known}-0`).exec()
     probing = false
     const answers = await sent
     if (!answers || answers.some(([error]) => error)) return
-    const [cfg, head, g, ...counted] = answers[0]![1] as Array<string | null>
+    const [cfg, head, g, e, ...counted] = answers[0]![1] as Array<string | null>
     const length = answers[1]![1] as number
     // The replicas that reported lately: a restore asks each of them for its ids (the store may lose their reports).
     watch.heard(answers[2]![1] as string[])
@@ -478,7 +578,7 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
               ? `its generation is ${Number(g ?? 0)}, behind this replica's ${gen}`
               : last !== undefined && atLast !== undefined && atLast !== last
                 ? `its log's entry ${known} is not the one this replica applied there`
-                : ids.behind(values, seen)
+                : ids.behind(values, seen) || (epoch !== null && (e ?? '') !== epoch ? epochWhy(e ?? '') : '')
     if (why) return storeLost(why)
     // What the other replicas numbered: a restore moves the counters past it even if they do not answer.
     for (const k of ID_KINDS) ids.saw(k, values[k] ?? 0)
@@ -509,7 +609,9 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
       }
       const from = applied
       while (applied < head) {
-        const entries = await redis.xrange(keys.log, `${applied + 1}-0`, `${head}-0`, 'COUNT', 1000)
+        const read = await redis.twinRange(keys.log, keys.epoch, `${applied + 1}-0`, `${head}-0`, 1000, epoch ?? '')
+        if (read[0] === 0) throw new TwinLost(epochWhy(read[1]))
+        const entries = read[1]
         if (entries.length === 0 || !entries[0]![0].startsWith(`${applied + 1}-`)) throw new TwinLost(`its log has no entry ${applied + 1} though its head is ${head}`)
         for (const [id, fields] of entries) {
           const seq = Number(id.slice(0, id.indexOf('-')))
@@ -562,11 +664,13 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
   const lookAtHead = () =>
     guard(async () => {
       const started = performance.now()
-      const [head, g] = await redis.mget(keys.head, keys.gen)
+      const [head, g, e] = await redis.mget(keys.head, keys.gen, keys.epoch)
       noteRtt(started)
       seenHead = Number(head ?? 0)
       adoptGeneration(Number(g ?? 0))
-      if (dirty || seenHead > applied || seenHead < kept.count) await applyUpTo(seenHead)
+      if (seenHead < kept.count) throw new TwinLost(`its log's head is ${seenHead}, behind the ${kept.count} entries this replica applied`)
+      adoptEpoch(e)
+      if (dirty || seenHead > applied) await applyUpTo(seenHead)
     })
 
   /**
@@ -623,10 +727,10 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
       // Terminates: the deadline bounds the loop.
       for (;;) {
         const sent = epochNow()
-        const [taken, head, g] = await redis.twinAcquire(keys.lease, keys.head, keys.gen, keys.wanted, keys.news, token, leaseMs, replica)
+        const [taken, head, g, e] = await redis.twinAcquire(keys.lease, keys.head, keys.gen, keys.wanted, keys.news, keys.epoch, token, leaseMs, replica)
         if (taken === 1) {
           counters.leaseWaitMs += Date.now() - started
-          return await leaseTaken(token, Number(head), Number(g), sent)
+          return await leaseTaken(token, Number(head), Number(g), sent, String(e ?? ''))
         }
         if (Date.now() - started > leaseWaitMs) throw new StoreUnavailable('The twin is busy: no write lease within the wait; retry shortly')
         await new Promise((resolve) => setTimeout(resolve, wait * (0.5 + Math.random())))
@@ -638,13 +742,14 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
   }
 
   /** The lease is this replica's from now: it keeps it alive and catches up to the head it was given. */
-  const leaseTaken = async (token: string, head: number, g: number, sent: number) => {
+  const leaseTaken = async (token: string, head: number, g: number, sent: number, e: string) => {
     counters.leases++
     // Another replica wrote since this one's last commit: replicas take turns (see `keep`).
     if (lastCommitted > 0 && head > lastCommitted) lastWanted = performance.now()
     seenHead = head
     try {
       adoptGeneration(g)
+      adoptEpoch(e)
     } catch (error) {
       void redis.twinRelease(keys.lease, token).catch(() => {})
       throw error
@@ -745,6 +850,7 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
         keys.news,
         keys.idemIndex(gen),
         keys.cfg,
+        keys.epoch,
         t.token,
         expected,
         reset,
@@ -759,15 +865,18 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
         hearing ? '1' : '0',
         logged,
         MAX_RECORDS,
+        epoch ?? '',
+        gen,
         ...ops,
       )
       .then((result) => {
         // The twin's settings gone, or the log behind what this replica knows it had: the store lost the twin.
-        if (result[0] === -3 || result[0] === -4 || (result[0] === -2 && result[1]! < kept.count)) {
+        const [code] = result
+        if (code === -3 || code === -4 || code === -5 || code === -6 || (code === -2 && result[1]! < kept.count)) {
           counters.refusedCommits++
           dirty = true
           handOver()
-          throw new TwinLost(result[0] === -3 ? 'its settings (cfg) are gone' : result[0] === -4 ? `its log has ${result[2]} entries though its head is ${result[1]}` : `its log's head is ${result[1]}, behind the ${kept.count} entries this replica applied`)
+          throw new TwinLost(code === -3 ? 'its settings (cfg) are gone' : code === -4 ? `its log has ${result[2]} entries though its head is ${result[1]}` : code === -5 ? epochWhy(String(result[1] ?? '')) : code === -6 ? `its generation is ${result[1]}, behind this replica's ${gen}` : `its log's head is ${result[1]}, behind the ${kept.count} entries this replica applied`)
         }
         if (result[0]! < 0) {
           counters.refusedCommits++
@@ -1036,15 +1145,17 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
       const started = performance.now()
       let r: Array<string | number>
       try {
-        r = await redis.twinSyncAhead(keys.head, keys.gen, recent, dayKey, record, keys.idemIndex(gen), keys.lease, keys.wanted, keys.news, underLease ? -1 : applied, gen, t, rate?.perSecond ?? 0, rate?.perDay ?? 0, rate?.midnight ?? 0, ask.rate ? '1' : '0', ask.claim ? '1' : '0', IN_FLIGHT_MS, MAX_RECORDS, lease ? '1' : '0', lease?.token ?? '', leaseMs, replica)
-        if (r[9] === 1) await lease!.taken(Number(r[0]), Number(r[1]))
+        r = await redis.twinSyncAhead(keys.head, keys.gen, recent, dayKey, record, keys.idemIndex(gen), keys.lease, keys.wanted, keys.news, keys.epoch, underLease ? -1 : applied, gen, t, rate?.perSecond ?? 0, rate?.perDay ?? 0, rate?.midnight ?? 0, ask.rate ? '1' : '0', ask.claim ? '1' : '0', IN_FLIGHT_MS, MAX_RECORDS, lease ? '1' : '0', lease?.token ?? '', leaseMs, replica, epoch ?? '')
+        if (r[9] === 1) await lease!.taken(Number(r[0]), Number(r[1]), epoch ?? '')
       } finally {
         lease?.settle()
       }
       noteRtt(started)
       seenHead = Number(r[0])
-      if (r.length === 2) {
+      if (r.length === 3) {
         adoptGeneration(Number(r[1]))
+        if (seenHead < kept.count) throw new TwinLost(`its log's head is ${seenHead}, behind the ${kept.count} entries this replica applied`)
+        adoptEpoch(String(r[2]))
         await applyUpTo(seenHead)
         return undefined
       }
@@ -1129,8 +1240,8 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
         leaseComing = null
         settle()
       },
-      taken: async (head: number, g: number) => {
-        await leaseTaken(token, head, g, sent)
+      taken: async (head: number, g: number, e: string) => {
+        await leaseTaken(token, head, g, sent, e)
         // The write follows at once; should it not (a caller that only claims), the lease goes back when idle.
         freshLease = true
       },
@@ -1166,10 +1277,10 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
         if (!lease) return startedHere(shopId, key, claimAnswer(await redis.twinClaim(record, keys.idemIndex(gen), now(), IN_FLIGHT_MS, MAX_RECORDS)))
         let r: Array<string | number>
         try {
-          r = await redis.twinClaimAndAcquire(record, keys.idemIndex(gen), keys.lease, keys.head, keys.gen, keys.wanted, keys.news, now(), IN_FLIGHT_MS, MAX_RECORDS, lease.token, leaseMs, replica)
+          r = await redis.twinClaimAndAcquire(record, keys.idemIndex(gen), keys.lease, keys.head, keys.gen, keys.wanted, keys.news, keys.epoch, now(), IN_FLIGHT_MS, MAX_RECORDS, lease.token, leaseMs, replica)
           if (r[0] === 'started' && r[1] === 1) {
             try {
-              await lease.taken(Number(r[2]), Number(r[3]))
+              await lease.taken(Number(r[2]), Number(r[3]), String(r[4] ?? ''))
             } catch (error) {
               await redis.del(record).catch(() => {})
               throw error
@@ -1322,6 +1433,8 @@ export async function openRedisTwin(url: string, name: string, flags: ReplicaFla
     // Not an error: the replica serves on a store that may lose its twin, and says so once.
     for (const line of await durabilityLines(redis, name, redactStoreUrl(url))) (options.log ?? ((l: string) => console.error(l)))(line)
     const { config, created } = await adoptTwinConfig(redis, name, flags)
+    // A twin made before epochs were kept gets its first here (whoever comes first).
+    await redis.set(twinKeys(name).epoch, `${randomUUID().slice(0, 8)} - 0`, 'NX')
     const twin = createRedisTwin(redis, name, config, options)
     return {
       config,

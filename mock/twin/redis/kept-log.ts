@@ -6,8 +6,8 @@
  *
  * It costs about what the log costs in the store (the entries' text; measured in the README), so it
  * is bounded: past `maxBytes` the replica drops its copy and says so once; a loss of the store is
- * then answered 503 until the operator restarts the replicas (a replica that still keeps its copy
- * restores the twin instead).
+ * then answered 503 until a replica that still keeps its copy restores the twin (this one then
+ * rebuilds from the store's log: index.ts, rejoin) or the operator restarts the replicas.
  */
 
 /** The default bound of a replica's copy of the log (`SHOPTWIN_RESTORE_MAX_MB`). */

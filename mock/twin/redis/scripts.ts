@@ -113,22 +113,28 @@ return claim(KEYS[1], KEYS[2], tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(AR
  * The record goes in the records' index here too (a claim decided by the replica under its lease
  * may not have been sent to the store).
  * No commit lands where the twin's settings or its log's entries are gone (the store lost the twin:
- * index.ts restores it first), so a write never starts a fresh log under the twin's name.
- * KEYS: lease, head, log, gen, idempotency record (or the lease again when none), wanted, channel, index, cfg.
+ * index.ts restores it first), so a write never starts a fresh log under the twin's name; nor on a log
+ * written back since the replica read it (its epoch is another: the replica's state may not be that
+ * log's), nor where the generation went back.
+ * KEYS: lease, head, log, gen, idempotency record (or the lease again when none), wanted, channel, index, cfg, epoch.
  * ARGV: token, expected head, reset (0/1), has record (0/1), status, rawBody, headers, permission, expiresAt, startedAt, keep lease (0/1),
- * this replica listens (0/1), the record as the log keeps it (JSON), maxRecords, op...
+ * this replica listens (0/1), the record as the log keeps it (JSON), maxRecords, the epoch this replica read, its generation, op...
  * Returns {head, gen, wanted 0|1, another replica listens 0|1} or {-1} (lease lost) or {-2, head} (the log moved: another writer was fenced in)
- * or {-3} (the twin's settings are gone) or {-4, head, entries} (the log has fewer entries than its head: lost).
+ * or {-3} (the twin's settings are gone) or {-4, head, entries} (the log has fewer entries than its head: lost)
+ * or {-5, epoch} (the log was written back since: another epoch) or {-6, gen} (the generation went back).
  */
 export const COMMIT = `${INDEX}
 if redis.call('EXISTS', KEYS[9]) == 0 then return {-3} end
+local epoch = redis.call('GET', KEYS[10]) or ''
+if epoch ~= ARGV[15] then return {-5, epoch} end
 local lh = redis.call('MGET', KEYS[1], KEYS[2], KEYS[4])
+if tonumber(lh[3] or '0') < tonumber(ARGV[16]) then return {-6, tonumber(lh[3] or '0')} end
 if lh[1] ~= ARGV[1] then return {-1} end
 local head = tonumber(lh[2] or '0')
 if head ~= tonumber(ARGV[2]) then return {-2, head} end
 local len = redis.call('XLEN', KEYS[3])
 if len ~= head then return {-4, head, len} end
-for i = 15, #ARGV do
+for i = 17, #ARGV do
   head = head + 1
   redis.call('XADD', KEYS[3], string.format('%d', head) .. '-0', 'op', ARGV[i])
 end
@@ -157,11 +163,11 @@ return {head, gen, redis.call('EXISTS', KEYS[6]), others}
  * wants it (`wanted`, its id, for a second, and `want` on the twin's channel); the holder hands it over
  * after its write in progress, or at once when it has none, and until then only that replica may take
  * it, so a replica with a long burst of writes cannot keep it.
- * KEYS: lease, head, gen, wanted, channel. ARGV: token, ms, replica.
- * Returns {1, head, gen} (taken: the log's head to catch up to) or {0}.
+ * KEYS: lease, head, gen, wanted, channel, epoch. ARGV: token, ms, replica.
+ * Returns {1, head, gen, epoch} (taken: the log's head to catch up to, and the log's epoch) or {0}.
  */
 const ACQUIRE_LEASE = `
-local function acquire(lease, head, gen, wanted, channel, token, ms, replica)
+local function acquire(lease, head, gen, wanted, channel, token, ms, replica, epoch)
   local w = redis.call('GET', wanted)
   local holder = redis.call('GET', lease)
   -- Tokens start with the replica's id. A replica asks only when it holds no lease: one of its own
@@ -170,10 +176,10 @@ local function acquire(lease, head, gen, wanted, channel, token, ms, replica)
   if (not w or w == replica) and (not holder or own) then
     redis.call('SET', lease, token, 'PX', ms)
     if w then redis.call('DEL', wanted) end
-    -- head and gen are keys, or their values when the caller has read them already.
-    if type(head) == 'number' then return {1, head, gen} end
-    local hg = redis.call('MGET', head, gen)
-    return {1, tonumber(hg[1] or '0'), tonumber(hg[2] or '0')}
+    -- head, gen and epoch are keys, or their values when the caller has read them already.
+    if type(head) == 'number' then return {1, head, gen, epoch} end
+    local hg = redis.call('MGET', head, gen, epoch)
+    return {1, tonumber(hg[1] or '0'), tonumber(hg[2] or '0'), hg[3] or ''}
   end
   if own then return {0} end
   if not w then
@@ -185,45 +191,47 @@ end
 `
 
 export const ACQUIRE = `${ACQUIRE_LEASE}
-return acquire(KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], ARGV[1], ARGV[2], ARGV[3])
+return acquire(KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], ARGV[1], ARGV[2], ARGV[3], KEYS[6])
 `
 
 /**
  * A keyed write's claim and, when it starts and the lease is free, the lease too: one round trip
- * where two would be. KEYS: record, index, lease, head, gen, wanted, channel.
+ * where two would be. KEYS: record, index, lease, head, gen, wanted, channel, epoch.
  * ARGV: now, inFlightMs, maxRecords, token, ms, replica.
- * Returns the claim's answer; a start that took the lease is {'started', 1, head, gen}.
+ * Returns the claim's answer; a start that took the lease is {'started', 1, head, gen, epoch}.
  */
 export const CLAIM_AND_ACQUIRE = `${CLAIM}
 ${ACQUIRE_LEASE}
 local c = claim(KEYS[1], KEYS[2], tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]))
 if c[1] ~= 'started' then return c end
-local l = acquire(KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], ARGV[4], ARGV[5], ARGV[6])
-if l[1] == 1 then return {'started', 1, l[2], l[3]} end
+local l = acquire(KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], ARGV[4], ARGV[5], ARGV[6], KEYS[8])
+if l[1] == 1 then return {'started', 1, l[2], l[3], l[4]} end
 return c
 `
 
 /**
  * A request's catch-up with what it will need next, in one round trip, when the log's head and the
- * generation are still what the replica has applied (its clock is then the twin's): the rate limit's
+ * generation are still what the replica has applied (its clock is then the twin's), and the log's epoch
+ * the one it read (not written back since by a restore): the rate limit's
  * slot (when asked), then, if the slot was given, a keyed write's idempotency claim (when asked) and,
  * when that claim starts and `lease` asks for it, the free write lease. Otherwise nothing is done and
  * the head is returned, to catch up first (the request then takes and claims in its own steps).
  * A replica that holds the lease passes applied -1: the log moves only by its own commits then (some
  * may be on their way), and its keyed write's commit is fenced.
- * KEYS: head, gen, recent, day, record, index, lease, wanted, channel.
+ * KEYS: head, gen, recent, day, record, index, lease, wanted, channel, epoch.
  * ARGV: applied, gen, now, perSecond, perDay, next midnight, rate (0/1), claim (0/1), inFlightMs,
- * maxRecords, lease (0/1), token, ms, replica.
- * Returns {head, gen} or {head, gen, allowed, window, retryAfterSeconds, secondCount, windowStart,
+ * maxRecords, lease (0/1), token, ms, replica, epoch.
+ * Returns {head, gen, epoch} or {head, gen, allowed, window, retryAfterSeconds, secondCount, windowStart,
  * dayCount, claim kind ('' when none), lease taken (0/1), the replay's fields...}.
  */
 export const SYNC_AHEAD = `${TAKE}
 ${CLAIM}
 ${ACQUIRE_LEASE}
-local hg = redis.call('MGET', KEYS[1], KEYS[2])
+local hg = redis.call('MGET', KEYS[1], KEYS[2], KEYS[10])
 local head = tonumber(hg[1] or '0')
 local gen = tonumber(hg[2] or '0')
-if ARGV[1] ~= '-1' and (head ~= tonumber(ARGV[1]) or gen ~= tonumber(ARGV[2])) then return {head, gen} end
+local epoch = hg[3] or ''
+if epoch ~= ARGV[15] or (ARGV[1] ~= '-1' and (head ~= tonumber(ARGV[1]) or gen ~= tonumber(ARGV[2]))) then return {head, gen, epoch} end
 local now = tonumber(ARGV[3])
 local r = {1, '', 0, 0, 0, 0}
 if ARGV[7] == '1' then r = take(KEYS[3], KEYS[4], now, tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])) end
@@ -233,10 +241,21 @@ local c = claim(KEYS[5], KEYS[6], now, tonumber(ARGV[9]), tonumber(ARGV[10]))
 out[9] = c[1]
 for i = 2, #c do out[9 + i] = c[i] end
 if c[1] == 'started' and ARGV[11] == '1' then
-  local l = acquire(KEYS[7], head, gen, KEYS[8], KEYS[9], ARGV[12], ARGV[13], ARGV[14])
+  local l = acquire(KEYS[7], head, gen, KEYS[8], KEYS[9], ARGV[12], ARGV[13], ARGV[14], epoch)
   if l[1] == 1 then out[10] = 1 end
 end
 return out
+`
+
+/**
+ * A catch-up's read of the log's entries, only while its epoch is the one the replica read: a log
+ * written back by a restore since (another replica's copy) is not applied on top of what the replica
+ * holds. KEYS: log, epoch. ARGV: from, to, count, epoch. Returns {1, entries} or {0, the log's epoch}.
+ */
+export const RANGE = `
+local epoch = redis.call('GET', KEYS[2]) or ''
+if epoch ~= ARGV[4] then return {0, epoch} end
+return {1, redis.call('XRANGE', KEYS[1], ARGV[1], ARGV[2], 'COUNT', ARGV[3])}
 `
 
 /**
@@ -282,24 +301,27 @@ return 0
  * Writes a twin the store lost back from a replica's copy (index.ts), atomically, and only where the
  * store does not hold it whole already: two replicas that notice at once restore once (the second
  * finds it whole and adopts it), and a replica that applied less never writes an older log over a
- * newer one (it finds the store's log at least as long as its own and adopts it). A replica that
- * applied more writes its log over a shorter one only if the store's last entry is its own entry at
- * that place (the shorter log is a prefix of its own: another replica restored what it had applied);
- * else the store's log was written since, and wins; so too where the store's log is as long as the
- * replica's or longer but its entry at the replica's last is another (restored with less and written
- * on past it). The replica's log was staged beforehand in a key of its own (KEYS[5]), renamed into
- * place here. The current generation's idempotency records are written back from the log's `rec`
- * entries after its last reset.
+ * newer one (it finds the store's log at least as long as its own and adopts it).
+ * The log's epoch (`<token> <parent token> <entries>`) says how the store's log stands to the
+ * replica's: its own epoch (one log, only ever appended to: the shorter is the longer's beginning), one
+ * a restore wrote from its epoch's log (the first `<entries>` are the replica's own; written since if
+ * the log is longer), or another (then only the entry at the replica's last, and where the logs part,
+ * by bisection, tell). A replica that applied more writes its log over a shorter one only where that
+ * one is its own beginning; else the store's log was written since, and wins. Every restore that
+ * writes its log writes a new epoch (its parent the replica's), so a replica that read the old one
+ * refuses to go on from it unverified (index.ts). The replica's log was staged beforehand in a key of
+ * its own (KEYS[5]), renamed into place here. The generation's idempotency records are written back
+ * from the log's `rec` entries after its last reset.
  * Whatever the outcome (but another twin's), the id counters go past the highest any replica said it
- * knows (ids.ts: asked before), in the same step: no id is given twice.
- * KEYS: cfg, head, log, gen, staged log, the records' index, the trace, journal and activity counters.
- * ARGV: cfg (JSON), entries staged, gen, the last reset's entry, the records' key prefix
- * (`…g<gen>:idem:`), maxRecords, the highest trace, journal and activity ids.
- * Returns {outcome, head, records or gen, what was written back (1 cfg, 2 gen, 4 8 16 the counters),
- * trace, journal, activity counters}: outcome 2 (restored; records), 1 (the log whole: its settings,
- * generation or counters written back), 0 (whole: adopted), -2 (the store's log and the staged one
- * part: adopted; the store's gen, and an 8th value, the last entry they share), or {-1} (another
- * twin's settings under the name).
+ * knows (ids.ts: asked before), and the generation never goes back (the higher of the store's and the
+ * replica's), in the same step: no id is given twice, no generation's records or windows met again.
+ * KEYS: cfg, head, log, gen, staged log, the trace, journal and activity counters, epoch.
+ * ARGV: cfg (JSON), entries staged, gen, the last reset's entry, the generation keys' prefix (`…g`),
+ * maxRecords, the highest trace, journal and activity ids, the replica's epoch, a new epoch's token.
+ * Returns {outcome, head, records, what was written back (1 cfg, 2 gen, 4 8 16 the counters, 32 the
+ * epoch), trace, journal, activity counters, entries the logs share, gen, epoch}: outcome 2 (restored),
+ * 1 (the log whole: its settings, generation, counters or epoch written back), 0 (whole: adopted), -2
+ * (the store's log and the staged one part: adopted), or {-1} (another twin's settings under the name).
  */
 export const RESTORE = `${INDEX}
 ${RAISE_IDS}
@@ -308,16 +330,51 @@ if cfg and cfg ~= ARGV[1] then return {-1} end
 local mask = 0
 local counters = {}
 for i = 1, 3 do
-  local value, moved = raiseIds(KEYS[6 + i], ARGV[6 + i])
+  local value, moved = raiseIds(KEYS[5 + i], ARGV[6 + i])
   counters[i] = value
   if moved == 1 then mask = mask + 2 ^ (i + 1) end
 end
 local head = tonumber(redis.call('GET', KEYS[2]) or '0')
 local len = redis.call('XLEN', KEYS[3])
 local n = tonumber(ARGV[2])
-local gen = tonumber(redis.call('GET', KEYS[4]) or '0')
-local whole = len == head
-if whole then
+local gen = math.max(tonumber(redis.call('GET', KEYS[4]) or '0'), tonumber(ARGV[3]))
+if tonumber(redis.call('GET', KEYS[4]) or '0') < gen then redis.call('SET', KEYS[4], string.format('%d', gen)); mask = mask + 2 end
+local stored = redis.call('GET', KEYS[9])
+local ours = ARGV[10]
+local ourToken = string.match(ours, '^(%S+)') or ''
+local relation, at = 'other', 0
+if stored and stored == ours then relation = 'same'
+elseif stored then
+  local _, parent, entries = string.match(stored, '^(%S+) (%S+) (%d+)$')
+  if parent and parent == ourToken then relation = 'restored'; at = tonumber(entries) end
+end
+-- Where the store keeps no epoch (lost), one it cannot vouch for: every replica verifies the log anew.
+local function epochKept()
+  if stored then return stored end
+  stored = ARGV[11] .. ' - ' .. head
+  redis.call('SET', KEYS[9], stored)
+  mask = mask + 32
+  return stored
+end
+local function parted(lo)
+  redis.call('DEL', KEYS[5])
+  if not cfg then redis.call('SET', KEYS[1], ARGV[1]); mask = mask + 1 end
+  return {-2, head, 0, mask, counters[1], counters[2], counters[3], lo, gen, epochKept()}
+end
+local function kept()
+  if not cfg then redis.call('SET', KEYS[1], ARGV[1]); mask = mask + 1 end
+  redis.call('DEL', KEYS[5])
+  local e = epochKept()
+  if mask > 0 then return {1, head, 0, mask, counters[1], counters[2], counters[3], math.min(head, n), gen, e} end
+  return {0, head, 0, 0, counters[1], counters[2], counters[3], math.min(head, n), gen, e}
+end
+local whole = len == head and head > 0
+if whole and relation == 'same' then
+  if head >= n then return kept() end
+elseif whole and relation == 'restored' then
+  if n <= at then return kept() end
+  if head ~= at then return parted(at) end
+elseif whole then
   -- Where the store's log and the staged one part (entries past that point differ: another replica
   -- restored less and the log was written since), by bisection; none: one is the other's beginning.
   local function same(seq)
@@ -333,17 +390,11 @@ if whole then
       local mid = math.floor((lo + hi) / 2)
       if same(mid) then lo = mid else hi = mid end
     end
-    redis.call('DEL', KEYS[5])
-    if not cfg then redis.call('SET', KEYS[1], ARGV[1]); mask = mask + 1 end
-    return {-2, head, gen, mask, counters[1], counters[2], counters[3], lo}
+    return parted(lo)
   end
-end
-if whole and head >= n then
-  if not cfg then redis.call('SET', KEYS[1], ARGV[1]); mask = mask + 1 end
-  if gen < tonumber(ARGV[3]) then redis.call('SET', KEYS[4], ARGV[3]); mask = mask + 2 end
-  redis.call('DEL', KEYS[5])
-  if mask > 0 then return {1, head, 0, mask, counters[1], counters[2], counters[3]} end
-  return {0, head, 0, 0, counters[1], counters[2], counters[3]}
+  if head >= n then return kept() end
+elseif len == head and n == 0 then
+  return kept()
 end
 if n > 0 then
   redis.call('RENAME', KEYS[5], KEYS[3])
@@ -353,19 +404,23 @@ else
 end
 redis.call('SET', KEYS[1], ARGV[1])
 redis.call('SET', KEYS[2], string.format('%d', n))
-redis.call('SET', KEYS[4], ARGV[3])
+redis.call('SET', KEYS[4], string.format('%d', gen))
+local epoch = ARGV[11] .. ' ' .. ourToken .. ' ' .. n
+redis.call('SET', KEYS[9], epoch)
 local records = 0
 if n > tonumber(ARGV[4]) then
+  local prefix = ARGV[5] .. gen .. ':idem:'
+  local index = ARGV[5] .. gen .. ':idemidx'
   for _, e in ipairs(redis.call('XRANGE', KEYS[3], (tonumber(ARGV[4]) + 1) .. '-0', '+')) do
     if e[2][1] == 'rec' then
       local r = cjson.decode(e[2][2])
-      local hash = ARGV[5] .. r.shop .. ':' .. r.key
+      local hash = prefix .. r.shop .. ':' .. r.key
       redis.call('HSET', hash, 'status', 'completed', 'responseStatus', string.format('%d', r.status), 'rawBody', r.rawBody, 'headers', r.headers, 'permission', r.permission, 'expiresAt', string.format('%d', r.expiresAt), 'startedAt', string.format('%d', r.startedAt))
       redis.call('PEXPIRE', hash, ${GC_MS})
-      indexed(hash, KEYS[6], tonumber(r.startedAt), tonumber(ARGV[6]))
+      indexed(hash, index, tonumber(r.startedAt), tonumber(ARGV[6]))
       records = records + 1
     end
   end
 end
-return {2, n, records, mask, counters[1], counters[2], counters[3]}
+return {2, n, records, mask, counters[1], counters[2], counters[3], n, gen, epoch}
 `
