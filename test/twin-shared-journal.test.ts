@@ -134,6 +134,27 @@ describe('traces of cached answers on Redis', () => {
   })
 })
 
+describe('traces of answers computed again on Redis', () => {
+  it('an answer computed again with the same bytes (response cache off) is stored once for its traces too; each trace reads back its own answer', async () => {
+    const name = `recomputed${++twins}`
+    const state = await replica(name, { trace: { size: 50 }, responseCache: false })
+    const shop = state.world.shops[0]!.shop_id
+    const f = fetchOf(state)
+    const bodies = async () => Number((await redisCommand(redis.socket, 'HLEN', `st:{tw:${name}}:g0:tr:bodies`)).slice(1))
+    // Each page asked again is computed again (new bytes, the same content); no page comes back after another.
+    const pages = [1, 1, 1, 2, 2, 3]
+    const answers = []
+    for (const page of pages) {
+      const answer = await f('POST', '/affiliate/crm/list', { page_size: 5, page_number: page }, shop)
+      answers.push({ id: answer.headers.get('x-shoptwin-trace')!, text: answer.text })
+    }
+    for (const { id, text } of answers) expect(((await tracesOf(state).get(id)) as Trace).response.body).toEqual(JSON.parse(text))
+    expect(new Set(answers.map((a) => a.text)).size).toBe(3)
+    expect(await bodies()).toBe(3)
+    await state.twin.close()
+  })
+})
+
 describe('two replicas, one journal and one set of traces', () => {
   let a: MockServer
   let b: MockServer

@@ -16,7 +16,9 @@
  *
  * A cached answer is the same bytes every time it is sent: a replica sends them once, and the traces
  * of the answers it gave from them refer to them (counted; dropped with the last trace that refers to
- * them). Were they dropped while the replica still refers to them, the store says so and the replica
+ * them). So does an answer computed again with the same bytes as one sent lately (compared with the
+ * last one of its length: a client's polls, a suite's repeated requests), which would otherwise carry
+ * each answer's bytes to the store again (a 45 KB CRM page: most of what a traced read cost Redis). Were they dropped while the replica still refers to them, the store says so and the replica
  * sends them again from the next trace on.
  *
  * Keys, under the twin's hash tag:
@@ -45,6 +47,9 @@ export const TRACE_ID_BLOCK = 1024
  */
 export const UNSHARED_BASE = 100_000_000_000_000
 export const UNSHARED_PER_BLOCK = 2 ** 24
+/** The last answer bodies a replica sent that it compares a new one with (one per length), and the bytes they may hold. */
+const SAME_BODIES = 256
+const SAME_BODY_BYTES = 32 * 1024 * 1024
 /** How often an open console asks for new traces (ms). */
 export const FEED_POLL_MS = 100
 
@@ -122,11 +127,35 @@ export function createRedisTraces(ctx: SharedContext, local: TraceStore): Shared
     const p = `${prefix}g${gen}:tr:`
     return { feed: `${p}feed`, meta: `${p}meta`, req: `${p}req`, res: `${p}res`, bodies: `${p}bodies`, refs: `${p}refs`, bref: `${p}bref` }
   }
-  // The shared answer bodies this replica has sent, per generation (a reset starts with none).
+  // The shared answer bodies this replica has sent, per generation (a reset starts with none): by the bytes' object (a cached
+  // answer), and the last ones sent by their length (an answer computed again with the same bytes: a poll, a repeated request).
   const tag = randomUUID().slice(0, 8)
   let bodyCount = 0
-  let sent = { gen: -1, bodies: new WeakMap<Uint8Array, string>() }
-  const sentIn = (gen: number) => (sent.gen === gen ? sent : (sent = { gen, bodies: new WeakMap() }))
+  const unsent = () => ({ gen: -1, bodies: new WeakMap<Uint8Array, string>(), byLength: new Map<number, { body: Uint8Array; ref: string }>(), held: 0 })
+  let sent = unsent()
+  const sentIn = (gen: number) => (sent.gen === gen ? sent : (sent = { ...unsent(), gen }))
+  /** The reference of bytes sent before with the same content, or of these once sent (`fresh`: they go with this trace). */
+  const referenceOf = (gen: number, body: Uint8Array): { ref: string; fresh: boolean } => {
+    const known = sentIn(gen)
+    const ref = known.bodies.get(body)
+    if (ref) return { ref, fresh: false }
+    const same = known.byLength.get(body.byteLength)
+    if (same && Buffer.from(same.body.buffer, same.body.byteOffset, same.body.byteLength).equals(body)) {
+      known.bodies.set(body, same.ref)
+      return { ref: same.ref, fresh: false }
+    }
+    const made = `${tag}.${++bodyCount}`
+    known.bodies.set(body, made)
+    // The last bodies by length, bounded (entries and bytes held): a miss only sends the bytes, as before.
+    if (known.byLength.size >= SAME_BODIES || known.held + body.byteLength > SAME_BODY_BYTES) {
+      known.byLength.clear()
+      known.held = 0
+    }
+    if (same) known.held -= same.body.byteLength
+    known.byLength.set(body.byteLength, { body, ref: made })
+    known.held += body.byteLength
+    return { ref: made, fresh: true }
+  }
   const idsKey = `${prefix}trace:ids`
   const cap = local.capacity
   let unsharedCount = 0
@@ -168,12 +197,9 @@ export function createRedisTraces(ctx: SharedContext, local: TraceStore): Shared
       let bytes: string | Buffer = ''
       if (typeof body === 'string') inline = body
       else {
-        const known = sentIn(gen).bodies
-        ref = known.get(body) ?? ''
-        if (!ref) {
-          known.set(body, (ref = `${tag}.${++bodyCount}`))
-          bytes = Buffer.from(body.buffer, body.byteOffset, body.byteLength)
-        }
+        const reference = referenceOf(gen, body)
+        ref = reference.ref
+        if (reference.fresh) bytes = Buffer.from(body.buffer, body.byteOffset, body.byteLength)
       }
       args.push(record.id, stored.summary, stored.meta, stored.requestBody, inline, ref, bytes, bytes ? 1 : 0)
     }
@@ -183,7 +209,7 @@ export function createRedisTraces(ctx: SharedContext, local: TraceStore): Shared
     }
     // A shared body the store had dropped: every one is sent again from the next trace on.
     return (replies) => {
-      if (replies.some((reply) => typeof reply === 'number' && reply > 0)) sent = { gen: -1, bodies: new WeakMap() }
+      if (replies.some((reply) => typeof reply === 'number' && reply > 0)) sent = unsent()
     }
   })
 
