@@ -102,13 +102,16 @@ describe('journal and traces: one contract, in memory and on Redis', () => {
   }
 })
 
+/** How many answer bodies the store keeps for the traces of twin `name` (generation 0). */
+const storedBodies = async (name: string) => Number((await redisCommand(redis.socket, 'HLEN', `st:{tw:${name}}:g0:tr:bodies`)).slice(1))
+
 describe('traces of cached answers on Redis', () => {
   it('a cached answer is stored once for the traces that refer to it, dropped with the last of them, and sent again when the store no longer has it', async () => {
     const name = `cached${++twins}`
     const state = await replica(name, { trace: { size: 4 }, responseCache: true })
     const shop = state.world.shops[0]!.shop_id
     const f = fetchOf(state)
-    const bodies = async () => Number((await redisCommand(redis.socket, 'HLEN', `st:{tw:${name}}:g0:tr:bodies`)).slice(1))
+    const bodies = () => storedBodies(name)
     const cachedList = async () => {
       const answer = await f('POST', '/affiliate/crm/list', { page_size: 5, page_number: 1 }, shop)
       return { id: answer.headers.get('x-shoptwin-trace')!, text: answer.text }
@@ -140,7 +143,7 @@ describe('traces of answers computed again on Redis', () => {
     const state = await replica(name, { trace: { size: 50 }, responseCache: false })
     const shop = state.world.shops[0]!.shop_id
     const f = fetchOf(state)
-    const bodies = async () => Number((await redisCommand(redis.socket, 'HLEN', `st:{tw:${name}}:g0:tr:bodies`)).slice(1))
+    const bodies = () => storedBodies(name)
     // Each page asked again is computed again (new bytes, the same content); no page comes back after another.
     const pages = [1, 1, 1, 2, 2, 3]
     const answers = []
