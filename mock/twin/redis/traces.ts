@@ -147,11 +147,11 @@ export function createRedisTraces(ctx: SharedContext, local: TraceStore): Shared
     const made = `${tag}.${++bodyCount}`
     known.bodies.set(body, made)
     // The last bodies by length, bounded (entries and bytes held): a miss only sends the bytes, as before.
+    if (same) known.held -= same.body.byteLength
     if (known.byLength.size >= SAME_BODIES || known.held + body.byteLength > SAME_BODY_BYTES) {
       known.byLength.clear()
       known.held = 0
     }
-    if (same) known.held -= same.body.byteLength
     known.byLength.set(body.byteLength, { body, ref: made })
     known.held += body.byteLength
     return { ref: made, fresh: true }
