@@ -8,13 +8,14 @@
  * (The tarball install and its journeys: test/consumer.test.ts.)
  */
 import { execFile, spawn } from 'node:child_process'
-import { cp, mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises'
+import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
-import { dirname, join, posix } from 'node:path'
+import { join, posix } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import pkg from '../package.json' with { type: 'json' }
+import { copyWorkingTree } from './support/working-tree.ts'
 
 const run = promisify(execFile)
 const root = fileURLToPath(new URL('..', import.meta.url))
@@ -48,13 +49,7 @@ describe('shoptwin installed from git, as the README shows (issue 25)', () => {
     dir = await mkdtemp(join(tmpdir(), 'shoptwin-git-'))
     // The clone: the working tree's files (tracked and new, not ignored) committed in a repository of their own.
     const repo = join(dir, 'shoptwin')
-    const { stdout } = await run('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: root, maxBuffer: 64 * 1024 * 1024 })
-    for (const file of stdout.split('\0').filter(Boolean)) {
-      const exists = await stat(join(root, file)).then((s) => s.isFile(), () => false)
-      if (!exists) continue
-      await mkdir(dirname(join(repo, file)), { recursive: true })
-      await cp(join(root, file), join(repo, file))
-    }
+    await copyWorkingTree(repo)
     await sh(repo, 'git', ['init', '-q'])
     await sh(repo, 'git', ['add', '-A'])
     await sh(repo, 'git', ['-c', 'user.name=test', '-c', 'user.email=test@example.com', 'commit', '-qm', 'snapshot'])

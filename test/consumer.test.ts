@@ -19,6 +19,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { copyWorkingTree } from './support/working-tree.ts'
 
 const run = promisify(execFile)
 const root = fileURLToPath(new URL('..', import.meta.url))
@@ -26,6 +27,8 @@ const pkg = (await import('../package.json', { with: { type: 'json' } })).defaul
 let dir: string
 /** What `npm install` of the tarball printed. */
 let installLog = ''
+/** The copy of the working tree the tarball was packed from. */
+let packed: string
 let node22: string
 
 /** Runs a command in the client project; rejects with its output when it fails. */
@@ -133,7 +136,10 @@ document.body.textContent = JSON.stringify(window.results)
 describe('shoptwin installed in a client project (issue 14)', () => {
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'shoptwin-consumer-'))
-    await run('npm', ['pack', '--pack-destination', dir], { cwd: root, maxBuffer: 64 * 1024 * 1024, timeout: 240_000 })
+    // Packed from a copy of the working tree: a pack in the repository rebuilds its dist/ under the other test files.
+    packed = join(dir, 'shoptwin')
+    await copyWorkingTree(packed, { nodeModules: true })
+    await run('npm', ['pack', '--pack-destination', dir], { cwd: packed, maxBuffer: 64 * 1024 * 1024, timeout: 240_000 })
     const tarball = (await readdir(dir)).find((f) => f.endsWith('.tgz'))!
     await writeFile(join(dir, 'package.json'), JSON.stringify({ name: 'client', version: '1.0.0', private: true, type: 'module', allowScripts: { node: true, msw: true } }))
     await writeFile(join(dir, 'client.test.mjs'), CLIENT_TEST)
@@ -153,8 +159,8 @@ describe('shoptwin installed in a client project (issue 14)', () => {
     expect(installed).toMatchObject({ name: 'shoptwin', exports: pkg.exports, dependencies: pkg.dependencies, peerDependencies: pkg.peerDependencies, engines: pkg.engines, bin: pkg.bin })
     expect(installLog).not.toMatch(/install-scripts.*shoptwin/)
     // postpack put the repository's own manifest back (prepack stripped it for the tarball).
-    expect(JSON.parse(await readFile(join(root, 'package.json'), 'utf8'))).toHaveProperty('scripts.prepare')
-    await expect(stat(join(root, '.package.json.unpacked'))).rejects.toThrow()
+    expect(JSON.parse(await readFile(join(packed, 'package.json'), 'utf8'))).toHaveProperty('scripts.prepare')
+    await expect(stat(join(packed, '.package.json.unpacked'))).rejects.toThrow()
   })
 
   it('the README\'s MSW set-up under the client\'s own vitest: replay, 409, 412, the clock', async () => {
