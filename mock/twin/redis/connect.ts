@@ -16,6 +16,7 @@
  * many), where a cluster's PUBLISH counts only those on the node it was sent to.
  */
 import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis'
+import { networkErrorText } from '../../lib/network-errors.ts'
 import { redactStoreUrl } from '../../lib/redact-url.ts'
 import { judgeTimeoutsAfterReads } from './timeouts.ts'
 
@@ -70,6 +71,21 @@ export function redisOptionsFromUrl(url: string): RedisOptions {
 }
 
 const where = (o: RedisOptions) => (o.path ? o.path : `${o.host}:${o.port}`)
+
+/**
+ * Why a connection to `host` failed, with what to do where the cause is plain: a TLS certificate this
+ * machine does not trust (as the proxy and conformance say it, mock/lib/network-errors.ts), and TLS
+ * spoken to a plain port or plain TCP to a TLS port (managed Redis services take TLS only). A Redis
+ * TLS port closes a plain connection at once; a plain port never answers a TLS handshake.
+ */
+export function connectFailureText(host: RedisOptions, error: NodeJS.ErrnoException): string {
+  const code = error.code ?? ''
+  const certificate = networkErrorText(code)
+  if (certificate !== code) return certificate
+  if (host.tls && code === 'ETIMEDOUT') return `${error.message}: no answer to the TLS handshake; if the store's port takes plain TCP, the URL is redis://`
+  if (!host.tls && !host.path && (code === 'ECONNRESET' || code === 'EPIPE')) return `${error.message}: the store closed the connection at once; if its port takes TLS, the URL is rediss://`
+  return error.message
+}
 /** What every connection to a host needs besides its address. */
 const common = ({ username, password, tls }: RedisOptions): RedisOptions => ({ ...(username ? { username } : {}), ...(password ? { password } : {}), ...(tls ? { tls } : {}) })
 
@@ -114,7 +130,8 @@ export async function resolveStore(url: string, { connectTimeout = 3000 } = {}):
     try {
       found = await probe(host, connectTimeout)
     } catch (error) {
-      failures.push(hosts.length > 1 ? `${where(host)}: ${(error as Error).message}` : (error as Error).message)
+      const text = connectFailureText(host, error as NodeJS.ErrnoException)
+      failures.push(hosts.length > 1 ? `${where(host)}: ${text}` : text)
       continue
     }
     // Sharded pub/sub (the twin's news and flush barrier) came with Redis 7.0; Valkey says 7.2.
