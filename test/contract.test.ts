@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
+import { parse as parseYaml } from 'yaml'
 import { checkDocument } from '../openapi/check.ts'
 import { generateTypes } from '../openapi/build.ts'
 import { renderDocument, renderDocumentJson } from '../openapi/render.ts'
@@ -125,6 +126,21 @@ describe('contract: openapi/openapi.yaml', () => {
 
   it('has a JSON twin (openapi/openapi.json, what the run-time loader imports) equal to the YAML', () => {
     expect(readFileSync(new URL('../openapi/openapi.json', import.meta.url), 'utf8')).toBe(renderDocumentJson())
+  })
+
+  it('reads the same under YAML 1.1 (PyYAML, js-yaml, Dredd) as under 1.2: no example date turns into a timestamp', () => {
+    // Found by Dredd ("Interpreting YAML !!timestamp as string"): unquoted, 2026-03-10 is a !!timestamp in YAML 1.1.
+    const text = readFileSync(new URL('../openapi/openapi.yaml', import.meta.url), 'utf8')
+    const json = JSON.parse(readFileSync(new URL('../openapi/openapi.json', import.meta.url), 'utf8'))
+    const read = (version: '1.1' | '1.2') => parseYaml(text, { version, maxAliasCount: -1, ...(version === '1.1' ? { customTags: ['timestamp' as const] } : {}) })
+    const differing: string[] = []
+    const walk = (want: unknown, got: unknown, path: string) => {
+      if (want && typeof want === 'object') for (const key of Object.keys(want)) walk((want as Record<string, unknown>)[key], (got as Record<string, unknown> | undefined)?.[key], `${path}/${key}`)
+      else if (want !== got) differing.push(`${path}: ${JSON.stringify(want)} read as ${got instanceof Date ? `a Date (${got.toISOString()})` : JSON.stringify(got)}`)
+    }
+    walk(json, read('1.1'), '')
+    expect(differing.slice(0, 10), `${differing.length} values read otherwise under YAML 1.1`).toEqual([])
+    expect(read('1.2')).toEqual(json)
   })
 
   it('has TypeScript types generated from the committed document (openapi/types.ts is current)', () => {
