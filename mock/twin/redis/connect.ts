@@ -82,21 +82,24 @@ export function connectFailureText(host: RedisOptions, error: NodeJS.ErrnoExcept
   const code = error.code ?? ''
   const certificate = networkErrorText(code)
   if (certificate !== code) return certificate
+  if (code === '' && /^NOAUTH\b/.test(error.message)) return `NOAUTH: the store asks for a password; give it in the URL, redis://[USER]:PASSWORD@HOST:PORT[/DB]`
   if (host.tls && code === 'ETIMEDOUT') return `${error.message}: no answer to the TLS handshake; if the store's port takes plain TCP, the URL is redis://`
   if (!host.tls && !host.path && (code === 'ECONNRESET' || code === 'EPIPE')) return `${error.message}: the store closed the connection at once; if its port takes TLS, the URL is rediss://`
   return error.message
 }
 /** What every connection to a host needs besides its address. */
-const common = ({ username, password, tls }: RedisOptions): RedisOptions => ({ ...(username ? { username } : {}), ...(password ? { password } : {}), ...(tls ? { tls } : {}) })
+const common = ({ username, password, tls, enableReadyCheck }: RedisOptions): RedisOptions => ({ ...(username ? { username } : {}), ...(password ? { password } : {}), ...(tls ? { tls } : {}), ...(enableReadyCheck === false ? { enableReadyCheck } : {}) })
 
 interface Probe {
   cluster: boolean
   version: string | undefined
+  /** INFO is denied to this user (an ACL without @dangerous): the connections skip ioredis's ready check, which reads INFO and warns on the console when it cannot. */
+  infoDenied: boolean
 }
 
 /** Asks one host whether it is a cluster node, and which Redis it runs. */
 async function probe(host: RedisOptions, connectTimeout: number): Promise<Probe> {
-  const client = new Redis({ ...host, lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 0, connectTimeout, commandTimeout: connectTimeout, retryStrategy: () => null })
+  const client = new Redis({ ...host, enableReadyCheck: false, lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 0, connectTimeout, commandTimeout: connectTimeout, retryStrategy: () => null })
   // What went wrong (connect() itself says only that the connection closed).
   let failure: Error | undefined
   client.on('error', (error: Error) => (failure ??= error))
@@ -113,9 +116,9 @@ async function probe(host: RedisOptions, connectTimeout: number): Promise<Probe>
         () => true,
         () => false,
       )
-      return { cluster, version: undefined }
+      return { cluster, version: undefined, infoDenied: true }
     }
-    return { cluster: /^cluster_enabled:1\s*$/m.test(info), version: /^redis_version:(\S+)/m.exec(info)?.[1] }
+    return { cluster: /^cluster_enabled:1\s*$/m.test(info), version: /^redis_version:(\S+)/m.exec(info)?.[1], infoDenied: false }
   } finally {
     client.disconnect()
   }
@@ -138,11 +141,11 @@ export async function resolveStore(url: string, { connectTimeout = 3000 } = {}):
     if (found.version && Number(found.version.split('.')[0]) < 7) throw new Error(`the shared store needs Redis 7 or later (sharded pub/sub), ${where(host)} runs ${found.version}`)
     if (!found.cluster) {
       if (hosts.length > 1) throw new Error(`--store names several hosts, but ${where(host)} is not a Redis Cluster node (cluster_enabled:0); name one server, or the nodes of a cluster`)
-      return { cluster: false, options: host }
+      return { cluster: false, options: found.infoDenied ? { ...host, enableReadyCheck: false } : host }
     }
     if (host.path) throw new Error(`${where(host)} is a Redis Cluster node: a cluster is reached over TCP, --store redis://HOST:PORT`)
     if (host.db) throw new Error(`--store: a Redis Cluster has only database 0, got /${host.db}`)
-    return { cluster: true, nodes: hosts.map((h) => ({ host: h.host!, port: h.port! })), options: common(host) }
+    return { cluster: true, nodes: hosts.map((h) => ({ host: h.host!, port: h.port! })), options: common(found.infoDenied ? { ...host, enableReadyCheck: false } : host) }
   }
   throw new Error(failures.join('; '))
 }
@@ -223,9 +226,11 @@ export const SUBSCRIBE_WAIT_MS = 5000
 
 /**
  * Subscribes `subscriber` to a sharded channel: resolves once it is subscribed, or could not be
- * (the client subscribes again on reconnection), or after SUBSCRIBE_WAIT_MS; never rejects.
+ * (the client subscribes again on reconnection), or after SUBSCRIBE_WAIT_MS; never rejects. Resolves
+ * to the server's refusal when the store's user may not use the channel (NOPERM: an ACL without it),
+ * which no retry mends.
  */
-export function subscribed(subscriber: StoreClient, channel: string): Promise<void> {
+export function subscribed(subscriber: StoreClient, channel: string): Promise<Error | undefined> {
   if (!(subscriber instanceof Cluster)) {
     // Again on each reconnection (duplicateOf turned the client's own resubscription off), a refusal caught.
     let connections = subscriber.status === 'ready' ? 1 : 0
@@ -236,14 +241,25 @@ export function subscribed(subscriber: StoreClient, channel: string): Promise<vo
   let timer: ReturnType<typeof setTimeout> | undefined
   return Promise.race([
     subscriber.ssubscribe(channel).then(
-      () => {},
-      () => {},
+      () => undefined,
+      (error: Error) => (isPermissionRefusal(error) ? error : undefined),
     ),
-    new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, SUBSCRIBE_WAIT_MS)
+    new Promise<undefined>((resolve) => {
+      timer = setTimeout(() => resolve(undefined), SUBSCRIBE_WAIT_MS)
       timer.unref()
     }),
   ]).finally(() => clearTimeout(timer))
+}
+
+/** The store refused a command for the user's ACL (keys, channels or the command itself). */
+export const isPermissionRefusal = (error: unknown): error is Error => error instanceof Error && /^NOPERM\b/.test(error.message)
+
+/**
+ * What a replica says when the store's user may not do what a twin needs: its keys and channel share
+ * the prefix `st:{tw:NAME}:`, and it runs scripts and sharded pub/sub.
+ */
+export function permissionRefusal(error: Error, keyPrefix: string): Error {
+  return new Error(`the store's user may not do what the twin needs (${error.message}): its ACL needs the twin's keys and channel, ~${keyPrefix}* and &${keyPrefix}* (or ~* &*; Redis 7 gives a new user no channel unless told), and the scripting and pub/sub commands (+@all -@dangerous is enough)`)
 }
 
 /** How long a replica waits at start for a connection made in the background (ms). */

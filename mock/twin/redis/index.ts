@@ -41,7 +41,7 @@ import { NeedsExclusive, StoreUnavailable, type TwinOp } from '../ops.ts'
 import type { Ahead, AheadAsk, TwinStore } from '../store.ts'
 import { createAppendBatch } from './batch.ts'
 import { epochNow, heldLease } from './lease-keeper.ts'
-import { addressOf, duplicateOf, redactStoreUrl, storeClient, type StoreClient, SUBSCRIBER, subscribed } from './connect.ts'
+import { addressOf, duplicateOf, isPermissionRefusal, permissionRefusal, redactStoreUrl, storeClient, type StoreClient, SUBSCRIBER, subscribed } from './connect.ts'
 import { createRedisJournal, type SharedContext } from './journal.ts'
 import { createOperatorWatch, notSent } from './operator.ts'
 import { keySlot, storeFailure } from './store-errors.ts'
@@ -698,8 +698,11 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
   let heardOnce = false
   listener.on('close', () => (hearing = false))
   listener.on('ready', () => (hearing = heardOnce))
-  const listening = subscribed(listener, keys.news).then(() => {
-    heardOnce = listener.status === 'ready'
+  /** The store's refusal of the subscription (the user's ACL): the replica does not start deaf. */
+  let refused: Error | undefined
+  const listening = subscribed(listener, keys.news).then((refusal) => {
+    refused = refusal
+    heardOnce = listener.status === 'ready' && !refusal
     hearing = heardOnce
   })
   listener.on('smessage', (_channel: string, message: string) => {
@@ -1027,6 +1030,7 @@ export function createRedisTwin(redis: Commands, name: string, config: TwinConfi
     /** The appends' connection is up and the first block of trace ids taken. */
     async ready() {
       await listening
+      if (refused) throw permissionRefusal(refused, keys.prefix)
       await batch.ready()
       await store.traces?.ready()
       watch.start()
@@ -1447,12 +1451,16 @@ export async function openRedisTwin(url: string, name: string, flags: ReplicaFla
       },
       /** Replays the log (the replica is then the twin as it is). */
       start: async () => {
-        await twin.sync()
-        await twin.ready()
+        try {
+          await twin.sync()
+          await twin.ready()
+        } catch (error) {
+          throw isPermissionRefusal(error) ? permissionRefusal(error, twinKeys(name).prefix) : error
+        }
       },
     }
   } catch (error) {
     redis.disconnect()
-    throw error
+    throw isPermissionRefusal(error) ? permissionRefusal(error, twinKeys(name).prefix) : error
   }
 }
