@@ -8,7 +8,8 @@
  */
 import { describe, expect, it } from 'vitest'
 import { isConnectorOperation, loadContract, type JsonSchema } from '../openapi/index.ts'
-import { recordedExamples } from '../openapi/examples/recorded.ts'
+import { RECORDED_NOTE, recordedExamples } from '../openapi/examples/recorded.ts'
+import { createMockState } from '../mock/index.ts'
 import { querySchema } from '../mock/pipeline/validate.ts'
 
 const contract = loadContract()
@@ -100,5 +101,16 @@ describe('contract examples (issue 24: request and response examples on every op
     const api = contract.operations.filter((o) => !isConnectorOperation(o.operation))
     expect(Object.keys(recordedExamples.operations).sort()).toEqual(api.map((o) => o.operationId).sort())
     for (const op of api) expect(recordedExamples.operations[op.operationId]!.response.status, op.operationId).toBe(op.successStatus)
+  })
+
+  it('every example says the whole world it was recorded on, scale included, so that `shoptwin serve` with those options replays it', () => {
+    // Found by Portman + newman: the note said seed and today only, and `serve --seed 42 --today 2026-03-10` (scale
+    // default) refused createCreatorBrief's example 400 `video_ids: no video ... in this shop` (recorded on scale small).
+    const { seed, scale, today } = recordedExamples.world
+    expect(RECORDED_NOTE).toContain(`seed ${seed}, scale ${scale}, today ${today}`)
+    const videoIds = (recordedExamples.operations.createCreatorBrief!.request.body as { video_ids: string[] }).video_ids
+    const shopVideos = (s: ReturnType<typeof createMockState>) => new Set(s.world.shopData[s.world.shops[0]!.shop_id]!.videos.map((v) => v.video_id))
+    const named = shopVideos(createMockState({ seed, scale, today, rateLimit: false }))
+    for (const id of videoIds) expect(named.has(id), `${id} in the world the note names`).toBe(true)
   })
 })

@@ -1,5 +1,5 @@
 /**
- * Records the contract's examples by running the mock on the seeded demo world (seed 42, today
+ * Records the contract's examples by running the mock on the seeded demo world (seed 42, scale small, today
  * 2026-03-10, clock frozen at noon UTC): each operation's request (openapi/examples/requests.ts) and
  * the answer the mock gives, on a fresh world each, so that every example stands alone and the file is
  * the same on every run. The error responses' examples are answers too (a missing shop header, an
@@ -18,7 +18,7 @@ import type { OperationInfo } from '../index.ts'
 import type { RecordedExample, RecordedExamples } from './recorded.ts'
 import { exampleRequests, type ExampleContext, type ExampleRequest } from './requests.ts'
 
-export const EXAMPLE_WORLD = { seed: 42, today: '2026-03-10', now: '2026-03-10T12:00:00.000Z' } as const
+export const EXAMPLE_WORLD = { seed: 42, scale: 'small', today: '2026-03-10', now: '2026-03-10T12:00:00.000Z' } as const
 const ORIGIN = 'https://api.example.com'
 const KEY = 'demo-enterprise-key'
 /** Items kept per array of an answer. */

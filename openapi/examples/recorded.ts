@@ -18,7 +18,7 @@ export interface RecordedExample {
 }
 
 export interface RecordedExamples {
-  world: { seed: number; today: string; now: string }
+  world: { seed: number; scale: string; today: string; now: string }
   operations: Record<string, RecordedExample>
   /** Error answers by response component (BadRequest, Unauthorized...). */
   errors: Record<string, { summary: string; body: { error: string } }>
@@ -27,4 +27,4 @@ export interface RecordedExamples {
 export const recordedExamples = recorded as unknown as RecordedExamples
 
 /** Where the examples come from, said beside each one. */
-export const RECORDED_NOTE = `Recorded from the mock on the seeded demo world (seed ${recordedExamples.world.seed}, today ${recordedExamples.world.today}, clock ${recordedExamples.world.now}); arrays cut to their first 3 items.`
+export const RECORDED_NOTE = `Recorded from the mock on the seeded demo world (seed ${recordedExamples.world.seed}, scale ${recordedExamples.world.scale}, today ${recordedExamples.world.today}, clock ${recordedExamples.world.now}); arrays cut to their first 3 items.`
