@@ -62,6 +62,24 @@ function jsonValue(text: string): unknown {
   }
 }
 
+/**
+ * The first JSON parameter (`content: application/json`) whose text is not JSON, and why: a request
+ * the contract refuses for its syntax, said as a malformed JSON body is (not as a wrong type).
+ */
+export function malformedJsonParameter(search: URLSearchParams, params: ParameterInfo[]): { name: string; message: string } | undefined {
+  for (const p of params) {
+    if (!p.json) continue
+    const values = search.getAll(p.name)
+    if (values.length === 0) continue
+    try {
+      JSON.parse(values[values.length - 1]!)
+    } catch (error) {
+      return { name: p.name, message: (error as Error).message }
+    }
+  }
+  return undefined
+}
+
 /** `obj[key] = value` as an own property, whatever the key (`__proto__` included). */
 function setOwn(obj: Record<string, unknown>, key: string, value: unknown): void {
   Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true })

@@ -8,7 +8,7 @@ import { describeAjvError, type JsonSchema, type OperationInfo } from '../../ope
 import { messages } from '../messages.ts'
 import { apiError } from '../respond.ts'
 import type { Step } from './compose.ts'
-import { coerceQueryValues, parseQuery, schemaResolver } from './query.ts'
+import { coerceQueryValues, malformedJsonParameter, parseQuery, schemaResolver } from './query.ts'
 import { validationDecision, validationPassed } from '../trace/decisions.ts'
 import { allFailures } from '../trace/validation.ts'
 
@@ -165,6 +165,12 @@ export const validate = (): Step =>
       }
       validateInput = validators.requestBody(op)
     } else if (op.query.length) {
+      const malformed = malformedJsonParameter(ctx.url.searchParams, op.query)
+      if (malformed) {
+        const message = `Malformed JSON in query parameter ${malformed.name}: ${malformed.message}`
+        ctx.trace?.decide(validationDecision([], message))
+        throw apiError(400, message)
+      }
       input = parseQuery(ctx.url.searchParams, op.query, schemaResolver(doc))
       validateInput = validators.compile(`${op.operationId}:query`, querySchema(op))
     }
