@@ -1,11 +1,14 @@
 /**
- * Page sizes, depth caps, camelCase input and the clock (spec: Limits; Conventions 4, 6).
+ * Page sizes, depth caps, camelCase input and the clock (spec: Limits; Conventions 4, 6); every paged
+ * operation answering the largest page numbers as its contract documents.
  */
 import { describe, expect, it } from 'vitest'
 import { loadContract, type OperationInfo } from '../openapi/index.ts'
-import { acceptCamelCase, createClock, paginate, pageWindow, requireDateRange } from '../mock/index.ts'
+import { acceptCamelCase, createClock, createMockState, paginate, pageWindow, requireDateRange } from '../mock/index.ts'
 import { ApiError } from '../mock/respond.ts'
 import { sortRows } from '../mock/lib/sort.ts'
+import { contractProblem, minimalCall } from '../mock/testing.ts'
+import { createInProcessClient } from './support/in-process.ts'
 
 const base = loadContract().byId.get('getShopSps')!
 const withPaging = (paging: OperationInfo['paging']): OperationInfo => ({ ...base, paging })
@@ -47,6 +50,38 @@ describe('paging (spec: Limits)', () => {
     const rows = [1, 2, 3, 4, 5]
     expect(paginate(rows, pageWindow(campaigns, { page: 1, page_size: 2 })!)).toEqual({ rows: [1, 2], hasMore: true })
     expect(paginate(rows, pageWindow(campaigns, { page: 3, page_size: 2 })!)).toEqual({ rows: [5], hasMore: false })
+  })
+  it('paging: any page number a clamped listing takes is past the cap with an offset counted as a JSON integer, never Infinity (spec: Limits)', () => {
+    for (const page of [1e308, 2 ** 53 + 2, Number.MAX_SAFE_INTEGER]) {
+      const window = pageWindow(creatives, { page, page_size: 1000 })!
+      expect(Number.isSafeInteger(window.offset), `page ${page}`).toBe(true)
+      expect(paginate([1, 2, 3], window)).toEqual({ rows: [], hasMore: false })
+    }
+  })
+  // Found by the robustness fuzz (FUZZ_SEED=1929, FUZZ_RUNS=2000): page_number 1e308 on the CRM, video and LIVE
+  // lists answered page_offset null ((1e308 - 1) x page_size is Infinity) where the contract says integer.
+  it('paging: every paged operation, GET forms too, answers the largest page numbers as its contract documents (an empty page or a 400), page sizes 1, 2 and its maximum (spec: Limits)', async () => {
+    const state = createMockState({ seed: 42, scale: 'small', now: '2026-03-10T12:00:00.000Z', rateLimit: false })
+    const client = createInProcessClient(state)
+    const shop = state.world.shops.find((s) => s.plan === 'scale' && s.is_active)!
+    const headers = { 'content-type': 'application/json', 'x-api-key': 'demo-enterprise-key', 'x-shop-id': shop.shop_id }
+    const problems: string[] = []
+    const paged = state.contract.operations.filter((op) => op.paging)
+    expect(paged.length).toBeGreaterThan(20)
+    for (const op of paged) {
+      const { sizeParam, pageParam = 'page_number', max } = op.paging!
+      const call = minimalCall(state.contract, op, '2026-03-10')
+      for (const size of [1, 2, max]) {
+        for (const page of [1e308, 2 ** 53 + 2, Number.MAX_SAFE_INTEGER]) {
+          const body = op.method === 'GET' ? undefined : JSON.stringify({ ...JSON.parse(call.body ?? '{}'), [sizeParam]: size, [pageParam]: page })
+          const query = op.method === 'GET' ? [call.query, `${sizeParam}=${size}`, `${pageParam}=${BigInt(page)}`].filter(Boolean).join('&') : call.query
+          const answer = await client.call(op, { path: call.path, query, headers, body })
+          const problem = answer.status >= 500 ? `${answer.status} ${answer.text.slice(0, 200)}` : contractProblem(state.contract, op, answer.status, answer.text)
+          if (problem) problems.push(`${op.operationId} ${sizeParam} ${size}, ${pageParam} ${page}: ${problem}`)
+        }
+      }
+    }
+    expect(problems).toEqual([])
   })
 })
 

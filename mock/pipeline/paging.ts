@@ -16,7 +16,7 @@ export interface PageWindow {
   page: number
   /** The page size after the clamp. */
   pageSize: number
-  /** Rows skipped: (page - 1) x pageSize. */
+  /** Rows skipped: (page - 1) x pageSize, at most Number.MAX_SAFE_INTEGER. */
   offset: number
   /** Rows this page may return: pageSize, less where the depth cap cuts the page short (0 beyond it). */
   limit: number
@@ -42,7 +42,10 @@ export function pageWindow(op: OperationInfo, input: Record<string, unknown>): P
     if (pageSize < 1) throw apiError(400, `${sizeParam} must be at least 1`)
     if (page < 1) throw apiError(400, `${pageParam} must be at least 1`)
   }
-  const offset = (page - 1) * pageSize
+  // Counted exactly, as far as a JSON integer is exact (2^53 - 1, RFC 8259 6): a clamped listing takes any page
+  // number, and (1e308 - 1) x 2 is Infinity, which JSON writes as null where page_offset is an integer. Such a
+  // page starts far past the depth cap either way, so it is empty as before.
+  const offset = Math.min((page - 1) * pageSize, Number.MAX_SAFE_INTEGER)
   if (mode === 'reject' && page * pageSize > depthCap) throw apiError(400, `${pageParam} x ${sizeParam} must not exceed ${depthCap}`)
   // spec: Limits: results stop at the depth cap.
   const limit = Math.max(0, Math.min(pageSize, depthCap - offset))
