@@ -72,6 +72,13 @@ const TOOL_RUNS = Number(process.env.CONTRACT_FUZZ_TOOL_RUNS ?? Math.max(1, Math
 const AUTH_RUNS = Number(process.env.CONTRACT_FUZZ_AUTH_RUNS ?? Math.max(1, Math.round(RUNS / 3)))
 /** Resources created and deleted per deletable resource (CONTRACT_FUZZ_DELETE_RUNS). */
 const DELETE_RUNS = Number(process.env.CONTRACT_FUZZ_DELETE_RUNS ?? Math.max(1, Math.round(RUNS / 3)))
+/**
+ * A test's time limit, grown with the runs it makes: 600 s, or `msPerRun` a run past that. Measured at
+ * CONTRACT_FUZZ_RUNS=300 on a shared 2-core machine (seed 1930): the requests of every operation 63 s (210 ms a run),
+ * links 16 s (330 ms a link run), MCP tools 35 s (350 ms), ignored auth 30 s (300 ms), use after free 6 s (60 ms);
+ * the limits allow about 4 times that, so a run widened tenfold fails on what it finds, not on the clock.
+ */
+const timeoutFor = (runs: number, msPerRun: number) => Math.max(600_000, runs * msPerRun)
 const WORLD_SEED = 42
 const TODAY = '2026-03-10'
 const NOW = `${TODAY}T12:00:00.000Z`
@@ -259,7 +266,7 @@ describe('contract fuzz: requests generated from the contract alone (issue 24, i
 
   const every: Array<[string, FuzzOperation, boolean]> = [...apiOps.map((op) => [op.operationId, apiOperation(op), true] as [string, FuzzOperation, boolean]), ...connectorOps.map((op) => [op.operationId, connectorOperation(op), false] as [string, FuzzOperation, boolean])]
 
-  it(`positive and negative requests for every operation (${every.length}): no 5xx, every answer as declared, valid requests accepted, invalid ones refused`, { timeout: 600_000 }, async () => {
+  it(`positive and negative requests for every operation (${every.length}): no 5xx, every answer as declared, valid requests accepted, invalid ones refused`, { timeout: timeoutFor(RUNS, 1_000) }, async () => {
     for (const [index, [, op, api]] of every.entries()) {
       const checker = checkerOf(contract, op)
       const options = { today: TODAY, hints, awkward: AWKWARD }
@@ -282,7 +289,7 @@ describe('contract fuzz: requests generated from the contract alone (issue 24, i
   }
   const links = contractLinks(contract.doc)
 
-  it(`links: a source's answer feeds the operations its links name, checked as any request (${links.length} links)`, { timeout: 600_000 }, async () => {
+  it(`links: a source's answer feeds the operations its links name, checked as any request (${links.length} links)`, { timeout: timeoutFor(LINK_RUNS, 1_500) }, async () => {
     const start = findings.length
     const byId = new Map(every.map(([id, op, api]) => [id, { op, api }]))
     const options = { today: TODAY, hints, awkward: AWKWARD }
@@ -330,7 +337,7 @@ describe('contract fuzz: requests generated from the contract alone (issue 24, i
     expect([...new Set(report)]).toEqual([])
   })
 
-  it('MCP: tools/call with a token from the OAuth flow, arguments generated from each tool\'s inputSchema', { timeout: 600_000 }, async () => {
+  it('MCP: tools/call with a token from the OAuth flow, arguments generated from each tool\'s inputSchema', { timeout: timeoutFor(TOOL_RUNS, 1_500) }, async () => {
     const start = findings.length
     // The OAuth flow as a client makes it (test/contract-fuzz/mcp-token.ts; the same from the shell for the curl lines).
     const user = state.connector.data.users.find((u) => u.account_id === shop.account_id)!
@@ -397,7 +404,7 @@ describe('contract fuzz: requests generated from the contract alone (issue 24, i
     expect([...new Set(report)]).toEqual([])
   })
 
-  it('MCP transport: generated bodies (one message, a batch, other JSON) under generated protocol versions: every answer as /mcp declares; a batch only under 2025-03-26, nothing of a refused one run', { timeout: 600_000 }, async () => {
+  it('MCP transport: generated bodies (one message, a batch, other JSON) under generated protocol versions: every answer as /mcp declares; a batch only under 2025-03-26, nothing of a refused one run', { timeout: timeoutFor(RUNS * 5, 50) }, async () => {
     const start = findings.length
     const user = state.connector.data.users.find((u) => u.account_id === shop.account_id)!
     const access_token = await connectorAccessToken(base, user)
@@ -584,7 +591,7 @@ describe('contract fuzz: requests generated from the contract alone (issue 24, i
     return scheme ? [{ op, scheme }] : []
   })
 
-  it(`ignored auth: every operation that declares security refuses a valid request without its credentials, or with ones nobody has (${securedApiOps.length} API, ${securedConnectorOps.length} connector operations)`, { timeout: 600_000 }, async () => {
+  it(`ignored auth: every operation that declares security refuses a valid request without its credentials, or with ones nobody has (${securedApiOps.length} API, ${securedConnectorOps.length} connector operations)`, { timeout: timeoutFor(AUTH_RUNS, 1_500) }, async () => {
     const start = findings.length
     const options = { today: TODAY, hints, awkward: AWKWARD }
     const counts: Record<string, number> = {}
@@ -676,7 +683,7 @@ describe('contract fuzz: requests generated from the contract alone (issue 24, i
   /** A read of the resource: GET, or an operationId the contract names get* (POST /dashboards/get, /workflows/get). */
   const isRead = (operationId: string) => fuzzOps.get(operationId)!.op.method === 'GET' || /^get[A-Z]/.test(operationId)
 
-  it(`use after free: a resource created then deleted is not found by any operation that addresses it by its id; right after the create, its get finds it (${resources.map((r) => r.create).join(', ')})`, { timeout: 600_000 }, async () => {
+  it(`use after free: a resource created then deleted is not found by any operation that addresses it by its id; right after the create, its get finds it (${resources.map((r) => r.create).join(', ')})`, { timeout: timeoutFor(DELETE_RUNS, 300) }, async () => {
     expect(resources.length).toBeGreaterThan(0)
     const start = findings.length
     const options = { today: TODAY, hints, awkward: AWKWARD }
