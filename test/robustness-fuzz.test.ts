@@ -120,6 +120,8 @@ function requestOf(op: OperationInfo, c: FuzzCase) {
 const statusCounts = new Map<number, number>()
 /** Operations that answered at least one generated case with a success. */
 const reached = new Set<string>()
+/** Operations whose property failed: their cases stop at the counterexample, so the count below leaves them out. */
+const failed = new Set<string>()
 let cases = 0
 
 describe('fuzz: every operation, generated and mutated requests (issue 8: Robustness)', () => {
@@ -140,6 +142,7 @@ describe('fuzz: every operation, generated and mutated requests (issue 8: Robust
   })
 
   it.each(operations.map((op, i) => [op.operationId, op, i] as const))('fuzz: %s never answers 5xx, always {error} on 4xx, always as the contract documents (spec: Errors)', async (_, op, index) => {
+    failed.add(op.operationId)
     await fc.assert(
       fc.asyncProperty(caseArbitrary(op), async (c) => {
         const answer = await client.call(op, requestOf(op, c))
@@ -151,6 +154,7 @@ describe('fuzz: every operation, generated and mutated requests (issue 8: Robust
       }),
       { seed: SEED + index, numRuns: RUNS },
     )
+    failed.delete(op.operationId)
     const health = await client.call(getHealth)
     expect(health.status).toBe(200)
   }, OPERATION_TIMEOUT_MS)
@@ -158,7 +162,9 @@ describe('fuzz: every operation, generated and mutated requests (issue 8: Robust
   it('fuzz: a good share of the generated requests get through validation (the generator reaches the handlers)', () => {
     const total = [...statusCounts.values()].reduce((a, b) => a + b, 0)
     const successes = [...statusCounts].filter(([s]) => s < 300).reduce((a, [, n]) => a + n, 0)
-    expect(total).toBeGreaterThanOrEqual(operations.length * RUNS)
+    // A failed operation is its own test's finding, not a generator that stopped short (at FUZZ_SEED=1929 one
+    // counterexample made this test fail too, 173,980 of 174,000 cases, as if the run had not reached them).
+    expect(total, `every case of the ${operations.length - failed.size} operations that passed (failed: ${[...failed].join(', ') || 'none'})`).toBeGreaterThanOrEqual((operations.length - failed.size) * RUNS)
     expect(successes / total).toBeGreaterThan(0.2)
     // Nearly every operation answered some generated request with a success: the generator reaches
     // past the handlers' lookups too (the rest refuse combinations of fields the schema allows).
