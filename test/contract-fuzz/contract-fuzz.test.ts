@@ -685,6 +685,16 @@ describe('contract fuzz: requests generated from the contract alone (issue 24, i
 
   it(`use after free: a resource created then deleted is not found by any operation that addresses it by its id; right after the create, its get finds it (${resources.map((r) => r.create).join(', ')})`, { timeout: timeoutFor(DELETE_RUNS, 300) }, async () => {
     expect(resources.length).toBeGreaterThan(0)
+    // The phases before this one fill the Scale shop's quotas in a widened run (at CONTRACT_FUZZ_RUNS=600, seed
+    // 20261127, the shop held its 500 creator briefs, spec: Limits, and createCreatorBrief was never created here).
+    // This phase checks create, get, delete, get again, which needs room: it starts from the world as the server
+    // started (its curl lines replay against a fresh `npm start`). The ordinary run fills the briefs as a widened one does.
+    const brief = JSON.stringify({ type: 'static', title: 'quota', video_mode: 'auto' })
+    let filled = 0
+    while ((await send('POST', '/creator-briefs/create', { ...API_HEADERS, 'content-type': 'application/json' }, brief)).status === 201) filled++
+    expect(filled).toBeLessThanOrEqual(500)
+    state.reset()
+    await state.admin.run('dashboards/open', { shop_id: shop.shop_id })
     const start = findings.length
     const options = { today: TODAY, hints, awkward: AWKWARD }
     const counts = { resources: resources.length, creates: 0, createRefused: 0, reads: 0, deletes: 0, deleteRefused: 0, afterDelete: 0, replays: 0, unresolved: 0 }
