@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startRedis } from '../support/redis.ts'
-import { type ClusterNode, startNode, startRedisCluster, type TestCluster } from '../support/redis-cluster.ts'
+import { CLUSTER_CERT, type ClusterNode, startNode, startRedisCluster, type TestCluster } from '../support/redis-cluster.ts'
 import { startTcpSwitch } from '../support/tcp-switch.ts'
 import { automation, automationTitles, call, count, FROZEN, firstShop, load, readSweep, type Replica, startReplica } from '../support/replicas.ts'
 
@@ -374,6 +374,32 @@ describe('a store that turns into a Redis Cluster under a replica connected to i
         await exited
       }
       rmSync(root, { recursive: true, force: true })
+    }
+  }, 120_000)
+})
+
+describe('a twin on a Redis Cluster over TLS (rediss://, nodes that speak only TLS, to clients and to each other)', () => {
+  it('two replicas given different seeds are one twin: a keyed write on one is replayed by the other, which reads it; the keys are in the twin\'s slot', async () => {
+    const secure = await startRedisCluster({ masters: 3, tls: true })
+    const replicas: Replica[] = []
+    try {
+      const env = { NODE_EXTRA_CA_CERTS: CLUSTER_CERT }
+      for (const seed of [secure.seed(0), secure.seeds]) replicas.push(await startReplica({ store: seed, twin: 'over-tls', args: ['--rate-limit', 'off'], env }))
+      const [a, b] = replicas as [Replica, Replica]
+      expect(a.output()).toMatch(/Shared twin 'over-tls' on rediss:\/\/127\.0\.0\.1:\d+ \(created/)
+      const shop = firstShop(a)
+      const first = await call(a.url, 'POST', '/automations/create', shop, automation('over-tls'), { 'idempotency-key': 'tls-cluster-1' })
+      expect(first.status).toBe(201)
+      const again = await call(b.url, 'POST', '/automations/create', shop, automation('over-tls'), { 'idempotency-key': 'tls-cluster-1' })
+      expect(again).toMatchObject({ status: 201, text: first.text })
+      expect(await automationTitles(b.url, shop, 'over-tls')).toHaveLength(1)
+      // Every key the twin wrote is on the master that serves its slot (redis-cli over TLS).
+      const slot = await secure.slotOf('st:{tw:over-tls}:cfg')
+      const keys = (await secure.cli(await secure.nodeOf(slot), ['--scan', '--pattern', 'st:{tw:over-tls}:*'])).split('\n').filter(Boolean)
+      expect(keys).toContain('st:{tw:over-tls}:log')
+    } finally {
+      await Promise.all(replicas.map((r) => r.stop()))
+      await secure.stop()
     }
   }, 120_000)
 })

@@ -9,7 +9,16 @@ import { execFile, spawn, type ChildProcess } from 'node:child_process'
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { freePort } from './haproxy.ts'
+
+/** test/support/tls's certificate for localhost and 127.0.0.1 (a TLS cluster's nodes present it; clients trust it through NODE_EXTRA_CA_CERTS). */
+export const CLUSTER_CERT = fileURLToPath(new URL('./tls/loopback-cert.pem', import.meta.url))
+const CLUSTER_KEY = fileURLToPath(new URL('./tls/loopback-key.pem', import.meta.url))
+/** redis-server's flags for a node that speaks only TLS, to clients and to the other nodes. */
+const tlsNode = (port: number) => ['--port', '0', '--tls-port', String(port), '--tls-cluster', 'yes', '--tls-cert-file', CLUSTER_CERT, '--tls-key-file', CLUSTER_KEY, '--tls-ca-cert-file', CLUSTER_CERT, '--tls-auth-clients', 'no']
+/** redis-cli's flags to reach such a node. */
+const tlsCli = ['--tls', '--cacert', CLUSTER_CERT]
 
 export interface ClusterNode {
   port: number
@@ -19,7 +28,7 @@ export interface ClusterNode {
 
 export interface TestCluster {
   nodes: ClusterNode[]
-  /** `redis://127.0.0.1:P` of one node (a replica finds the cluster from it). */
+  /** `redis://127.0.0.1:P` (`rediss://` over TLS) of one node (a replica finds the cluster from it). */
   seed(i?: number): string
   /** Every node: `redis://127.0.0.1:P1,127.0.0.1:P2,…`. */
   seeds: string
@@ -41,20 +50,20 @@ const run = (command: string, args: string[], stdin?: string) =>
   })
 
 /** Starts one cluster node (a master of no slot until a cluster is made of it) on free ports; started again on others when a port was taken meanwhile. */
-export async function startNode(root: string, i: number): Promise<ClusterNode> {
+export async function startNode(root: string, i: number, { tls = false } = {}): Promise<ClusterNode> {
   for (let attempt = 0; ; attempt++) {
     const port = await freePort()
     const bus = await freePort()
     const dir = join(root, `node-${i}-${port}`)
     mkdirSync(dir, { recursive: true })
-    const child = spawn('redis-server', ['--port', String(port), '--cluster-port', String(bus), '--bind', '127.0.0.1', '--cluster-enabled', 'yes', '--cluster-config-file', join(dir, 'nodes.conf'), '--dir', dir, '--save', '', '--appendonly', 'yes', '--logfile', join(dir, 'redis.log')], { stdio: 'ignore' })
+    const child = spawn('redis-server', [...(tls ? tlsNode(port) : ['--port', String(port)]), '--cluster-port', String(bus), '--bind', '127.0.0.1', '--cluster-enabled', 'yes', '--cluster-config-file', join(dir, 'nodes.conf'), '--dir', dir, '--save', '', '--appendonly', 'yes', '--logfile', join(dir, 'redis.log')], { stdio: 'ignore' })
     const exited = new Promise<string>((resolve) => child.once('exit', (code) => resolve(`exited ${code}`)))
     const failed = new Promise<string>((resolve) => child.once('error', (e) => resolve(`did not start (${e.message}); .ci/run installs Debian's redis-server`)))
     const deadline = Date.now() + 15_000
     let why = ''
     // Terminates: the deadline bounds the loop.
     for (;;) {
-      const answer = await Promise.race([run('redis-cli', ['-h', '127.0.0.1', '-p', String(port), 'PING']).catch(() => ''), exited, failed])
+      const answer = await Promise.race([run('redis-cli', [...(tls ? tlsCli : []), '-h', '127.0.0.1', '-p', String(port), 'PING']).catch(() => ''), exited, failed])
       if (answer.startsWith('PONG')) return { port, dir, process: child }
       if (answer.startsWith('exited') || answer.startsWith('did not')) {
         why = answer
@@ -76,8 +85,9 @@ export async function startNode(root: string, i: number): Promise<ClusterNode> {
   }
 }
 
-/** Starts `masters` nodes and joins them into one cluster whose slots are all served. */
-export async function startRedisCluster({ masters = 3 } = {}): Promise<TestCluster> {
+/** Starts `masters` nodes and joins them into one cluster whose slots are all served; with `tls`, nodes that speak only TLS (`rediss://` seeds). */
+export async function startRedisCluster({ masters = 3, tls = false } = {}): Promise<TestCluster> {
+  const cliFlags = tls ? tlsCli : []
   const root = mkdtempSync(join(tmpdir(), 'shoptwin-cluster-'))
   const nodes: ClusterNode[] = []
   const stop = async () => {
@@ -92,13 +102,13 @@ export async function startRedisCluster({ masters = 3 } = {}): Promise<TestClust
     rmSync(root, { recursive: true, force: true })
   }
   try {
-    for (let i = 0; i < masters; i++) nodes.push(await startNode(root, i))
-    await run('redis-cli', ['--cluster', 'create', ...nodes.map((n) => `127.0.0.1:${n.port}`), '--cluster-replicas', '0', '--cluster-yes'])
+    for (let i = 0; i < masters; i++) nodes.push(await startNode(root, i, { tls }))
+    await run('redis-cli', [...cliFlags, '--cluster', 'create', ...nodes.map((n) => `127.0.0.1:${n.port}`), '--cluster-replicas', '0', '--cluster-yes'])
     // Every node knows every slot's master before a client asks any of them.
     const deadline = Date.now() + 30_000
     for (const node of nodes) {
       // Terminates: the deadline bounds the loop.
-      while (!/cluster_state:ok/.test(await run('redis-cli', ['-h', '127.0.0.1', '-p', String(node.port), 'CLUSTER', 'INFO']))) {
+      while (!/cluster_state:ok/.test(await run('redis-cli', [...cliFlags, '-h', '127.0.0.1', '-p', String(node.port), 'CLUSTER', 'INFO']))) {
         if (Date.now() > deadline) throw new Error(`cluster node ${node.port} not ok within 30 s`)
         await new Promise((r) => setTimeout(r, 50))
       }
@@ -107,11 +117,12 @@ export async function startRedisCluster({ masters = 3 } = {}): Promise<TestClust
     await stop()
     throw error
   }
-  const cli = (port: number, args: string[], stdin?: string) => run('redis-cli', ['-h', '127.0.0.1', '-p', String(port), ...args], stdin)
+  const cli = (port: number, args: string[], stdin?: string) => run('redis-cli', [...cliFlags, '-h', '127.0.0.1', '-p', String(port), ...args], stdin)
+  const scheme = tls ? 'rediss' : 'redis'
   const cluster: TestCluster = {
     nodes,
-    seed: (i = 0) => `redis://127.0.0.1:${nodes[i]!.port}`,
-    seeds: `redis://${nodes.map((n) => `127.0.0.1:${n.port}`).join(',')}`,
+    seed: (i = 0) => `${scheme}://127.0.0.1:${nodes[i]!.port}`,
+    seeds: `${scheme}://${nodes.map((n) => `127.0.0.1:${n.port}`).join(',')}`,
     cli,
     slotOf: async (key) => Number((await cli(nodes[0]!.port, ['CLUSTER', 'KEYSLOT', key])).trim()),
     async nodeOf(slot) {
