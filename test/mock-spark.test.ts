@@ -124,13 +124,13 @@ describe('spark list: GET form (spec: Sponsored-video codes; Conventions 4)', ()
     expect(viaGet.status).toBe(200)
     expect(viaGet.json).toEqual(viaPost.json)
   })
-  it.each(['{bad', '', '{"sort_by":"ad_spend"', "{'sort_by':'ad_spend'}"])('spark: GET with search_params=%j, not JSON, is 400 naming the parameter and its syntax (as a malformed body is), not a wrong type', async (text) => {
+  it.each(['{bad', '', '{"sort_by":"ad_spend"', "{'sort_by':'ad_spend'}"])('spark: GET with search_params=%j, not JSON, is 400 naming the parameter and its syntax (as a malformed body is), not a wrong type (spec: Sponsored-video codes; Errors)', async (text) => {
     const res = await call('GET', `page_size=3&search_params=${encodeURIComponent(text)}`)
     expect(res.status).toBe(400)
     expect(res.json.error).toMatch(/^Malformed JSON in query parameter search_params: \S/)
   })
 
-  it('spark: GET with search_params that is JSON of the wrong type is 400 naming its type', async () => {
+  it('spark: GET with search_params that is JSON of the wrong type is 400 naming its type (spec: Sponsored-video codes; Errors)', async () => {
     const res = await call('GET', `search_params=${encodeURIComponent('"ad_spend"')}`)
     expect(res.status).toBe(400)
     expect(res.json.error).toMatch(/^search_params must be object/)
