@@ -240,6 +240,9 @@ export function createAuthorizationServer(state: MockState, urls: ConnectorUrls)
     revocation_endpoint_auth_methods_supported: ['none'],
     code_challenge_methods_supported: ['S256'],
     authorization_response_iss_parameter_supported: true,
+    // RFC 8414 2 (RECOMMENDED): no scopes. Consent picks shops and tools; a client that finds no list
+    // guesses one (mcp-remote asks for "openid email profile"), an empty one tells it to send none.
+    scopes_supported: [],
     service_documentation: `${urls.issuer}/oauth/connections`,
   })
 
@@ -247,6 +250,8 @@ export function createAuthorizationServer(state: MockState, urls: ConnectorUrls)
     resource: urls.mcp,
     authorization_servers: [urls.issuer],
     bearer_methods_supported: ['header'],
+    // RFC 9728 2 (RECOMMENDED); MCP authorization's scope selection reads this one first.
+    scopes_supported: [],
     resource_name: 'Shop Analytics assistant connector (shoptwin)',
   })
 
@@ -442,7 +447,13 @@ export function createAuthorizationServer(state: MockState, urls: ConnectorUrls)
     return { access, refresh, access_hash: await digest(access), refresh_hash: await digest(refresh), now: nowIso(), access_expires_at: later(LIFETIMES.accessMs), refresh_expires_at: later(LIFETIMES.refreshMs) }
   }
 
-  const tokenAnswer = (t: { access: string; refresh: string }) => jsonResponse(200, { access_token: t.access, token_type: 'Bearer', expires_in: LIFETIMES.accessMs / 1000, refresh_token: t.refresh })
+  /**
+   * RFC 6749 3.3, 5.1: a token whose scope differs from the one requested names the scope granted. A
+   * requested scope is ignored (the connector has none: consent picks shops and tools), so a client
+   * that asked for one is told the empty scope it got, as GitHub does (`scope=`).
+   */
+  const tokenAnswer = (t: { access: string; refresh: string }, scopeRequested: boolean) =>
+    jsonResponse(200, { access_token: t.access, token_type: 'Bearer', expires_in: LIFETIMES.accessMs / 1000, refresh_token: t.refresh, ...(scopeRequested ? { scope: '' } : {}) })
 
   /** POST /oauth/token (RFC 6749 4.1.3, 6; RFC 7636 4.5). */
   async function token(request: Request): Promise<Response> {
@@ -475,14 +486,15 @@ export function createAuthorizationServer(state: MockState, urls: ConnectorUrls)
         const t = await issueTokens()
         // The operation gets the digests only: its input is loggable.
         store().apply('redeemCode', { code_hash: codeHash, client_id: clientId, redirect_uri: redirectUri, family_id: newId(), access_hash: t.access_hash, refresh_hash: t.refresh_hash, now: t.now, access_expires_at: t.access_expires_at, refresh_expires_at: t.refresh_expires_at })
-        return tokenAnswer(t)
+        return tokenAnswer(t, !!stored?.scope)
       }
       const refresh = form.get('refresh_token')
       if (!refresh) return oauthError('invalid_request', 'refresh_token is required')
       if (wrongResource) return oauthError('invalid_target', wrongResource)
       const t = await issueTokens()
       store().apply('rotateRefresh', { refresh_hash: await digest(refresh), client_id: clientId, access_hash: t.access_hash, new_refresh_hash: t.refresh_hash, now: t.now, access_expires_at: t.access_expires_at, refresh_expires_at: t.refresh_expires_at })
-      return tokenAnswer(t)
+      // RFC 6749 6: a refresh without scope asks for the scope first granted (none), so only one with a scope is told.
+      return tokenAnswer(t, form.get('scope') !== null)
     } catch (error) {
       if (error instanceof ConnectorOperationError) return oauthError(error.code, error.message)
       throw error

@@ -62,6 +62,8 @@ export interface AuthorizationCode {
   redirect_uri: string
   code_challenge: string
   resource: string | null
+  /** The authorization request's scope, ignored but remembered: the token answer says none was granted (RFC 6749 3.3). Absent in data older than it. */
+  scope?: string | null
   connection_id: string
   issued_at: string
   expires_at: string
@@ -240,6 +242,7 @@ export const connectorOperations = {
       redirect_uri: request.redirect_uri,
       code_challenge: request.code_challenge,
       resource: request.resource,
+      scope: request.scope,
       connection_id: connection.connection_id,
       issued_at: input.now,
       expires_at: input.code_expires_at,
