@@ -2594,6 +2594,12 @@ export interface components {
             /** @description Post time (format not shown). */
             post_time: string;
         };
+        /**
+         * @description Nulls sort last.
+         * @default DESC
+         * @enum {string}
+         */
+        SocialSortDirection: "ASC" | "DESC";
         /** @description Common metric fields of social partnership ads. */
         SocialMetrics: {
             spend: number;
@@ -3481,11 +3487,8 @@ export interface components {
             title?: string | null;
             /** @enum {string} */
             type: "static" | "dynamic";
-            /**
-             * @description Static briefs: `manual` shows `video_ids`, `auto` the shop's top videos. Null for dynamic briefs.
-             * @enum {string|null}
-             */
-            video_mode?: "manual" | "auto" | null;
+            /** @description Static briefs: `manual` shows `video_ids`, `auto` the shop's top videos. Null for dynamic briefs. */
+            video_mode?: ("manual" | "auto") | null;
             video_ids?: string[];
             /** @description Dynamic briefs: the product the page is generated for. */
             product_id?: string | null;
@@ -7858,12 +7861,7 @@ export interface operations {
                      * @default spend
                      */
                     sort_by?: string;
-                    /**
-                     * @description Nulls sort last.
-                     * @default DESC
-                     * @enum {string}
-                     */
-                    sort_direction?: "ASC" | "DESC";
+                    sort_direction?: components["schemas"]["SocialSortDirection"];
                     /**
                      * @description csv returns a presigned download link instead of inline JSON.
                      * @enum {string}
@@ -7894,12 +7892,8 @@ export interface operations {
                      * @default spend
                      */
                     sortBy?: string;
-                    /**
-                     * @description camelCase alias of `sort_direction`.
-                     * @default DESC
-                     * @enum {string}
-                     */
-                    sortDirection?: "ASC" | "DESC";
+                    /** @description camelCase alias of `sort_direction`. */
+                    sortDirection?: components["schemas"]["SocialSortDirection"];
                     /** @description camelCase alias of `csv_limit`. */
                     csvLimit?: number;
                 };
@@ -7966,12 +7960,7 @@ export interface operations {
                      * @default spend
                      */
                     sort_by?: string;
-                    /**
-                     * @description Nulls sort last.
-                     * @default DESC
-                     * @enum {string}
-                     */
-                    sort_direction?: "ASC" | "DESC";
+                    sort_direction?: components["schemas"]["SocialSortDirection"];
                     /**
                      * @description csv returns a presigned download link instead of inline JSON.
                      * @enum {string}
@@ -7998,12 +7987,8 @@ export interface operations {
                      * @default spend
                      */
                     sortBy?: string;
-                    /**
-                     * @description camelCase alias of `sort_direction`.
-                     * @default DESC
-                     * @enum {string}
-                     */
-                    sortDirection?: "ASC" | "DESC";
+                    /** @description camelCase alias of `sort_direction`. */
+                    sortDirection?: components["schemas"]["SocialSortDirection"];
                     /** @description camelCase alias of `csv_limit`. */
                     csvLimit?: number;
                 };
@@ -8071,12 +8056,7 @@ export interface operations {
                      * @default spend
                      */
                     sort_by?: string;
-                    /**
-                     * @description Nulls sort last.
-                     * @default DESC
-                     * @enum {string}
-                     */
-                    sort_direction?: "ASC" | "DESC";
+                    sort_direction?: components["schemas"]["SocialSortDirection"];
                     /**
                      * @description csv returns a presigned download link instead of inline JSON.
                      * @enum {string}
@@ -8102,12 +8082,8 @@ export interface operations {
                      * @default spend
                      */
                     sortBy?: string;
-                    /**
-                     * @description camelCase alias of `sort_direction`.
-                     * @default DESC
-                     * @enum {string}
-                     */
-                    sortDirection?: "ASC" | "DESC";
+                    /** @description camelCase alias of `sort_direction`. */
+                    sortDirection?: components["schemas"]["SocialSortDirection"];
                     /** @description camelCase alias of `csv_limit`. */
                     csvLimit?: number;
                 };
@@ -8172,12 +8148,7 @@ export interface operations {
                      * @default created_at
                      */
                     sort_by?: string;
-                    /**
-                     * @description Nulls sort last.
-                     * @default DESC
-                     * @enum {string}
-                     */
-                    sort_direction?: "ASC" | "DESC";
+                    sort_direction?: components["schemas"]["SocialSortDirection"];
                     /**
                      * @description csv returns a presigned download link instead of inline JSON.
                      * @enum {string}
@@ -8196,12 +8167,8 @@ export interface operations {
                      * @default created_at
                      */
                     sortBy?: string;
-                    /**
-                     * @description camelCase alias of `sort_direction`.
-                     * @default DESC
-                     * @enum {string}
-                     */
-                    sortDirection?: "ASC" | "DESC";
+                    /** @description camelCase alias of `sort_direction`. */
+                    sortDirection?: components["schemas"]["SocialSortDirection"];
                     /** @description camelCase alias of `csv_limit`. */
                     csvLimit?: number;
                 };
@@ -8268,12 +8235,7 @@ export interface operations {
                      * @default joined_at
                      */
                     sort_by?: string;
-                    /**
-                     * @description Nulls sort last.
-                     * @default DESC
-                     * @enum {string}
-                     */
-                    sort_direction?: "ASC" | "DESC";
+                    sort_direction?: components["schemas"]["SocialSortDirection"];
                     /**
                      * @description csv returns a presigned download link instead of inline JSON.
                      * @enum {string}
@@ -8292,12 +8254,8 @@ export interface operations {
                      * @default joined_at
                      */
                     sortBy?: string;
-                    /**
-                     * @description camelCase alias of `sort_direction`.
-                     * @default DESC
-                     * @enum {string}
-                     */
-                    sortDirection?: "ASC" | "DESC";
+                    /** @description camelCase alias of `sort_direction`. */
+                    sortDirection?: components["schemas"]["SocialSortDirection"];
                     /** @description camelCase alias of `csv_limit`. */
                     csvLimit?: number;
                 };

@@ -31,14 +31,15 @@ export const strOrArr = (extra: Schema = {}): Schema => ({ anyOf: [str(), arr(st
 
 /**
  * Nullable in the 3.1 way: `type: [t, 'null']` where the schema has one type, else `anyOf` with null.
- * Enums get `null` added to the enum so that validators accept it.
+ * An enum is `anyOf: [enum, null]` too, as every nullable $ref'd enum already is: `null` inside `enum`
+ * is as correct, but openapi-zod-client turns it into `z.enum([..., null])`, which does not compile.
  */
 export function nullable(schema: Schema): Schema {
   const { type } = schema
-  if (typeof type === 'string' && !('$ref' in schema)) {
-    const out: Schema = { ...schema, type: [type, 'null'] }
-    if (Array.isArray(schema.enum)) out.enum = [...(schema.enum as unknown[]), null]
-    return out
+  if (typeof type === 'string' && !('$ref' in schema) && !Array.isArray(schema.enum)) return { ...schema, type: [type, 'null'] }
+  if (Array.isArray(schema.enum) && typeof schema.description === 'string') {
+    const { description, ...values } = schema
+    return { anyOf: [values, { type: 'null' }], description }
   }
   return { anyOf: [schema, { type: 'null' }] }
 }

@@ -45,10 +45,15 @@ const widgetConfigInput = (): Schema =>
  * The stat key(s) must be given, at top level (snake_case) or under `config` (camelCase); the other
  * type's fields are refused (spec: Dashboards: create: "`stat`: `stat_key`, `style`, `size`, `cpm`,
  * `title`; `stat-chart`: `stat_keys`, `chart`, `size`, `title`"), at either level.
+ * "Without the top-level key, config has its twin" is `if`/`then`, not `anyOf` beside `properties`: the
+ * same rule, but openapi-zod-client reads an object with a sibling `anyOf` as that `anyOf` alone, and
+ * zod's discriminatedUnion over the widget input then throws when the generated module loads.
  */
 const withStatKeys = (schema: Schema, topLevel: string, inConfig: string, foreign: Array<[string, string]>): Schema => ({
   ...schema,
-  anyOf: [{ required: [topLevel] }, { required: ['config'], properties: { config: { required: [inConfig] } } }],
+  // The `then` keeps the whole anyOf (its first branch cannot hold there) so that a 400 names the key.
+  if: { not: { required: [topLevel] } },
+  then: { anyOf: [{ required: [topLevel] }, { required: ['config'], properties: { config: { required: [inConfig] } } }] },
   not: {
     anyOf: [
       ...foreign.map(([top]) => ({ required: [top] })),

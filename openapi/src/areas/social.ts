@@ -38,7 +38,12 @@ function socialBody(props: Record<string, Schema>, requireDateRange: boolean): S
 const sortBy = (keys: string[], defaultKey = 'spend', fallbackKey = 'spend'): Schema =>
   str({ default: defaultKey, description: `One of ${keys.map((k) => `\`${k}\``).join(', ')}; any other value falls back to \`${fallbackKey}\`.` })
 
-const sortDirection = (): Schema => enumOf(SORT_DIRECTION_UPPER, { default: 'DESC', description: 'Nulls sort last.' })
+/**
+ * A component, not an inline enum: the body's `sortDirection` twin names the same schema, and two inline
+ * enums under keys that differ only by case and underscores get one type name in orval
+ * (`ListSocialAdsBodySortDirection` declared twice, which does not compile).
+ */
+const sortDirection = (): Schema => ref('SocialSortDirection')
 const page = (): Schema => int({ minimum: 1, default: 1, description: '1-based page number.' })
 const pageSize = (max: number, defaultSize?: number): Schema =>
   int({ minimum: 1, maximum: max, ...(defaultSize ? { default: defaultSize } : {}), description: `Max ${max}; larger is refused.` })
@@ -67,6 +72,7 @@ export const social: Area = {
   name: TAG,
   description: 'Social-network partnership ads pushed through the service (campaigns, ad sets, ads) and the creator programs they come from. Not a mirror of the whole ad account.',
   schemas: {
+    SocialSortDirection: enumOf(SORT_DIRECTION_UPPER, { default: 'DESC', description: 'Nulls sort last.' }),
     SocialMetrics: obj(
       {
         spend: num(),
