@@ -1890,6 +1890,8 @@ export interface components {
             code_challenge_methods_supported: "S256"[];
             /** @description RFC 9207: the redirect carries `iss`. */
             authorization_response_iss_parameter_supported?: boolean;
+            /** @description Empty: the connector has no scopes, consent picks shops and tools (the spec names none; inferred). A client that finds no list may guess one (mcp-remote asks for `openid email profile`); an empty one tells it to send none. A scope asked for anyway is ignored. */
+            scopes_supported?: string[];
             /** Format: uri */
             service_documentation?: string;
         };
@@ -1902,6 +1904,8 @@ export interface components {
             resource: string;
             authorization_servers: string[];
             bearer_methods_supported?: "header"[];
+            /** @description Empty: the connector has no scopes, consent picks shops and tools (the spec names none; inferred). A client that finds no list may guess one (mcp-remote asks for `openid email profile`); an empty one tells it to send none. A scope asked for anyway is ignored. */
+            scopes_supported?: string[];
             resource_name?: string;
         };
         /** @description Client metadata (RFC 7591 2). Members the connector does not read are ignored (RFC 7591 2). */
@@ -2011,6 +2015,7 @@ export interface components {
             /** @description Seconds (shoptwin: 3600, on the mock clock; inferred). */
             expires_in: number;
             refresh_token: string;
+            /** @description The scope granted, when it differs from the one asked for (RFC 6749 3.3, 5.1): `""` (none) to a client that asked for a scope; absent otherwise (inferred). */
             scope?: string;
         };
         /** @description A refused token request (RFC 6749 5.2; `invalid_target` from RFC 8707). */

@@ -64,6 +64,9 @@ const bodyTooLarge = { '413': json(ref('BodyTooLargeError'), 'The body is larger
 /** JSON-RPC error object of the MCP endpoint's transport-level refusals. */
 const jsonRpcRefusal = (description: string, headers?: Record<string, Schema>): Schema => json(ref('JsonRpcErrorResponse'), description, headers)
 
+/** RFC 8414 2, RFC 9728 2 (RECOMMENDED). */
+const SCOPES_SUPPORTED = 'Empty: the connector has no scopes, consent picks shops and tools (the spec names none; inferred). A client that finds no list may guess one (mcp-remote asks for `openid email profile`); an empty one tells it to send none. A scope asked for anyway is ignored.'
+
 /** The connector's schemas, registered under components/schemas with the API's. */
 export const connectorDoorSchemas: Record<string, Schema> = {
   AuthorizationServerMetadata: obj(
@@ -80,6 +83,7 @@ export const connectorDoorSchemas: Record<string, Schema> = {
       revocation_endpoint_auth_methods_supported: arr(str()),
       code_challenge_methods_supported: arr(enumOf(['S256']), { description: 'S256 only: `plain` is refused (OAuth 2.1; MCP authorization).' }),
       authorization_response_iss_parameter_supported: bool({ description: 'RFC 9207: the redirect carries `iss`.' }),
+      scopes_supported: arr(str(), { description: SCOPES_SUPPORTED }),
       service_documentation: str({ format: 'uri' }),
     },
     {
@@ -93,6 +97,7 @@ export const connectorDoorSchemas: Record<string, Schema> = {
       resource: str({ format: 'uri', description: 'The MCP endpoint ({mcp_url}/mcp).' }),
       authorization_servers: arr(str({ format: 'uri' }), { minItems: 1 }),
       bearer_methods_supported: arr(enumOf(['header'])),
+      scopes_supported: arr(str(), { description: SCOPES_SUPPORTED }),
       resource_name: str(),
     },
     { required: ['resource', 'authorization_servers'], description: 'OAuth 2.0 Protected Resource Metadata of the MCP endpoint (RFC 9728 2). Open: a server may add members.', inferred: true },
@@ -176,7 +181,7 @@ export const connectorDoorSchemas: Record<string, Schema> = {
       token_type: enumOf(['Bearer']),
       expires_in: int({ minimum: 1, description: 'Seconds (shoptwin: 3600, on the mock clock; inferred).' }),
       refresh_token: str(),
-      scope: str(),
+      scope: str({ description: 'The scope granted, when it differs from the one asked for (RFC 6749 3.3, 5.1): `""` (none) to a client that asked for a scope; absent otherwise (inferred).' }),
     },
     { required: ['access_token', 'token_type', 'expires_in', 'refresh_token'], description: 'Access and refresh tokens (RFC 6749 5.1).', inferred: true },
   ),

@@ -39,9 +39,10 @@ const metadata = {
   revocation_endpoint_auth_methods_supported: ['none'],
   code_challenge_methods_supported: ['S256'],
   authorization_response_iss_parameter_supported: true,
+  scopes_supported: [],
   service_documentation: `${MCP}/oauth/connections`,
 }
-const resourceMetadata = { resource: `${MCP}/mcp`, authorization_servers: [MCP], bearer_methods_supported: ['header'], resource_name: 'Shop Analytics assistant connector (shoptwin)' }
+const resourceMetadata = { resource: `${MCP}/mcp`, authorization_servers: [MCP], bearer_methods_supported: ['header'], scopes_supported: [], resource_name: 'Shop Analytics assistant connector (shoptwin)' }
 const serverError = { body: { error: 'server_error', error_description: 'An unexpected error in the connector' } }
 const notOffered = { body: { jsonrpc: '2.0', id: null, error: { code: -32000, message: 'Method not allowed: POST JSON-RPC messages to this endpoint' } } }
 
