@@ -147,5 +147,5 @@ export function createHandlers(state: MockState, options: HandlersOptions = {}):
     if (!found) return undefined
     return toResponse(await found.route.run({ method: 'HEAD', url: new URL(request.url), headers: request.headers, bodyText: '', params: found.params }))
   }
-  return [...handlers, ...methodFallback({ base, allowOf: (path) => methods.allowOf(path), handlers: () => handlers, head })]
+  return [...handlers, ...methodFallback({ base, allowOf: (path) => methods.allowOf(path), handlers: () => handlers, head, cors: true })]
 }

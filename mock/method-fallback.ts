@@ -6,7 +6,7 @@
  */
 import type { HttpHandler } from 'msw'
 import { getResponse, http } from './lib/msw.ts'
-import { answeredAs, methodRefusal } from './methods.ts'
+import { answeredAs, methodRefusal, preflightHeaders } from './methods.ts'
 import { toResponse } from './respond.ts'
 
 export interface MethodFallbackOptions {
@@ -22,10 +22,16 @@ export interface MethodFallbackOptions {
    * GET itself is answered and its body dropped (the control API's GETs change nothing).
    */
   head?(request: Request, path: string): Promise<Response | undefined>
+  /**
+   * Answer OPTIONS as a CORS preflight, with the standalone server's headers (the API's group): a DOM
+   * that checks CORS itself, as happy-dom's fetch does, refuses the request otherwise. The control
+   * API's group leaves it off, as the server refuses its preflights from other sites.
+   */
+  cors?: boolean
 }
 
 /** The handlers (the base itself too, when it has a path: `/*` does not match it). */
-export function methodFallback({ base, allowOf, handlers, head }: MethodFallbackOptions): HttpHandler[] {
+export function methodFallback({ base, allowOf, handlers, head, cors = false }: MethodFallbackOptions): HttpHandler[] {
   const trimmed = base.replace(/\/$/, '')
   const prefix = /^[a-z][a-z0-9+.-]*:\/\//i.test(trimmed) ? new URL(trimmed).pathname.replace(/\/$/, '') : ''
   const resolver = async ({ request }: { request: Request }) => {
@@ -34,7 +40,7 @@ export function methodFallback({ base, allowOf, handlers, head }: MethodFallback
     const allow = allowOf(path)
     if (!allow) return undefined
     const method = request.method.toUpperCase()
-    if (method === 'OPTIONS') return new Response(null, { status: 204, headers: { allow: allow.join(', '), 'access-control-allow-methods': allow.join(', ') } })
+    if (method === 'OPTIONS') return new Response(null, { status: 204, headers: cors ? preflightHeaders(allow) : { allow: allow.join(', '), 'access-control-allow-methods': allow.join(', ') } })
     if (method === 'HEAD' && allow.includes('GET')) {
       const answer = head ? await head(request, path) : await getResponse([...handlers()], new Request(request.url, { method: 'GET', headers: request.headers }))
       // A dropped connection (client certification's adversity) stays one.

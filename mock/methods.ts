@@ -20,6 +20,25 @@
  */
 import { apiError, type ApiError } from './respond.ts'
 
+/**
+ * The CORS headers of the standalone server's answers, and of the API's OPTIONS preflight answers in
+ * the server and in the MSW handlers alike: a page of another origin may call the twin (Prism does the
+ * same). Under MSW they matter where the test's DOM enforces CORS itself: happy-dom's `fetch` (vitest's
+ * `environment: 'happy-dom'`) sends a preflight OPTIONS, which MSW's interceptor hands to these handlers,
+ * and refuses the request ("Cross-Origin Request Blocked") unless the answer allows the page's origin.
+ */
+export const CORS_HEADERS: Readonly<Record<string, string>> = {
+  'access-control-allow-origin': '*',
+  'access-control-allow-headers': 'content-type, x-api-key, x-shop-id, idempotency-key, prefer',
+  'access-control-allow-methods': 'GET, POST, DELETE, OPTIONS',
+  'access-control-expose-headers': 'retry-after, idempotent-replayed, x-shoptwin-trace',
+}
+
+/** The answer to a CORS preflight (OPTIONS) on a path taking `allow`: 204's headers, as the standalone server gives them. */
+export function preflightHeaders(allow: readonly string[]): Record<string, string> {
+  return { ...CORS_HEADERS, allow: allow.join(', '), 'access-control-allow-methods': allow.join(', '), 'access-control-max-age': '600' }
+}
+
 /** The methods a fetch Request can carry and some path of this server could take; any other is refused before a Request is built. */
 export const RECOGNISED_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'])
 

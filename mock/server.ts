@@ -13,7 +13,7 @@ import { HOST_FIELD } from './lib/host-field.ts'
 import { rebindingProblem } from './lib/loopback.ts'
 import { CONNECTOR_METHODS, connectorBodyTooLarge, connectorMethodRefusal, createConnector, ownsPath, withCors, type Connector } from './connector/index.ts'
 import { createOperationRoutes, operationRouter } from './handlers.ts'
-import { allowedMethods, answeredAs, isMethodToken, methodRefusal, pathMethods, RECOGNISED_METHODS } from './methods.ts'
+import { allowedMethods, answeredAs, CORS_HEADERS, isMethodToken, methodRefusal, pathMethods, RECOGNISED_METHODS } from './methods.ts'
 import type { RequestHeaders } from './pipeline/index.ts'
 import { apiError, serializeBody, toResponse, type ApiResult } from './respond.ts'
 import { createMockState, type MockState, type MockStateOptions } from './state.ts'
@@ -79,14 +79,6 @@ function readBody(req: IncomingMessage): Promise<Buffer | undefined> | undefined
     // A client gone before the end of its body. (Not made after 'end': an Error records a stack.)
     req.on('close', () => ended || reject(new Error('Request closed before its body ended')))
   })
-}
-
-// Browsers calling the standalone server from another origin (Prism does the same).
-const CORS_HEADERS: Record<string, string> = {
-  'access-control-allow-origin': '*',
-  'access-control-allow-headers': 'content-type, x-api-key, x-shop-id, idempotency-key, prefer',
-  'access-control-allow-methods': 'GET, POST, DELETE, OPTIONS',
-  'access-control-expose-headers': 'retry-after, idempotent-replayed, x-shoptwin-trace',
 }
 
 /** True for 127.0.0.0/8 and ::1 (also IPv4-mapped). */
