@@ -2059,6 +2059,13 @@ export interface components {
             error: "invalid_request";
             error_description: string;
         };
+        /** @description An authorization request refused before its redirect URI is known to be the client's, to a caller that asked for JSON (RFC 6749 5.2's format; shown as a page to a browser, 4.1.2.1). */
+        AuthorizationRequestError: {
+            /** @enum {string} */
+            error: "invalid_request" | "invalid_client";
+            /** @description What is refused, by name (the parameter, the media type, the header). Printable ASCII without `"` or `\` (RFC 6749 5.2): a value of the request quoted in it has its other characters as `?`, a `"` as `'`, and is cut at 60 characters. */
+            error_description?: string;
+        };
         /** @description An unexpected error in the connector. */
         OAuthServerError: {
             /** @enum {string} */
@@ -7197,13 +7204,14 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description An error page: no or unknown client, a redirect URI not registered, client_id, redirect_uri or request_id given twice, an unknown or expired request. An HTML page: no script, no outside resource, a strict Content-Security-Policy, never framed. */
+            /** @description An error page: no or unknown client, a redirect URI not registered, client_id, redirect_uri or request_id given twice, an unknown or expired request. An HTML page: no script, no outside resource, a strict Content-Security-Policy, never framed. To a caller whose Accept names application/json and neither text/html nor a wildcard (no browser: mcp-remote checks a cached registration so), the same error as OAuth's JSON (RFC 6749 5.2): `invalid_client` for an unknown client, `invalid_request` for the others (inferred). */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "text/html": string;
+                    "application/json": components["schemas"]["AuthorizationRequestError"];
                 };
             };
             /** @description An unexpected error in the connector (`server_error`). */

@@ -7,6 +7,12 @@
  * guesses OIDC's `openid email profile`, and it repeats that scope on every refresh. The connector has
  * no scopes (consent picks shops and tools), so it says so with empty lists (RFC 9728 2, RFC 8414 2),
  * and a client that asks for a scope anyway is told it got none (RFC 6749 3.3, 5.1).
+ *
+ * Before it opens a browser for a client registration it cached, mcp-remote asks the authorization URL
+ * itself with `Accept: application/json` and registers again when the answer is OAuth's JSON
+ * `invalid_client` (400 or 401). An in-memory twin forgets its clients when it restarts: given the HTML
+ * error page instead, mcp-remote opened that page in the browser and waited for a sign-in that could
+ * not come.
  */
 import { setupServer } from 'msw/node'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -74,5 +80,34 @@ describe('connector: what mcp-remote reads (RFC 9728 2, RFC 8414 2, RFC 6749 3.3
     const again = await token({ grant_type: 'refresh_token', refresh_token: refreshed.body.refresh_token as string, client_id: clientId })
     expect(again.status).toBe(200)
     expect(again.body).not.toHaveProperty('scope')
+  })
+})
+
+describe('connector: mcp-remote with a client registration the twin no longer knows (a restarted in-memory twin)', () => {
+  const authorizeUrl = (clientId: string) => {
+    const url = new URL(`${MCP_BASE}/oauth/authorize`)
+    const { challenge } = pkcePair()
+    for (const [k, v] of Object.entries({ response_type: 'code', client_id: clientId, code_challenge: challenge, code_challenge_method: 'S256', redirect_uri: REDIRECT, state: 'st', resource: `${MCP_BASE}/mcp` })) url.searchParams.set(k, v)
+    return url
+  }
+
+  it("its check of the cached client gets OAuth's JSON invalid_client, so it registers again; a browser still gets the page", async () => {
+    const url = authorizeUrl('a-client-the-twin-forgot')
+    // mcp-remote 0.15.1, NodeOAuthClientProvider.preflightCachedDynamicClientRegistration.
+    const preflight = await fetch(url, { redirect: 'manual', headers: { Accept: 'application/json' } })
+    expect(preflight.status).toBe(400)
+    expect(preflight.headers.get('content-type')).toMatch(/^application\/json/)
+    expect(await preflight.json()).toEqual({ error: 'invalid_client', error_description: 'No application is registered with this client_id' })
+    const browser = await fetch(url, { redirect: 'manual', headers: { Accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' } })
+    expect([browser.status, browser.headers.get('content-type')]).toEqual([400, 'text/html; charset=utf-8'])
+    expect(await browser.text()).toContain('Unknown application')
+    // curl's */*, and JSON beside a wildcard: the page, as before.
+    for (const accept of ['*/*', 'application/json, */*;q=0.1']) expect((await fetch(url, { headers: { Accept: accept } })).headers.get('content-type')).toBe('text/html; charset=utf-8')
+  })
+
+  it('a client the twin knows: the check is answered as a browser is (not an error), so mcp-remote goes on to the browser', async () => {
+    const registered = (await (await fetch(`${MCP_BASE}/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ client_name: 'MCP CLI Proxy', redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none' }) })).json()) as { client_id: string }
+    const preflight = await fetch(authorizeUrl(registered.client_id), { redirect: 'manual', headers: { Accept: 'application/json' } })
+    expect(preflight.status).toBe(200)
   })
 })

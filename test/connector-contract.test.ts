@@ -124,6 +124,11 @@ describe('connector: its real answers validate against the contract entries', ()
     expect(page.status).toBe(200)
     const requestId = hiddenFields(page.text).request_id!
     expect((await call('GET', `/oauth/authorize?${formOf({ client_id: 'nobody' })}`)).status).toBe(400)
+    // The same errors in OAuth's JSON to a caller that asks for JSON only (mcp-remote's check of a cached registration).
+    const unknownClient = await call('GET', `/oauth/authorize?${formOf({ client_id: 'nobody' })}`, { headers: { accept: 'application/json' } })
+    expect([unknownClient.status, unknownClient.json.error]).toEqual([400, 'invalid_client'])
+    const noClient = await call('GET', '/oauth/authorize', { headers: { accept: 'application/json' } })
+    expect([noClient.status, noClient.json.error]).toEqual([400, 'invalid_request'])
     const noPkce = await call('GET', start({}))
     expect(noPkce.status).toBe(302)
     expect(new URL(noPkce.headers.get('location')!).searchParams.get('error')).toBe('invalid_request')

@@ -117,6 +117,23 @@ const html = (status: number, body: string, { formTarget }: { formTarget?: strin
     },
   })
 
+/**
+ * An authorization request's error before its redirect URI is known to be the client's: shown to the
+ * user, never redirected (RFC 6749 4.1.2.1). A caller that accepts JSON and not HTML is no browser: it
+ * gets the same error in OAuth's JSON (RFC 6749 5.2), still 400. mcp-remote asks a cached client's
+ * authorization URL this way before it opens a browser, and registers again on `invalid_client`, as it
+ * must after an in-memory twin restarted (given the page, it opened it and waited; inferred: RFC 6749
+ * says only that the user is informed).
+ */
+const shown = (request: Request, title: string, detail: string, error: 'invalid_request' | 'invalid_client' = 'invalid_request'): Response =>
+  acceptsJsonOnly(request.headers.get('accept')) ? oauthError(error, detail, 400) : html(400, errorPage(title, detail))
+
+/** An Accept header that names JSON and neither HTML nor a wildcard (a browser's names `text/html`; curl's is the wildcard). */
+const acceptsJsonOnly = (accept: string | null): boolean => {
+  const types = (accept ?? '').toLowerCase().split(',').map((range) => range.split(';')[0]!.trim())
+  return types.includes('application/json') && !types.some((type) => type === 'text/html' || type === '*/*' || type === 'text/*')
+}
+
 const redirect = (location: string, headers: Record<string, string> = {}, status = 302): Response => new Response(null, { status, headers: { location, ...NO_STORE, ...headers } })
 
 /** RFC 6749 4.1.2.1: an error sent back to the client's redirect URI, with `state` and `iss` (RFC 9207). */
@@ -327,24 +344,24 @@ export function createAuthorizationServer(state: MockState, urls: ConnectorUrls)
   async function authorize(request: Request, { changesState = true }: { changesState?: boolean } = {}): Promise<Response> {
     const { params: q, repeated } = readParams(new URL(request.url).searchParams, AUTHORIZE_PARAMS, RESOURCE)
     // Which request or client, and where to send errors, must be unambiguous before anything is redirected.
-    if (repeated === 'request_id' || repeated === 'client_id' || repeated === 'redirect_uri') return html(400, errorPage('Invalid request', repeatedProblem(repeated)))
+    if (repeated === 'request_id' || repeated === 'client_id' || repeated === 'redirect_uri') return shown(request, 'Invalid request', repeatedProblem(repeated))
     const user = await sessionUser(request)
     const pendingId = q.get('request_id')
     if (pendingId) {
       const pending = own(store().data.requests, await digest(pendingId))
-      if (!pending || Date.parse(pending.expires_at) <= state.clock.now().getTime()) return html(400, errorPage('Request expired', 'This authorization request is unknown, expired or already answered.'))
+      if (!pending || Date.parse(pending.expires_at) <= state.clock.now().getTime()) return shown(request, 'Request expired', 'This authorization request is unknown, expired or already answered.')
       if (!user || user.user_id !== pending.user_id) return html(200, signInPage({ action: urls.signIn, fields: { request_id: pendingId }, client: own(store().data.clients, pending.client_id)! }))
       return renderConsent(pendingId, pending, user)
     }
     // Errors before the redirect URI is known to be the client's are shown, never redirected (RFC 6749 4.1.2.1).
     const clientId = q.get('client_id')
-    if (!clientId) return html(400, errorPage('Invalid request', 'client_id is missing'))
+    if (!clientId) return shown(request, 'Invalid request', 'client_id is missing')
     const client = own(store().data.clients, clientId)
-    if (!client) return html(400, errorPage('Unknown application', 'No application is registered with this client_id'))
+    if (!client) return shown(request, 'Unknown application', 'No application is registered with this client_id', 'invalid_client')
     const givenUri = q.get('redirect_uri')
-    if (givenUri === null && client.redirect_uris.length !== 1) return html(400, errorPage('Invalid request', 'redirect_uri is missing'))
+    if (givenUri === null && client.redirect_uris.length !== 1) return shown(request, 'Invalid request', 'redirect_uri is missing')
     const redirectUri = givenUri ?? client.redirect_uris[0]!
-    if (!isRegisteredRedirect(client.redirect_uris, redirectUri)) return html(400, errorPage('Invalid redirect', 'redirect_uri does not match any URI this application registered (a loopback http URI may differ in its port alone: RFC 8252 7.3)'))
+    if (!isRegisteredRedirect(client.redirect_uris, redirectUri)) return shown(request, 'Invalid redirect', 'redirect_uri does not match any URI this application registered (a loopback http URI may differ in its port alone: RFC 8252 7.3)')
     // A state given twice is not echoed: which one the client would check is not known (inferred).
     const stateParam = repeated === 'state' ? null : q.get('state')
     const fail = (error: string, description: string) => redirectError(redirectUri, error, description, stateParam, urls.issuer)

@@ -215,6 +215,10 @@ export const connectorDoorSchemas: Record<string, Schema> = {
     },
   ),
   BodyTooLargeError: obj({ error: enumOf(['invalid_request']), error_description: str() }, { required: ['error', 'error_description'], description: 'A body over the server\'s limit, refused in OAuth\'s error format (inferred).', inferred: true }),
+  AuthorizationRequestError: obj(
+    { error: enumOf(['invalid_request', 'invalid_client']), error_description: errorDescription() },
+    { required: ['error'], description: 'An authorization request refused before its redirect URI is known to be the client\'s, to a caller that asked for JSON (RFC 6749 5.2\'s format; shown as a page to a browser, 4.1.2.1).', inferred: true },
+  ),
   OAuthServerError: obj({ error: enumOf(['server_error']), error_description: str() }, { required: ['error'], description: 'An unexpected error in the connector.', inferred: true }),
   JsonRpcRequest: obj(
     {
@@ -316,7 +320,11 @@ export const connectorDoorPaths: Record<string, Record<string, Schema>> = {
         '302': redirectWith(
           'An error sent back to the client\'s redirect URI (`error`, `error_description`, `state`, `iss`): `invalid_request` (a parameter missing, malformed or given twice; `response_type` missing), `unsupported_response_type` (a response_type other than code), `invalid_target` (a resource other than the MCP endpoint).',
         ),
-        '400': htmlPage('An error page: no or unknown client, a redirect URI not registered, client_id, redirect_uri or request_id given twice, an unknown or expired request.'),
+        '400': {
+          description:
+            'An error page: no or unknown client, a redirect URI not registered, client_id, redirect_uri or request_id given twice, an unknown or expired request. An HTML page: no script, no outside resource, a strict Content-Security-Policy, never framed. To a caller whose Accept names application/json and neither text/html nor a wildcard (no browser: mcp-remote checks a cached registration so), the same error as OAuth\'s JSON (RFC 6749 5.2): `invalid_client` for an unknown client, `invalid_request` for the others (inferred).',
+          content: { 'text/html': { schema: str() }, 'application/json': { schema: ref('AuthorizationRequestError') } },
+        },
         ...serverError,
       },
     }),

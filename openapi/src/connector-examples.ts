@@ -16,14 +16,20 @@ const CHALLENGE = 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM'
 
 const page = (title: string, text: string) => `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${title}</title></head><body><main><h1>${title}</h1><p>${text}</p></main></body></html>`
 
+interface ExampleAnswer {
+  body?: unknown
+  byType?: Record<string, unknown>
+  location?: string
+}
+
 interface ConnectorExample {
   summary: string
   /** The request body (JSON or form fields). */
   body?: unknown
   /** Query parameter values. */
   query?: Record<string, unknown>
-  /** Answers by status: a body, or the Location header of a redirect. */
-  responses: Record<string, { body?: unknown; location?: string }>
+  /** Answers by status: a body (`byType`: one per content type, for a response with more than one), or the Location header of a redirect. */
+  responses: Record<string, ExampleAnswer>
 }
 
 const metadata = {
@@ -66,7 +72,12 @@ export const connectorExamples: Record<string, ConnectorExample> = {
     responses: {
       '200': { body: page('Sign in', 'Sign in to allow Desktop assistant to use your shops.') },
       '302': { location: `${REDIRECT}?error=invalid_request&error_description=code_challenge_method%20'plain'%20is%20not%20supported%3A%20S256%20only&state=af0ifjsldkj&iss=${encodeURIComponent(MCP)}` },
-      '400': { body: page('Authorization error', 'This redirect URI is not registered for the client.') },
+      '400': {
+        byType: {
+          'text/html': page('Authorization error', 'This redirect URI is not registered for the client.'),
+          'application/json': { error: 'invalid_client', error_description: 'No application is registered with this client_id' },
+        },
+      },
       '5XX': serverError,
     },
   },
@@ -146,12 +157,12 @@ export const connectorExamples: Record<string, ConnectorExample> = {
 
 const examplesOf = (summary: string, value: unknown): Schema => ({ demo: { summary, value } })
 
-/** The response with its example: on its (only) content type, or on the Location header of a redirect. */
-function withResponseExample(response: Schema, summary: string, answer: { body?: unknown; location?: string }): Schema {
+/** The response with its example: on each of its content types, or on the Location header of a redirect. */
+function withResponseExample(response: Schema, summary: string, answer: ExampleAnswer): Schema {
   const out: Schema = { ...response }
-  if (answer.body !== undefined) {
+  if (answer.body !== undefined || answer.byType !== undefined) {
     const content = response.content as Record<string, Schema>
-    out.content = Object.fromEntries(Object.entries(content).map(([type, media]) => [type, { ...media, examples: examplesOf(summary, answer.body) }]))
+    out.content = Object.fromEntries(Object.entries(content).map(([type, media]) => [type, { ...media, examples: examplesOf(summary, answer.byType ? answer.byType[type] : answer.body) }]))
   }
   if (answer.location !== undefined) {
     const headers = response.headers as Record<string, Schema>
