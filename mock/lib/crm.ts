@@ -57,10 +57,13 @@ interface CrmIndex {
 /** The fixed parts of a CRM row, encoded once: they come from the world alone. */
 interface CrmRowParts {
   /** `{"shop_id":…,"showcasing":…,"units_sold":` */
-  head: Buffer
+  head: Uint8Array
   /** `,"last_post":…,"last_live":…,"email":…,"bio":…,"tags":` */
-  tail: Buffer
+  tail: Uint8Array
 }
+
+// TextEncoder, not Buffer: the CRM list also answers in the browser (shoptwin/mock under MSW's setupWorker).
+const utf8 = new TextEncoder()
 
 /** Most sort values / orders kept per shop (windows are client input). */
 const MAX_SORT_CACHE = 256
@@ -214,8 +217,8 @@ function crmRowParts(world: World, data: ShopData, index: CrmIndex, i: number): 
   const head = JSON.stringify(Object.fromEntries(entries.slice(0, first)))
   const tail = JSON.stringify(Object.fromEntries(entries.slice(first + metricKeys.length, -1)))
   const parts: CrmRowParts = {
-    head: Buffer.from(head.length > 2 ? `${head.slice(0, -1)},` : '{', 'utf8'),
-    tail: Buffer.from(`${tail.length > 2 ? `,${tail.slice(1, -1)}` : ''},"tags":`, 'utf8'),
+    head: utf8.encode(head.length > 2 ? `${head.slice(0, -1)},` : '{'),
+    tail: utf8.encode(`${tail.length > 2 ? `,${tail.slice(1, -1)}` : ''},"tags":`),
   }
   index.rowParts[i] = parts
   return parts
@@ -225,8 +228,8 @@ function crmRowParts(world: World, data: ShopData, index: CrmIndex, i: number): 
  * `JSON.stringify(crmRow(…))` of each row, joined by commas, as UTF-8: the fixed parts are encoded
  * once per affiliate, only the window's metrics (windowMetrics, as crmRow has them) and the tags per request.
  */
-export function crmRowsBytes(world: World, data: ShopData, index: CrmIndex, tagsOf: TagsOf, rows: readonly number[], w: DayWindow, before: string, after: string): Buffer {
-  const pieces: Array<Buffer | string> = []
+export function crmRowsBytes(world: World, data: ShopData, index: CrmIndex, tagsOf: TagsOf, rows: readonly number[], w: DayWindow, before: string, after: string): Uint8Array {
+  const pieces: Array<Uint8Array | string> = []
   let text = before
   for (let k = 0; k < rows.length; k++) {
     const i = rows[k]!
@@ -238,10 +241,10 @@ export function crmRowsBytes(world: World, data: ShopData, index: CrmIndex, tags
   pieces.push(rows.length ? `${text}${after}` : `${before}${after}`)
   let size = 0
   for (const piece of pieces) size += typeof piece === 'string' ? piece.length * 3 : piece.length
-  const bytes = Buffer.allocUnsafe(size)
+  const bytes = new Uint8Array(size)
   let at = 0
   for (const piece of pieces) {
-    if (typeof piece === 'string') at += bytes.write(piece, at, 'utf8')
+    if (typeof piece === 'string') at += utf8.encodeInto(piece, bytes.subarray(at)).written
     else {
       bytes.set(piece, at)
       at += piece.length
