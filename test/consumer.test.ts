@@ -117,7 +117,7 @@ import { createHandlers, createMockState } from 'shoptwin/mock'
 const state = createMockState({ seed: 42, scale: 'small', today: '2026-11-20', now: '2026-11-20T10:00:00Z', rateLimit: false })
 const base = location.origin + '/api'
 const worker = setupWorker(...createHandlers(state, { baseUrl: base }))
-await worker.start({ quiet: true, onUnhandledRequest: 'bypass' })
+await worker.start({ quiet: true, onUnhandledFrame: 'bypass' })
 const shop = state.world.shops.find((s) => s.is_active && s.plan === 'scale').shop_id
 const headers = { 'content-type': 'application/json', 'x-api-key': 'demo-key', 'x-shop-id': shop }
 const shops = await fetch(base + '/account/shops', { headers: { 'x-api-key': 'demo-key' } })

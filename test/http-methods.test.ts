@@ -223,7 +223,7 @@ describe('methods: the MSW handlers, in-process (issue 24, item 1)', () => {
     expect(problems).toEqual([])
   })
 
-  it('a path none of the groups knows is left to the next handlers (onUnhandledRequest), whatever the method', async () => {
+  it('a path none of the groups knows is left to the next handlers (onUnhandledFrame), whatever the method', async () => {
     for (const method of ['GET', 'PUT', 'FOO']) expect(await getResponse(handlers, new Request(`${API}/nowhere`, { method }))).toBeUndefined()
   })
 })

@@ -97,7 +97,7 @@ describe('nothing keeps a runner alive once the MSW server is closed', () => {
     const BASE = 'https://api.example.com'
     const state = createMockState({ seed: 42, scale: 'small', today: '2026-11-20', now: '2026-11-20T10:00:00Z' })
     const server = setupServer(...createHandlers(state, { baseUrl: BASE }))
-    server.listen({ onUnhandledRequest: 'error' })
+    server.listen({ onUnhandledFrame: 'error' })
     const shop = state.world.shops[0].shop_id
     const headers = { 'content-type': 'application/json', 'x-api-key': 'demo-key', 'x-shop-id': shop }
     const post = (path, body, extra = {}) => fetch(BASE + path, { method: 'POST', headers: { ...headers, ...extra }, body: JSON.stringify(body) })
