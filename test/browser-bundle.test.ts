@@ -6,6 +6,7 @@ import { build } from 'esbuild'
 import { getResponse } from 'msw'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { isWrite, typicalRequest } from '../conformance/examples.ts'
+import { serializeQuery } from '../conformance/runner/run-rule.ts'
 import { createHandlers, createMockState, type MockStateOptions } from '../mock/index.ts'
 import { loadContract } from '../openapi/index.ts'
 import { useChromium, withoutChromium } from './support/report-page.ts'
@@ -48,19 +49,6 @@ interface Answer {
 // A frozen clock and one seed: the twin in Node and the twin in the page answer alike.
 const STATE_OPTIONS: MockStateOptions = { seed: 42, scale: 'small', today: '2026-11-20', now: '2026-11-20T10:00:00.000Z', rateLimit: false }
 
-/** `date_range[from]=…` for the GET forms, as the conformance suite sends them. */
-function queryOf(query: Record<string, unknown>): string {
-  const params = new URLSearchParams()
-  const add = (key: string, value: unknown) => {
-    if (value === undefined) return
-    if (Array.isArray(value)) for (const v of value) add(key, v)
-    else if (value !== null && typeof value === 'object') for (const [k, v] of Object.entries(value)) add(`${key}[${k}]`, v)
-    else params.append(key, String(value))
-  }
-  for (const [key, value] of Object.entries(query)) add(key, value)
-  return params.size ? `?${params}` : ''
-}
-
 /** A typical request to every operation of the contract (writes with an Idempotency-Key, then again: the replay). */
 function sweepCalls(baseUrl: string, shopId: string): Call[] {
   const contract = loadContract()
@@ -71,7 +59,7 @@ function sweepCalls(baseUrl: string, shopId: string): Call[] {
     const headers: Record<string, string> = { 'x-api-key': 'demo-enterprise-key', 'x-shop-id': shopId }
     if (op.method !== 'GET') headers['content-type'] = 'application/json'
     if (op.idempotent) headers['idempotency-key'] = `browser-${op.operationId}`
-    const call: Call = { operation: op.permission, url: `${baseUrl}${path}${queryOf(request.query ?? {})}`, method: op.method, headers }
+    const call: Call = { operation: op.permission, url: `${baseUrl}${path}${serializeQuery(request.query ?? {})}`, method: op.method, headers }
     if (op.method !== 'GET') call.body = JSON.stringify(request.body ?? {})
     calls.push(call)
     if (isWrite(op) && op.idempotent) calls.push({ ...call, operation: `${op.permission} (replay)` })

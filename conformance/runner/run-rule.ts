@@ -56,7 +56,8 @@ class RuleTimedOut extends Error {}
 /** Set while a rule's clean-ups run: their requests go out even after the rule timed out. */
 const cleaningUp = new AsyncLocalStorage<true>()
 
-function serializeQuery(query: Record<string, unknown>): string {
+/** A query object as the suite sends it: arrays repeated, objects as `key[field]` (`date_range[from]=…`). */
+export function serializeQuery(query: Record<string, unknown>): string {
   const params = new URLSearchParams()
   const add = (key: string, value: unknown) => {
     if (value === undefined) return
