@@ -13,7 +13,7 @@ import { HOST_FIELD } from './lib/host-field.ts'
 import { rebindingProblem } from './lib/loopback.ts'
 import { CONNECTOR_METHODS, connectorBodyTooLarge, connectorMethodRefusal, createConnector, ownsPath, withCors, type Connector } from './connector/index.ts'
 import { createOperationRoutes, operationRouter } from './handlers.ts'
-import { allowedMethods, answeredAs, CORS_HEADERS, isMethodToken, methodRefusal, pathMethods, RECOGNISED_METHODS } from './methods.ts'
+import { allowedMethods, answeredAs, CORS_HEADERS, isMethodToken, methodRefusal, pathMethods, preflightHeaders, RECOGNISED_METHODS } from './methods.ts'
 import type { RequestHeaders } from './pipeline/index.ts'
 import { apiError, serializeBody, toResponse, type ApiResult } from './respond.ts'
 import { createMockState, type MockState, type MockStateOptions } from './state.ts'
@@ -267,8 +267,7 @@ export function createServer({ state = undefined, stateOptions, remoteAdmin = fa
       const connectorPath = !admin && ownsPath(path)
       const allow = connectorPath ? undefined : allowOf(path)
       if (req.method === 'OPTIONS' && !connectorPath) {
-        const methods = allow ? { allow: allow.join(', '), 'access-control-allow-methods': allow.join(', ') } : {}
-        res.writeHead(204, { ...CORS_HEADERS, ...methods, 'access-control-max-age': '600' })
+        res.writeHead(204, allow ? preflightHeaders(allow) : { ...CORS_HEADERS, 'access-control-max-age': '600' })
         return res.end()
       }
       // The connector refuses a method in its own words; one a fetch Request cannot carry is refused here.
