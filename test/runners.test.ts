@@ -119,10 +119,9 @@ describe('nothing keeps a runner alive once the MSW server is closed', () => {
     statuses.push(Math.max(...(await Promise.all(Array.from({ length: 12 }, () => fetch(BASE + '/shop/sps', { headers }).then((r) => r.status))))))
     state.reset()
     server.close()
-    const closedAt = performance.now()
     // Sockets and pipes of stdio aside: a Timeout, an Interval or a MessagePort would hold the loop.
     const left = process.getActiveResourcesInfo().filter((r) => !/^(TTYWrap|PipeWrap|TCPSocketWrap|FSReqCallback|Immediate)$/.test(r))
-    process.on('exit', () => console.log(JSON.stringify({ statuses, left, exitMs: Math.round(performance.now() - closedAt) })))
+    process.on('exit', () => console.log(JSON.stringify({ statuses, left })))
   `
 
   it('the event loop is empty after server.close(): the process exits at once (no "did not exit", no --exit needed)', async () => {
@@ -131,6 +130,7 @@ describe('nothing keeps a runner alive once the MSW server is closed', () => {
     const out = JSON.parse(stdout.trim().split('\n').pop()!)
     expect(out.statuses).toEqual([200, 200, 201, 201, 412, 'refreshing', 'ok', 429])
     expect(out.left).toEqual([])
-    expect(out.exitMs).toBeLessThan(1000)
+    // It exited by itself, its event loop empty: a handle left open would keep it running until execFile's timeout killed it, a rejection. No
+    // clock in it: a timed assertion fails on a shared machine for the wrong reason.
   }, 90_000)
 })
