@@ -102,7 +102,9 @@ describe('connector: mcp-remote with a client registration the twin no longer kn
     expect([browser.status, browser.headers.get('content-type')]).toEqual([400, 'text/html; charset=utf-8'])
     expect(await browser.text()).toContain('Unknown application')
     // curl's */*, and JSON beside a wildcard: the page, as before.
-    for (const accept of ['*/*', 'application/json, */*;q=0.1']) expect((await fetch(url, { headers: { Accept: accept } })).headers.get('content-type')).toBe('text/html; charset=utf-8')
+    for (const accept of ['*/*', 'application/json, */*;q=0.1', 'application/json;q=0, text/html']) expect((await fetch(url, { headers: { Accept: accept } })).headers.get('content-type')).toBe('text/html; charset=utf-8')
+    // A range of weight 0 is not accepted (RFC 9110 12.4.2): JSON beside HTML refused by weight is JSON only.
+    expect((await fetch(url, { headers: { Accept: 'application/json, text/html;q=0' } })).headers.get('content-type')).toMatch(/^application\/json/)
   })
 
   it('a client the twin knows: the check is answered as a browser is (not an error), so mcp-remote goes on to the browser', async () => {

@@ -130,7 +130,14 @@ const shown = (request: Request, title: string, detail: string, error: 'invalid_
 
 /** An Accept header that names JSON and neither HTML nor a wildcard (a browser's names `text/html`; curl's is the wildcard). */
 const acceptsJsonOnly = (accept: string | null): boolean => {
-  const types = (accept ?? '').toLowerCase().split(',').map((range) => range.split(';')[0]!.trim())
+  // A range with q=0 is one the caller does not accept (RFC 9110 12.4.2).
+  const types = (accept ?? '')
+    .toLowerCase()
+    .split(',')
+    .flatMap((range) => {
+      const [type, ...params] = range.split(';').map((part) => part.trim())
+      return params.some((param) => /^q=0(\.0{0,3})?$/.test(param)) ? [] : [type!]
+    })
   return types.includes('application/json') && !types.some((type) => type === 'text/html' || type === '*/*' || type === 'text/*')
 }
 
