@@ -42,9 +42,8 @@ const VERDICT_CLASS = { certified: 'certified', 'passed, not certified': 'partia
 export function proxyHtml(report: ProxyReport): string {
   const serverFailed = report.server.outcomes.some((o) => o.level === 'MUST' && o.status === 'fail')
   const situations = Object.entries(report.situations)
-  const client = bodyOf(clientHtml(report.client), 'client-')
-    .replace('<h2>What the twin produced</h2><p>Each documented situation, on the requests it was produced on.', `<h2>What the proxy produced</h2><p>${report.inject ? `With <code>--inject ${esc(report.inject)}</code>, each documented situation the proxy produced (or met at the upstream), on the exchanges it was produced on.` : 'Nothing: without <code>--inject</code> the proxy changes nothing.'}`)
-    .replace('the requests it made to the twin', 'the requests it made through the proxy')
+  const producedIntro = `${report.inject ? `With <code>--inject ${esc(report.inject)}</code>, each documented situation the proxy produced (or met at the upstream), on the exchanges it was produced on.` : 'Nothing: without <code>--inject</code> the proxy changes nothing.'} A rule whose situation never arose is "not exercised", not passed.`
+  const client = bodyOf(clientHtml(report.client, { by: 'proxy', gradedOn: 'the requests it made through the proxy', producedIntro }), 'client-')
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>${serverFailed ? 'Violations' : 'No violation'} — shoptwin proxy in front of ${esc(report.upstream)}</title>
 <style>

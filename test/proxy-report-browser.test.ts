@@ -12,7 +12,7 @@ import { startCertification } from '../conformance/certify-client/session.ts'
 import { startProxy as startMutationProxy, rewriteJson } from '../conformance/testing/harness.ts'
 import { createServer } from '../mock/server.ts'
 import { startProxy } from '../proxy/index.ts'
-import { proxyHtml } from '../proxy/reporters.ts'
+import { proxyHtml, proxyJunit } from '../proxy/reporters.ts'
 import { runIntegration } from './certify-client/partner-client.ts'
 import { openReportOffline, useChromium, withoutChromium } from './support/report-page.ts'
 
@@ -51,6 +51,12 @@ describe.skipIf(withoutChromium)('the proxy report in headless Chromium', () => 
       expect(seen.curls.every((c) => c.includes('$API_KEY'))).toBe(true)
       expect(seen.text).not.toContain('demo-key')
       expect(seen.text).toContain('What the proxy produced')
+      // certify-client's page, rendered for the proxy, speaks of what stood between client and server: the proxy, never a twin
+      // (its clock, the situations it produced, the findings' requests), on the page and in the JUnit file.
+      expect(seen.text.match(/.{0,40}\btwin\b.{0,40}/gi) ?? []).toEqual([])
+      expect(proxyJunit(report).match(/.{0,40}\btwin\b.{0,40}/gi) ?? []).toEqual([])
+      expect(seen.text).toContain('Time (proxy clock)')
+      expect(seen.text).toMatch(/\(produced: [^)]+\)/)
       mkdirSync('test-results', { recursive: true })
       await page.screenshot({ path: 'test-results/proxy-report.png' })
       await page.close()

@@ -1,8 +1,8 @@
 /** Helpers the client rules share: how a request is named in a finding, retries, scoping. */
 import type { ClientFailure, Grade, GradedRequest } from './types.ts'
 
-/** `#12 POST /automations/create → 503` */
-export const describeRequest = (r: GradedRequest): string => `#${r.seq} ${r.method} ${r.path}${r.query} → ${r.status === 0 ? 'connection dropped' : r.status}${r.injected ? ` (twin: ${r.injected})` : ''}`
+/** `#12 POST /automations/create → 503 (produced: 503)`: what the twin (or the proxy) produced on it, in the report's word. */
+export const describeRequest = (r: GradedRequest): string => `#${r.seq} ${r.method} ${r.path}${r.query} → ${r.status === 0 ? 'connection dropped' : r.status}${r.injected ? ` (produced: ${r.injected})` : ''}`
 
 export const notExercised = (reason: string): Grade => ({ exercised: false, reason })
 
