@@ -21,7 +21,7 @@ pre{background:#f6f8fa;padding:.6rem;overflow:auto;white-space:pre-wrap;word-bre
 .kv th{width:7rem;color:#555}.kv code{white-space:pre-wrap;word-break:break-all}.meta{color:#555}tr.uncovered td{background:#fff4f4}
 dl.facts{display:grid;grid-template-columns:13rem 1fr;gap:.2rem .8rem}dl.facts dt{color:#555}dl.facts dd{margin:0;overflow-wrap:anywhere}
 section.rule{border:1px solid #e3e6eb;border-radius:6px;margin:.4rem 0;padding:.3rem .7rem}section.rule>details>summary{cursor:pointer}
-nav.toc ul{columns:3;list-style:none;padding:0}nav.toc li{margin:.15rem 0}
+nav.toc ul{columns:3;list-style:none;padding:0}nav.toc li{margin:0 0 .3rem;break-inside:avoid}
 blockquote.quote{margin:.3rem 0 .5rem;padding:.1rem .8rem;border-left:3px solid #c7cdd6;color:#333}blockquote.quote p{margin:.2rem 0}p.inferred{color:#8a5a00}
 @media print{details{display:block}details>*{display:block}.badge{-webkit-print-color-adjust:exact;print-color-adjust:exact}}
 `
