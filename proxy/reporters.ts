@@ -5,6 +5,7 @@
  */
 import { CERTIFICATE_STYLE, esc, htmlReport } from '../conformance/reporters/html.ts'
 import { junitReport } from '../conformance/reporters/junit.ts'
+import { xmlComment, xmlText } from '../conformance/reporters/xml.ts'
 import { clientHtml, clientJunit } from '../conformance/certify-client/reporters.ts'
 import type { ProxyReport } from './grade.ts'
 
@@ -21,9 +22,7 @@ export function proxyJunit(report: ProxyReport): string {
   const client = report.client
   const failures = server.outcomes.filter((o) => o.level === 'MUST' && o.status === 'fail').length + client.outcomes.filter((o) => o.level === 'MUST' && o.status === 'fail').length
   const tests = server.outcomes.length + client.outcomes.length
-  const skipped = server.outcomes.filter((o) => o.status === 'skip').length + client.summary.notExercised
-  const comment = (text: string) => `<!-- ${text.replace(/--/g, '- -').replace(/[<>&]/g, ' ')} -->`
-  return ['<?xml version="1.0" encoding="UTF-8"?>', comment(`server: ${server.verdictText}`), comment(`client: ${client.verdictText}`), `<testsuites name="shoptwin proxy: ${esc(report.upstream)}" tests="${tests}" failures="${failures}" errors="0" skipped="${skipped}">`, suitesOf(junitReport(server)) + suitesOf(clientJunit(client)).replace(/classname="certify-client\./g, 'classname="client.').replace(/name="certify-client\./g, 'name="client.'), '</testsuites>', ''].join('\n')
+  return ['<?xml version="1.0" encoding="UTF-8"?>', xmlComment(`server: ${server.verdictText}`), xmlComment(`client: ${client.verdictText}`), `<testsuites name="shoptwin proxy: ${xmlText(report.upstream)}" tests="${tests}" failures="${failures}" errors="0">`, suitesOf(junitReport(server)) + suitesOf(clientJunit(client)).replace(/classname="certify-client\./g, 'classname="client.').replace(/name="certify-client\./g, 'name="client.'), '</testsuites>', ''].join('\n')
 }
 
 /** The inside of a report's body, its h1 and leading line dropped, its anchors moved into `prefix`. */

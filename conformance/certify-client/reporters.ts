@@ -4,10 +4,10 @@
  * suite's style (verdict, rules by area, evidence per rule: the exact requests and their timing).
  */
 import { CERTIFICATE_STYLE, esc, levelLabel, provenanceBlock } from '../reporters/html.ts'
+import { xmlComment, xmlText as xml } from '../reporters/xml.ts'
 import type { RecordedRequest } from '../../mock/pipeline/certification.ts'
 import type { ClientReport, ClientRuleOutcome } from './grade.ts'
 
-const xml = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' })[c]!).replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, '')
 
 export function clientJunit(report: ClientReport): string {
   const areas = [...new Set(report.outcomes.map((o) => o.area))]
@@ -27,7 +27,7 @@ export function clientJunit(report: ClientReport): string {
     return [`  <testsuite name="certify-client.${xml(area)}" tests="${rows.length}" failures="${rows.filter(mustFailed).length}" errors="0" skipped="${rows.filter(skipped).length}" timestamp="${report.startedAt}">`, ...rows.map(testcase), '  </testsuite>'].join('\n')
   })
   const s = report.summary
-  return ['<?xml version="1.0" encoding="UTF-8"?>', `<!-- ${xml(report.verdictText).replace(/--/g, '- -')} -->`, `<testsuites name="shoptwin certify-client (profile ${xml(report.profile)}, seed ${report.seed})" tests="${s.rules}" failures="${report.outcomes.filter(mustFailed).length}" errors="${report.runErrors.length}" skipped="${s.notExercised + s.notApplicable}">`, ...suites, '</testsuites>', ''].join('\n')
+  return ['<?xml version="1.0" encoding="UTF-8"?>', xmlComment(report.verdictText), `<testsuites name="shoptwin certify-client (profile ${xml(report.profile)}, seed ${report.seed})" tests="${s.rules}" failures="${report.outcomes.filter(mustFailed).length}" errors="${report.runErrors.length}">`, ...suites, '</testsuites>', ''].join('\n')
 }
 
 export const clientJson = (report: ClientReport): string => `${JSON.stringify(report, null, 2)}\n`

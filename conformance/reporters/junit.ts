@@ -5,9 +5,8 @@
 import { warningsOf, type RunReport } from '../report.ts'
 import type { RuleOutcome } from '../types.ts'
 import { describeOutcome } from '../runner/describe.ts'
+import { xmlComment, xmlText as escapeXml } from './xml.ts'
 
-const escapeXml = (s: string) =>
-  s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' })[c]!).replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, '')
 
 function testcase(o: RuleOutcome): string {
   const head = `    <testcase classname="conformance.${escapeXml(o.area)}" name="${escapeXml(`${o.id} [${o.level}${o.inferred ? ', inferred' : ''}] ${o.title}`)}" time="${(o.durationMs / 1000).toFixed(3)}">`
@@ -55,8 +54,8 @@ export function junitReport(report: RunReport): string {
   const s = report.summary
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
-    `<!-- ${escapeXml(`${report.verdictText}; ${s.warnings} warning${s.warnings === 1 ? '' : 's'}`).replace(/--/g, '- -')} -->`,
-    `<testsuites name="${escapeXml(`${report.tool}: ${report.target}`)}" tests="${s.total + unselected.length}" failures="${report.outcomes.filter((o) => o.level === 'MUST' && o.status === 'fail').length}" errors="${report.outcomes.filter((o) => o.level === 'MUST' && o.status === 'error').length}" skipped="${s.skipped + unselected.length}">`,
+    xmlComment(`${report.verdictText}; ${s.warnings} warning${s.warnings === 1 ? '' : 's'}`),
+    `<testsuites name="${escapeXml(`${report.tool}: ${report.target}`)}" tests="${s.total + unselected.length}" failures="${report.outcomes.filter((o) => o.level === 'MUST' && o.status === 'fail').length}" errors="${report.outcomes.filter((o) => o.level === 'MUST' && o.status === 'error').length}">`,
     ...suites,
     '</testsuites>',
     '',
