@@ -88,7 +88,7 @@ function conformanceReport(t: string): ReturnType<typeof buildReport> {
   const options: RunOptions = { baseUrl: `https://staging.example.com/${t}`, apiKey: 'k', shopId: 's', allowWrites: true, rules: [], rps: 8, haloBoundSeconds: 60, ruleTimeoutSeconds: 120 }
   const rules = ['auth.missing-key', 'auth.enterprise-refused', 'sorting.cases'].map((id) => ({ id, title: `${id} ${t}`, spec: t, level: id.startsWith('sorting') ? 'SHOULD' : 'MUST', writes: false, operations: [], run: async () => {} }) as unknown as Rule)
   const outcome = (r: Rule, status: RuleOutcome['status'], extra: Partial<RuleOutcome> = {}): RuleOutcome => ({ id: r.id, title: r.title, spec: r.spec, level: r.level, writes: false, area: r.id.split('.')[0]!, status, failures: [], warnings: [], operations: [], exchanges: [], durationMs: 5, ...extra })
-  const failure = { operation: 'getHealth', message: `message ${t}`, expected: `expected ${t}`, received: `received ${t}` }
+  const failure = { rule: rules[0]!.id, operation: 'getHealth', message: `message ${t}`, expected: `expected ${t}`, received: `received ${t}` }
   const outcomes = [outcome(rules[0]!, 'fail', { failures: [failure] }), outcome(rules[1]!, 'skip', { reason: `reason ${t}` }), outcome(rules[2]!, 'fail', { failures: [failure], warnings: [failure] })]
   return buildReport(contract, options, outcomes, [], new Date('2026-11-27T00:00:00Z'), rules)
 }
