@@ -3,7 +3,7 @@ import { defineConfig } from 'vitest/config'
 /** `npm run test:install`: shoptwin installed from a git clone, as the README shows (it installs the whole toolchain there: longer than `npm test`). */
 export default defineConfig({
   test: {
-    include: ['test/consumer-install.test.ts'],
+    include: ['test/consumer-install.test.ts', 'test/determinism-versions.install-test.ts'],
     globalSetup: ['test/global-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 600_000,
