@@ -8,6 +8,9 @@
  * condition; they name the field and the rule. The conformance rules keep their own copies on
  * purpose (a suite that imported these would agree with a typo).
  */
+/** An integer with a comma every three digits (1,000,000), as en-US writes it, whatever the runtime's ICU and locale data. */
+export const groupedDigits = (n: number): string => String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',')
+
 export const messages = {
   // spec: Errors: 400, idempotency key not matching ^[A-Za-z0-9-]{1,128}$.
   invalidIdempotencyKey: 'Invalid idempotency key format',
@@ -45,7 +48,7 @@ export const messages = {
       ? 'The dashboard changed since expected_updated_at; re-read it and reapply the change'
       : `The dashboard changed since expected_updated_at (updated_at is now ${updatedAt}); re-read it and reapply the change`,
   // inferred: spec: Errors: 429 over 10 requests per second or 1,000,000 per day per shop; Limits: per key, measured per shop.
-  tooManyRequests: (window: 'second' | 'day', limit: number) => `Too many requests: over ${limit.toLocaleString('en-US')} per ${window} for this key and shop`,
+  tooManyRequests: (window: 'second' | 'day', limit: number) => `Too many requests: over ${groupedDigits(limit)} per ${window} for this key and shop`,
   // inferred: every `{from, to}` range of the spec.
   rangeOrder: (fromName: string, toName: string) => `${fromName} must not be after ${toName}`,
 } as const

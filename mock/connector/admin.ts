@@ -3,6 +3,7 @@
  * the dashboard's view of connections, the user's revocation, and the activity log.
  */
 import type { AdminAction } from '../context.ts'
+import { compareText } from '../lib/sort.ts'
 import { apiError } from '../respond.ts'
 import { readActivity, type ActivityQuery } from './activity.ts'
 import { ConnectorOperationError } from './store.ts'
@@ -10,7 +11,7 @@ import { ConnectorOperationError } from './store.ts'
 export const connectorAdminActions: Record<string, AdminAction> = {
   /** Every connection of the account, newest first, revoked ones included. */
   'connector/connections': (state) => ({
-    connections: Object.values(state.connector.data.connections).sort((a, b) => b.created_at.localeCompare(a.created_at)),
+    connections: Object.values(state.connector.data.connections).sort((a, b) => compareText(b.created_at, a.created_at)),
   }),
   /** The user revokes a connection: its tokens stop working on the next call. */
   'connector/revoke-connection': (state, input) => {

@@ -9,6 +9,7 @@
  */
 import { describeAjvError } from '../../openapi/index.ts'
 import { isLoopbackHostLiteral } from '../lib/loopback.ts'
+import { compareText } from '../lib/sort.ts'
 import type { MockState } from '../state.ts'
 import { chosenShops, chosenTools, connectionsPage, consentPage, errorPage, signInPage } from './pages.ts'
 import { FORM_TYPE, mediaTypeProblem, oauthText, paramInQuery, quoted, readParams, repeatedProblem, type OAuthParams } from './params.ts'
@@ -553,7 +554,7 @@ export function createAuthorizationServer(state: MockState, urls: ConnectorUrls)
     const list = Object.values(data.connections)
       .filter((c) => c.user_id === user.user_id)
       .map((c) => ({ ...c, ended: connectionEnded(data, c) }))
-      .sort((a, b) => Number(!!a.ended) - Number(!!b.ended) || b.created_at.localeCompare(a.created_at))
+      .sort((a, b) => Number(!!a.ended) - Number(!!b.ended) || compareText(b.created_at, a.created_at))
     return html(200, connectionsPage({ user, connections: list, shops: accountShops(user), action: `${urls.connections}/revoke` }))
   }
 

@@ -2,7 +2,7 @@
  * Date windows and range checks: the day indexes a `{from, to}` range covers, and the one message
  * every range of the spec refuses a reversed range with.
  */
-import { DAY_MS, timeZoneOffsetMs, toUsDate, type DayAxis, type ShopData } from '../../fixtures/index.ts'
+import { calendarDateOf, DAY_MS, timeZoneOffsetMs, toUsDate, type DayAxis, type ShopData } from '../../fixtures/index.ts'
 import { messages } from '../messages.ts'
 import { apiError } from '../respond.ts'
 import type { World } from '../world.ts'
@@ -47,7 +47,7 @@ export const usDateOf = (world: World, day: number): string => toUsDate(world.ax
 
 /** The calendar date (YYYY-MM-DD) of an instant in an IANA time zone. */
 export function dateInZone(instant: Date, timeZone: string): string {
-  return new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(instant)
+  return calendarDateOf(new Intl.DateTimeFormat('en-US', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }), instant)
 }
 
 /** The shop's local date (its calendar) of an instant, plus `days`. */

@@ -14,20 +14,31 @@ export type SortValue = number | string | boolean | null | undefined
 /** Code-point order of two strings. */
 export const compareText = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0)
 
-/** Numbers and booleans by value, anything else as text. */
+/** Where a value's kind sorts among the others: numbers, then booleans, then text. */
+const kindRank = (v: SortValue): number => (typeof v === 'number' ? 0 : typeof v === 'boolean' ? 1 : 2)
+
+/**
+ * Numbers and booleans by value, anything else as text; values of different kinds by kind. A total
+ * order (antisymmetric, transitive) over values that are not missing: Array.prototype.sort with an
+ * inconsistent comparator gives an order that depends on the engine's algorithm and on the input's
+ * order, and the same seed must page alike on every Node (and in a browser).
+ */
 export function compareValues(a: SortValue, b: SortValue): number {
-  if (typeof a === 'number' && typeof b === 'number') return a - b
+  if (typeof a === 'number' && typeof b === 'number') return a < b ? -1 : a > b ? 1 : 0
   if (typeof a === 'boolean' && typeof b === 'boolean') return Number(a) - Number(b)
-  return compareText(String(a), String(b))
+  return kindRank(a) - kindRank(b) || compareText(String(a), String(b))
 }
+
+/** A sort key with no value: null, undefined or NaN (a ratio of nothing), placed last. */
+export const isMissing = (v: SortValue): boolean => v === null || v === undefined || (typeof v === 'number' && Number.isNaN(v))
 
 /** Sorts by one value, nulls last in both directions, ties broken by `tie` ascending so pages are stable. */
 export function sortRows<T>(rows: readonly T[], value: (row: T) => SortValue, direction: SortDirection, tie: (row: T) => string): T[] {
   const sign = direction === 'asc' || direction === 'ASC' ? 1 : -1
   const keyed = rows.map((row) => ({ row, key: value(row), id: tie(row) }))
   keyed.sort((a, b) => {
-    const aNull = a.key === null || a.key === undefined
-    const bNull = b.key === null || b.key === undefined
+    const aNull = isMissing(a.key)
+    const bNull = isMissing(b.key)
     if (aNull !== bNull) return aNull ? 1 : -1
     return (aNull ? 0 : sign * compareValues(a.key, b.key)) || compareText(a.id, b.id)
   })

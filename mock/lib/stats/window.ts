@@ -4,7 +4,7 @@
  * pre-summarised facts stay on the platform's days (the axis), service-timestamped records are cut
  * into the calendar days of the requested timezone.
  */
-import { ShopCalendar, type DayAxis } from '../../../fixtures/days.ts'
+import { calendarDateOf, ShopCalendar, type DayAxis } from '../../../fixtures/days.ts'
 import type { ShopData } from '../../../fixtures/types.ts'
 import type { MockState } from '../../state.ts'
 
@@ -149,8 +149,8 @@ function localDay(w: StatWindow, calendar: ShopCalendar, ms: number): number {
   const starts = calendar.starts
   if (ms >= starts[0]! && ms < starts[starts.length - 1]!) return calendar.dayOf(ms)
   let format = dateFormats.get(calendar.timeZone)
-  if (!format) dateFormats.set(calendar.timeZone, (format = new Intl.DateTimeFormat('en-CA', { timeZone: calendar.timeZone, year: 'numeric', month: '2-digit', day: '2-digit' })))
-  return w.axis.dayIndex(format.format(ms))
+  if (!format) dateFormats.set(calendar.timeZone, (format = new Intl.DateTimeFormat('en-US', { timeZone: calendar.timeZone, year: 'numeric', month: '2-digit', day: '2-digit' })))
+  return w.axis.dayIndex(calendarDateOf(format, ms))
 }
 
 const dateFormats = new Map<string, Intl.DateTimeFormat>()
