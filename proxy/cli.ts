@@ -1,8 +1,9 @@
 /**
- * `shoptwin proxy --upstream URL [options]` (`--help`: the flags' table below): runs in the foreground
- * until SIGINT or SIGTERM, a live line per exchange on a terminal (quiet when piped), then the reports
- * and the exit code: 0 unless a rule at the --fail-on level failed (1); 2 on bad usage or a port in
- * use, in one line.
+ * `shoptwin proxy --upstream URL [options] [-- <command>]` (`--help`: the flags' table below): runs in
+ * the foreground until SIGINT or SIGTERM, or, given a command, runs it with the proxy's URL in its
+ * environment and stops when it ends (mock/lib/run-command.ts); a live line per exchange on a terminal
+ * (quiet when piped), then the reports and the exit code: 0 unless a rule at the --fail-on level
+ * failed or the command failed (1); 2 on bad usage, a port in use or a command that cannot start, in one line.
  */
 import { writeFileSync } from 'node:fs'
 import { makeDir } from '../mock/lib/make-dir.ts'
@@ -11,6 +12,7 @@ import { loadProfile, type Profile } from '../conformance/certify-client/profile
 import { checks, helpText, outputDirProblem, parseFlags, usageLine, UsageError, type CommandSpec } from '../mock/cli-flags.ts'
 import { keepServing } from '../mock/cli-output.ts'
 import { stopWhenOrphaned } from '../mock/lib/orphan.ts'
+import { commandFailure, runCommand } from '../mock/lib/run-command.ts'
 import { portInUseMessage } from '../mock/port-holder.ts'
 import type { Graded } from './grade.ts'
 import { startProxy, type ProxyReport } from './index.ts'
@@ -21,7 +23,7 @@ const FAIL_ON = ['must', 'should', 'never'] as const
 
 const SPEC: CommandSpec = {
   name: 'proxy',
-  summary: 'In front of a real server: forwards every exchange, grades it (the server\'s answers and the client\'s requests) and, with --inject, produces the documented situations on the way. Runs in the foreground until Ctrl-C (SIGINT) or SIGTERM, a live line per exchange on a terminal (quiet when piped), then writes the reports.',
+  summary: 'In front of a real server: forwards every exchange, grades it (the server\'s answers and the client\'s requests) and, with --inject, produces the documented situations on the way. Runs in the foreground until Ctrl-C (SIGINT) or SIGTERM, or, given `-- <command>`, runs the command with SHOPTWIN_BASE_URL set to the proxy and stops when it ends; a live line per exchange on a terminal (quiet when piped), then writes the reports.',
   flags: {
     upstream: { value: 'URL', help: 'the server to forward to, http:// or https:// (required)', check: (raw) => (/^https?:\/\/[^/]/i.test(raw) && URL.canParse(raw) ? undefined : 'must be an http(s) URL') },
     port: { value: 'N', help: 'the port; 0 picks any free port (the first line says which)', default: '4011', check: checks.port },
@@ -32,7 +34,10 @@ const SPEC: CommandSpec = {
     timeout: { value: 'SECONDS', help: 'the upstream\'s time limit per request', default: '30', check: checks.positive },
     'fail-on': { value: FAIL_ON.join('|'), help: 'the level of a failed rule that makes the exit code 1', default: 'must', check: (raw) => ((FAIL_ON as readonly string[]).includes(raw) ? undefined : 'must be must, should or never') },
   },
-  notes: ['Exit 0 unless a rule at the --fail-on level failed (1); 2 on bad usage or a port in use. See README.md: the proxy.'],
+  notes: [
+    '-- <command>: your integration, run with SHOPTWIN_BASE_URL (and SHOPTWIN_PROXY_URL) set to the proxy and SHOPTWIN_UPSTREAM_URL to the server; one argument with spaces is a shell line (-- "npm run e2e").',
+    'Exit 0 unless a rule at the --fail-on level failed or the command failed (1); 2 on bad usage, a port in use or a command that cannot start. See README.md: the proxy.',
+  ],
 }
 
 const usage = (message: string): 2 => {
@@ -52,9 +57,11 @@ export function liveLine({ x, findings }: Graded, color: boolean): string {
 }
 
 export async function main(argv: string[], { signal }: { signal?: AbortSignal } = {}): Promise<number> {
+  const dash = argv.indexOf('--')
+  const command = dash >= 0 ? argv.slice(dash + 1) : undefined
   let values: Record<string, string | undefined>
   try {
-    const parsed = parseFlags(SPEC, argv)
+    const parsed = parseFlags(SPEC, dash >= 0 ? argv.slice(0, dash) : argv)
     if (!parsed) {
       process.stdout.write(helpText(SPEC))
       return 0
@@ -65,6 +72,7 @@ export async function main(argv: string[], { signal }: { signal?: AbortSignal } 
     throw error
   }
   if (!values.upstream) return usage('--upstream URL is required')
+  if (command && !command.length) return usage('nothing after --')
   const upstream = new URL(values.upstream)
   const port = Number(values.port ?? 4011)
   const seed = Number(values.seed ?? 42)
@@ -105,16 +113,32 @@ export async function main(argv: string[], { signal }: { signal?: AbortSignal } 
   }
   // Serving: a reader gone no longer stops it (mock/cli-output.ts).
   keepServing()
-  console.log(`proxy: ${proxy.url} → ${upstreamUrl}${inject ? ` (--inject ${inject.name}, seed ${seed})` : ''}; Ctrl-C stops and writes the reports`)
-
-  await new Promise<void>((resolve) => {
-    const stop = () => resolve()
-    process.once('SIGINT', stop)
-    process.once('SIGTERM', stop)
-    stopWhenOrphaned(stop)
-    signal?.addEventListener('abort', stop, { once: true })
-  })
+  const banner = `proxy: ${proxy.url} → ${upstreamUrl}${inject ? ` (--inject ${inject.name}, seed ${seed})` : ''}`
+  let ran: ProxyReport['command']
+  if (command) {
+    console.log(`${banner}; running ${command.join(' ')}`)
+    const outcome = await runCommand(command, { ...process.env, SHOPTWIN_BASE_URL: proxy.url, SHOPTWIN_PROXY_URL: proxy.url, SHOPTWIN_UPSTREAM_URL: upstreamUrl })
+    if (typeof outcome === 'string' && outcome.startsWith('cannot run')) {
+      await proxy.stop()
+      return usage(outcome)
+    }
+    ran = { line: command.join(' '), outcome: commandFailure(outcome) ?? 'the command exited with 0', failed: outcome !== 0 }
+  } else {
+    console.log(`${banner}; Ctrl-C stops and writes the reports`)
+    await new Promise<void>((resolve) => {
+      const stop = () => resolve()
+      process.once('SIGINT', stop)
+      process.once('SIGTERM', stop)
+      stopWhenOrphaned(stop)
+      signal?.addEventListener('abort', stop, { once: true })
+    })
+  }
   const report = await proxy.stop()
+  if (ran) {
+    report.command = ran
+    // A failed integration fails the run whatever --fail-on says of the findings.
+    if (ran.failed) report.exitCode = 1
+  }
   const secrets = proxy.secrets()
   const redact = (text: string) => secrets.reduce((out, secret) => out.split(secret).join('<redacted>'), text)
   const written: string[] = []
@@ -129,6 +153,7 @@ export async function main(argv: string[], { signal }: { signal?: AbortSignal } 
   }
   const failing = (o: { level: string; status: string }) => o.status === 'fail'
   const lines = [
+    ...(ran ? [`${ran.line}: ${ran.outcome}`] : []),
     `${report.exchanges} exchanges; ${Object.entries(report.situations).map(([what, seqs]) => `${what} ×${seqs.length}`).join(', ') || 'nothing injected'}${report.upstreamFailureCount ? `; the upstream failed ${report.upstreamFailureCount} time(s)` : ''}`,
     ...report.server.outcomes.filter(failing).map((o) => `server ${o.level === 'MUST' ? 'FAIL' : 'WARN'} ${o.id}: ${o.failures[0]?.message ?? ''}`),
     ...report.client.outcomes.filter(failing).map((o) => `client ${o.level === 'MUST' ? 'FAIL' : 'WARN'} ${o.id}: ${o.failures[0]?.message ?? ''}`),

@@ -66,6 +66,8 @@ export interface ProxyReport {
   clientCurls: Record<number, string>
   /** Which findings fail the run: MUST rules, SHOULD rules too, or none. */
   failOn: 'must' | 'should' | 'never'
+  /** The integration the CLI ran through the proxy (`-- <command>`), and how it ended; a failed one makes the exit code 1. */
+  command?: { line: string; outcome: string; failed: boolean }
   exitCode: 0 | 1
 }
 

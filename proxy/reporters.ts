@@ -20,9 +20,12 @@ const suitesOf = (xml: string): string => {
 export function proxyJunit(report: ProxyReport): string {
   const server = report.server
   const client = report.client
-  const failures = server.outcomes.filter((o) => o.level === 'MUST' && o.status === 'fail').length + client.outcomes.filter((o) => o.level === 'MUST' && o.status === 'fail').length
-  const tests = server.outcomes.length + client.outcomes.length
-  return ['<?xml version="1.0" encoding="UTF-8"?>', xmlComment(`server: ${server.verdictText}`), xmlComment(`client: ${client.verdictText}`), `<testsuites name="shoptwin proxy: ${xmlText(report.upstream)}" tests="${tests}" failures="${failures}" errors="0">`, suitesOf(junitReport(server)) + suitesOf(clientJunit(client)).replace(/classname="certify-client\./g, 'classname="client.').replace(/name="certify-client\./g, 'name="client.'), '</testsuites>', ''].join('\n')
+  const ran = report.command
+  const failures = server.outcomes.filter((o) => o.level === 'MUST' && o.status === 'fail').length + client.outcomes.filter((o) => o.level === 'MUST' && o.status === 'fail').length + (ran?.failed ? 1 : 0)
+  const tests = server.outcomes.length + client.outcomes.length + (ran ? 1 : 0)
+  // The integration run through the proxy (`-- <command>`) is a testcase of its own: CI shows its failure beside the rules'.
+  const command = ran ? `  <testsuite name="proxy.command" tests="1" failures="${ran.failed ? 1 : 0}" errors="0" timestamp="${report.startedAt}">\n    <testcase classname="proxy.command" name="${xmlText(ran.line)}" time="0.000">${ran.failed ? `\n      <failure message="${xmlText(ran.outcome)}" type="fail"/>\n    ` : ''}</testcase>\n  </testsuite>\n` : ''
+  return ['<?xml version="1.0" encoding="UTF-8"?>', xmlComment(`server: ${server.verdictText}`), xmlComment(`client: ${client.verdictText}`), `<testsuites name="shoptwin proxy: ${xmlText(report.upstream)}" tests="${tests}" failures="${failures}" errors="0">`, command + suitesOf(junitReport(server)) + suitesOf(clientJunit(client)).replace(/classname="certify-client\./g, 'classname="client.').replace(/name="certify-client\./g, 'name="client.'), '</testsuites>', ''].join('\n')
 }
 
 /** The inside of a report's body, its h1 and leading line dropped, its anchors moved into `prefix`. */
@@ -56,7 +59,7 @@ h2.side{border-top:3px solid #1d2430;padding-top:.8rem;margin-top:2.5rem}</style
 <dt>Started</dt><dd>${esc(report.startedAt)}</dd><dt>Stopped</dt><dd>${esc(report.finishedAt)}</dd>
 <dt>Exchanges</dt><dd>${report.exchanges}</dd><dt>Adversity</dt><dd>${report.inject ? `--inject ${esc(report.inject)}: ${situations.map(([what, seqs]) => `${esc(what)} ×${seqs.length}`).join('; ') || 'nothing produced yet'}` : 'none: the proxy changed nothing'}</dd>
 <dt>Upstream failures</dt><dd>${report.upstreamFailures.length ? report.upstreamFailures.slice(0, 20).map((f) => `#${f.seq} ${esc(f.what)}`).join('; ') + (report.upstreamFailureCount > 20 ? ` … (${report.upstreamFailureCount} in all)` : '') : 'none'}</dd>
-<dt>Exit</dt><dd>${report.exitCode} (--fail-on ${esc(report.failOn)})</dd>
+${report.command ? `<dt>Command</dt><dd><code>${esc(report.command.line)}</code>: <span class="${report.command.failed ? 'fail' : 'pass'}">${esc(report.command.outcome)}</span></dd>` : ''}<dt>Exit</dt><dd>${report.exitCode} (--fail-on ${esc(report.failOn)}${report.command?.failed ? '; the command failed' : ''})</dd>
 <dt>Credentials</dt><dd>API keys, tokens and cookies are redacted everywhere; the curl commands read the keys from <code>$API_KEY</code>, <code>$API_KEY_2</code>…, in the order the traffic first used them.</dd></dl>
 <nav class="toc"><h2>Contents</h2><ul><li><a href="#server">The server's answers</a></li><li><a href="#client">The client's behaviour</a></li></ul></nav>
 <h2 class="side" id="server">The server's answers</h2>

@@ -231,6 +231,61 @@ describe('proxy: the command line', () => {
     }
   })
 
+  /** `shoptwin proxy … -- <command>` piped: its output and exit code, once the child printed `ready` if `onReady` is given. */
+  function proxyRunning(args: string[], onReady?: (child: ReturnType<typeof spawn>) => void): Promise<{ code: number | null; out: string }> {
+    return new Promise((done) => {
+      const child = spawn(process.execPath, [join(root, 'mock/cli.ts'), 'proxy', '--upstream', mockUrl, '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
+      let out = ''
+      const read = (c: Buffer) => {
+        out += c.toString()
+        if (onReady && /^ready$/m.test(out)) {
+          onReady(child)
+          onReady = undefined
+        }
+      }
+      child.stdout.on('data', read)
+      child.stderr.on('data', read)
+      child.on('exit', (code) => done({ code, out }))
+    })
+  }
+
+  it('-- <command>: runs your integration with SHOPTWIN_BASE_URL on the proxy, stops when it ends, reports, and exits 1 when it failed', { timeout: 60_000 }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'shoptwin-proxy-command-'))
+    try {
+      const call = "const r = await fetch(process.env.SHOPTWIN_BASE_URL + '/account/shops', { headers: { 'x-api-key': 'demo-key' } }); await r.text(); if (process.env.SHOPTWIN_UPSTREAM_URL !== process.argv[1]) process.exit(9);"
+      const passed = await proxyRunning(['--report-dir', dir, '--', process.execPath, '--input-type=module', '-e', call, mockUrl])
+      expect(passed.code, passed.out).toBe(0)
+      expect(passed.out).toMatch(/^proxy: http:\/\/127\.0\.0\.1:\d+ → .*; running /m)
+      const json = JSON.parse(readFileSync(join(dir, 'report.json'), 'utf8'))
+      expect([json.exchanges, json.command.outcome, json.command.failed]).toEqual([1, 'the command exited with 0', false])
+      expect(readFileSync(join(dir, 'junit.xml'), 'utf8')).toMatch(/<testcase classname="proxy\.command" name="[^"]+" time="0\.000"><\/testcase>/)
+
+      const failed = await proxyRunning(['--report-dir', dir, '--fail-on', 'never', '--', process.execPath, '--input-type=module', '-e', `${call} process.exit(3)`, mockUrl])
+      expect(failed.code, failed.out).toBe(1)
+      expect(failed.out).toMatch(/: the command exited with 3$/m)
+      expect(readFileSync(join(dir, 'junit.xml'), 'utf8')).toContain('<failure message="the command exited with 3" type="fail"/>')
+      expect(readFileSync(join(dir, 'report.html'), 'utf8')).toContain('the command exited with 3')
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
+  it('-- <command>: a SIGTERM to shoptwin (a cancelled CI job) is passed on to the command, then the reports are written; a command that cannot start exits 2', { timeout: 60_000 }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'shoptwin-proxy-command-'))
+    try {
+      const waits = "process.on('SIGTERM', () => { console.log('the command got SIGTERM'); process.exit(0) }); setInterval(() => {}, 1000); console.log('ready')"
+      const stopped = await proxyRunning(['--report-dir', dir, '--', process.execPath, '-e', waits], (child) => child.kill('SIGTERM'))
+      expect(stopped.out).toContain('the command got SIGTERM')
+      expect(stopped.code, stopped.out).toBe(0)
+      expect(JSON.parse(readFileSync(join(dir, 'report.json'), 'utf8')).command.outcome).toBe('the command exited with 0')
+      const missing = await proxyRunning(['--', join(dir, 'no-such-command')])
+      expect(missing.code).toBe(2)
+      expect(missing.out).toMatch(/cannot run .*no-such-command/)
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
   it('bad usage exits 2 with one line naming the problem', async () => {
     const run = (args: string[]) => new Promise<{ code: number | null; err: string }>((done) => {
       const child = spawn(process.execPath, [join(root, 'mock/cli.ts'), 'proxy', ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
@@ -242,6 +297,7 @@ describe('proxy: the command line', () => {
     expect(await run(['--upstream', 'ftp://x'])).toMatchObject({ code: 2, err: expect.stringContaining('--upstream must be an http(s) URL') })
     expect(await run(['--upstream', mockUrl, '--fail-on', 'sometimes'])).toMatchObject({ code: 2, err: expect.stringContaining('--fail-on must be must, should or never') })
     expect(await run(['--upstream', mockUrl, '--inject', '/nonexistent.json'])).toMatchObject({ code: 2, err: expect.stringContaining('--inject must be standard, strict or a JSON file') })
+    expect(await run(['--upstream', mockUrl, '--'])).toMatchObject({ code: 2, err: expect.stringContaining('nothing after --') })
   })
 })
 

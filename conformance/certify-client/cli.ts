@@ -6,7 +6,6 @@
  * Exit 0 when no MUST rule failed, 1 when one did (or the command failed; with --require-certified,
  * anything short of CERTIFIED; with --require-operations, a client that did not call one of them), 2 on bad usage.
  */
-import { spawn } from 'node:child_process'
 import { writeFileSync } from 'node:fs'
 import { makeDir } from '../../mock/lib/make-dir.ts'
 import { join } from 'node:path'
@@ -14,6 +13,7 @@ import { checks, helpText, outputDirProblem, parseFlags, usageLine, UsageError, 
 import { portInUseMessage } from '../../mock/port-holder.ts'
 import { keepServing } from '../../mock/cli-output.ts'
 import { stopWhenOrphaned } from '../../mock/lib/orphan.ts'
+import { commandFailure, runCommand } from '../../mock/lib/run-command.ts'
 import { loadContract } from '../../openapi/index.ts'
 import { createServer } from '../../mock/server.ts'
 import { gradeRecording, type ClientReport } from './grade.ts'
@@ -40,16 +40,6 @@ const SPEC: CommandSpec = {
 const usage = (message: string): 2 => {
   console.error(usageLine('certify-client', message))
   return 2
-}
-
-/** Runs the command; resolves with its exit code, or an error line when it could not start. */
-function run(command: string[], env: NodeJS.ProcessEnv): Promise<number | string> {
-  return new Promise((resolve) => {
-    // One argument with spaces is a shell line (`-- "npm test"`); several are the argv.
-    const child = command.length === 1 && /\s/.test(command[0]!) ? spawn(command[0]!, { stdio: 'inherit', env, shell: true }) : spawn(command[0]!, command.slice(1), { stdio: 'inherit', env })
-    child.on('error', (error) => resolve(`cannot run ${command[0]}: ${error.message}`))
-    child.on('exit', (code, signal) => resolve(code ?? `the command was killed by ${signal}`))
-  })
 }
 
 export async function main(argv: string[]): Promise<number> {
@@ -108,12 +98,13 @@ export async function main(argv: string[]): Promise<number> {
   const runErrors: string[] = []
   if (command) {
     console.log(`certify-client: twin at ${url} (profile ${profile.name}, seed ${seed}); running ${command.join(' ')}`)
-    const code = await run(command, { ...process.env, ...env })
-    if (typeof code === 'string' && code.startsWith('cannot run')) {
+    const outcome = await runCommand(command, { ...process.env, ...env })
+    if (typeof outcome === 'string' && outcome.startsWith('cannot run')) {
       await mock.close()
-      return usage(code)
+      return usage(outcome)
     }
-    if (code !== 0) runErrors.push(typeof code === 'number' ? `the command exited with ${code}` : code)
+    const failure = commandFailure(outcome)
+    if (failure) runErrors.push(failure)
   } else {
     // Serving: a reader gone no longer stops the recording (mock/cli-output.ts).
     keepServing()
