@@ -1919,15 +1919,7 @@ export interface components {
              */
             token_endpoint_auth_method?: "none";
             /** @description authorization_code, and refresh_token if the client refreshes, each once (RFC 7591 2.1: the code flow, the one the connector has; inferred: a value listed twice is refused). Omitted: both. */
-            grant_types?: ("authorization_code" | "refresh_token")[] | [
-                "authorization_code"
-            ] | [
-                "authorization_code",
-                "refresh_token"
-            ] | [
-                "refresh_token",
-                "authorization_code"
-            ];
+            grant_types?: ("authorization_code" | "refresh_token")[];
             /** @description `["code"]` (omitted: the same). */
             response_types?: "code"[];
             /** Format: uri */

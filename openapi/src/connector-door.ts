@@ -113,8 +113,14 @@ export const connectorDoorSchemas: Record<string, Schema> = {
       token_endpoint_auth_method: enumOf(['none'], { description: 'Public clients only (PKCE, no secret).' }),
       grant_types: {
         ...arr(enumOf(['authorization_code', 'refresh_token'])),
-        // Listed whole (not `contains`), so that a generator keeps to it.
-        anyOf: [{ const: ['authorization_code'] }, { const: ['authorization_code', 'refresh_token'] }, { const: ['refresh_token', 'authorization_code'] }],
+        // The three lists the connector takes, as items, uniqueItems and contains: not as anyOf of
+        // array-valued consts, which kubb reads as the string "authorization_code,refresh_token" (kubb 5's
+        // zod does not compile) and hey-api as unknown; nor as prefixItems tuples, which need `items: false`
+        // for hey-api and Spectral's array-items rule refuses (test/support/generator-portability.ts).
+        minItems: 1,
+        maxItems: 2,
+        uniqueItems: true,
+        contains: { const: 'authorization_code' },
         description: 'authorization_code, and refresh_token if the client refreshes, each once (RFC 7591 2.1: the code flow, the one the connector has; inferred: a value listed twice is refused). Omitted: both.',
       },
       response_types: arr(enumOf(['code']), { minItems: 1, maxItems: 1, description: '`["code"]` (omitted: the same).' }),

@@ -92,3 +92,24 @@ export function discriminatedMembersWithComposition(doc: unknown): string[] {
   }
   return found
 }
+
+/**
+ * `const` or `enum` values that are arrays or objects (a list spelled whole: `const: ['a', 'b']`). Valid
+ * JSON Schema, but kubb 4.39 types it as the string `"a,b"` and its zod as `z.literal("a,b")` (a client
+ * sends a string the server refuses, and a right answer fails its parse), kubb 5's zod plugin writes
+ * `z.literal(a,b)` (does not compile) and hey-api 0.99 types it `unknown`. Seen: the connector's
+ * `grant_types`, three whole lists, now `items` + `uniqueItems` + `contains` + `maxItems` (the same
+ * lists). A tuple (`prefixItems` with `items: false`) is read right by the generators but Spectral's
+ * array-items rule refuses `items: false`, and any other `items` hey-api adds to the tuple.
+ * Examples are data, not schemas, and are not looked at.
+ */
+export function nonScalarConstants(doc: unknown): string[] {
+  const found: string[] = []
+  const nonScalar = (value: unknown) => value !== null && typeof value === 'object'
+  for (const [at, node] of nodes(doc)) {
+    if (/\/examples?(\/|$)/.test(at)) continue
+    if ('const' in node && nonScalar(node.const)) found.push(`${at}: const`)
+    if (Array.isArray(node.enum) && node.enum.some(nonScalar)) found.push(`${at}: enum`)
+  }
+  return found
+}
