@@ -5,7 +5,7 @@
  * Before, the server started and its control API answered 500 (certify-client's documented
  * `POST /__admin/certification/finish` among them). bin/shoptwin.mjs runs here from a package of its own
  * in a temp dir: its dist/ is a stand-in that says it started, and msw is there or not.
- * (The real Yarn install without msw: test/consumer-pm.test.ts, `npm run test:install`.)
+ * (The real Yarn install without msw: test/consumer-pm.install-test.ts, `npm run test:install`.)
  */
 import { execFile } from 'node:child_process'
 import { cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'

@@ -3,7 +3,7 @@
  * builtin: pnpm's strict node_modules and Yarn's Plug'n'Play let a package load only those, where npm's
  * hoisting hides an undeclared ("phantom") one. The shipped code is what the build compiles
  * (tsconfig.build.json, as tsc lists it: every file of dist/) and bin/. The installs themselves, with
- * pnpm and Yarn, are test/consumer-pm.test.ts (`npm run test:install`), which runs the same check on
+ * pnpm and Yarn, are test/consumer-pm.install-test.ts (`npm run test:install`), which runs the same check on
  * the packed tarball's files.
  */
 import { execFile } from 'node:child_process'
