@@ -113,3 +113,21 @@ export function nonScalarConstants(doc: unknown): string[] {
   }
   return found
 }
+
+/** JSON Schema 2020-12 keywords that draft-07 does not have (or reads otherwise). */
+const DRAFT_2020_ONLY = ['prefixItems', 'dependentRequired', 'dependentSchemas', 'unevaluatedProperties', 'unevaluatedItems', 'minContains', 'maxContains', '$defs', '$anchor', '$dynamicRef', '$dynamicAnchor']
+
+/**
+ * Schemas using a 2020-12 keyword that openapi-backend 5.21 does not know: it compiles every schema with
+ * Ajv's draft-07 class, which ignores `dependentRequired` and `unevaluatedProperties` (a request the
+ * contract refuses passes) and reads `prefixItems` + `items: false` as "no items" (the right tuple is
+ * refused). A key under `properties` is a property's name, and an example is data: neither is looked at.
+ */
+export function draft07UnknownKeywords(doc: unknown): string[] {
+  const found: string[] = []
+  for (const [at, node] of nodes(doc)) {
+    if (at.endsWith('/properties') || /\/examples?(\/|$)/.test(at)) continue
+    for (const keyword of DRAFT_2020_ONLY) if (keyword in node) found.push(`${at}: ${keyword}`)
+  }
+  return found
+}
