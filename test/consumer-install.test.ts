@@ -15,6 +15,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import pkg from '../package.json' with { type: 'json' }
+import { readmeSnippet as snippet } from './support/readme.ts'
 import { copyWorkingTree } from './support/working-tree.ts'
 
 const run = promisify(execFile)
@@ -30,14 +31,6 @@ async function sh(cwd: string, command: string, args: string[]): Promise<string>
     const e = error as { stdout?: string; stderr?: string; message: string }
     throw new Error(`${command} ${args.join(' ')} failed: ${e.message}\n${e.stdout ?? ''}\n${e.stderr ?? ''}`)
   }
-}
-
-/** The README's ```ts block under a heading. */
-function snippet(readme: string, heading: string): string {
-  const section = readme.slice(readme.indexOf(heading))
-  const match = /```ts\n([\s\S]*?)```/.exec(section)
-  if (!match) throw new Error(`no ts block under ${heading}`)
-  return match[1]!
 }
 
 /** Relative paths of documents (*.md) a text names: links, backticks or bare paths; not URLs. */

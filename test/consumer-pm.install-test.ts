@@ -20,6 +20,7 @@ import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import pkg from '../package.json' with { type: 'json' }
 import { describeUndeclared, undeclaredImports } from './support/package-imports.ts'
+import { readmeSnippet } from './support/readme.ts'
 import { copyWorkingTree } from './support/working-tree.ts'
 
 const run = promisify(execFile)
@@ -98,34 +99,26 @@ const MANAGERS: Manager[] = [
   },
 ]
 
-const CLIENT_TEST = `
-import { setupServer } from 'msw/node'
-import { afterAll, afterEach, beforeAll, expect, it } from 'vitest'
-import { createHandlers, createMockState } from 'shoptwin/mock'
+/**
+ * The client's test: the README's MSW set-up as it stands (its override of one operation, its clock),
+ * and what a client's tests then see.
+ */
+const clientTest = (readme: string) => `${readmeSnippet(readme, "### In-process, in your client's tests (MSW)")}
+import { expect, it } from 'vitest'
 
-const BASE = 'https://api.example.com'
-const state = createMockState({ seed: 42, scale: 'small', today: '2026-11-20', now: '2026-11-20T10:00:00Z', rateLimit: false })
-const server = setupServer(...createHandlers(state, { baseUrl: BASE }))
-beforeAll(() => server.listen({ onUnhandledFrame: 'error' }))
-afterEach(() => { server.resetHandlers(); state.reset() })
-afterAll(() => server.close())
+const shop = () => state.world.shops.find((s) => s.is_active && s.plan === 'scale')!.shop_id
+const post = (path: string, body: unknown, headers: Record<string, string> = {}) => fetch('https://api.example.com' + path, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': 'demo-key', 'x-shop-id': shop(), ...headers }, body: JSON.stringify(body) })
 
-const shop = () => state.world.shops.find((s) => s.is_active && s.plan === 'scale').shop_id
-const post = (path, body, headers = {}) => fetch(BASE + path, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': 'demo-key', 'x-shop-id': shop(), ...headers }, body: JSON.stringify(body) })
+it('the override answers in place of the twin', async () => {
+  const res = await fetch('https://api.example.com/shop/sps', { headers: { 'x-api-key': 'demo-key', 'x-shop-id': shop() } })
+  expect(await res.json()).toEqual({ data: { sps: 2 } })
+})
 
-it('an idempotent retry replays the first answer byte for byte', async () => {
+it('then the twin: an idempotent retry replays the first answer byte for byte', async () => {
   const first = await post('/lists/create', { title: 'retry', handles: [] }, { 'idempotency-key': 'retry-1' })
   const again = await post('/lists/create', { title: 'retry', handles: [] }, { 'idempotency-key': 'retry-1' })
   expect(first.status).toBe(201)
   expect(await again.text()).toBe(await first.text())
-})
-
-it('the clock: an idempotency record is gone after 24 hours', async () => {
-  await post('/lists/create', { title: 'expiring', handles: [] }, { 'idempotency-key': 'exp-1' })
-  const lookup = () => fetch(BASE + '/idempotency/exp-1', { headers: { 'x-api-key': 'demo-key', 'x-shop-id': shop() } })
-  expect((await lookup()).status).toBe(200)
-  state.clock.advance(25 * 60 * 60 * 1000)
-  expect((await lookup()).status).toBe(404)
 })
 `
 
@@ -234,7 +227,7 @@ describe('shoptwin installed with pnpm and Yarn (PnP), on Node 24 and 22', () =>
       await manager.setup(client)
       // vitest's peer vite is named (Yarn installs no missing peer); pnpm installs it as a peer anyway.
       installLog = await pm([...manager.add, manager.name === 'yarn' ? `shoptwin@file:${tarball}` : tarball, `msw@${pkg.peerDependencies.msw}`, `vitest@${pkg.devDependencies.vitest}`, 'vite@^8', `esbuild@${pkg.devDependencies.esbuild}`])
-      await writeFile(join(client, 'client.test.mjs'), CLIENT_TEST)
+      await writeFile(join(client, 'client.test.ts'), clientTest(await readFile(join(root, 'README.md'), 'utf8')))
       await writeFile(join(client, 'certified-client.mjs'), CERTIFIED_CLIENT)
       await writeFile(join(client, 'page.mjs'), BROWSER_PAGE)
     }, 600_000)
@@ -245,7 +238,7 @@ describe('shoptwin installed with pnpm and Yarn (PnP), on Node 24 and 22', () =>
     })
 
     it('the README\'s MSW set-up under the client\'s vitest', async () => {
-      expect(await pm(manager.name === 'pnpm' ? ['exec', 'vitest', 'run', 'client.test.mjs'] : ['vitest', 'run', 'client.test.mjs'])).toMatch(/2 passed/)
+      expect(await pm(manager.name === 'pnpm' ? ['exec', 'vitest', 'run', 'client.test.ts'] : ['vitest', 'run', 'client.test.ts'])).toMatch(/2 passed/)
     }, 120_000)
 
     it('shoptwin serve: the API, a write, the control API; conformance against it; the proxy in front of it writes its reports on Ctrl-C', async () => {
