@@ -12,7 +12,7 @@ import { checks, closest, helpText, isOn, outputDirProblem, parseFlags, usageLin
 import { portInUseMessage } from './port-holder.ts'
 import { redactStoreUrl } from './lib/redact-url.ts'
 import { shoptwinVersion } from './lib/version.ts'
-import { ORPHANED, stopWhenOrphaned } from './lib/orphan.ts'
+import { untilStopped } from './lib/orphan.ts'
 import { handleOutputErrors, keepServing } from './cli-output.ts'
 
 // Node's on-disk compile cache (os.tmpdir()/node-compile-cache; NODE_DISABLE_COMPILE_CACHE=1 turns
@@ -201,12 +201,11 @@ async function serve(args: string[]): Promise<number> {
     `  Connections   ${url}/oauth/connections`,
     ...state.connector.data.users.map((u) => `  Sign in as    ${u.email} / ${u.password}`),
   ]
+  // Listening before the banner says so: a SIGTERM sent the moment it is read stops the server as any other.
+  const stopped = untilStopped()
   console.log(lines.join('\n'))
 
-  let closing = false
   const shutdown = (why: string) => {
-    if (closing) return
-    closing = true
     console.log(`\nshoptwin: ${why}, finishing in-flight requests...`)
     mock.close().then(
       async () => {
@@ -219,9 +218,7 @@ async function serve(args: string[]): Promise<number> {
       },
     )
   }
-  process.on('SIGINT', () => shutdown('SIGINT received'))
-  process.on('SIGTERM', () => shutdown('SIGTERM received'))
-  stopWhenOrphaned(() => shutdown(ORPHANED))
+  void stopped.then(shutdown)
   return 0
 }
 

@@ -11,7 +11,7 @@ import { join } from 'node:path'
 import { loadProfile, type Profile } from '../conformance/certify-client/profile.ts'
 import { checks, helpText, outputDirProblem, parseFlags, usageLine, UsageError, type CommandSpec } from '../mock/cli-flags.ts'
 import { keepServing } from '../mock/cli-output.ts'
-import { stopWhenOrphaned } from '../mock/lib/orphan.ts'
+import { untilStopped } from '../mock/lib/orphan.ts'
 import { commandFailure, runCommand } from '../mock/lib/run-command.ts'
 import { portInUseMessage } from '../mock/port-holder.ts'
 import type { Graded } from './grade.ts'
@@ -115,6 +115,8 @@ export async function main(argv: string[], { signal }: { signal?: AbortSignal } 
   keepServing()
   const banner = `proxy: ${proxy.url} → ${upstreamUrl}${inject ? ` (--inject ${inject.name}, seed ${seed})` : ''}`
   let ran: ProxyReport['command']
+  // From here a SIGINT or SIGTERM stops the proxy (without a command) or is passed on to the command; a repeat never ends it before its reports.
+  const stopped = untilStopped(signal)
   if (command) {
     console.log(`${banner}; running ${command.join(' ')}`)
     const outcome = await runCommand(command, { ...process.env, SHOPTWIN_BASE_URL: proxy.url, SHOPTWIN_PROXY_URL: proxy.url, SHOPTWIN_UPSTREAM_URL: upstreamUrl })
@@ -125,13 +127,7 @@ export async function main(argv: string[], { signal }: { signal?: AbortSignal } 
     ran = { line: command.join(' '), outcome: commandFailure(outcome) ?? 'the command exited with 0', failed: outcome !== 0 }
   } else {
     console.log(`${banner}; Ctrl-C stops and writes the reports`)
-    await new Promise<void>((resolve) => {
-      const stop = () => resolve()
-      process.once('SIGINT', stop)
-      process.once('SIGTERM', stop)
-      stopWhenOrphaned(stop)
-      signal?.addEventListener('abort', stop, { once: true })
-    })
+    await stopped
   }
   const report = await proxy.stop()
   if (ran) {

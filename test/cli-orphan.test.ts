@@ -8,10 +8,10 @@
  * closed, the proxy's reports written. Servers on 127.0.0.1, port 0.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { fileURLToPath, pathToFileURL } from 'node:url'
 import { afterAll, describe, expect, it } from 'vitest'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
@@ -84,4 +84,35 @@ describe('a command under npm stops when npm goes away (npx shoptwin … & then 
     upstream.npm.kill('SIGTERM')
     await expect.poll(() => answers(upstreamUrl), { timeout: 20_000, interval: 200 }).toBe(false)
   }, 60_000)
+})
+
+describe('a stop signal that comes twice (mock/lib/orphan.ts untilStopped: serve, proxy, certify-client)', () => {
+  it('a second SIGINT or SIGTERM while the command stops changes nothing: it ends on its own, its work done (pnpm passes its group\'s Ctrl-C on to its child)', { timeout: 30_000 }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'shoptwin-stop-twice-'))
+    dirs.push(dir)
+    // Stands for a command stopping: told to stop, it finishes its work when the test says so (stdin), then exits 0.
+    const script = join(dir, 'stopping.mjs')
+    writeFileSync(script, `import { untilStopped } from ${JSON.stringify(pathToFileURL(join(root, 'mock/lib/orphan.ts')).href)}\nsetInterval(() => {}, 1000)\nconst stopped = untilStopped()\nconsole.log('ready')\nconsole.log(await stopped)\nprocess.stdin.once('data', () => { console.log('finished'); process.exit(0) })\n`)
+    for (const [first, second] of [['SIGINT', 'SIGINT'], ['SIGTERM', 'SIGINT'], ['SIGINT', 'SIGTERM']] as const) {
+      const child = spawn(process.execPath, [script], { stdio: ['pipe', 'pipe', 'pipe'] })
+      let out = ''
+      const waiting: Array<() => void> = []
+      child.stdout!.on('data', (c: Buffer) => {
+        out += c.toString()
+        for (const wake of waiting.splice(0)) wake()
+      })
+      const seen = async (text: string) => {
+        while (!out.includes(text)) await new Promise<void>((resolve) => waiting.push(resolve))
+      }
+      const exited = new Promise<[number | null, NodeJS.Signals | null]>((resolve) => child.on('exit', (code, signal) => resolve([code, signal])))
+      await seen('ready')
+      child.kill(first)
+      await seen(`${first} received`)
+      // The second comes while the first's stop is under way; with Node's default it ended the process at once.
+      child.kill(second)
+      child.stdin!.write('go\n')
+      expect(await exited, out).toEqual([0, null])
+      expect(out).toContain('finished')
+    }
+  })
 })

@@ -12,7 +12,7 @@ import { join } from 'node:path'
 import { checks, helpText, outputDirProblem, parseFlags, usageLine, UsageError, type CommandSpec } from '../../mock/cli-flags.ts'
 import { portInUseMessage } from '../../mock/port-holder.ts'
 import { keepServing } from '../../mock/cli-output.ts'
-import { stopWhenOrphaned } from '../../mock/lib/orphan.ts'
+import { untilStopped } from '../../mock/lib/orphan.ts'
 import { commandFailure, runCommand } from '../../mock/lib/run-command.ts'
 import { loadContract } from '../../openapi/index.ts'
 import { createServer } from '../../mock/server.ts'
@@ -96,6 +96,8 @@ export async function main(argv: string[]): Promise<number> {
   }
 
   const runErrors: string[] = []
+  // A SIGINT or SIGTERM stops the recording (without a command) or is passed on to the command; a repeat never ends it before its reports.
+  const stopped = untilStopped()
   if (command) {
     console.log(`certify-client: twin at ${url} (profile ${profile.name}, seed ${seed}); running ${command.join(' ')}`)
     const outcome = await runCommand(command, { ...process.env, ...env })
@@ -109,15 +111,15 @@ export async function main(argv: string[]): Promise<number> {
     // Serving: a reader gone no longer stops the recording (mock/cli-output.ts).
     keepServing()
     console.log([`certify-client: twin at ${url} (profile ${profile.name}, seed ${seed}); recording until Ctrl-C or POST ${url}/__admin/certification/finish`, 'Environment for your integration:', ...Object.entries(env).map(([k, v]) => `  ${k}=${v}`)].join('\n'))
-    await new Promise<void>((resolve) => {
-      state.admin.register('certification/finish', () => {
-        setImmediate(resolve)
-        return { finishing: true }
-      })
-      process.once('SIGINT', () => resolve())
-      process.once('SIGTERM', () => resolve())
-      stopWhenOrphaned(resolve)
-    })
+    await Promise.race([
+      stopped,
+      new Promise<void>((resolve) => {
+        state.admin.register('certification/finish', () => {
+          setImmediate(resolve)
+          return { finishing: true }
+        })
+      }),
+    ])
   }
   const report = gradeRecording(session.finish(), { runErrors, requireOperations })
   report.commandLine = `shoptwin certify-client ${argv.join(' ')}`

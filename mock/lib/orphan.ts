@@ -38,3 +38,26 @@ export function stopWhenOrphaned(stop: () => void, everyMs = 500): void {
   }, everyMs)
   watch.unref()
 }
+
+/**
+ * Resolves, with why, when the command is told to stop: SIGINT, SIGTERM, its npm parent gone
+ * (`stopWhenOrphaned`), or `signal` aborted. The signal handlers stay: a second SIGINT or SIGTERM while
+ * it stops (writes its reports, lets in-flight requests finish) changes nothing. Without them Node's
+ * default ended the process at once, reports unwritten, and one stop often comes twice: pnpm passes the
+ * SIGINT its process group got on to its child (so shoptwin under `pnpm exec` got Ctrl-C twice, 20 ms
+ * apart), and a command run after `--` passes it on too. Whoever must end it at once sends SIGKILL.
+ */
+export function untilStopped(signal?: AbortSignal): Promise<string> {
+  return new Promise((resolve) => {
+    let stopped = false
+    const stop = (why: string) => () => {
+      if (stopped) return
+      stopped = true
+      resolve(why)
+    }
+    process.on('SIGINT', stop('SIGINT received'))
+    process.on('SIGTERM', stop('SIGTERM received'))
+    stopWhenOrphaned(stop(ORPHANED))
+    signal?.addEventListener('abort', stop('aborted'), { once: true })
+  })
+}
