@@ -150,7 +150,7 @@ export async function main(argv: string[], { signal }: { signal?: AbortSignal } 
   const failing = (o: { level: string; status: string }) => o.status === 'fail'
   const lines = [
     ...(ran ? [`${ran.line}: ${ran.outcome}`] : []),
-    `${report.exchanges} exchanges; ${Object.entries(report.situations).map(([what, seqs]) => `${what} ×${seqs.length}`).join(', ') || 'nothing injected'}${report.upstreamFailureCount ? `; the upstream failed ${report.upstreamFailureCount} time(s)` : ''}`,
+    `${report.exchanges} exchange${report.exchanges === 1 ? '' : 's'}; ${Object.entries(report.situations).map(([what, seqs]) => `${what} ×${seqs.length}`).join(', ') || 'nothing injected'}${report.upstreamFailureCount ? `; the upstream failed ${report.upstreamFailureCount} time(s)` : ''}`,
     ...report.server.outcomes.filter(failing).map((o) => `server ${o.level === 'MUST' ? 'FAIL' : 'WARN'} ${o.id}: ${o.failures[0]?.message ?? ''}`),
     ...report.client.outcomes.filter(failing).map((o) => `client ${o.level === 'MUST' ? 'FAIL' : 'WARN'} ${o.id}: ${o.failures[0]?.message ?? ''}`),
     ...written.map((p) => `report: ${p}`),

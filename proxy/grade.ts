@@ -280,7 +280,7 @@ export function createGrader({ upstream, contract = loadContract(), redactor = n
     server.tool = 'shoptwin proxy'
     server.door = 'api'
     server.commandLine = commandLine
-    server.verdictText = `${mustFailed ? `VIOLATIONS: ${mustFailed} MUST rule${mustFailed > 1 ? 's' : ''} failed` : 'NO VIOLATION: no MUST rule failed'} in ${count} exchanges; ${judged.length} of ${outcomes.length} rules judged passively, ${exercised.length} of them exercised; the other ${outcomes.length - judged.length} need requests of their own (shoptwin conformance)`
+    server.verdictText = `${mustFailed ? `VIOLATIONS: ${mustFailed} MUST rule${mustFailed > 1 ? 's' : ''} failed` : 'NO VIOLATION: no MUST rule failed'} in ${count} exchange${count === 1 ? '' : 's'}; ${judged.length} of ${outcomes.length} rules judged passively, ${exercised.length} of them exercised; the other ${outcomes.length - judged.length} need requests of their own (shoptwin conformance)`
     server.facts = [
       ['Upstream', upstream],
       ['Proxy', proxyUrl],

@@ -71,7 +71,7 @@ describe('an https upstream', () => {
     })
     expect(shops?.status, run.out).toBe(200)
     expect(shops!.body.data!.length).toBeGreaterThan(0)
-    expect(run.out).toMatch(/^1 exchanges/m)
+    expect(run.out).toMatch(/^1 exchange;/m)
     expect(run.out).toMatch(/^server: NO VIOLATION/m)
     expect(run.out).not.toContain('the upstream failed')
   })
