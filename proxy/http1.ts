@@ -35,11 +35,13 @@ export interface RequestHead extends Head {
   readonly lineEnd: number
   /** The header lines passed the one-pass check (each is `token:value` with no control but HTAB): they may be passed on as they came. */
   readonly checked: boolean
+  /** Where the lines not passed on as they came are in `text` (pairs of offsets, each line from the CR LF before it), when `checked`. */
+  readonly cuts: readonly number[]
   /**
    * The fields the forwarding reads (Host, Connection, the framing, Expect, the key and shop,
    * X-Forwarded-*), found without parsing the head into fields: `headers` is parsed only when read.
    */
-  readonly picked: Record<string, string>
+  readonly picked: Picked
 }
 
 export interface ResponseHead extends Head {
@@ -48,8 +50,10 @@ export interface ResponseHead extends Head {
   readonly text: string
   readonly lineEnd: number
   readonly checked: boolean
+  /** The hop-by-hop lines but Transfer-Encoding (see RequestHead.cuts). */
+  readonly cuts: readonly number[]
   /** Content-Length, Transfer-Encoding, Connection, Retry-After (see RequestHead.picked). */
-  readonly picked: Record<string, string>
+  readonly picked: Picked
 }
 
 /** The longest head accepted (Node's own limit is 16 KiB): past it, 431. */
@@ -61,15 +65,6 @@ const REQUEST_LINE = /^([!#$%&'*+.^_`|~0-9A-Za-z-]+) ([\x21-\x7e\x80-\xff]+) HTT
 const STATUS_LINE = /^HTTP\/1\.([01]) ([1-9]\d\d)(?: ([\t\x20-\x7e\x80-\xff]*))?$/
 /** Bytes a field value may not hold (RFC 9110 5.5: no CR, LF or NUL; other controls refused too, but tab). */
 const BAD_VALUE = /[\x00-\x08\x0a-\x1f\x7f]/
-/**
- * Every header line of a head at once, from the CR LF ending its first line (sticky): a token, a
- * colon, a value of visible bytes, SP or HTAB. What it accepts, `fields` accepts too (no bare CR or LF
- * can hide in a line, a token holds no colon, a value without controls has none after trimming), so
- * a head it accepts is parsed into fields only when the grader reads them; a head it refuses goes
- * through `fields`, which says what is wrong (or accepts one of the rare heads this is stricter on,
- * a value ending in VT or FF).
- */
-const HEADER_LINES = /(?:\r\n[!#$%&'*+.^_`|~0-9A-Za-z-]+:[\t\x20-\x7e\x80-\xff]*)*$/y
 
 /**
  * Where the head of the message starting at `start` ends (the index after its blank line), -1 when
@@ -126,56 +121,140 @@ function fields(text: string, lineEnd: number, what: string, checked = false): F
   return out
 }
 
+/** A byte table: 1 where `ranges` (inclusive pairs) hold the byte. */
+function byteTable(...ranges: Array<[number, number]>): Uint8Array {
+  const table = new Uint8Array(256)
+  for (const [from, to] of ranges) table.fill(1, from, to + 1)
+  return table
+}
+const TOKEN_BYTE = (() => {
+  const table = byteTable([0x30, 0x39], [0x41, 0x5a], [0x61, 0x7a])
+  for (const c of "!#$%&'*+.^_`|~-") table[c.charCodeAt(0)] = 1
+  return table
+})()
+/** A field value's bytes (RFC 9110 5.5: visible, SP, HTAB, obs-text), a reason phrase's too. */
+const VALUE_BYTE = byteTable([0x09, 0x09], [0x20, 0x7e], [0x80, 0xff])
+/** A request target's bytes: visible ASCII and obs-text, no space. */
+const TARGET_BYTE = byteTable([0x21, 0x7e], [0x80, 0xff])
+
 /**
- * Fields found by name without parsing the head into fields: `pattern` holds one group per name, in
- * the order of `names` (`/\r\n(?:(host)|(connection)|...):([^\r]*)/gi`), the value in the group after
- * them. The field is stored under the constant name of its group (no lower-casing, no new key string
- * per head); repeats are joined as `fields` joins them.
+ * The names a head's one-pass scan looks for: fields the forwarding picks (stored under the constant
+ * name: no lower-casing, no new key string per head) and lines it cuts (passed on without them).
  */
-interface Picking {
-  readonly names: readonly string[]
-  readonly pattern: RegExp
+class HeadNames {
+  /** By the name's length: its lower-cased bytes, and what to do with its lines. */
+  private readonly byLength: Array<Array<{ bytes: Uint8Array; picked: PickedName | undefined; cut: boolean }>> = []
+  constructor(picked: readonly PickedName[], cut: readonly string[]) {
+    for (const name of new Set<string>([...picked, ...cut])) (this.byLength[name.length] ??= []).push({ bytes: Buffer.from(name, 'latin1'), picked: picked.find((p) => p === name), cut: cut.includes(name) })
+  }
+  /** The entry of the token `buffer[from, to)`, in any case (a token's `| 0x20` is its lower case on letters, and no other token byte becomes a letter or `-`). */
+  find(buffer: Buffer, from: number, to: number) {
+    const entries = this.byLength[to - from]
+    if (entries === undefined) return undefined
+    next: for (const entry of entries) {
+      const bytes = entry.bytes
+      for (let i = 0; i < bytes.length; i++) if ((buffer[from + i]! | 0x20) !== bytes[i]) continue next
+      return entry
+    }
+    return undefined
+  }
 }
 
-const picking = (names: readonly string[]): Picking => ({ names, pattern: new RegExp(`\\r\\n(?:${names.map((name) => `(${name})`).join('|')}):([^\\r]*)`, 'gi') })
+/**
+ * The fields the forwarding reads, of a request or an answer (undefined when absent): one shape for
+ * every head, so each place that reads one reads it from the same hidden class.
+ */
+export class Picked {
+  host: string | undefined = undefined
+  connection: string | undefined = undefined
+  'content-length': string | undefined = undefined
+  'transfer-encoding': string | undefined = undefined
+  expect: string | undefined = undefined
+  'idempotency-key': string | undefined = undefined
+  'x-shop-id': string | undefined = undefined
+  'x-forwarded-for': string | undefined = undefined
+  'x-forwarded-host': string | undefined = undefined
+  'x-forwarded-proto': string | undefined = undefined
+  'x-forwarded-port': string | undefined = undefined
+  'retry-after': string | undefined = undefined
 
-function pick(text: string, { names, pattern }: Picking): Record<string, string> {
-  const out: Record<string, string> = {}
-  const valueGroup = names.length + 1
-  pattern.lastIndex = 0
-  for (let m = pattern.exec(text); m; m = pattern.exec(text)) {
-    let group = 1
-    while (m[group] === undefined) group++
-    const name = names[group - 1]!
-    const value = m[valueGroup]!.trim()
-    const prior = out[name]
-    out[name] = prior === undefined ? value : `${prior}, ${value}`
+  /** The picked names of fields parsed whole. */
+  static of(headers: Record<string, string>): Picked {
+    const picked = new Picked()
+    for (const name of PICKED_NAMES) picked[name] = headers[name]
+    return picked
   }
-  return out
+}
+type PickedName = Exclude<keyof Picked, never>
+const PICKED_NAMES = Object.keys(new Picked()) as PickedName[]
+
+/** A head's header lines, scanned once: the fields picked, where the lines to cut are (pairs of offsets in the head's text, each from its CR LF). */
+interface Scan {
+  picked: Picked
+  cuts: number[]
+}
+
+/**
+ * Checks every header line of the head whose text starts at `base` in `buffer`, from `from` (the CR
+ * LF ending its first line) to `to` (where its blank line starts), in one pass over the bytes: a
+ * token, a colon, a value of visible bytes, SP or HTAB. What it accepts, `fields` accepts too (no bare
+ * CR or LF can hide in a line, a token holds no colon, a value without controls has none after
+ * trimming), so a head it accepts is parsed into fields only when the grader reads them; on a head it
+ * refuses (undefined) `fields` says what is wrong (or accepts one of the rare heads this is stricter
+ * on, a value ending in VT or FF). Values are trimmed as `fields` trims them, repeats joined as it joins them.
+ */
+function scanLines(buffer: Buffer, base: number, from: number, to: number, text: string, names: HeadNames): Scan | undefined {
+  const scan: Scan = { picked: new Picked(), cuts: [] }
+  let p = from
+  while (p < to) {
+    if (p + 1 >= to || buffer[p] !== 13 || buffer[p + 1] !== 10) return undefined
+    const line = p
+    p += 2
+    const name = p
+    while (p < to && TOKEN_BYTE[buffer[p]!] === 1) p++
+    if (p === name || p >= to || buffer[p] !== 58) return undefined
+    const colon = p++
+    while (p < to && VALUE_BYTE[buffer[p]!] === 1) p++
+    const entry = names.find(buffer, name, colon)
+    if (entry === undefined) continue
+    if (entry.picked !== undefined) {
+      const value = text.slice(colon + 1 - base, p - base).trim()
+      const prior = scan.picked[entry.picked]
+      scan.picked[entry.picked] = prior === undefined ? value : `${prior}, ${value}`
+    }
+    if (entry.cut) scan.cuts.push(line - base, p - base)
+  }
+  return scan
 }
 
 /**
  * A head whose header lines are parsed into fields when first read (the grader reads them, off the
- * request's path); the forwarding reads `picked`. A head the one-pass check refuses is parsed at once.
+ * request's path); the forwarding reads `picked` and `cuts`. A head the one-pass scan refuses is parsed at once.
  */
 abstract class LazyHead implements Head {
   readonly minor: number
   readonly text: string
   readonly lineEnd: number
-  readonly picked: Record<string, string>
+  readonly picked: Picked
+  readonly cuts: readonly number[]
   readonly checked: boolean
   private parsed: Fields | undefined
   private readonly what: string
 
-  protected constructor(text: string, lineEnd: number, minor: number, what: string, wanted: Picking) {
+  protected constructor(buffer: Buffer, start: number, text: string, lineEnd: number, minor: number, what: string, names: HeadNames) {
     this.text = text
     this.lineEnd = lineEnd
     this.minor = minor
     this.what = what
-    HEADER_LINES.lastIndex = lineEnd
-    this.checked = HEADER_LINES.test(text)
-    if (this.checked) this.picked = pick(text, wanted)
-    else this.picked = (this.parsed = fields(text, lineEnd, what)).headers
+    const scan = scanLines(buffer, start, start + lineEnd, start + text.length, text, names)
+    this.checked = scan !== undefined
+    if (scan !== undefined) {
+      this.picked = scan.picked
+      this.cuts = scan.cuts
+    } else {
+      this.picked = Picked.of((this.parsed = fields(text, lineEnd, what)).headers)
+      this.cuts = []
+    }
   }
 
   private fields(): Fields {
@@ -227,14 +306,21 @@ export class KeptHead {
   }
 }
 
-const REQUEST_PICKED = picking(['host', 'connection', 'content-length', 'transfer-encoding', 'expect', 'idempotency-key', 'x-shop-id', 'x-forwarded-for', 'x-forwarded-host', 'x-forwarded-proto', 'x-forwarded-port'])
-const RESPONSE_PICKED = picking(['content-length', 'transfer-encoding', 'connection', 'retry-after'])
+/** Hop-by-hop fields (RFC 9110 7.6.1): a proxy does not pass them on. */
+export const HOP_BY_HOP: readonly string[] = ['connection', 'keep-alive', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'proxy-authenticate', 'proxy-authorization']
+/** Fields the proxy sets itself on the request it sends on. */
+export const SET_BY_PROXY: readonly string[] = ['host', 'content-length', 'x-forwarded-for', 'x-forwarded-host', 'x-forwarded-proto', 'x-forwarded-port']
+
+/** A request's: the fields the forwarding reads; the lines not passed on as they came (hop-by-hop, and those the proxy sets). */
+const REQUEST_NAMES = new HeadNames(['host', 'connection', 'content-length', 'transfer-encoding', 'expect', 'idempotency-key', 'x-shop-id', 'x-forwarded-for', 'x-forwarded-host', 'x-forwarded-proto', 'x-forwarded-port'], [...HOP_BY_HOP, ...SET_BY_PROXY])
+/** An answer's: the framing, Connection, Retry-After; the hop-by-hop lines but Transfer-Encoding (the framing the body is passed on in). */
+const RESPONSE_NAMES = new HeadNames(['content-length', 'transfer-encoding', 'connection', 'retry-after'], HOP_BY_HOP.filter((name) => name !== 'transfer-encoding'))
 
 class LazyRequestHead extends LazyHead implements RequestHead {
   method: string
   target: string
-  constructor(text: string, lineEnd: number, method: string, target: string, minor: number) {
-    super(text, lineEnd, minor, 'the request', REQUEST_PICKED)
+  constructor(buffer: Buffer, start: number, text: string, lineEnd: number, method: string, target: string, minor: number) {
+    super(buffer, start, text, lineEnd, minor, 'the request', REQUEST_NAMES)
     this.method = method
     this.target = target
   }
@@ -243,8 +329,8 @@ class LazyRequestHead extends LazyHead implements RequestHead {
 class LazyResponseHead extends LazyHead implements ResponseHead {
   status: number
   reason: string
-  constructor(text: string, lineEnd: number, status: number, reason: string, minor: number) {
-    super(text, lineEnd, minor, 'the answer', RESPONSE_PICKED)
+  constructor(buffer: Buffer, start: number, text: string, lineEnd: number, status: number, reason: string, minor: number) {
+    super(buffer, start, text, lineEnd, minor, 'the answer', RESPONSE_NAMES)
     this.status = status
     this.reason = reason
   }
@@ -257,18 +343,53 @@ function headText(buffer: Buffer, start: number, end: number): [string, number] 
   return [text, lineEnd < 0 ? text.length : lineEnd]
 }
 
+const HTTP_1 = Buffer.from('HTTP/1.')
+const SP_HTTP_1 = Buffer.from(' HTTP/1.')
+/** `bytes` are at `at` in `buffer`. */
+function bytesAt(buffer: Buffer, at: number, bytes: Buffer): boolean {
+  for (let i = 0; i < bytes.length; i++) if (buffer[at + i] !== bytes[i]) return false
+  return true
+}
+
 /** Parses a request head (`buffer[start, end)`, end from headEnd). */
 export function parseRequestHead(buffer: Buffer, start: number, end: number): RequestHead {
   const [text, lineEnd] = headText(buffer, start, end)
+  // METHOD SP target SP HTTP/1.x, scanned as REQUEST_LINE reads it (which says what is wrong with one it refuses).
+  const last = start + lineEnd
+  let p = start
+  while (p < last && TOKEN_BYTE[buffer[p]!] === 1) p++
+  const methodEnd = p
+  if (p > start && buffer[p] === 32) {
+    p++
+    while (p < last && TARGET_BYTE[buffer[p]!] === 1) p++
+    const targetEnd = p
+    if (targetEnd > methodEnd + 1 && last - p === 9 && bytesAt(buffer, p, SP_HTTP_1) && (buffer[last - 1] === 48 || buffer[last - 1] === 49)) {
+      return new LazyRequestHead(buffer, start, text, lineEnd, text.slice(0, methodEnd - start), text.slice(methodEnd + 1 - start, targetEnd - start), buffer[last - 1]! - 48)
+    }
+  }
   const line = parseRequestLine(text.slice(0, lineEnd))
-  return new LazyRequestHead(text, lineEnd, line[1]!, line[2]!, Number(line[3]))
+  return new LazyRequestHead(buffer, start, text, lineEnd, line[1]!, line[2]!, Number(line[3]))
 }
 
 /** Parses an answer's head; throws HttpError (502) when it is not HTTP/1.x. */
 export function parseResponseHead(buffer: Buffer, start: number, end: number): ResponseHead {
   const [text, lineEnd] = headText(buffer, start, end)
+  // HTTP/1.x SP 3DIGIT [SP reason], scanned as STATUS_LINE reads it (which says what is wrong with one it refuses).
+  const minor = buffer[start + 7]! - 48
+  const d0 = buffer[start + 9]! - 48
+  const d1 = buffer[start + 10]! - 48
+  const d2 = buffer[start + 11]! - 48
+  if (lineEnd >= 12 && bytesAt(buffer, start, HTTP_1) && (minor === 0 || minor === 1) && buffer[start + 8] === 32 && d0 >= 1 && d0 <= 9 && d1 >= 0 && d1 <= 9 && d2 >= 0 && d2 <= 9) {
+    const status = d0 * 100 + d1 * 10 + d2
+    if (lineEnd === 12) return new LazyResponseHead(buffer, start, text, lineEnd, status, '', minor)
+    if (buffer[start + 12] === 32) {
+      let p = start + 13
+      while (p < start + lineEnd && VALUE_BYTE[buffer[p]!] === 1) p++
+      if (p === start + lineEnd) return new LazyResponseHead(buffer, start, text, lineEnd, status, text.slice(13, lineEnd), minor)
+    }
+  }
   const line = parseStatusLine(text.slice(0, lineEnd))
-  return new LazyResponseHead(text, lineEnd, Number(line[2]), line[3] ?? '', Number(line[1]))
+  return new LazyResponseHead(buffer, start, text, lineEnd, Number(line[2]), line[3] ?? '', Number(line[1]))
 }
 
 function parseRequestLine(first: string): RegExpExecArray {
@@ -283,6 +404,34 @@ function parseStatusLine(first: string): RegExpExecArray {
   return line
 }
 
+/**
+ * Cuts the lines at `cuts` (pairs of offsets, from a head's scan: the chunk's indices, its head at
+ * 0) out of the head at the start of `chunk`, in place: the bytes before each cut move forward over
+ * it. Returns where the head now starts in `chunk`.
+ */
+export function cutLines(chunk: Buffer, cuts: readonly number[]): number {
+  if (cuts.length === 0) return 0
+  let to = cuts[cuts.length - 1]!
+  for (let i = cuts.length - 2; i >= 0; i -= 2) {
+    const from = i === 0 ? 0 : cuts[i - 1]!
+    const length = cuts[i]! - from
+    chunk.copyWithin(to - length, from, cuts[i]!)
+    to -= length
+  }
+  return to
+}
+
+/** The header lines of a head its scan accepted, each ending CR LF, but those at its `cuts`. */
+export function keptLines({ text, lineEnd, cuts }: RequestHead | ResponseHead): string {
+  let out = ''
+  let at = lineEnd + 2
+  for (let i = 0; i < cuts.length; i += 2) {
+    if (cuts[i]! > at) out += `${text.slice(at, cuts[i])}\r\n`
+    at = cuts[i + 1]! + 2
+  }
+  return at < text.length ? `${out}${text.slice(at)}\r\n` : out
+}
+
 /** A Content-Length value: digits only (no sign, no spaces), at most 15 of them. */
 const LENGTH = /^\d{1,15}$/
 
@@ -295,7 +444,7 @@ export type Framing = { kind: 'length'; length: number } | { kind: 'chunked' } |
  * chunked (`gzip, chunked`: the gzip is undone for the grader only, proxy/codings.ts), one with another
  * final coding runs to the close; a request with any coding but chunked alone is refused 400.
  */
-export function framingOf(head: Pick<Head, 'headers'>, isRequest: boolean): Framing {
+export function framingOf(head: { headers: { 'transfer-encoding'?: string | undefined; 'content-length'?: string | undefined } }, isRequest: boolean): Framing {
   const status = isRequest ? 400 : 502
   const what = isRequest ? 'the request' : 'the answer'
   const te = head.headers['transfer-encoding']

@@ -14,12 +14,12 @@ import { STATUS_CODES } from 'node:http'
 import type { Contract, OperationInfo } from '../openapi/index.ts'
 import type { Adversity } from '../mock/pipeline/certification.ts'
 import { LastAnswers, MAX_CAPTURE, retryAfterSeconds, type ProxyExchange } from './exchange.ts'
-import { ChunkedDecoder, framingOf, hasToken, headEnd, HttpError, KeptHead, parseRequestHead, parseResponseHead, type Framing, type RequestHead, type ResponseHead } from './http1.ts'
+import { ChunkedDecoder, cutLines, framingOf, hasToken, headEnd, HOP_BY_HOP as HOP_BY_HOP_NAMES, HttpError, KeptHead, keptLines, parseRequestHead, parseResponseHead, type Framing, SET_BY_PROXY as SET_BY_PROXY_NAMES, type RequestHead, type ResponseHead } from './http1.ts'
 import { createRouter } from './router.ts'
 import { bodyText, codingsOf, type BodyText, type Unreadable } from './codings.ts'
 import { HOST_FIELD } from '../mock/lib/host-field.ts'
 import { networkErrorText } from '../mock/lib/network-errors.ts'
-import { unlessReadThisTurn } from '../mock/lib/sockets.ts'
+import { IdleSweep } from '../mock/lib/sockets.ts'
 
 /** Decides, per request, whether the proxy produces a situation itself (see inject.ts). */
 export interface Injector {
@@ -56,13 +56,9 @@ export interface ProxyServer {
 }
 
 /** Hop-by-hop headers (RFC 9110 7.6.1), not passed on; `expect` is answered by the proxy itself. */
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'proxy-authenticate', 'proxy-authorization'])
+const HOP_BY_HOP = new Set(HOP_BY_HOP_NAMES)
 /** Request headers the proxy writes itself (framing, Host, X-Forwarded-*). */
-const SET_BY_PROXY = new Set(['host', 'content-length', 'x-forwarded-for', 'x-forwarded-host', 'x-forwarded-proto', 'x-forwarded-port'])
-/** The lines of a request head that HOP_BY_HOP and SET_BY_PROXY name (each with the CR LF before it). */
-const DROPPED_REQUEST_LINES = new RegExp(`\\r\\n(?:${[...HOP_BY_HOP, ...SET_BY_PROXY].join('|')}):[^\\r]*`, 'gi')
-/** The lines of an answer's head that HOP_BY_HOP names, but Transfer-Encoding (kept in place when the answer is passed on chunked). */
-const DROPPED_ANSWER_LINES = new RegExp(`\\r\\n(?:${[...HOP_BY_HOP].filter((name) => name !== 'transfer-encoding').join('|')}):[^\\r]*`, 'gi')
+const SET_BY_PROXY = new Set(SET_BY_PROXY_NAMES)
 /** Pipelined bytes buffered behind the request in progress before the client is paused. */
 const MAX_PENDING = 1024 * 1024
 /** Idle connections to the upstream kept for reuse. */
@@ -254,26 +250,6 @@ class Shelf {
 }
 
 const errorBody = (message: string) => JSON.stringify({ error: message })
-
-/**
- * Cuts the lines `lines` matches (`/\r\n.../g` over `text`, the head as latin1: its indices are the
- * chunk's) out of the head at the start of `chunk`, in place: the bytes before each cut move forward
- * over it. Returns where the head now starts in `chunk`.
- */
-function cutLines(chunk: Buffer, text: string, lines: RegExp): number {
-  lines.lastIndex = 0
-  const cuts: number[] = []
-  for (let m = lines.exec(text); m; m = lines.exec(text)) cuts.push(m.index, m.index + m[0].length)
-  if (cuts.length === 0) return 0
-  let to = cuts[cuts.length - 1]!
-  for (let i = cuts.length - 2; i >= 0; i -= 2) {
-    const from = i === 0 ? 0 : cuts[i - 1]!
-    const length = cuts[i]! - from
-    chunk.copyWithin(to - length, from, cuts[i]!)
-    to -= length
-  }
-  return to
-}
 
 /**
  * An exchange as recorded (proxy/exchange.ts), its request headers parsed from the head when the grader
@@ -691,6 +667,9 @@ export function createProxyServer({ upstream, contract, timeoutMs = 30_000, clie
   /** Writes held past the client's timeout, by shop and Idempotency-Key: a retry releases them. */
   const held = new Map<string, { release(): Promise<void> }>()
   const timers = new Set<NodeJS.Timeout>()
+  /** The idle timeouts of the upstream's connections and the clients' (one sweep each, not a timer refreshed per read and write). */
+  const upstreamIdle = new IdleSweep(timeoutMs)
+  const clientIdle = new IdleSweep(clientIdleMs)
   /** Shop and Idempotency-Key of the requests in flight at the upstream, with the seq of the first. */
   const keysInFlight = new Map<string, number>()
   const clients = new Set<ClientConnection>()
@@ -742,13 +721,12 @@ export function createProxyServer({ upstream, contract, timeoutMs = 30_000, clie
     const socket = secure ? tlsConnect({ host: upstreamHost, port: upstreamPort, servername: /^[\d.:]+$/.test(upstreamHost) ? undefined : upstreamHost, ALPNProtocols: ['http/1.1'] }) : netConnect({ host: upstreamHost, port: upstreamPort, onread })
     // No Nagle: a head and its body (an answer's chunks) go as separate writes; Nagle would hold the second for the first's ACK.
     socket.setNoDelay(true)
-    socket.setTimeout(timeoutMs)
     // A read is handled whole before the next (owner.data is synchronous): the chunk kept is the last one read.
     const connection: UpstreamConnection = { socket, owner: undefined, keep: () => (readKept = true) }
     // TLS reads come as 'data' events, each chunk its own memory.
     if (secure) socket.on('data', data)
     // Judged after this turn's reads (mock/lib/sockets.ts): an answer that came while the loop was held is not a 504.
-    socket.on('timeout', () => unlessReadThisTurn(socket, () => (connection.owner ? connection.owner.timeout() : socket.destroy())))
+    upstreamIdle.watch(socket, () => (connection.owner ? connection.owner.timeout() : socket.destroy()))
     socket.on('error', (error: NodeJS.ErrnoException) => connection.owner?.closed(error))
     socket.on('close', () => {
       const owner = connection.owner
@@ -781,8 +759,7 @@ export function createProxyServer({ upstream, contract, timeoutMs = 30_000, clie
     let out = `${req.method} ${prefix}${req.target} HTTP/1.1\r\n${hostLine}`
     if (req.checked && (h.connection === undefined || h.connection.toLowerCase() === 'keep-alive')) {
       // The common head: its lines passed on as they came, but those the proxy drops or sets itself (one pass, no parsing into fields).
-      const kept = req.text.slice(req.lineEnd).replace(DROPPED_REQUEST_LINES, '')
-      if (kept.length) out += `${kept.slice(2)}\r\n`
+      out += keptLines(req)
     } else {
       // Connection names more headers (hop-by-hop too): each field looked at.
       const named = connectionNamed(h.connection)
@@ -959,7 +936,7 @@ export function createProxyServer({ upstream, contract, timeoutMs = 30_000, clie
           // The common answer: its head passed on as it came, the hop-by-hop lines cut out in place, with the body in one write.
           reply.retryAfter = head.picked['retry-after']
           reply.began(head.status)
-          pass(chunk, end, cutLines(chunk, head.text, DROPPED_ANSWER_LINES))
+          pass(chunk, end, cutLines(chunk, head.cuts))
         } else if (reply && !reply.destroyed) {
           let lines = endToEndLines(head)
           const transferEncoding = head.headers['transfer-encoding']
@@ -1172,17 +1149,14 @@ export function createProxyServer({ upstream, contract, timeoutMs = 30_000, clie
     constructor(socket: Socket) {
       this.socket = socket
       socket.setNoDelay(true)
-      socket.setTimeout(clientIdleMs)
       socket.on('data', (chunk: Buffer) => this.data(chunk))
       // Idle (or refused and never closed by the client): closed; a request in progress waits for its answer,
       // but one whose body stopped coming is answered 408 (the client's fault, not a 504 when the upstream waits for it too).
       // Judged after this turn's reads: a request that came while the loop was held is not reset.
-      socket.on('timeout', () =>
-        unlessReadThisTurn(socket, () => {
-          if (!this.busy || socket.writableEnded) socket.destroy()
-          else this.body?.fail(new HttpError(`the request body stopped coming: nothing for ${clientIdleMs} ms`, 408))
-        }),
-      )
+      clientIdle.watch(socket, () => {
+        if (!this.busy || socket.writableEnded) socket.destroy()
+        else this.body?.fail(new HttpError(`the request body stopped coming: nothing for ${clientIdleMs} ms`, 408))
+      })
       socket.on('end', () => {
         this.ended = true
         this.body?.abort()
@@ -1335,6 +1309,8 @@ export function createProxyServer({ upstream, contract, timeoutMs = 30_000, clie
       for (const timer of timers) clearTimeout(timer)
       for (const connection of [...idle.splice(0), ...cooling.splice(0), ...freed.splice(0)]) connection.socket.destroy()
       await closed
+      upstreamIdle.close()
+      clientIdle.close()
     },
   }
 }

@@ -11,7 +11,7 @@ import { connect, createServer as createNetServer, type AddressInfo, type Server
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import fc from 'fast-check'
 import { startProxy, type RunningProxy } from '../proxy/index.ts'
-import { headEnd, parseRequestHead, parseResponseHead } from '../proxy/http1.ts'
+import { cutLines, headEnd, HttpError, keptLines, parseRequestHead, parseResponseHead, type Picked, type RequestHead, type ResponseHead } from '../proxy/http1.ts'
 import { Redactor, type ProxyExchange } from '../proxy/exchange.ts'
 
 let upstream: Server
@@ -320,12 +320,103 @@ describe('proxy heads: the fields the forwarding picks are the fields a full par
         const request = Buffer.from(`POST /x HTTP/1.1${requestLines.map((l) => `\r\n${l}`).join('')}\r\n\r\n`, 'latin1')
         const req = parseRequestHead(request, 0, headEnd(request, 0))
         expect(req.checked).toBe(true)
-        for (const name of PICKED_REQUEST) expect([name, req.picked[name]]).toEqual([name, req.headers[name]])
+        for (const name of PICKED_REQUEST) expect([name, req.picked[name as keyof Picked]]).toEqual([name, req.headers[name]])
         const answer = Buffer.from(`HTTP/1.1 200 OK${answerLines.map((l) => `\r\n${l}`).join('')}\r\n\r\n`, 'latin1')
         const res = parseResponseHead(answer, 0, headEnd(answer, 0))
-        for (const name of PICKED_ANSWER) expect([name, res.picked[name]]).toEqual([name, res.headers[name]])
+        for (const name of PICKED_ANSWER) expect([name, res.picked[name as keyof Picked]]).toEqual([name, res.headers[name]])
       }),
       { numRuns: 300 },
+    )
+  })
+})
+
+describe('proxy heads: the one-pass byte scan reads a head as RFC 9112 grammar, spelled as regular expressions, reads it', () => {
+  // The grammar the scan implements, as the regular expressions the proxy used before it (the oracle): a request line, a status
+  // line, the header lines (token ":" visible bytes, SP, HTAB), the fields picked and the lines not passed on.
+  const TOKEN = "[!#$%&'*+.^_`|~0-9A-Za-z-]"
+  const REQUEST_LINE = new RegExp(`^(${TOKEN}+) ([\\x21-\\x7e\\x80-\\xff]+) HTTP\\/1\\.([01])$`)
+  const STATUS_LINE = /^HTTP\/1\.([01]) ([1-9]\d\d)(?: ([\t\x20-\x7e\x80-\xff]*))?$/
+  const HEADER_LINES = new RegExp(`(?:\\r\\n${TOKEN}+:[\\t\\x20-\\x7e\\x80-\\xff]*)*$`, 'y')
+  const HOP = ['connection', 'keep-alive', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'proxy-authenticate', 'proxy-authorization']
+  const REQUEST_CUT = new RegExp(`\\r\\n(?:${[...HOP, 'host', 'content-length', 'x-forwarded-for', 'x-forwarded-host', 'x-forwarded-proto', 'x-forwarded-port'].join('|')}):[^\\r]*`, 'gi')
+  const ANSWER_CUT = new RegExp(`\\r\\n(?:${HOP.filter((n) => n !== 'transfer-encoding').join('|')}):[^\\r]*`, 'gi')
+  const picked = (text: string, names: string[]) => {
+    const out: Record<string, string> = {}
+    for (const m of text.matchAll(new RegExp(`\\r\\n(${names.join('|')}):([^\\r]*)`, 'gi'))) {
+      const name = m[1]!.toLowerCase()
+      out[name] = out[name] === undefined ? m[2]!.trim() : `${out[name]}, ${m[2]!.trim()}`
+    }
+    return out
+  }
+  const PICKED_REQUEST = ['host', 'connection', 'content-length', 'transfer-encoding', 'expect', 'idempotency-key', 'x-shop-id', 'x-forwarded-for', 'x-forwarded-host', 'x-forwarded-proto', 'x-forwarded-port']
+  const PICKED_ANSWER = ['content-length', 'transfer-encoding', 'connection', 'retry-after']
+  // Bytes that sit on the grammar's edges, and names the scan looks for (in any case) or nearly.
+  const EDGE = ['a', 'Z', '0', '-', '!', '~', '|', ':', ' ', '\t', '\r', '\n', '\x0b', '\x0c', '\x00', '\x7f', '\x80', '\xa0', '\xff', '/', '"', '(', '@', '[', '^', '_', '`', '{']
+  const byte = fc.constantFrom(...EDGE)
+  const word = fc.array(byte, { maxLength: 6 }).map((cs) => cs.join(''))
+  const NAMES = [...new Set([...PICKED_REQUEST, ...PICKED_ANSWER, ...HOP, 'retry-after', 'x-shop-idx', 'hos', 'tee', 'content-type'])]
+  const cased = fc.constantFrom(...NAMES).chain((n) => fc.array(fc.boolean(), { minLength: n.length, maxLength: n.length }).map((up) => [...n].map((c, i) => (up[i] ? c.toUpperCase() : c)).join('')))
+  // One byte off a name the scan looks for: a neighbouring byte (`hosu`, `Hosr`), or a byte at the grammar's edge.
+  const nearly = fc.tuple(cased, fc.nat(), fc.oneof(fc.constantFrom(-1, 1, 32, -32), byte)).map(([n, i, by]) => {
+    const at = i % n.length
+    const c = typeof by === 'number' ? String.fromCharCode((n.charCodeAt(at) + by) & 0xff) : by
+    return `${n.slice(0, at)}${c}${n.slice(at + 1)}`
+  })
+  const name = fc.oneof(cased, nearly, word)
+  const line = fc.oneof({ weight: 4, arbitrary: fc.tuple(name, fc.constantFrom(':', ': ', ':\t', ' :', ''), fc.oneof(fc.stringMatching(/^[ -~]{0,12}$/), word)).map(([n, c, v]) => `${n}${c}${v}`) }, { weight: 1, arbitrary: word })
+  const lines = fc.array(line, { maxLength: 8 })
+  const requestLine = fc.oneof(
+    { weight: 3, arbitrary: fc.tuple(fc.constantFrom('GET', 'POST', 'M-SEARCH', 'get'), fc.constantFrom('/x', '/a?b=c', '*', 'http://h/p', '/\x80\xff'), fc.constantFrom('0', '1')).map(([m, t, v]) => `${m} ${t} HTTP/1.${v}`) },
+    { weight: 2, arbitrary: fc.tuple(word, fc.constantFrom(' ', '  ', '\t', ''), word, fc.constantFrom(' HTTP/1.1', ' HTTP/1.2', ' HTTP/2.0', 'HTTP/1.1', ' HTTP/1.1 ', ' http/1.1')).map((parts) => parts.join('')) },
+  )
+  const statusLine = fc.oneof(
+    { weight: 3, arbitrary: fc.tuple(fc.constantFrom('0', '1'), fc.constantFrom('200', '103', '999', '404'), fc.constantFrom('', ' ', ' OK', ' Not\tFound \x80')).map(([v, s, r]) => `HTTP/1.${v} ${s}${r}`) },
+    { weight: 2, arbitrary: fc.tuple(fc.constantFrom('HTTP/1.1', 'HTTP/1.2', 'HTTP/2.0', 'HTTP/1.1 ', 'HTTP/1.1  ', 'http/1.1'), fc.constantFrom(' 200', '200', ' 099', ' 20', ' 2000', ' 20a', ''), word).map((parts) => parts.join('')) },
+  )
+  const outcome = (parse: () => RequestHead | ResponseHead) => {
+    try {
+      return parse()
+    } catch (error) {
+      return error as Error
+    }
+  }
+
+  it('the first line and the header lines are accepted or refused as the grammar says; the fields picked and the lines kept are the same', () => {
+    fc.assert(
+      fc.property(fc.boolean(), requestLine, statusLine, lines, (isRequest, reqLine, statLine, headerLines) => {
+        const first = isRequest ? reqLine : statLine
+        const text = `${first}${headerLines.map((l) => `\r\n${l}`).join('')}`
+        // A blank line inside the lines would end the head there: the head is what comes before it.
+        const head = Buffer.from(`${text}\r\n\r\n`, 'latin1')
+        const end = head.indexOf('\r\n\r\n') + 4
+        const seen = head.toString('latin1', 0, end - 4)
+        const lineEnd = seen.indexOf('\r\n') < 0 ? seen.length : seen.indexOf('\r\n')
+        const firstMatch = (isRequest ? REQUEST_LINE : STATUS_LINE).exec(seen.slice(0, lineEnd))
+        const got = outcome(() => (isRequest ? parseRequestHead(head, 0, end) : parseResponseHead(head, 0, end)))
+        if (!firstMatch) return void expect(got).toBeInstanceOf(HttpError)
+        HEADER_LINES.lastIndex = lineEnd
+        const checked = HEADER_LINES.test(seen)
+        if (got instanceof Error) {
+          // A line the grammar refuses is parsed whole at once, which names it.
+          expect(checked).toBe(false)
+          return void expect(got).toBeInstanceOf(HttpError)
+        }
+        if (isRequest) {
+          const req = got as RequestHead
+          expect([req.method, req.target, req.minor]).toEqual([firstMatch[1], firstMatch[2], Number(firstMatch[3])])
+        } else {
+          const res = got as ResponseHead
+          expect([res.status, res.reason, res.minor]).toEqual([Number(firstMatch[2]), firstMatch[3] ?? '', Number(firstMatch[1])])
+        }
+        expect(got.checked).toBe(checked)
+        if (!checked) return
+        expect(got.picked).toEqual(picked(seen, isRequest ? PICKED_REQUEST : PICKED_ANSWER))
+        const kept = seen.slice(lineEnd).replace(isRequest ? REQUEST_CUT : ANSWER_CUT, '')
+        expect(keptLines(got)).toBe(kept.length ? `${kept.slice(2)}\r\n` : '')
+        const chunk = Buffer.from(head)
+        expect(chunk.toString('latin1', cutLines(chunk, got.cuts), end - 4)).toBe(`${seen.slice(0, lineEnd)}${kept}`)
+      }),
+      { numRuns: 5000 },
     )
   })
 })
