@@ -18,7 +18,9 @@
  * framing, the record of each exchange and the comparison of a repeated answer); proxy − forward what
  * keeping the records until they are graded costs on the request's path (proxy/backlog.ts; the grading
  * itself is not in it).
- * Env: COST_ROUNDS (default 5), COST_SCALE (requests per round, times; default 1), COST_CONNECTIONS (default 16).
+ * Env: COST_ROUNDS (default 5), COST_SCALE (requests per round, times; default 1), COST_CONNECTIONS (default 16),
+ * COST_BASE (another checkout of shoptwin, with its node_modules: its forwarding is measured in the same rounds, a
+ * column of its own, to judge a change of the proxy against the tree before it; each round's order is turned).
  */
 import { execFileSync, spawn } from 'node:child_process'
 import { availableParallelism } from 'node:os'
@@ -28,6 +30,7 @@ import { API_KEY, bodyOf, cpuMs, freePort, headersFor, HOST, settle, start, stop
 const rounds = Number(process.env.COST_ROUNDS ?? 5)
 const scale = Number(process.env.COST_SCALE ?? 1)
 const connections = Number(process.env.COST_CONNECTIONS ?? 16)
+const base = process.env.COST_BASE
 const END = Buffer.from('\r\n\r\n')
 const LENGTH = /\r\ncontent-length:[ \t]*(\d+)/i
 
@@ -145,9 +148,10 @@ const pinned = availableParallelism() >= 2 && (() => {
 })()
 
 /** A proxy of `kind` (bench/proxy-floor.ts) in front of `upstream`, on core 1 when it can be pinned. */
-async function proxyOf(kind: 'raw' | 'forward' | 'proxy', upstream: string) {
+async function proxyOf(kind: 'raw' | 'forward' | 'proxy' | 'base', upstream: string) {
   const port = await freePort()
-  const args = [process.execPath, new URL('./proxy-floor.ts', import.meta.url).pathname, kind, upstream, String(port), HOST]
+  const floor = kind === 'base' ? `${base}/bench/proxy-floor.ts` : new URL('./proxy-floor.ts', import.meta.url).pathname
+  const args = [process.execPath, floor, kind === 'base' ? 'forward' : kind, upstream, String(port), HOST]
   const child = pinned ? spawn('taskset', ['-c', '1', ...args], { stdio: ['ignore', 'ignore', 'inherit'] }) : spawn(args[0]!, args.slice(1), { stdio: ['ignore', 'ignore', 'inherit'] })
   for (let i = 0; ; i++) {
     try {
@@ -173,16 +177,17 @@ for (const op of ops) {
 await stop(shoptwin)
 
 console.log(`shoptwin proxy's forwarding: CPU per request against the raw HTTP forwarding floor (Node ${process.version}; ${connections} connections, closed loop; canned upstream; ${rounds} rounds, interleaved; ${pinned ? 'the proxy on core 1, the rest on core 0' : 'not pinned: taskset or a second core missing'})\n`)
-console.log('| Operation | answer bytes | raw floor: user + system µs/req (median; least) | forward: user + system µs/req (median; least) | proxy, records kept: user + system µs/req (median; least) | forward − raw, user | proxy − forward, user + system | req/s raw, forward, proxy |')
-console.log('|---|---|---|---|---|---|---|---|')
+console.log(`| Operation | answer bytes | raw floor: user + system µs/req (median; least) | forward: user + system µs/req (median; least) | proxy, records kept: user + system µs/req (median; least) | forward − raw, user | proxy − forward, user + system | req/s raw, forward, proxy |${base ? ` forward at ${base} (median; least) | forward − that, user + system |` : ''}`)
+console.log(`|---|---|---|---|---|---|---|---|${base ? '---|---|' : ''}`)
 for (const { op, request, answer } of cases) {
   const upstream = await cannedUpstream(() => answer)
-  const proxies = [await proxyOf('raw', upstream.url), await proxyOf('forward', upstream.url), await proxyOf('proxy', upstream.url)]
+  const proxies = [await proxyOf('raw', upstream.url), await proxyOf('forward', upstream.url), await proxyOf('proxy', upstream.url), ...(base ? [await proxyOf('base', upstream.url)] : [])]
   const count = Math.round(op.requests * scale)
   const rows = new Map<string, Array<{ user: number; system: number; rps: number }>>()
   for (const proxy of proxies) await drive(proxy.port, request, Math.round(count / 4)) // warm-up
   for (let round = 0; round < rounds; round++) {
-    for (const proxy of proxies) {
+    // The order turned round to round: no kind always runs right after the same one.
+    for (const proxy of [...proxies.slice(round % proxies.length), ...proxies.slice(0, round % proxies.length)]) {
       const pid = proxy.child.pid
       const [user0, system0] = [cpuMs(pid, 'user'), cpuMs(pid, 'system')]
       const rps = await drive(proxy.port, request, count)
@@ -203,7 +208,8 @@ for (const { op, request, answer } of cases) {
   const forward = cell('forward')
   const kept = cell('proxy')
   const signed = (n: number) => `${n >= 0 ? '+' : ''}${n.toFixed(0)}`
-  console.log(`| \`${op.name}\` | ${answer.length.toLocaleString('en-US')} | ${raw.text} | ${forward.text} | ${kept.text} | ${signed(forward.user - raw.user)} | ${signed(kept.user + kept.system - forward.user - forward.system)} | ${raw.rps.toFixed(0)}, ${forward.rps.toFixed(0)}, ${kept.rps.toFixed(0)} |`)
+  const before = base ? cell('base') : undefined
+  console.log(`| \`${op.name}\` | ${answer.length.toLocaleString('en-US')} | ${raw.text} | ${forward.text} | ${kept.text} | ${signed(forward.user - raw.user)} | ${signed(kept.user + kept.system - forward.user - forward.system)} | ${raw.rps.toFixed(0)}, ${forward.rps.toFixed(0)}, ${kept.rps.toFixed(0)} |${before ? ` ${before.text} | ${signed(forward.user + forward.system - before.user - before.system)} |` : ''}`)
   for (const proxy of proxies) {
     proxy.child.kill('SIGTERM')
     await new Promise((resolve) => proxy.child.once('exit', resolve))
