@@ -34,6 +34,18 @@ async function pair(): Promise<{ client: Socket; peer: Socket }> {
 }
 /** One turn of the loop: judgements the sweep deferred (after this turn's reads) are made. */
 const turn = () => new Promise((resolve) => setImmediate(resolve))
+/** A sweep of 1000 ms on a test clock: `at(t)` sweeps at t and waits for the judgements it deferred. */
+function swept() {
+  let now = 0
+  const sweep = new IdleSweep(1000, { now: () => now, sweeping: false })
+  const set = (t: number) => void (now = t)
+  const at = async (t: number) => {
+    set(t)
+    sweep.sweep()
+    await turn()
+  }
+  return { sweep, at, set }
+}
 /** Bytes written by `socket`, once they left (bytesWritten counts them when written). */
 const send = async (socket: Socket) => {
   await new Promise((resolve) => socket.write('x', resolve))
@@ -41,45 +53,30 @@ const send = async (socket: Socket) => {
 
 describe('IdleSweep: idle timeouts on one sweep', () => {
   it('a socket that moves bytes is not idle however long it lives; once it stops, it is told once, after its idle time', async () => {
-    let now = 0
-    const sweep = new IdleSweep(1000, { now: () => now, sweeping: false })
+    const { sweep, at } = swept()
     const { client } = await pair()
     let idle = 0
     sweep.watch(client, () => idle++)
     try {
       for (let t = 400; t <= 4000; t += 400) {
         await send(client)
-        now = t
-        sweep.sweep()
-        await turn()
+        await at(t)
       }
       expect(idle).toBe(0)
       // The last sweep saw it move at 4000: not idle before 5000.
-      now = 4999
-      sweep.sweep()
-      await turn()
+      await at(4999)
       expect(idle).toBe(0)
-      now = 5000
-      sweep.sweep()
-      await turn()
+      await at(5000)
       expect(idle).toBe(1)
       // Told once per idle spell.
-      now = 9000
-      sweep.sweep()
-      await turn()
+      await at(9000)
       expect(idle).toBe(1)
       // It moves again, then stops again: told again, an idle time later.
       await send(client)
-      now = 9500
-      sweep.sweep()
-      await turn()
-      now = 10499
-      sweep.sweep()
-      await turn()
+      await at(9500)
+      await at(10499)
       expect(idle).toBe(1)
-      now = 10500
-      sweep.sweep()
-      await turn()
+      await at(10500)
       expect(idle).toBe(2)
     } finally {
       sweep.close()
@@ -88,8 +85,7 @@ describe('IdleSweep: idle timeouts on one sweep', () => {
   })
 
   it('bytes read in the turn of the sweep (a loop held past the idle time) keep the socket; a closed socket is forgotten', async () => {
-    let now = 0
-    const sweep = new IdleSweep(1000, { now: () => now, sweeping: false })
+    const { sweep, at, set } = swept()
     const { client, peer } = await pair()
     const other = await pair()
     const told: string[] = []
@@ -101,26 +97,21 @@ describe('IdleSweep: idle timeouts on one sweep', () => {
       await new Promise<void>((resolve) =>
         setTimeout(() => {
           peer.write('y')
-          now = 2000
+          set(2000)
           sweep.sweep()
           setImmediate(resolve)
         }),
       )
       expect(told).toEqual(['other'])
       // The byte was read: the client's idle time counts from the sweep that saw it.
-      now = 2500
-      sweep.sweep()
-      now = 3499
-      sweep.sweep()
-      await turn()
+      await at(2500)
+      await at(3499)
       expect(told).toEqual(['other'])
       expect(sweep.watching).toBe(2)
       other.client.destroy()
       await new Promise((resolve) => other.client.once('close', resolve))
       expect(sweep.watching).toBe(1)
-      now = 3500
-      sweep.sweep()
-      await turn()
+      await at(3500)
       expect(told).toEqual(['other', 'client'])
     } finally {
       sweep.close()
