@@ -185,7 +185,7 @@ export class Picked {
     return picked
   }
 }
-type PickedName = Exclude<keyof Picked, never>
+type PickedName = keyof Picked
 const PICKED_NAMES = Object.keys(new Picked()) as PickedName[]
 
 /** A head's header lines, scanned once: the fields picked, where the lines to cut are (pairs of offsets in the head's text, each from its CR LF). */
