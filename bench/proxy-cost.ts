@@ -22,10 +22,9 @@
  * COST_BASE (another checkout of shoptwin, with its node_modules: its forwarding is measured in the same rounds, a
  * column of its own, to judge a change of the proxy against the tree before it; each round's order is turned).
  */
-import { execFileSync, spawn } from 'node:child_process'
-import { availableParallelism } from 'node:os'
+import { spawn } from 'node:child_process'
 import { connect, createServer, type AddressInfo, type Socket } from 'node:net'
-import { API_KEY, bodyOf, cpuMs, freePort, headersFor, HOST, settle, start, stop, type Operation } from './targets.ts'
+import { API_KEY, bodyOf, cpuMs, freePort, headersFor, HOST, pin, settle, start, stop, type Operation } from './targets.ts'
 
 const rounds = Number(process.env.COST_ROUNDS ?? 5)
 const scale = Number(process.env.COST_SCALE ?? 1)
@@ -138,14 +137,7 @@ async function drive(port: number, request: Buffer, count: number): Promise<numb
   return count / ((performance.now() - started) / 1000)
 }
 
-const pinned = availableParallelism() >= 2 && (() => {
-  try {
-    execFileSync('taskset', ['-a', '-p', '-c', '0', String(process.pid)], { stdio: 'ignore' })
-    return true
-  } catch {
-    return false
-  }
-})()
+const pinned = pin(process.pid, '0')
 
 /** A proxy of `kind` (bench/proxy-floor.ts) in front of `upstream`, on core 1 when it can be pinned. */
 async function proxyOf(kind: 'raw' | 'forward' | 'proxy' | 'base', upstream: string) {

@@ -6,9 +6,9 @@
  * loopback addresses are used.
  */
 import autocannon from 'autocannon'
-import { spawn, type ChildProcess } from 'node:child_process'
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { cpus, tmpdir } from 'node:os'
 import { createServer as createNetServer } from 'node:net'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -108,6 +108,21 @@ export async function stop(target: Target): Promise<void> {
   target.child.kill('SIGTERM')
   await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))])
   if (target.child.exitCode === null) target.child.kill('SIGKILL')
+}
+
+/**
+ * Puts every thread of process `pid` on the CPU cores `cores` (a taskset list: `0`, `1`, `0-1`); false where that cannot be
+ * done (one core, no taskset). The benches that give a process a core of its own: bench/proxy-cost.ts, the proxy section.
+ */
+export function pin(pid: number | undefined, cores: string): boolean {
+  // The machine's cores, not availableParallelism(): that counts the cores this process may use, one once it is pinned.
+  if (!pid || cpus().length < 2) return false
+  try {
+    execFileSync('taskset', ['-a', '-p', '-c', cores, String(pid)], { stdio: 'ignore' })
+    return true
+  } catch {
+    return false
+  }
 }
 
 /** Peak resident set size of a process, from /proc (Linux). */
